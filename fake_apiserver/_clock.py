@@ -1,0 +1,37 @@
+"""The one wall clock the server writes timestamps from.
+
+The server never reads the time itself: every ``creationTimestamp``, ``lastTransitionTime``,
+``deletionTimestamp`` and event time comes from the injected :class:`Clock`. The harness passes a
+virtual clock (a fixed epoch plus the virtual loop's time) so that journals are identical run after
+run; :class:`SystemClock` is the real one, for ``schedharness serve`` and real-time backends.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Protocol
+
+__all__ = ["Clock", "SystemClock", "format_time", "format_micro_time"]
+
+
+class Clock(Protocol):
+    def now(self) -> datetime:
+        """The current wall time, timezone-aware (UTC)."""
+        ...
+
+
+class SystemClock:
+    """Real wall time."""
+
+    def now(self) -> datetime:
+        return datetime.now(timezone.utc)
+
+
+def format_time(t: datetime) -> str:
+    """``metav1.Time``: RFC 3339, seconds precision, ``Z``."""
+    return t.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def format_micro_time(t: datetime) -> str:
+    """``metav1.MicroTime``: RFC 3339 with microseconds."""
+    return t.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

@@ -1,0 +1,229 @@
+"""What the fake serves: one row per kind.
+
+Everything the server knows about a kind lives in its :class:`KindSpec` row: where it is served,
+its scope, its subresources, the field selectors the real server accepts for it and the
+strategic-merge-patch strategy of its lists (the ``patchStrategy``/``patchMergeKey`` struct tags of
+``k8s.io/api``). Adding a kind is adding one row to :data:`KINDS`; discovery, routing, selectors and
+patches all read this table.
+
+Patch strategies are keyed by a path of field names in which ``[]`` steps into the elements of a
+list, e.g. ``spec.containers[].env``. A path that is absent means the list is atomic (replaced
+whole), which is what the real server does for lists without a ``patchStrategy`` tag, such as
+``spec.tolerations`` and node ``spec.taints``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+__all__ = ["KINDS", "KindSpec", "ListStrategy", "by_kind", "by_resource"]
+
+
+@dataclass(frozen=True)
+class ListStrategy:
+    """How strategic merge patch treats one list field.
+
+    ``merge_key`` set: a list of maps merged element by element on that key.
+    ``merge_key`` None: a list of primitives merged as a set (``patchStrategy:"merge"`` with no key,
+    e.g. ``metadata.finalizers``). ``retain_keys``: the elements also honour ``$retainKeys``
+    (``patchStrategy:"merge,retainKeys"``).
+    """
+
+    merge_key: str | None
+    retain_keys: bool = False
+
+
+PatchSchema = Mapping[str, ListStrategy]
+
+_META: dict[str, ListStrategy] = {
+    "metadata.ownerReferences": ListStrategy("uid"),
+    "metadata.finalizers": ListStrategy(None),
+}
+
+_CONTAINER: dict[str, ListStrategy] = {
+    "ports": ListStrategy("containerPort"),
+    "env": ListStrategy("name"),
+    "volumeMounts": ListStrategy("mountPath"),
+    "volumeDevices": ListStrategy("devicePath"),
+}
+
+
+def _pod_spec(prefix: str) -> dict[str, ListStrategy]:
+    keys: dict[str, ListStrategy] = {
+        f"{prefix}volumes": ListStrategy("name", retain_keys=True),
+        f"{prefix}imagePullSecrets": ListStrategy("name"),
+        f"{prefix}hostAliases": ListStrategy("ip"),
+        f"{prefix}schedulingGates": ListStrategy("name"),
+        f"{prefix}resourceClaims": ListStrategy("name", retain_keys=True),
+        f"{prefix}topologySpreadConstraints": ListStrategy("topologyKey"),
+    }
+    for containers in ("containers", "initContainers", "ephemeralContainers"):
+        keys[f"{prefix}{containers}"] = ListStrategy("name")
+        for sub, strategy in _CONTAINER.items():
+            keys[f"{prefix}{containers}[].{sub}"] = strategy
+    return keys
+
+
+def _conditions(*paths: str) -> dict[str, ListStrategy]:
+    return {p: ListStrategy("type") for p in paths}
+
+
+_POD_PATCH = {
+    **_pod_spec("spec."),
+    **_conditions("status.conditions"),
+    "status.resourceClaimStatuses": ListStrategy("name", retain_keys=True),
+    "status.podIPs": ListStrategy("ip"),
+    "status.hostIPs": ListStrategy("ip"),
+}
+_TEMPLATE_PATCH = _pod_spec("spec.template.spec.")
+
+# Field labels every kind accepts (apimachinery DefaultMetaV1FieldSelectorConversion).
+META_FIELDS = ("metadata.name", "metadata.namespace")
+_EVENT_FIELDS = (
+    "involvedObject.kind",
+    "involvedObject.namespace",
+    "involvedObject.name",
+    "involvedObject.uid",
+    "involvedObject.apiVersion",
+    "involvedObject.resourceVersion",
+    "involvedObject.fieldPath",
+    "reason",
+    "reportingComponent",
+    "source",
+    "type",
+)
+
+
+@dataclass(frozen=True)
+class KindSpec:
+    """One served kind. ``fields`` lists the selectable field labels beyond ``metadata.*``;
+    ``field_aliases`` maps an accepted alias to its canonical label (``spec.host``);
+    ``generic_field_errors`` picks the generic ``"x" is not a known field selector`` message over
+    the ``field label not supported`` one that kinds with their own conversion give."""
+
+    group: str
+    version: str
+    resource: str
+    kind: str
+    namespaced: bool
+    singular: str
+    short_names: tuple[str, ...] = ()
+    subresources: tuple[str, ...] = ()
+    fields: tuple[str, ...] = ()
+    field_aliases: Mapping[str, str] = field(default_factory=dict)
+    categories: tuple[str, ...] = ()
+    patch: PatchSchema = field(default_factory=dict)
+    verbs: tuple[str, ...] = (
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch",
+    )
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def list_kind(self) -> str:
+        return f"{self.kind}List"
+
+    @property
+    def has_status(self) -> bool:
+        return "status" in self.subresources
+
+    @property
+    def selectable_fields(self) -> tuple[str, ...]:
+        return META_FIELDS + self.fields if self.namespaced else ("metadata.name",) + self.fields
+
+    @property
+    def generic_field_errors(self) -> bool:
+        return not self.fields
+
+    @property
+    def patch_schema(self) -> PatchSchema:
+        return {**_META, **self.patch}
+
+
+def _k(
+    group: str,
+    version: str,
+    resource: str,
+    kind: str,
+    namespaced: bool,
+    **kw: object,
+) -> KindSpec:
+    singular = str(kw.pop("singular", kind.lower()))
+    return KindSpec(group, version, resource, kind, namespaced, singular, **kw)  # type: ignore[arg-type]
+
+
+KINDS: tuple[KindSpec, ...] = (
+    # core/v1
+    _k("", "v1", "pods", "Pod", True, short_names=("po",), categories=("all",),
+       subresources=("status", "binding"),
+       fields=("spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
+               "spec.hostNetwork", "status.phase", "status.podIP", "status.podIPs",
+               "status.nominatedNodeName"),
+       field_aliases={"spec.host": "spec.nodeName"}, patch=_POD_PATCH),
+    _k("", "v1", "nodes", "Node", False, short_names=("no",), subresources=("status",),
+       fields=("spec.unschedulable",),
+       patch={**_conditions("status.conditions"), "status.addresses": ListStrategy("type"),
+              "spec.podCIDRs": ListStrategy(None)}),
+    _k("", "v1", "namespaces", "Namespace", False, short_names=("ns",), subresources=("status",),
+       fields=("status.phase",), patch=_conditions("status.conditions"),
+       verbs=("create", "delete", "get", "list", "patch", "update", "watch")),
+    _k("", "v1", "events", "Event", True, short_names=("ev",), fields=_EVENT_FIELDS),
+    _k("", "v1", "services", "Service", True, short_names=("svc",), categories=("all",),
+       subresources=("status",), fields=("spec.clusterIP", "spec.type"),
+       patch={"spec.ports": ListStrategy("port"), **_conditions("status.conditions")}),
+    _k("", "v1", "replicationcontrollers", "ReplicationController", True, short_names=("rc",),
+       categories=("all",), subresources=("status",), fields=("status.replicas",),
+       patch={**_TEMPLATE_PATCH, **_conditions("status.conditions")}),
+    _k("", "v1", "persistentvolumes", "PersistentVolume", False, short_names=("pv",),
+       subresources=("status",)),
+    _k("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", True, short_names=("pvc",),
+       subresources=("status",), patch=_conditions("status.conditions")),
+    _k("", "v1", "configmaps", "ConfigMap", True, short_names=("cm",)),
+    # apps/v1
+    _k("apps", "v1", "replicasets", "ReplicaSet", True, short_names=("rs",), categories=("all",),
+       subresources=("status",), fields=("status.replicas",),
+       patch={**_TEMPLATE_PATCH, **_conditions("status.conditions")}),
+    _k("apps", "v1", "statefulsets", "StatefulSet", True, short_names=("sts",), categories=("all",),
+       subresources=("status",), patch={**_TEMPLATE_PATCH, **_conditions("status.conditions")}),
+    # policy/v1
+    _k("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True, short_names=("pdb",),
+       subresources=("status",), patch=_conditions("status.conditions")),
+    # storage.k8s.io/v1
+    _k("storage.k8s.io", "v1", "storageclasses", "StorageClass", False, short_names=("sc",)),
+    _k("storage.k8s.io", "v1", "csinodes", "CSINode", False,
+       patch={"spec.drivers": ListStrategy("name")}),
+    _k("storage.k8s.io", "v1", "csidrivers", "CSIDriver", False),
+    _k("storage.k8s.io", "v1", "csistoragecapacities", "CSIStorageCapacity", True),
+    # events.k8s.io/v1
+    _k("events.k8s.io", "v1", "events", "Event", True, short_names=("ev",), fields=_EVENT_FIELDS),
+    # coordination.k8s.io/v1
+    _k("coordination.k8s.io", "v1", "leases", "Lease", True),
+    # resource.k8s.io/v1
+    _k("resource.k8s.io", "v1", "resourceclaims", "ResourceClaim", True, subresources=("status",),
+       patch={"status.reservedFor": ListStrategy("uid")}),
+    _k("resource.k8s.io", "v1", "resourceclaimtemplates", "ResourceClaimTemplate", True),
+    _k("resource.k8s.io", "v1", "resourceslices", "ResourceSlice", False,
+       fields=("spec.nodeName", "spec.driver", "spec.pool.name")),
+    _k("resource.k8s.io", "v1", "deviceclasses", "DeviceClass", False),
+)
+
+_BY_RESOURCE = {(k.group, k.version, k.resource): k for k in KINDS}
+_BY_KIND = {(k.group, k.kind): k for k in KINDS}
+
+
+def by_resource(group: str, version: str, resource: str) -> KindSpec | None:
+    return _BY_RESOURCE.get((group, version, resource))
+
+
+def by_kind(group: str, kind: str) -> KindSpec | None:
+    return _BY_KIND.get((group, kind))

@@ -1,0 +1,89 @@
+"""A fake kube-apiserver that real clients (kubectl, client-go, kube-scheduler) use unchanged.
+
+The public API is this flat list; everything else lives in private modules.
+"""
+
+from fake_apiserver._clock import Clock, SystemClock
+from fake_apiserver._errors import (
+    AlreadyExists,
+    BadRequest,
+    Conflict,
+    Expired,
+    FieldError,
+    Forbidden,
+    Gone,
+    InternalError,
+    Invalid,
+    MethodNotAllowed,
+    NotAcceptable,
+    NotFound,
+    RequestEntityTooLarge,
+    ServiceUnavailable,
+    StatusError,
+    Timeout,
+    TooManyRequests,
+    UnsupportedMediaType,
+)
+from fake_apiserver._faults import (
+    CloseConnection,
+    Delay,
+    EndWatch,
+    FaultInjector,
+    FaultRule,
+    Match,
+    Respond,
+    UnfiredFaults,
+    WatchLag,
+    body_contains,
+)
+from fake_apiserver._http import Interceptor, RequestInfo
+from fake_apiserver._journal import Journal, JournalEntry
+from fake_apiserver._kinds import KINDS, KindSpec, ListStrategy, by_kind, by_resource
+from fake_apiserver._server import FakeApiServer, kubeconfig_for
+from fake_apiserver._store import DEFAULT_NAMESPACES, Store
+
+__all__ = [
+    "DEFAULT_NAMESPACES",
+    "KINDS",
+    "AlreadyExists",
+    "BadRequest",
+    "Clock",
+    "CloseConnection",
+    "Conflict",
+    "Delay",
+    "EndWatch",
+    "Expired",
+    "FakeApiServer",
+    "FaultInjector",
+    "FaultRule",
+    "FieldError",
+    "Forbidden",
+    "Gone",
+    "Interceptor",
+    "InternalError",
+    "Invalid",
+    "Journal",
+    "JournalEntry",
+    "KindSpec",
+    "ListStrategy",
+    "Match",
+    "MethodNotAllowed",
+    "NotAcceptable",
+    "NotFound",
+    "RequestEntityTooLarge",
+    "RequestInfo",
+    "Respond",
+    "ServiceUnavailable",
+    "StatusError",
+    "Store",
+    "SystemClock",
+    "Timeout",
+    "TooManyRequests",
+    "UnfiredFaults",
+    "UnsupportedMediaType",
+    "WatchLag",
+    "body_contains",
+    "by_kind",
+    "by_resource",
+    "kubeconfig_for",
+]

@@ -1,0 +1,461 @@
+"""The aiohttp edge: routing, content negotiation, request decoding, rendering ``Status``.
+
+Nothing here decides API semantics; it turns an HTTP request into a :class:`RequestInfo` (the
+same fields as apiserver's ``RequestInfo``: verb, group, version, resource, subresource,
+namespace, name), calls the :class:`~fake_apiserver._store.Store`, and renders the result or the
+typed error. Every request passes through the ``interceptors`` in order (the journal and the fault
+injector hook in there) before it reaches the store.
+
+JSON only: a protobuf or CBOR body gets the real server's 415 and an ``Accept`` that admits no
+JSON gets 406, each with a hint on how to configure the client for JSON.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Mapping, Protocol
+
+from aiohttp import web
+
+from fake_apiserver import _discovery as discovery
+from fake_apiserver._errors import (
+    BadRequest,
+    Expired,
+    InternalError,
+    MethodNotAllowed,
+    NotAcceptable,
+    NotFound,
+    RequestEntityTooLarge,
+    StatusError,
+    UnsupportedMediaType,
+)
+from fake_apiserver._kinds import KindSpec, by_resource
+from fake_apiserver._store import Store
+from fake_apiserver._watch import WatchEvent, Watcher
+
+__all__ = ["Interceptor", "RequestInfo", "build_app", "MAX_BODY_BYTES"]
+
+Obj = dict[str, Any]
+
+MAX_BODY_BYTES = 3 * 1024 * 1024  # apiserver's default MaxRequestBodyBytes
+DEFAULT_WATCH_TIMEOUT = 1800.0  # minRequestTimeout; the real server draws from [1800, 3600)
+BOOKMARK_PERIOD = 60.0  # cacher bookmarkFrequency
+
+_JSON_HINT = (
+    "; this fake API server speaks JSON only: configure the client for JSON "
+    "(kube-scheduler: clientConnection.contentType: application/json; client-go: "
+    "rest.Config.ContentType = \"application/json\")"
+)
+_BODY_TYPES = "application/json, application/yaml, application/vnd.kubernetes.protobuf"
+_NOT_FOUND_MESSAGE = "the server could not find the requested resource"
+
+
+@dataclass
+class RequestInfo:
+    """What a request is about, parsed once (``apiserver/pkg/endpoints/request/requestinfo.go``)."""
+
+    method: str
+    path: str
+    query: Mapping[str, str]
+    content_type: str
+    body: bytes = b""
+    is_resource: bool = False
+    verb: str = ""
+    group: str = ""
+    version: str = ""
+    resource: str = ""
+    subresource: str = ""
+    namespace: str = ""
+    name: str = ""
+    spec: KindSpec | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def group_resource(self) -> str:
+        return f"{self.resource}.{self.group}" if self.group else self.resource
+
+
+Handler = Callable[[RequestInfo, web.Request], Awaitable[web.StreamResponse]]
+
+
+class Interceptor(Protocol):
+    async def __call__(self, info: RequestInfo, request: web.Request, call_next: Handler) -> web.StreamResponse:
+        """Handle ``info`` or pass it on with ``await call_next(info, request)``."""
+        ...
+
+
+def json_response(obj: Any, status: int = 200, headers: Mapping[str, str] | None = None) -> web.Response:
+    return web.Response(
+        body=json.dumps(obj, separators=(",", ":")).encode(),
+        status=status,
+        content_type="application/json",
+        headers=headers,
+    )
+
+
+def status_response(error: StatusError) -> web.Response:
+    return json_response(error.to_status(), error.code, error.headers or None)
+
+
+def _parse_path(info: RequestInfo) -> None:
+    """Fill the resource fields of ``info`` from its path, or leave ``is_resource`` False."""
+    parts = [p for p in info.path.split("/") if p]
+    if parts[:2] == ["api", "v1"]:
+        group, version, rest = "", "v1", parts[2:]
+    elif len(parts) >= 3 and parts[0] == "apis":
+        group, version, rest = parts[1], parts[2], parts[3:]
+    else:
+        return
+    if not rest:
+        return
+    watch_prefix = rest[0] == "watch"
+    if watch_prefix:
+        rest = rest[1:]
+    namespace = ""
+    if len(rest) >= 3 and rest[0] == "namespaces" and not (group == "" and len(rest) == 3 and rest[2] in ("status", "finalize")):
+        namespace, rest = rest[1], rest[2:]
+    if not rest or len(rest) > 3:
+        info.is_resource = True
+        info.group, info.version = group, version
+        return
+    info.is_resource = True
+    info.group, info.version, info.namespace = group, version, namespace
+    info.resource = rest[0]
+    info.name = rest[1] if len(rest) > 1 else ""
+    info.subresource = rest[2] if len(rest) > 2 else ""
+    info.spec = by_resource(group, version, info.resource)
+    watching = watch_prefix or info.query.get("watch", "") in ("true", "1")
+    method = info.method
+    if method == "GET":
+        info.verb = "watch" if watching else ("get" if info.name else "list")
+    elif method == "POST":
+        info.verb = "create"
+    elif method == "PUT":
+        info.verb = "update"
+    elif method == "PATCH":
+        info.verb = "patch"
+    elif method == "DELETE":
+        info.verb = "delete" if info.name else "deletecollection"
+    else:
+        info.verb = method.lower()
+
+
+def _media_type(content_type: str) -> str:
+    return content_type.split(";", 1)[0].strip().lower()
+
+
+def _accepts_json(accept: str) -> bool:
+    if not accept:
+        return True
+    for part in accept.split(","):
+        media = _media_type(part)
+        if media in ("application/json", "application/*", "*/*", "application/yaml", "application/json-patch+json"):
+            return True
+    return False
+
+
+def _decode_json(info: RequestInfo, expected: str) -> Any:
+    media = _media_type(info.content_type) if info.content_type else "application/json"
+    if media not in ("application/json", "application/yaml", "*/*", ""):
+        raise UnsupportedMediaType(
+            f"the body of the request was in an unknown format - accepted media types include: {_BODY_TYPES}"
+            + _JSON_HINT
+        )
+    if not info.body:
+        raise BadRequest(f"the object provided is unrecognized (must be of type {expected}): "
+                         "couldn't get version/kind; json parse error: unexpected end of JSON input")
+    if media == "application/yaml":
+        import yaml
+
+        try:
+            return yaml.safe_load(info.body)
+        except yaml.YAMLError as e:
+            raise BadRequest(f"the object provided is unrecognized (must be of type {expected}): {e}") from e
+    try:
+        return json.loads(info.body)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise BadRequest(
+            f"the object provided is unrecognized (must be of type {expected}): "
+            f"couldn't get version/kind; json parse error: {e}"
+        ) from e
+
+
+def _bool_query(query: Mapping[str, str], key: str) -> bool | None:
+    if key not in query:
+        return None
+    return query[key] in ("true", "1", "True")
+
+
+class ApiHandler:
+    """The routes of one server: discovery, health, OpenAPI stubs and the resource API."""
+
+    def __init__(self, store: Store, interceptors: list[Interceptor]) -> None:
+        self.store = store
+        self.interceptors = interceptors
+        self.server_address = ""
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        info = RequestInfo(
+            method=request.method,
+            path=request.path,
+            query=request.rel_url.query,
+            content_type=request.headers.get("Content-Type", ""),
+        )
+        if not self.server_address and request.host:
+            self.server_address = request.host
+        try:
+            if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
+                raise RequestEntityTooLarge(f"Request entity too large: limit is {MAX_BODY_BYTES}")
+            if request.can_read_body:
+                info.body = await request.content.read(MAX_BODY_BYTES + 1)
+                if len(info.body) > MAX_BODY_BYTES:
+                    raise RequestEntityTooLarge(f"Request entity too large: limit is {MAX_BODY_BYTES}")
+            _parse_path(info)
+            if not _accepts_json(request.headers.get("Accept", "")):
+                raise NotAcceptable(
+                    "only the following media types are accepted: application/json, application/yaml, "
+                    "application/vnd.kubernetes.protobuf" + _JSON_HINT
+                )
+            return await self._chain(0, info, request)
+        except StatusError as e:
+            return status_response(e)
+        except (ConnectionResetError, asyncio.CancelledError):
+            raise
+        except Exception as e:  # never a traceback to the client
+            return status_response(InternalError(f"Internal error occurred: {type(e).__name__}: {e}"))
+
+    async def _chain(self, index: int, info: RequestInfo, request: web.Request) -> web.StreamResponse:
+        if index < len(self.interceptors):
+            interceptor = self.interceptors[index]
+            return await interceptor(info, request, lambda i, r: self._chain(index + 1, i, r))
+        return await self.dispatch(info, request)
+
+    async def dispatch(self, info: RequestInfo, request: web.Request) -> web.StreamResponse:
+        try:
+            if not info.is_resource:
+                return self._non_resource(info)
+            return await self._resource(info, request)
+        except StatusError as e:
+            return status_response(e)
+
+    def _non_resource(self, info: RequestInfo) -> web.StreamResponse:
+        path = info.path.rstrip("/") or "/"
+        kinds = self.store.kinds
+        if info.method not in ("GET", "HEAD"):
+            raise MethodNotAllowed("the server does not allow this method on the requested resource")
+        if path in ("/healthz", "/readyz", "/livez") or path.startswith(("/healthz/", "/readyz/", "/livez/")):
+            return web.Response(text="ok", content_type="text/plain")
+        if path == "/version":
+            return json_response(discovery.version_info())
+        if path == "/api":
+            return json_response(discovery.api_versions(self.server_address))
+        if path == "/apis":
+            return json_response(discovery.api_group_list(kinds))
+        if path == "/api/v1":
+            return json_response(discovery.api_resource_list(kinds, "", "v1"))
+        if path == "/openapi/v3":
+            # No schemas: kubectl then finds no group-version here and validates client-side.
+            return json_response({"paths": {}})
+        if path == "/openapi/v2":
+            # An empty protobuf document: kubectl reads it as "no schema" and skips validation.
+            return web.Response(body=b"", content_type="application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
+        parts = [p for p in path.split("/") if p]
+        if parts[0] == "apis" and len(parts) == 2:
+            doc = discovery.api_group(kinds, parts[1])
+            if doc is not None:
+                return json_response(doc)
+        if parts[0] == "apis" and len(parts) == 3:
+            doc = discovery.api_resource_list(kinds, parts[1], parts[2])
+            if doc is not None:
+                return json_response(doc)
+        raise NotFound(_NOT_FOUND_MESSAGE, details={})
+
+    async def _resource(self, info: RequestInfo, request: web.Request) -> web.StreamResponse:
+        spec = info.spec
+        if spec is None or not info.resource:
+            raise NotFound(_NOT_FOUND_MESSAGE, details={})
+        if info.subresource and info.subresource not in spec.subresources:
+            raise NotFound(_NOT_FOUND_MESSAGE, details={})
+        if info.namespace and not spec.namespaced:
+            raise NotFound(_NOT_FOUND_MESSAGE, details={})
+        store = self.store
+        ns = info.namespace or None
+        q = info.query
+        verb = info.verb
+        if info.subresource == "binding":
+            if verb != "create":
+                raise MethodNotAllowed("the server does not allow this method on the requested resource")
+            body = _decode_json(info, "Binding")
+            return json_response(store.bind(info.namespace, info.name, body), 201)
+        if verb == "list":
+            return json_response(store.list(
+                spec, ns,
+                label_selector=q.get("labelSelector", ""),
+                field_selector=q.get("fieldSelector", ""),
+                limit=_int_query(q, "limit"),
+                continue_token=q.get("continue", ""),
+            ))
+        if verb == "watch":
+            return await self._watch(info, request)
+        if verb == "get":
+            return json_response(store.get(spec, ns, info.name))
+        if verb == "create" and not info.name:
+            if spec.namespaced and not ns:
+                raise MethodNotAllowed("the server does not allow this method on the requested resource")
+            body = _decode_json(info, spec.kind)
+            dry_run = q.get("dryRun", "") == "All"
+            return json_response(store.create(spec, ns, body, dry_run=dry_run), 201)
+        if verb == "update" and info.name:
+            body = _decode_json(info, spec.kind)
+            return json_response(store.update(spec, ns, info.name, body, subresource=info.subresource or None))
+        if verb == "patch" and info.name:
+            if q.get("force") is not None and _media_type(info.content_type) != "application/apply-patch+yaml":
+                raise_invalid_patch_options()
+            return json_response(store.patch(
+                spec, ns, info.name, info.body, info.content_type, subresource=info.subresource or None
+            ))
+        if verb == "delete" and not info.subresource:
+            options: Obj = {}
+            if info.body:
+                parsed = _decode_json(info, "DeleteOptions")
+                options = parsed if isinstance(parsed, dict) else {}
+            return json_response(store.delete(spec, ns, info.name, preconditions=options.get("preconditions")))
+        if verb == "deletecollection":
+            return json_response(store.delete_collection(
+                spec, ns, label_selector=q.get("labelSelector", ""), field_selector=q.get("fieldSelector", "")
+            ))
+        raise MethodNotAllowed("the server does not allow this method on the requested resource")
+
+    async def _watch(self, info: RequestInfo, request: web.Request) -> web.StreamResponse:
+        spec = info.spec
+        assert spec is not None
+        q = info.query
+        send_initial = _bool_query(q, "sendInitialEvents")
+        match = q.get("resourceVersionMatch", "")
+        if send_initial is not None and match != "NotOlderThan":
+            raise_invalid_list_options("sendInitialEvents requires setting resourceVersionMatch to NotOlderThan")
+        if match and send_initial is None:
+            raise_invalid_list_options("resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")
+        timeout = float(q["timeoutSeconds"]) if q.get("timeoutSeconds") else DEFAULT_WATCH_TIMEOUT
+        if "end_watch_after" in info.extra:  # a fault rule drops this watch early
+            timeout = min(timeout, float(info.extra["end_watch_after"]))
+        allow_bookmarks = bool(_bool_query(q, "allowWatchBookmarks"))
+        try:
+            watcher = self.store.watch(
+                spec, info.namespace or None,
+                label_selector=q.get("labelSelector", ""),
+                field_selector=q.get("fieldSelector", ""),
+                resource_version=q.get("resourceVersion", ""),
+                send_initial_events=send_initial,
+                allow_bookmarks=allow_bookmarks,
+            )
+        except Expired as e:
+            # The watch cache answers a compacted version with 200 and one ERROR event
+            # (cacher's newErrWatcher); client-go's reflector re-lists on it.
+            return await error_stream(request, e)
+        info.extra["watcher"] = watcher
+        try:
+            return await stream_watch(request, watcher, timeout, allow_bookmarks, info.extra.get("on_events"))
+        finally:
+            watcher.stop("client gone")
+
+
+async def stream_watch(
+    request: web.Request,
+    watcher: Watcher,
+    timeout: float,
+    allow_bookmarks: bool,
+    on_events: Callable[[list[WatchEvent]], None] | None = None,
+) -> web.StreamResponse:
+    """Stream a watcher's events as newline-delimited JSON until timeout, stop or disconnect.
+
+    ``on_events`` (set by an interceptor in ``info.extra["on_events"]``, e.g. the journal) sees
+    each batch just before it is written."""
+    loop = asyncio.get_running_loop()
+    response = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
+    response.enable_chunked_encoding()
+    await response.prepare(request)
+    wake = asyncio.Event()
+    watcher.on_ready = wake.set
+    deadline = loop.time() + timeout
+    next_bookmark = loop.time() + BOOKMARK_PERIOD
+    while True:
+        events = watcher.take()
+        if events:
+            if on_events is not None:
+                on_events(events)
+            payload = b"".join(json.dumps(e.to_dict(), separators=(",", ":")).encode() + b"\n" for e in events)
+            await response.write(payload)
+        if watcher.stopped:
+            break
+        now = loop.time()
+        if now >= deadline:
+            break
+        if allow_bookmarks and now >= next_bookmark:
+            watcher.bookmark()
+            next_bookmark = now + BOOKMARK_PERIOD
+            continue
+        wait = deadline - now
+        if allow_bookmarks:
+            wait = min(wait, next_bookmark - now)
+        wake.clear()
+        if watcher.pending or watcher.stopped:
+            continue
+        try:
+            await asyncio.wait_for(wake.wait(), wait)
+        except asyncio.TimeoutError:
+            pass
+    if not watcher.stopped or watcher.stop_reason != "connection dropped":
+        await response.write_eof()
+    return response
+
+
+async def error_stream(request: web.Request, error: StatusError) -> web.StreamResponse:
+    response = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
+    response.enable_chunked_encoding()
+    await response.prepare(request)
+    event = {"type": "ERROR", "object": error.to_status()}
+    await response.write(json.dumps(event, separators=(",", ":")).encode() + b"\n")
+    await response.write_eof()
+    return response
+
+
+def _int_query(q: Mapping[str, str], key: str) -> int:
+    raw = q.get(key, "")
+    if not raw:
+        return 0
+    try:
+        return max(int(raw), 0)
+    except ValueError:
+        raise BadRequest(f"strconv.ParseInt: parsing {json.dumps(raw)}: invalid syntax") from None
+
+
+def raise_invalid_list_options(detail: str) -> None:
+    from fake_apiserver._errors import FieldError, Invalid
+
+    field_name = "sendInitialEvents" if detail.startswith("sendInitialEvents") else "resourceVersionMatch"
+    raise Invalid.of("ListOptions", "meta.k8s.io", "", [FieldError.forbidden(field_name, detail)])
+
+
+def raise_invalid_patch_options() -> None:
+    from fake_apiserver._errors import FieldError, Invalid
+
+    raise Invalid.of("PatchOptions", "meta.k8s.io", "", [FieldError.forbidden("force", "may not be specified for non-apply patch")])
+
+
+def build_app(
+    store: Store,
+    interceptors: list[Interceptor] | None = None,
+    extra_routes: Callable[[web.Application], None] | None = None,
+) -> web.Application:
+    """An aiohttp application serving ``store``; ``interceptors`` see every request first.
+    ``extra_routes`` adds routes (the admin path) ahead of the catch-all Kubernetes API route."""
+    handler = ApiHandler(store, interceptors if interceptors is not None else [])
+    app = web.Application(client_max_size=MAX_BODY_BYTES * 2)
+    app["schedharness.handler"] = handler
+    if extra_routes is not None:
+        extra_routes(app)
+    app.router.add_route("*", "/{tail:.*}", handler.handle)
+    return app

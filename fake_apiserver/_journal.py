@@ -1,0 +1,257 @@
+"""The request journal: every request and every watch event delivered, in order.
+
+A scenario's verdict is read from the journal ("exactly one status PATCH of pod p, at t=5"), and
+its determinism is checked on it: the same scenario and seed must give the same journal byte for
+byte. So an entry holds only what is deterministic under virtual time: the loop's time (never the
+machine clock), the request as the server parsed it (verb, path, sorted query, content type,
+decoded body) and the answer (code, reason). Headers are left out: clients put host names,
+ports and versions there.
+
+Watch events are journaled per watcher, as they are written to the stream, with the ``seq`` of
+the watch request that opened the stream, so "what did the scheduler's informer see, and when"
+is a query too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+from aiohttp import web
+
+from fake_apiserver._http import Handler, RequestInfo
+from fake_apiserver._watch import WatchEvent
+
+__all__ = ["Journal", "JournalEntry"]
+
+
+@dataclass(frozen=True)
+class JournalEntry:
+    """One line of the journal. ``type`` is ``request`` or ``watch-event``.
+
+    For a request: ``verb``, ``resource`` (``pods``, ``resourceclaims.resource.k8s.io``),
+    ``subresource``, ``namespace``, ``name``, ``path``, ``query``, ``content_type``, ``body``
+    (decoded JSON when it parses, else text), ``code`` and ``reason`` (the ``Status`` reason of an
+    error, ``""`` on success), and ``fault`` (the name of the fault rule that answered, if any).
+    For a watch event: ``watch`` (the seq of the watch request), ``event`` (ADDED, MODIFIED,
+    DELETED, BOOKMARK, ERROR), ``resource``, ``namespace``, ``name`` and ``rv`` of the object.
+    """
+
+    seq: int
+    time: float
+    type: str
+    verb: str = ""
+    resource: str = ""
+    subresource: str = ""
+    namespace: str = ""
+    name: str = ""
+    path: str = ""
+    query: dict[str, str] = field(default_factory=dict)
+    content_type: str = ""
+    body: Any = None
+    code: int = 0
+    reason: str = ""
+    fault: str = ""
+    watch: int = 0
+    event: str = ""
+    rv: str = ""
+    object: Any = None
+
+    def to_json(self) -> str:
+        data = {k: v for k, v in asdict(self).items() if v not in ("", None, 0, {}) or k in ("seq", "time")}
+        data["time"] = round(self.time, 6)
+        return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+def _reason_of(response: web.StreamResponse) -> str:
+    """The ``Status`` reason of an error answer, ``""`` otherwise."""
+    if response.status < 400 or not isinstance(response, web.Response) or not response.body:
+        return ""
+    try:
+        return str(json.loads(bytes(response.body)).get("reason", ""))  # type: ignore[arg-type]
+    except (ValueError, AttributeError, TypeError):
+        return ""
+
+
+def _decode_body(body: bytes) -> Any:
+    if not body:
+        return None
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return body.decode("utf-8", "replace")
+
+
+class Journal:
+    """An interceptor that records, plus queries over what it recorded.
+
+    ``time`` gives the journal's clock (default: the running loop's time, which is virtual under
+    the harness). Put it first among a server's interceptors so that it also records what fault
+    rules answered.
+    """
+
+    def __init__(self, time: Callable[[], float] | None = None, *, keep_watch_objects: bool = False) -> None:
+        self._time = time
+        self.entries: list[JournalEntry] = []
+        self.keep_watch_objects = keep_watch_objects
+
+    def now(self) -> float:
+        if self._time is not None:
+            return self._time()
+        return asyncio.get_running_loop().time()
+
+    def _next_seq(self) -> int:
+        return len(self.entries) + 1
+
+    async def __call__(self, info: RequestInfo, request: web.Request, call_next: Handler) -> web.StreamResponse:
+        start = self.now()
+        if info.verb == "watch":
+            seq = self._record_request(info, start, 200, "")
+            info.extra["on_events"] = lambda events: self._record_events(seq, info, events)
+            response = await call_next(info, request)
+            if response.status != 200:  # refused before streaming: keep the real answer
+                index = seq - 1
+                self.entries[index] = replace(
+                    self.entries[index], code=response.status, reason=_reason_of(response),
+                    fault=str(info.extra.get("fault", "")),
+                )
+            return response
+        response = await call_next(info, request)
+        self._record_request(info, start, response.status, _reason_of(response),
+                             fault=str(info.extra.get("fault", "")))
+        return response
+
+    def _record_request(self, info: RequestInfo, start: float, code: int, reason: str, fault: str = "") -> int:
+        seq = self._next_seq()
+        self.entries.append(JournalEntry(
+            seq=seq,
+            time=start,
+            type="request",
+            verb=info.verb or info.method.lower(),
+            resource=info.group_resource,
+            subresource=info.subresource,
+            namespace=info.namespace,
+            name=info.name,
+            path=info.path,
+            query=dict(sorted(info.query.items())),
+            content_type=info.content_type,
+            body=_decode_body(info.body),
+            code=code,
+            reason=reason,
+            fault=fault,
+        ))
+        return seq
+
+    def record_closed(self, info: RequestInfo, fault: str) -> None:
+        """A request whose connection a fault rule closed: code 0, reason ``ConnectionClosed``."""
+        self._record_request(info, self.now(), 0, "ConnectionClosed", fault=fault)
+
+    def _record_events(self, watch_seq: int, info: RequestInfo, events: Iterable[WatchEvent]) -> None:
+        now = self.now()
+        for ev in events:
+            meta = ev.object.get("metadata", {}) if isinstance(ev.object, dict) else {}
+            self.entries.append(JournalEntry(
+                seq=self._next_seq(),
+                time=now,
+                type="watch-event",
+                watch=watch_seq,
+                event=ev.type,
+                resource=info.group_resource,
+                namespace=str(meta.get("namespace", "")),
+                name=str(meta.get("name", "")),
+                rv=str(meta.get("resourceVersion", "")),
+                object=ev.object if self.keep_watch_objects else None,
+            ))
+
+    # ------------------------------------------------------------------ queries
+
+    def __iter__(self) -> Iterator[JournalEntry]:
+        return iter(self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def requests(
+        self,
+        verb: str | None = None,
+        resource: str | None = None,
+        *,
+        subresource: str | None = None,
+        namespace: str | None = None,
+        name: str | None = None,
+        code: int | None = None,
+        where: Callable[[JournalEntry], bool] | None = None,
+    ) -> list[JournalEntry]:
+        """Requests matching every given field (``None`` matches anything)."""
+        out = []
+        for e in self.entries:
+            if e.type != "request":
+                continue
+            if verb is not None and e.verb != verb:
+                continue
+            if resource is not None and e.resource != resource:
+                continue
+            if subresource is not None and e.subresource != subresource:
+                continue
+            if namespace is not None and e.namespace != namespace:
+                continue
+            if name is not None and e.name != name:
+                continue
+            if code is not None and e.code != code:
+                continue
+            if where is not None and not where(e):
+                continue
+            out.append(e)
+        return out
+
+    def status_patches(self, pod: str, namespace: str = "default") -> list[JournalEntry]:
+        """Every ``PATCH pods/<pod>/status``, with its body and answer."""
+        return self.requests("patch", "pods", subresource="status", namespace=namespace, name=pod)
+
+    def watch_events(
+        self, resource: str | None = None, *, name: str | None = None, event: str | None = None,
+        watch: int | None = None,
+    ) -> list[JournalEntry]:
+        out = []
+        for e in self.entries:
+            if e.type != "watch-event":
+                continue
+            if resource is not None and e.resource != resource:
+                continue
+            if name is not None and e.name != name:
+                continue
+            if event is not None and e.event != event:
+                continue
+            if watch is not None and e.watch != watch:
+                continue
+            out.append(e)
+        return out
+
+    def to_jsonl(self) -> str:
+        return "".join(e.to_json() + "\n" for e in self.entries)
+
+    def write(self, path: str | Path) -> Path:
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(self.to_jsonl())
+        return p
+
+    def format(self, entries: Iterable[JournalEntry] | None = None, limit: int = 40) -> str:
+        """A readable slice for failure messages: one line an entry."""
+        rows = list(self.entries if entries is None else entries)
+        lines = []
+        for e in rows[-limit:]:
+            if e.type == "request":
+                where = "/".join(x for x in (e.namespace, e.name) if x)
+                sub = f"/{e.subresource}" if e.subresource else ""
+                body = json.dumps(e.body, separators=(",", ":"))[:160] if e.body is not None else ""
+                tag = f" [fault {e.fault}]" if e.fault else ""
+                lines.append(f"t={e.time:9.3f} #{e.seq} {e.verb.upper()} {e.resource}{sub} {where} -> {e.code} {e.reason}{tag} {body}".rstrip())
+            else:
+                lines.append(f"t={e.time:9.3f} #{e.seq} watch#{e.watch} {e.event} {e.resource} {e.namespace}/{e.name} rv={e.rv}")
+        if len(rows) > limit:
+            lines.insert(0, f"... {len(rows) - limit} earlier entries")
+        return "\n".join(lines)

@@ -1,0 +1,136 @@
+"""Running the fake: in-process (an async context manager) or standalone (``schedharness serve``).
+
+:class:`FakeApiServer` binds loopback on a free port by default, serves the same
+:class:`~fake_apiserver._store.Store` that in-process callers read, and writes a kubeconfig that
+any client (kubectl, client-go, the official Python client) can use unchanged: plain HTTP, no
+credentials.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+import yaml
+from aiohttp import web
+
+from fake_apiserver._clock import Clock
+from fake_apiserver._faults import FaultInjector
+from fake_apiserver._http import Interceptor, build_app
+from fake_apiserver._journal import Journal
+from fake_apiserver._store import Store
+
+__all__ = ["ADMIN_PREFIX", "FakeApiServer", "kubeconfig_for"]
+
+ADMIN_PREFIX = "/schedharness/v1"
+
+
+def kubeconfig_for(url: str, *, name: str = "schedharness", namespace: str = "default") -> dict[str, Any]:
+    """A kubeconfig dict for a plain-HTTP server with no credentials."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": name, "cluster": {"server": url}}],
+        "users": [{"name": name, "user": {}}],
+        "contexts": [{"name": name, "context": {"cluster": name, "user": name, "namespace": namespace}}],
+        "current-context": name,
+        "preferences": {},
+    }
+
+
+class FakeApiServer:
+    """A fake kube-apiserver on a real socket.
+
+    ``async with FakeApiServer() as server:`` starts it on ``127.0.0.1`` and a free port;
+    ``server.url`` and ``server.write_kubeconfig(path)`` give clients the way in, ``server.store``
+    the objects. ``clock`` stamps every timestamp (the harness passes its virtual clock);
+    ``seed`` makes uids and generated names reproducible; ``taint_not_ready_nodes`` (default on,
+    like a real cluster) gives nodes created through the API the ``node.kubernetes.io/not-ready``
+    NoSchedule taint. ``server.journal`` records every request and watch event;
+    ``server.faults`` holds fault rules. ``time`` is the journal's and the fault rules' clock in
+    seconds (default: the event loop's time, virtual under the harness). ``admin`` serves the
+    fault rules and the journal over HTTP under ``/schedharness/v1``.
+    """
+
+    def __init__(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        clock: Clock | None = None,
+        seed: int = 0,
+        history: int = 1000,
+        taint_not_ready_nodes: bool = True,
+        interceptors: list[Interceptor] | None = None,
+        time: Callable[[], float] | None = None,
+        admin: bool = True,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.store = Store(
+            clock, seed=seed, history=history, taint_not_ready_nodes=taint_not_ready_nodes,
+            schedule=self._schedule,
+        )
+        self.journal = Journal(time)
+        self.faults = FaultInjector(self.store, seed=seed, time=time)
+        self.faults.on_close = self.journal.record_closed
+        self.interceptors: list[Interceptor] = [self.journal, self.faults, *(interceptors or [])]
+        self.app = build_app(
+            self.store, self.interceptors, extra_routes=self._admin_routes if admin else None
+        )
+        self._runner: web.AppRunner | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def _admin_routes(self, app: web.Application) -> None:
+        """The admin path: fault rules and the journal, never under ``/api`` or ``/apis``."""
+        self.faults.admin_routes(app, ADMIN_PREFIX)
+
+        async def journal(request: web.Request) -> web.Response:
+            return web.Response(text=self.journal.to_jsonl(), content_type="application/jsonl")
+
+        app.router.add_get(f"{ADMIN_PREFIX}/journal", journal)
+
+    def _schedule(self, delay: float, fn: Any) -> object:
+        loop = self._loop or asyncio.get_running_loop()
+        return loop.call_later(delay, fn)
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def kubeconfig(self) -> dict[str, Any]:
+        return kubeconfig_for(self.url)
+
+    def write_kubeconfig(self, path: str | os.PathLike[str]) -> Path:
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(yaml.safe_dump(self.kubeconfig, sort_keys=False))
+        return p
+
+    async def start(self) -> FakeApiServer:
+        self._loop = asyncio.get_running_loop()
+        runner = web.AppRunner(self.app, handle_signals=False, access_log=None, handler_cancellation=True)
+        await runner.setup()
+        site = web.TCPSite(runner, self.host, self.port, reuse_address=True)
+        await site.start()
+        sockets = [s for s in (site._server.sockets if site._server else [])]  # type: ignore[union-attr]
+        if sockets:
+            self.port = sockets[0].getsockname()[1]
+        self._runner = runner
+        return self
+
+    async def stop(self) -> None:
+        self.store.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> FakeApiServer:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()

@@ -1,0 +1,799 @@
+"""Object validation and the admission steps the fake applies, with the real server's messages.
+
+These are pure functions over JSON-shaped dicts. Each returns the ``field.Error`` list the real
+validator would return for the same input; :func:`check` turns a non-empty list into the 422
+``Invalid`` that ``errors.NewInvalid`` builds. Paths, messages and bad values follow
+``kubernetes/kubernetes:pkg/apis/core/validation/validation.go`` and
+``kubernetes/apimachinery:pkg/api/validation`` / ``pkg/util/validation`` / ``pkg/api/validate/content``
+(read at apimachinery eed236ce, kubernetes commit 000f2605).
+
+What is checked, and what is deliberately not:
+
+* Object metadata (:func:`validate_object_meta`): name / generateName format per kind (DNS-1123
+  subdomain; DNS-1123 label for Namespace and StatefulSet; DNS-1035 label for Service), namespace
+  against scope, generation, label keys and values, annotation keys and total size, owner-reference
+  required fields, finalizer names; on update the immutable identity fields and the finalizer
+  freeze while deleting. Not checked: managedFields, banned owners, the "one controller" rule,
+  ``resourceVersion`` (the store fills it in for unconditional updates before validating).
+* Pods: the rules that matter to schedulers, exactly: scheduling gates (create, update), the
+  ``nodeName``-with-gates rule, spec immutability with the mutable fields of ``ValidatePodUpdate``,
+  the extra mutability of gated pods (``nodeSelector``, ``nodeAffinity``), tolerations, status
+  updates (conditions, ``nodeName``, ``nominatedNodeName``, ``qosClass``, resource claim statuses) and
+  bindings. Beyond that only minimal sanity: containers present, container names and images,
+  ``activeDeadlineSeconds`` range. Volumes, probes, resources, security contexts, affinity term
+  syntax, topology spread constraints and the fields the real server defaults (restartPolicy,
+  dnsPolicy, terminationMessagePolicy, imagePullPolicy, terminationGracePeriodSeconds) are not
+  validated, since the fake does not default them.
+* Equality is Go's ``apiequality.Semantic``, approximated by treating absent, null, ``false``,
+  ``0``, ``""``, ``[]`` and ``{}`` alike (so a pointer field set to its zero value equals an unset
+  one, and quantities are compared as strings).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from typing import Any, Callable, Mapping, Sequence
+
+from ._errors import BadRequest, FieldError, Invalid, StatusError
+from ._kinds import KindSpec
+
+__all__ = [
+    "POD_UPDATE_FORBIDDEN_PREFIX",
+    "admit_node_create",
+    "check",
+    "check_binding",
+    "is_dns1035_label",
+    "is_dns1123_label",
+    "is_dns1123_subdomain",
+    "is_label_value",
+    "is_qualified_name",
+    "reconcile_namespace",
+    "validate_binding",
+    "validate_object_meta",
+    "validate_pod_create",
+    "validate_pod_status_update",
+    "validate_pod_update",
+]
+
+# --- content checks (apimachinery pkg/api/validate/content, pkg/util/validation) ----------------
+
+
+def _regex_error(msg: str, fmt: str, *examples: str) -> str:
+    """``content.RegexError``; its odd ``'a',  or 'b', `` spacing is kept on purpose."""
+    if not examples:
+        return f"{msg} (regex used for validation is '{fmt}')"
+    return f"{msg} (e.g. " + " or ".join(f"'{e}', " for e in examples) + f"regex used for validation is '{fmt}')"
+
+
+def _max_len_error(length: int) -> str:
+    return f"must be no more than {length} bytes"
+
+
+def _nbytes(value: str) -> int:
+    return len(value.encode())
+
+
+_LABEL_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_LABEL_KEY_MSG = (
+    "must consist of alphanumeric characters, '-', '_' or '.', "
+    "and must start and end with an alphanumeric character"
+)
+_LABEL_VALUE_FMT = f"({_LABEL_KEY_FMT})?"
+_LABEL_VALUE_MSG = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
+    "and must start and end with an alphanumeric character"
+)
+_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1123_LABEL_MSG = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+    "and must start and end with an alphanumeric character"
+)
+_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
+_DNS1123_SUBDOMAIN_MSG = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+    "and must start and end with an alphanumeric character"
+)
+_DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
+_DNS1035_LABEL_MSG = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', "
+    "start with an alphabetic character, and end with an alphanumeric character"
+)
+# fullmatch, not "^...$": Go's "$" never matches before a trailing newline.
+_LABEL_KEY_RE = re.compile(_LABEL_KEY_FMT)
+_LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT)
+_DNS1123_LABEL_RE = re.compile(_DNS1123_LABEL_FMT)
+_DNS1123_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN_FMT)
+_DNS1035_LABEL_RE = re.compile(_DNS1035_LABEL_FMT)
+
+
+def is_dns1123_subdomain(value: str) -> list[str]:
+    """``IsDNS1123Subdomain``: the reasons ``value`` is not one (empty when it is)."""
+    errs = []
+    if _nbytes(value) > 253:
+        errs.append(_max_len_error(253))
+    if not _DNS1123_SUBDOMAIN_RE.fullmatch(value):
+        errs.append(_regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
+    return errs
+
+
+def is_dns1123_label(value: str) -> list[str]:
+    """``IsDNS1123Label``."""
+    errs = []
+    if _nbytes(value) > 63:
+        errs.append(_max_len_error(63))
+    if not _DNS1123_LABEL_RE.fullmatch(value):
+        if _DNS1123_SUBDOMAIN_RE.fullmatch(value):
+            errs.append("must not contain dots")
+        else:
+            errs.append(_regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
+    return errs
+
+
+def is_dns1035_label(value: str) -> list[str]:
+    """``IsDNS1035Label``."""
+    errs = []
+    if _nbytes(value) > 63:
+        errs.append(_max_len_error(63))
+    if not _DNS1035_LABEL_RE.fullmatch(value):
+        errs.append(_regex_error(_DNS1035_LABEL_MSG, _DNS1035_LABEL_FMT, "my-name", "abc-123"))
+    return errs
+
+
+def is_qualified_name(value: str) -> list[str]:
+    """``IsQualifiedName`` (= ``content.IsLabelKey``): an optional DNS-subdomain prefix and a name."""
+    errs: list[str] = []
+    parts = value.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            errs.append("prefix part must be non-empty")
+        else:
+            errs.extend("prefix part " + m for m in is_dns1123_subdomain(prefix))
+    else:
+        return errs + [
+            "a valid label key "
+            + _regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
+            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+        ]
+    if not name:
+        errs.append("name part must be non-empty")
+    elif _nbytes(name) > 63:
+        errs.append("name part " + _max_len_error(63))
+    if not _LABEL_KEY_RE.fullmatch(name):
+        errs.append("name part " + _regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc"))
+    return errs
+
+
+def is_label_value(value: str) -> list[str]:
+    """``IsValidLabelValue`` (= ``content.IsLabelValue``)."""
+    errs = []
+    if _nbytes(value) > 63:
+        errs.append(_max_len_error(63))
+    if not _LABEL_VALUE_RE.fullmatch(value):
+        errs.append(_regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
+    return errs
+
+
+def _invalid_each(path: str, value: Any, messages: list[str]) -> list[FieldError]:
+    return [FieldError.invalid(path, value, m) for m in messages]
+
+
+def _qualified_name_errors(value: str, path: str) -> list[FieldError]:
+    """``ValidateQualifiedName``: one ``Invalid`` per reason."""
+    return _invalid_each(path, value, is_qualified_name(value))
+
+
+def _labels_errors(labels: Mapping[str, Any] | None, path: str) -> list[FieldError]:
+    """``ValidateLabels``: keys and values, reported at the map's path (no key subscript)."""
+    errors: list[FieldError] = []
+    for key, value in (labels or {}).items():
+        errors += _invalid_each(path, key, is_qualified_name(key))
+        errors += _invalid_each(path, value, is_label_value(str(value)))
+    return errors
+
+
+def _dedupe(errors: list[FieldError]) -> list[FieldError]:
+    """``ErrorList.ToAggregate`` drops errors whose text repeats; so do we, keeping the first."""
+    seen: set[str] = set()
+    out = []
+    for error in errors:
+        if error.render() not in seen:
+            seen.add(error.render())
+            out.append(error)
+    return out
+
+
+# --- object metadata --------------------------------------------------------------------------
+
+
+def _mask_trailing_dash(name: str) -> str:
+    """``maskTrailingDash``, including its habit of dropping two characters, not one."""
+    return name[:-2] + "a" if len(name) > 1 and name.endswith("-") else name
+
+
+def _name_checker(spec: KindSpec) -> Callable[[str], list[str]]:
+    if (spec.group, spec.kind) == ("", "Namespace") or (spec.group, spec.kind) == ("apps", "StatefulSet"):
+        return is_dns1123_label
+    if (spec.group, spec.kind) == ("", "Service"):
+        return is_dns1035_label
+    return is_dns1123_subdomain
+
+
+_STANDARD_FINALIZERS = frozenset({"kubernetes", "orphan", "foregroundDeletion"})
+_ANNOTATIONS_LIMIT = 256 * (1 << 10)
+
+
+def _annotations_errors(annotations: Mapping[str, Any] | None) -> list[FieldError]:
+    """``ValidateAnnotations``: case-insensitive qualified keys, 256 KiB in total."""
+    errors: list[FieldError] = []
+    total = 0
+    for key, value in (annotations or {}).items():
+        errors += _invalid_each("metadata.annotations", key, is_qualified_name(key.lower()))
+        total += _nbytes(key) + _nbytes(str(value))
+    if total > _ANNOTATIONS_LIMIT:
+        errors.append(FieldError.too_long("metadata.annotations", _ANNOTATIONS_LIMIT))
+    return errors
+
+
+def _owner_reference_errors(refs: Sequence[Mapping[str, Any]] | None) -> list[FieldError]:
+    errors: list[FieldError] = []
+    for i, ref in enumerate(refs or []):
+        path = f"metadata.ownerReferences[{i}]"
+        api_version = ref.get("apiVersion") or ""
+        if not api_version:
+            errors.append(FieldError.required(f"{path}.apiVersion", "must not be empty"))
+        elif api_version.count("/") > 1 or not api_version.split("/")[-1]:
+            errors.append(FieldError.invalid(f"{path}.apiVersion", api_version,
+                                             "must be <group>/<version> or <version>"))
+        for key in ("kind", "name", "uid"):
+            if not ref.get(key):
+                errors.append(FieldError.required(f"{path}.{key}", "must not be empty"))
+    return errors
+
+
+def _finalizer_errors(finalizers: Sequence[str] | None, *, create: bool) -> list[FieldError]:
+    """apimachinery ``ValidateFinalizers`` (create only), then kube's ``validateKubeFinalizerName``."""
+    errors: list[FieldError] = []
+    names = list(finalizers or [])
+    if create:
+        for name in names:
+            errors += _invalid_each("metadata.finalizers", name, is_qualified_name(name))
+        if "orphan" in names and "foregroundDeletion" in names:
+            errors.append(FieldError.invalid("metadata.finalizers", names,
+                                             "finalizer orphan and foregroundDeletion cannot be both set"))
+    for i, name in enumerate(names):
+        path = f"metadata.finalizers[{i}]"
+        messages = is_qualified_name(name)
+        errors += _invalid_each(path, name, messages)
+        if not messages and "/" not in name and name not in _STANDARD_FINALIZERS:
+            errors.append(FieldError.invalid(
+                path, name, "name is neither a standard finalizer name nor is it fully qualified"))
+    return errors
+
+
+def _immutable(new: Any, old: Any, path: str) -> list[FieldError]:
+    if _semantic(new) != _semantic(old):
+        return [FieldError.invalid(path, new, "field is immutable")]
+    return []
+
+
+def validate_object_meta(
+    spec: KindSpec,
+    obj: Mapping[str, Any],
+    *,
+    create: bool,
+    old: Mapping[str, Any] | None = None,
+) -> list[FieldError]:
+    """``ValidateObjectMeta`` on create, ``ValidateObjectMetaUpdate`` (against ``old``) on update.
+
+    On create the name is required unless ``generateName`` is set: the store generates the name
+    before the real server validates, so an empty name with a prefix is not an error here. The
+    namespace is checked against the kind's scope as Go does (``Required`` when namespaced,
+    ``Forbidden: not allowed on this type`` when cluster-scoped); apply
+    :func:`reconcile_namespace` first, as the real server does before validating.
+    """
+    meta: Mapping[str, Any] = obj.get("metadata") or {}
+    errors: list[FieldError] = []
+    if create:
+        checker = _name_checker(spec)
+        generate_name = meta.get("generateName") or ""
+        name = meta.get("name") or ""
+        if generate_name:
+            errors += _invalid_each("metadata.generateName", generate_name, checker(_mask_trailing_dash(generate_name)))
+        if name:
+            errors += _invalid_each("metadata.name", name, checker(name))
+        elif not generate_name:
+            errors.append(FieldError.required("metadata.name", "name or generateName is required"))
+        namespace = meta.get("namespace") or ""
+        if spec.namespaced:
+            if not namespace:
+                errors.append(FieldError.required("metadata.namespace"))
+            else:
+                errors += _invalid_each("metadata.namespace", namespace, is_dns1123_label(namespace))
+        elif namespace:
+            errors.append(FieldError.forbidden("metadata.namespace", "not allowed on this type"))
+    else:
+        old_meta: Mapping[str, Any] = (old or {}).get("metadata") or {}
+        if old is not None and old_meta.get("deletionTimestamp"):
+            extra = sorted(set(meta.get("finalizers") or []) - set(old_meta.get("finalizers") or []))
+            if extra:
+                listed = "[]string{" + ", ".join(json.dumps(e) for e in extra) + "}"
+                errors.append(FieldError.forbidden(
+                    "metadata.finalizers",
+                    f"no new finalizers can be added if the object is being deleted, found new finalizers {listed}"))
+    generation = meta.get("generation") or 0
+    if generation < 0:
+        errors.append(FieldError.invalid("metadata.generation", generation, "must be greater than or equal to 0"))
+    if not create and old is not None:
+        old_meta = old.get("metadata") or {}
+        if generation < (old_meta.get("generation") or 0):
+            errors.append(FieldError.invalid("metadata.generation", generation, "must not be decremented"))
+        for key in ("name", "namespace", "uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"):
+            errors += _immutable(meta.get(key), old_meta.get(key), f"metadata.{key}")
+    errors += _labels_errors(meta.get("labels"), "metadata.labels")
+    errors += _annotations_errors(meta.get("annotations"))
+    errors += _owner_reference_errors(meta.get("ownerReferences"))
+    errors += _finalizer_errors(meta.get("finalizers"), create=create)
+    return errors
+
+
+def reconcile_namespace(spec: KindSpec, obj: dict[str, Any], request_namespace: str) -> None:
+    """``EnsureObjectNamespaceMatchesRequestNamespace``: fill or clear ``metadata.namespace`` in place.
+
+    A namespaced object without a namespace takes the request's; a cluster-scoped one loses any
+    it carries; a conflicting one is a 400.
+    """
+    expected = request_namespace if spec.namespaced else ""
+    meta = obj.setdefault("metadata", {})
+    current = meta.get("namespace") or ""
+    if current == expected:
+        return
+    if not current:
+        meta["namespace"] = expected
+    elif not expected:
+        meta.pop("namespace", None)
+    else:
+        raise BadRequest("the namespace of the provided object does not match the namespace sent on the request")
+
+
+def check(spec: KindSpec, name: str, errors: list[FieldError]) -> None:
+    """Raise ``Pod "p" is invalid: ...`` (422) when ``errors`` is not empty."""
+    if errors:
+        raise Invalid.of(spec.kind, spec.group, name, _dedupe(errors))
+
+
+# --- semantic equality ------------------------------------------------------------------------
+
+
+def _is_zero(value: Any) -> bool:
+    if value is None or value is False:
+        return True
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value == 0
+    return isinstance(value, (str, list, dict)) and len(value) == 0
+
+
+def _semantic(value: Any) -> Any:
+    """Normalise for ``apiequality.Semantic.DeepEqual``: drop zero-valued fields, recursively."""
+    if isinstance(value, Mapping):
+        out = {}
+        for key, item in value.items():
+            normal = _semantic(item)
+            if not _is_zero(normal):
+                out[key] = normal
+        return out
+    if isinstance(value, list):
+        return [_semantic(item) for item in value]
+    return value
+
+
+def _get(obj: Mapping[str, Any] | None, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(obj, Mapping):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+# --- pods ------------------------------------------------------------------------------------
+
+_MAX_INT32 = 2**31 - 1
+
+POD_UPDATE_FORBIDDEN_PREFIX = (
+    "pod updates may not change fields other than "
+    + ",".join([
+        "`spec.containers[*].image`",
+        "`spec.initContainers[*].image`",
+        "`spec.activeDeadlineSeconds`",
+        "`spec.tolerations` (only additions to existing tolerations)",
+        "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)",
+    ])
+    + "\n"
+)
+"""``updatablePodSpecFields`` as ``ValidatePodUpdate`` joins them; the real message goes on with a
+go-cmp diff (which go-cmp deliberately randomises), the fake's with a simple one."""
+
+
+def _container_errors(
+    containers: Sequence[Mapping[str, Any]], path: str, names: set[str], *, init: bool
+) -> list[FieldError]:
+    """``validateContainerCommon`` (name, image) plus name uniqueness across the pod's containers.
+
+    Like Go, regular containers record even an empty name as seen; init containers do not.
+    """
+    errors: list[FieldError] = []
+    for i, container in enumerate(containers):
+        name = container.get("name") or ""
+        if not name:
+            errors.append(FieldError.required(f"{path}[{i}].name"))
+        else:
+            errors += _invalid_each(f"{path}[{i}].name", name, is_dns1123_label(name))
+        image = container.get("image") or ""
+        if not image:
+            errors.append(FieldError.required(f"{path}[{i}].image"))
+        if name in names:
+            errors.append(FieldError.duplicate(f"{path}[{i}].name", name))
+        elif name or not init:
+            names.add(name)
+    return errors
+
+
+def _image_whitespace_errors(containers: Sequence[Mapping[str, Any]], path: str) -> list[FieldError]:
+    """``validateContainerOnlyForPod`` (and the same check in ``ValidateContainerUpdates``)."""
+    errors = []
+    for i, container in enumerate(containers):
+        image = container.get("image") or ""
+        if image != image.strip():
+            errors.append(FieldError.invalid(f"{path}[{i}].image", image,
+                                             "must not have leading or trailing whitespace"))
+    return errors
+
+
+_TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+
+def _toleration_errors(tolerations: Sequence[Mapping[str, Any]], path: str) -> list[FieldError]:
+    """``ValidateTolerations``."""
+    errors: list[FieldError] = []
+    for i, tol in enumerate(tolerations):
+        at = f"{path}[{i}]"
+        key, operator = tol.get("key") or "", tol.get("operator") or ""
+        value, effect = tol.get("value") or "", tol.get("effect") or ""
+        if key:
+            errors += _invalid_each(f"{at}.key", key, is_qualified_name(key))
+        if not key and operator != "Exists":
+            errors.append(FieldError.invalid(
+                f"{at}.operator", operator,
+                'operator must be Exists when `key` is empty, which means "match all values and all keys"'))
+        if tol.get("tolerationSeconds") is not None and effect != "NoExecute":
+            errors.append(FieldError.invalid(f"{at}.effect", effect,
+                                             "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+        if operator in ("Equal", ""):
+            messages = is_label_value(value)
+            if messages:
+                errors.append(FieldError.invalid(f"{at}.operator", value, ";".join(messages)))
+        elif operator == "Exists":
+            if value:
+                errors.append(FieldError.invalid(f"{at}.operator", value,
+                                                 "value must be empty when `operator` is 'Exists'"))
+        else:
+            errors.append(FieldError.not_supported(f"{at}.operator", operator, ["Equal", "Exists"]))
+        if effect and effect not in _TAINT_EFFECTS:
+            errors.append(FieldError.not_supported(f"{at}.effect", effect, list(_TAINT_EFFECTS)))
+    return errors
+
+
+def _pod_spec_errors(pod: Mapping[str, Any]) -> list[FieldError]:
+    """The subset of ``ValidatePodSpec`` the fake enforces, in Go's order."""
+    spec: Mapping[str, Any] = pod.get("spec") or {}
+    errors: list[FieldError] = []
+    containers = spec.get("containers") or []
+    names: set[str] = set()
+    if not containers:
+        errors.append(FieldError.required("spec.containers"))
+    else:
+        errors += _container_errors(containers, "spec.containers", names, init=False)
+    errors += _container_errors(spec.get("initContainers") or [], "spec.initContainers", names, init=True)
+    errors += _labels_errors(spec.get("nodeSelector"), "spec.nodeSelector")
+    seen: set[str] = set()
+    for i, gate in enumerate(spec.get("schedulingGates") or []):
+        gate_name = gate.get("name") or ""
+        errors += _qualified_name_errors(gate_name, f"spec.schedulingGates[{i}]")
+        if gate_name in seen:
+            errors.append(FieldError.duplicate(f"spec.schedulingGates[{i}]", gate_name))
+        seen.add(gate_name)
+    node_name = spec.get("nodeName") or ""
+    if node_name:
+        errors += _invalid_each("spec.nodeName", node_name, is_dns1123_subdomain(node_name))
+    deadline = spec.get("activeDeadlineSeconds")
+    if deadline is not None and not 1 <= deadline <= _MAX_INT32:
+        errors.append(FieldError.invalid("spec.activeDeadlineSeconds", deadline,
+                                         f"must be between 1 and {_MAX_INT32}, inclusive"))
+    errors += _toleration_errors(spec.get("tolerations") or [], "spec.tolerations")
+    errors += _image_whitespace_errors(containers, "spec.containers")
+    errors += _image_whitespace_errors(spec.get("initContainers") or [], "spec.initContainers")
+    return errors
+
+
+def validate_pod_create(pod: Mapping[str, Any]) -> list[FieldError]:
+    """``ValidatePodCreate`` without the object-meta part (that is :func:`validate_object_meta`).
+
+    Adds to the spec checks: ephemeral containers are refused on create, and a pod that still has
+    scheduling gates may not name a node.
+    """
+    spec: Mapping[str, Any] = pod.get("spec") or {}
+    errors = _pod_spec_errors(pod)
+    if spec.get("ephemeralContainers"):
+        errors.append(FieldError.forbidden("spec.ephemeralContainers", "cannot be set on create"))
+    if spec.get("nodeName") and spec.get("schedulingGates"):
+        errors.append(FieldError.forbidden("spec.nodeName",
+                                           "cannot be set until all schedulingGates have been cleared"))
+    return _dedupe(errors)
+
+
+def _tolerations_only_added(new: Sequence[Mapping[str, Any]], old: Sequence[Mapping[str, Any]]) -> list[FieldError]:
+    """``validateOnlyAddedTolerations``: every old toleration must survive, bar ``tolerationSeconds``."""
+    def without_seconds(tol: Mapping[str, Any]) -> Any:
+        return _semantic({k: v for k, v in tol.items() if k != "tolerationSeconds"})
+
+    remaining = [without_seconds(t) for t in new]
+    for tol in old:
+        if without_seconds(tol) not in remaining:
+            return [FieldError.forbidden("spec.tolerations",
+                                         "existing toleration can not be modified except its tolerationSeconds")]
+    return _toleration_errors(new, "spec.tolerations")
+
+
+def _gates_only_deleted(new: Sequence[Mapping[str, Any]], old: Sequence[Mapping[str, Any]]) -> list[FieldError]:
+    """``validateOnlyDeletedSchedulingGates``: the index reported is a new gate's last position.
+
+    Go walks a map here, so its order is random; the fake reports by index.
+    """
+    if not new:
+        return []
+    added = {gate.get("name") or "": i for i, gate in enumerate(new)}
+    for gate in old:
+        added.pop(gate.get("name") or "", None)
+    return [
+        FieldError.forbidden(f"spec.schedulingGates[{i}].name",
+                             f"only deletion is allowed, but found new scheduling gate '{name}'")
+        for name, i in sorted(added.items(), key=lambda item: item[1])
+    ]
+
+
+def _go_terms(terms: Any) -> Any:
+    """Render ``[]core.NodeSelectorTerm`` as Go's ``json.Marshal`` does: internal types carry no
+    json tags, so the keys are the Go field names and nil slices are ``null``."""
+    if terms is None:
+        return None
+
+    def requirements(reqs: Any) -> Any:
+        if reqs is None:
+            return None
+        return [{"Key": r.get("key") or "", "Operator": r.get("operator") or "", "Values": r.get("values")}
+                for r in reqs]
+
+    return [{"MatchExpressions": requirements(t.get("matchExpressions")),
+             "MatchFields": requirements(t.get("matchFields"))} for t in terms]
+
+
+def _term_only_added(new: Mapping[str, Any], old: Mapping[str, Any]) -> bool:
+    """``validateNodeSelectorTermHasOnlyAdditions``."""
+    old_exprs, old_fields = old.get("matchExpressions") or [], old.get("matchFields") or []
+    new_exprs, new_fields = new.get("matchExpressions") or [], new.get("matchFields") or []
+    if not old_exprs and not old_fields and (new_exprs or new_fields):
+        return False
+    for new_list, old_list in ((new_exprs, old_exprs), (new_fields, old_fields)):
+        if old_list and (len(new_list) < len(old_list) or _semantic(new_list[: len(old_list)]) != _semantic(old_list)):
+            return False
+    return True
+
+
+def _node_affinity_mutation(new: Any, old: Any) -> list[FieldError]:
+    """``validateNodeAffinityMutation`` for gated pods."""
+    old_required = _get(old, "requiredDuringSchedulingIgnoredDuringExecution")
+    if old_required is None:
+        return []
+    old_terms = old_required.get("nodeSelectorTerms") or []
+    new_required = _get(new, "requiredDuringSchedulingIgnoredDuringExecution")
+    new_terms = new_required.get("nodeSelectorTerms") if isinstance(new_required, Mapping) else None
+    path = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
+    if old_terms and len(old_terms) != len(new_terms or []):
+        return [FieldError.invalid(path, _go_terms(new_terms),
+                                   "no additions/deletions to non-empty NodeSelectorTerms list are allowed")]
+    new_terms = new_terms or []  # same length as old_terms from here on
+    return [
+        FieldError.invalid(f"{path}[{i}]", _go_terms([new_terms[i]])[0],
+                           "only additions are allowed (no mutations or deletions)")
+        for i in range(len(old_terms))
+        if not _term_only_added(new_terms[i], old_terms[i])
+    ]
+
+
+def _simple_diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+    """A readable stand-in for go-cmp's diff: one ``-``/``+`` pair per top-level spec field."""
+    lines = ["  core.PodSpec{"]
+    for key in sorted(set(old) | set(new)):
+        if old.get(key) != new.get(key):
+            for sign, side in (("-", old), ("+", new)):
+                lines.append(f"{sign} \t{key}: {json.dumps(side.get(key), sort_keys=True, separators=(',', ':'))},")
+    lines.append("  }")
+    return "\n".join(lines) + "\n"
+
+
+def validate_pod_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[FieldError]:
+    """``ValidatePodUpdate`` (main resource) without the object-meta part.
+
+    The new pod passes the spec checks; containers may not be added or removed; then the mutable
+    fields are checked (images, ``activeDeadlineSeconds``, tolerations additions only, gates
+    deletions only and reorderable, ``terminationGracePeriodSeconds`` negative to 1) and munged back
+    to their old values; a gated pod may also add ``nodeSelector`` entries and ``nodeAffinity``
+    requirements. Whatever still differs is ``spec: Forbidden: pod updates may not change fields
+    other than ...``. Status is not compared: the strategy copies it from the old object.
+    """
+    old_spec: dict[str, Any] = copy.deepcopy(dict(old.get("spec") or {}))
+    new_spec: dict[str, Any] = copy.deepcopy(dict(new.get("spec") or {}))
+    errors = _pod_spec_errors(new)
+    for key in ("containers", "initContainers"):
+        new_list, old_list = new_spec.get(key) or [], old_spec.get(key) or []
+        if len(new_list) != len(old_list):
+            errors.append(FieldError.forbidden(f"spec.{key}", "pod updates may not add or remove containers"))
+            return _dedupe(errors)
+        for i, container in enumerate(new_list):
+            if not container.get("image"):
+                errors.append(FieldError.required(f"spec.{key}[{i}].image"))
+        errors += _image_whitespace_errors(new_list, f"spec.{key}")
+
+    new_deadline, old_deadline = new_spec.get("activeDeadlineSeconds"), old_spec.get("activeDeadlineSeconds")
+    if new_deadline is not None:
+        if not 0 <= new_deadline <= _MAX_INT32:
+            errors.append(FieldError.invalid("spec.activeDeadlineSeconds", new_deadline,
+                                             f"must be between 0 and {_MAX_INT32}, inclusive"))
+            return _dedupe(errors)
+        if old_deadline is not None and old_deadline < new_deadline:
+            errors.append(FieldError.invalid("spec.activeDeadlineSeconds", new_deadline,
+                                             "must be less than or equal to previous value"))
+            return _dedupe(errors)
+    elif old_deadline is not None:
+        errors.append(FieldError.invalid("spec.activeDeadlineSeconds", None,
+                                         "must not update from a positive integer to nil value"))
+
+    errors += _tolerations_only_added(new_spec.get("tolerations") or [], old_spec.get("tolerations") or [])
+    errors += _gates_only_deleted(new_spec.get("schedulingGates") or [], old_spec.get("schedulingGates") or [])
+    if _semantic(new_spec) == _semantic(old_spec):
+        return _dedupe(errors)
+
+    munged = new_spec
+    for key in ("containers", "initContainers"):
+        for container, before in zip(munged.get(key) or [], old_spec.get(key) or []):
+            container["image"] = before.get("image")
+    for key in ("activeDeadlineSeconds", "schedulingGates", "tolerations"):
+        munged[key] = old_spec.get(key)
+    old_grace = old_spec.get("terminationGracePeriodSeconds")
+    if old_grace is not None and old_grace < 0 and munged.get("terminationGracePeriodSeconds") == 1:
+        munged["terminationGracePeriodSeconds"] = old_grace
+
+    if old_spec.get("schedulingGates"):
+        if _semantic(munged.get("nodeSelector")) != _semantic(old_spec.get("nodeSelector")):
+            old_selector = old_spec.get("nodeSelector") or {}
+            new_selector = munged.get("nodeSelector") or {}
+            if any(k not in new_selector or new_selector[k] != v for k, v in old_selector.items()):
+                errors.append(FieldError.invalid(
+                    "spec.nodeSelector", munged.get("nodeSelector"),
+                    "only additions to spec.nodeSelector are allowed (no mutations or deletions)"))
+            munged["nodeSelector"] = old_spec.get("nodeSelector")
+        old_affinity = _get(old_spec, "affinity", "nodeAffinity")
+        new_affinity = _get(munged, "affinity", "nodeAffinity")
+        if _semantic(old_affinity) != _semantic(new_affinity):
+            errors += _node_affinity_mutation(new_affinity, old_affinity)
+            munged["affinity"] = {**(munged.get("affinity") or {}), "nodeAffinity": old_affinity}
+
+    if _semantic(munged) != _semantic(old_spec):
+        errors.append(FieldError.forbidden("spec", POD_UPDATE_FORBIDDEN_PREFIX + _simple_diff(old_spec, munged)))
+    return _dedupe(errors)
+
+
+_SYSTEM_CONDITIONS = frozenset({"PodScheduled", "Ready", "Initialized"})
+
+
+def validate_pod_status_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[FieldError]:
+    """``ValidatePodStatusUpdate`` without the object-meta part.
+
+    Kept exactly as Go has it, quirks included: custom condition types are reported under
+    ``metadata.conditions[i].Type`` (Go builds that path from ``metadata``), and the
+    ``status.nodeName`` check compares ``spec.nodeName`` (the status strategy copies the old spec
+    into the new object first, so through ``/status`` it cannot fire).
+    """
+    errors: list[FieldError] = []
+    for i, condition in enumerate(_get(new, "status", "conditions") or []):
+        ctype = condition.get("type") or ""
+        if ctype not in _SYSTEM_CONDITIONS:
+            errors += _qualified_name_errors(ctype, f"metadata.conditions[{i}].Type")
+    if (_get(new, "spec", "nodeName") or "") != (_get(old, "spec", "nodeName") or ""):
+        errors.append(FieldError.forbidden("status.nodeName", "may not be changed directly"))
+    nominated = _get(new, "status", "nominatedNodeName") or ""
+    if nominated and nominated != (_get(old, "status", "nominatedNodeName") or ""):
+        errors += _invalid_each("status.nominatedNodeName", nominated, is_dns1123_subdomain(nominated))
+    new_qos, old_qos = _get(new, "status", "qosClass") or "", _get(old, "status", "qosClass") or ""
+    errors += _immutable(new_qos, old_qos, "status.qosClass")
+    claims = {c.get("name") for c in _get(new, "spec", "resourceClaims") or []}
+    seen: set[str] = set()
+    for i, status in enumerate(_get(new, "status", "resourceClaimStatuses") or []):
+        path = f"status.resourceClaimStatuses[{i}].name"
+        name = status.get("name") or ""
+        if name not in claims:
+            errors.append(FieldError.invalid(path, name, "must match the name of an entry in `spec.resourceClaims`"))
+        if name in seen:
+            errors.append(FieldError.duplicate(path, name))
+        seen.add(name)
+        claim_name = status.get("resourceClaimName")
+        if claim_name is not None:
+            errors += _invalid_each(path, claim_name, is_dns1123_subdomain(claim_name))
+    return _dedupe(errors)
+
+
+# --- binding ---------------------------------------------------------------------------------
+
+
+def validate_binding(binding: Mapping[str, Any]) -> list[FieldError]:
+    """``ValidatePodBinding``: the target must be a Node (or kind left empty) and be named."""
+    target: Mapping[str, Any] = binding.get("target") or {}
+    errors: list[FieldError] = []
+    kind = target.get("kind") or ""
+    if kind and kind != "Node":
+        errors.append(FieldError.not_supported("target.kind", kind, ["Node", "<empty>"]))
+    if not target.get("name"):
+        errors.append(FieldError.required("target.name"))
+    return errors
+
+
+class _NotAStatusError(StatusError):
+    """What ``ErrorToAPIStatus`` makes of an error that is not a ``Status``: 500, no reason."""
+
+    code = 500
+    reason = ""
+
+    def to_status(self) -> dict[str, Any]:
+        status = super().to_status()
+        del status["reason"]  # StatusReasonUnknown is "" and omitted from the JSON
+        return status
+
+
+def check_binding(errors: list[FieldError]) -> None:
+    """Raise what the real server answers to an invalid binding.
+
+    ``BindingREST.Create`` returns ``errs.ToAggregate()``, a plain error rather than a
+    ``StatusError``, so the client sees HTTP 500 with no reason and the aggregate as the message
+    (``target.name: Required value``), not a 422.
+    """
+    if errors:
+        rendered = [e.render() for e in _dedupe(errors)]
+        raise _NotAStatusError(rendered[0] if len(rendered) == 1 else "[" + ", ".join(rendered) + "]")
+
+
+# --- node admission --------------------------------------------------------------------------
+
+_NOT_READY_TAINT = {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}
+
+
+def admit_node_create(node: Mapping[str, Any], *, taint_not_ready: bool) -> dict[str, Any]:
+    """The ``TaintNodesAtCreation`` admission plugin (``plugin/pkg/admission/nodetaint``).
+
+    On create of a node (not a subresource) it appends ``node.kubernetes.io/not-ready:NoSchedule``
+    unless a taint with the same key and effect is already there; the node lifecycle controller
+    removes it once the node is Ready. Returns a copy; ``taint_not_ready=False`` models the plugin
+    being off.
+    """
+    admitted = copy.deepcopy(dict(node))
+    if not taint_not_ready:
+        return admitted
+    spec = admitted.setdefault("spec", {})
+    taints = spec.get("taints") or []
+    key, effect = _NOT_READY_TAINT["key"], _NOT_READY_TAINT["effect"]
+    if not any(t.get("key") == key and t.get("effect") == effect for t in taints):  # Taint.MatchTaint
+        spec["taints"] = [*taints, dict(_NOT_READY_TAINT)]
+    return admitted

@@ -362,6 +362,13 @@ class ApiHandler:
             watcher.stop("client gone")
 
 
+def _next_bookmark(now: float, deadline: float) -> float:
+    """The cacher's ``nextBookmarkTime``: every minute, and once 2 s before the watch times out."""
+    heartbeat = now + BOOKMARK_PERIOD
+    pre_timeout = deadline - 2.0
+    return pre_timeout if now < pre_timeout < heartbeat else heartbeat
+
+
 async def stream_watch(
     request: web.Request,
     watcher: Watcher,
@@ -380,7 +387,7 @@ async def stream_watch(
     wake = asyncio.Event()
     watcher.on_ready = wake.set
     deadline = loop.time() + timeout
-    next_bookmark = loop.time() + BOOKMARK_PERIOD
+    next_bookmark = _next_bookmark(loop.time(), deadline)
     while True:
         events = watcher.take()
         if events:
@@ -395,7 +402,7 @@ async def stream_watch(
             break
         if allow_bookmarks and now >= next_bookmark:
             watcher.bookmark()
-            next_bookmark = now + BOOKMARK_PERIOD
+            next_bookmark = _next_bookmark(now, deadline)
             continue
         wait = deadline - now
         if allow_bookmarks:
@@ -445,6 +452,9 @@ def raise_invalid_patch_options() -> None:
     raise Invalid.of("PatchOptions", "meta.k8s.io", "", [FieldError.forbidden("force", "may not be specified for non-apply patch")])
 
 
+HANDLER_KEY = web.AppKey("schedharness.handler", ApiHandler)
+
+
 def build_app(
     store: Store,
     interceptors: list[Interceptor] | None = None,
@@ -454,7 +464,7 @@ def build_app(
     ``extra_routes`` adds routes (the admin path) ahead of the catch-all Kubernetes API route."""
     handler = ApiHandler(store, interceptors if interceptors is not None else [])
     app = web.Application(client_max_size=MAX_BODY_BYTES * 2)
-    app["schedharness.handler"] = handler
+    app[HANDLER_KEY] = handler
     if extra_routes is not None:
         extra_routes(app)
     app.router.add_route("*", "/{tail:.*}", handler.handle)

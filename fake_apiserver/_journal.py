@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -61,9 +61,17 @@ class JournalEntry:
     object: Any = None
 
     def to_json(self) -> str:
-        data = {k: v for k, v in asdict(self).items() if v not in ("", None, 0, {}) or k in ("seq", "time")}
+        """One JSON line, keys sorted, empty fields left out."""
+        data = {}
+        for name in _FIELDS:
+            value = getattr(self, name)
+            if value not in ("", None, 0, {}) or name in ("seq", "time"):
+                data[name] = value
         data["time"] = round(self.time, 6)
         return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+_FIELDS = tuple(f.name for f in fields(JournalEntry))
 
 
 def _reason_of(response: web.StreamResponse) -> str:

@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import copy
 import json
 import random
 import uuid
 from collections import deque
 from typing import Any, Callable, Iterable
 
+from fake_apiserver._jsonutil import json_copy
 from fake_apiserver._clock import Clock, SystemClock, format_time
 from fake_apiserver._errors import (
     AlreadyExists,
@@ -202,7 +202,7 @@ class Store:
                 else f"{kind} in version \"{_version_of(str(api_version))}\" cannot be handled as a {spec.kind}: "
                 f"converting (v1.{kind}) to (v1.{spec.kind}): unknown conversion"
             )
-        obj = copy.deepcopy(body)
+        obj = json_copy(body)
         meta = obj.get("metadata")
         if meta is None:
             meta = obj["metadata"] = {}
@@ -394,7 +394,7 @@ class Store:
             errors = strategy.validate_status_update(obj, old)
         else:
             strategy.prepare_for_update(obj, old)
-            errors = validation.validate_object_meta(spec, obj, create=False) + strategy.validate_update(obj, old)
+            errors = validation.validate_object_meta(spec, obj, create=False, old=old) + strategy.validate_update(obj, old)
         validation.check(spec, meta["name"], errors)
         obj = _ordered(obj)
         if obj == old:
@@ -443,7 +443,7 @@ class Store:
         if old["metadata"].get("finalizers"):
             if old["metadata"].get("deletionTimestamp"):
                 return old
-            new = copy.deepcopy(old)
+            new = json_copy(old)
             new["metadata"]["deletionTimestamp"] = self._now()
             new["metadata"]["deletionGracePeriodSeconds"] = 0
             rv = self._next_rv()
@@ -472,9 +472,7 @@ class Store:
         meta = body.get("metadata") or {}
         if meta.get("name") != name:
             raise BadRequest("name in URL does not match name in Binding object")
-        errors = validation.validate_binding(body)
-        if errors:
-            raise Invalid.of("Binding", "", name, errors)
+        validation.check_binding(validation.validate_binding(body))
         old = self.get(PODS, namespace, name)
         if meta.get("uid") and meta["uid"] != old["metadata"]["uid"]:
             raise Conflict.of(
@@ -496,7 +494,7 @@ class Store:
             why = f"pod {name} has non-empty .spec.schedulingGates"
         if why:
             raise Conflict.of("pods/binding", "", name, why)
-        new = copy.deepcopy(old)
+        new = json_copy(old)
         new["spec"]["nodeName"] = body["target"]["name"]
         annotations = meta.get("annotations") or {}
         if annotations:

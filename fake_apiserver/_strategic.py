@@ -12,6 +12,8 @@ follows the Go code branch for branch, including the parts that surprise people:
 * ``{"$patch": "delete"}`` on a map leaves an empty map, not a missing key.
 * ``$retainKeys`` works in any map, whatever the schema says (the flag only matters when a client
   creates a patch).
+* Go deletes list items in place (``append(s[:i], s[i+1:]...)``), and ``$setElementOrder`` then
+  orders server-only items against that shifted list; :func:`_list_directives` does the same.
 
 Where Go stores a patch value without cleaning it (a replaced map or atomic list, a new element of
 a merge list), the real server then decodes the result into a typed object, which drops unknown
@@ -28,11 +30,11 @@ declared merge key: name``.
 
 from __future__ import annotations
 
-import copy
 import decimal
 import math
-from typing import Any
+from typing import Any, TypeVar
 
+from fake_apiserver._jsonutil import json_copy
 from fake_apiserver._errors import BadRequest, Invalid, StatusError
 from fake_apiserver._kinds import PatchSchema
 
@@ -50,6 +52,8 @@ _SET_ELEMENT_ORDER = "$setElementOrder"
 _ERR_BAD_PRIMITIVE_LIST = "invalid patch format of primitive list"
 _ERR_BAD_RETAIN_KEYS = "invalid patch format of retainKeys"
 _ERR_BAD_SET_ELEMENT_ORDER = "invalid patch format of setElementOrder list"
+
+_T = TypeVar("_T")
 
 _MAP = "map[string]interface {}"
 _LIST = "[]interface {}"
@@ -88,27 +92,51 @@ class UnknownError(StatusError):
         return status
 
 
-def strategic_merge(original: dict[str, Any], patch: dict[str, Any], schema: PatchSchema, path: str = "") -> dict[str, Any]:
+def strategic_merge(
+    original: dict[str, Any], patch: dict[str, Any], schema: PatchSchema, path: str = ""
+) -> dict[str, Any]:
     """Return ``original`` with the strategic merge ``patch`` applied; neither input is mutated.
 
     ``schema`` maps dotted field paths (``[]`` steps into list elements) to the strategy of merge
     lists; ``path`` is where ``original`` sits in the object (``""`` for the root).
     """
-    return _Merger(schema).merge_map(copy.deepcopy(original), copy.deepcopy(patch), path)
+    merger = _Merger(schema)
+    merged = merger.merge_map(json_copy(original), json_copy(patch), path)
+    result: dict[str, Any] = merger.finish(merged)
+    return result
 
 
 class _Merger:
+    """One patch application: the schema, and the patch values to scrub at the end."""
+
     def __init__(self, schema: PatchSchema) -> None:
         self.schema = schema
+        # Patch values stored as they came, to be scrubbed once merging is over: Go reports errors
+        # about them (``map[lastProbeTime:<nil>]``) with their nulls still in.
+        self.raw: dict[int, Any] = {}
+
+    def keep_raw(self, value: _T) -> _T:
+        self.raw[id(value)] = value
+        return value
+
+    def finish(self, value: Any) -> Any:
+        if id(value) in self.raw:
+            return _scrub(value)
+        if isinstance(value, dict):
+            for key, item in value.items():
+                value[key] = self.finish(item)
+        elif isinstance(value, list):
+            value[:] = [self.finish(item) for item in value]
+        return value
 
     def merge_key(self, path: str) -> str:
         strategy = self.schema.get(path)
-        return strategy.merge_key or "" if strategy is not None else ""
+        return (strategy.merge_key or "") if strategy is not None else ""
 
     # mergeMap
     def merge_map(self, original: dict[str, Any] | None, patch: dict[str, Any], path: str) -> dict[str, Any]:
         if _MARKER in patch:
-            return _map_directive(patch[_MARKER], patch)
+            return self.keep_raw(_map_directive(patch[_MARKER], patch))
         if original is None:
             original = {}
         _apply_retain_keys(original, patch)
@@ -126,7 +154,7 @@ class _Merger:
                     _discard_nulls(value)
                     kept, keep = _remove_directives(value)
                     if keep:
-                        original[key] = _scrub(kept)
+                        original[key] = self.keep_raw(kept)
                     else:
                         original.pop(key, None)
                 continue
@@ -143,7 +171,7 @@ class _Merger:
     def merge_list_field(self, original: list[Any], patch: list[Any], path: str, delete_list: bool) -> list[Any]:
         if path in self.schema or delete_list:
             return self.merge_list(original, patch, path, delete_list)
-        return _scrub(patch)
+        return self.keep_raw(patch)
 
     # mergePatchIntoOriginal: each $setElementOrder/<list> with its list, before anything else.
     def merge_ordered_lists(self, original: dict[str, Any], patch: dict[str, Any], path: str) -> None:
@@ -165,7 +193,7 @@ class _Merger:
             if in_original and not in_patch:
                 merged = original_list
             elif in_patch and not in_original:
-                merged = _scrub(_remove_directives(patch_list)[0])
+                merged = self.keep_raw(_remove_directives(patch_list)[0])
             elif in_original and in_patch:
                 merged = self.merge_list_field(original_list, patch_list, sub, False)
             else:
@@ -192,33 +220,46 @@ class _Merger:
             if not merge_key:
                 element = "string" if path in self.schema else "struct"
                 raise UnknownError(f"cannot merge lists without merge key for {element}")
-            original, patch = _list_directives(original, patch, merge_key)
-            merged = self.merge_by_key(original, patch, merge_key, path)
+            size, patch, replace = _list_directives(original, patch, merge_key)
+            if replace:
+                original = merged = [self.keep_raw(item) for item in patch]
+                patch = []
+            else:
+                merged = self.merge_by_key(original, size, patch, merge_key, path)
+                original = original[:size]
         if merge_key:
             items, server_only = _partition_maps(merged, patch, merge_key)
         else:
             items, server_only = _partition_primitives(merged, patch)
         return _normalize_order(items, server_only, patch, original, merge_key, kind)
 
-    # mergeSliceWithoutSpecialElements: a later patch item with the same key merges into an earlier new one.
-    def merge_by_key(self, original: list[Any], patch: list[Any], merge_key: str, path: str) -> list[Any]:
-        merged = list(original)
+    def merge_by_key(self, backing: list[Any], size: int, patch: list[Any], merge_key: str, path: str) -> list[Any]:
+        """mergeSliceWithoutSpecialElements on the first ``size`` items of ``backing``.
+
+        Like Go's ``append``, a new item first reuses a slot that a deletion freed in the caller's
+        list; a later patch item with the same key merges into an earlier new one.
+        """
+        merged = backing
         for item in patch:
             if merge_key not in item:
                 raise _no_merge_key(item, merge_key)
-            found = _find(merged, merge_key, item[merge_key])
-            if found is None:
-                merged.append(_scrub(item))
-            else:
+            found = _find(merged[:size], merge_key, item[merge_key])
+            if found is not None:
                 merged[found] = self.merge_map(merged[found], item, f"{path}[]")
-        return merged
+            elif size < len(merged):
+                merged[size] = self.keep_raw(item)
+                size += 1
+            else:
+                merged = merged[:size] + [self.keep_raw(item)]
+                size += 1
+        return merged[:size]
 
 
 def _map_directive(directive: Any, patch: dict[str, Any]) -> dict[str, Any]:
     """handleDirectiveInMergeMap."""
     if directive == _REPLACE:
         del patch[_MARKER]
-        return _scrub(patch)
+        return patch
     if directive == _DELETE:
         return {}
     raise UnknownError(f"unknown patch type: {_go_s(directive)} in map: {go_value(patch)}")
@@ -240,8 +281,14 @@ def _apply_retain_keys(original: dict[str, Any], patch: dict[str, Any]) -> None:
         del original[key]
 
 
-def _list_directives(original: list[Any], patch: list[Any], merge_key: str) -> tuple[list[Any], list[Any]]:
-    """mergeSliceWithSpecialElements: apply ``$patch`` elements; returns (original, plain patch items)."""
+def _list_directives(backing: list[Any], patch: list[Any], merge_key: str) -> tuple[int, list[Any], bool]:
+    """mergeSliceWithSpecialElements: apply ``$patch`` elements of a merge list.
+
+    Deletions happen in place, as Go's ``append(s[:i], s[i+1:]...)`` does: the caller's list keeps
+    its length, its tail shifted left over the deleted item (``$setElementOrder`` then orders by
+    that list). Returns (items of ``backing`` still in use, the plain patch items, replace?).
+    """
+    size = len(backing)
     plain: list[Any] = []
     replace = False
     for item in patch:
@@ -252,17 +299,16 @@ def _list_directives(original: list[Any], patch: list[Any], merge_key: str) -> t
         if directive == _DELETE:
             if merge_key not in item:
                 raise _no_merge_key(item, merge_key)
-            value = item[merge_key]
-            original = [o for o in original if not (merge_key in o and _same(o[merge_key], value))]
+            while (found := _find(backing[:size], merge_key, item[merge_key])) is not None:
+                backing[found : size - 1] = backing[found + 1 : size]
+                size -= 1
         elif directive == _REPLACE:
             replace = True
         elif directive == _MERGE:
             raise UnknownError("merging lists cannot yet be specified in the patch")
         else:
             raise UnknownError(f"unknown patch type: {_go_s(directive)} in map: {go_value(item)}")
-    if replace:
-        return [_scrub(item) for item in plain], []
-    return original, plain
+    return size, plain, replace
 
 
 def _validate_order(patch_list: list[Any], order: list[Any], merge_key: str) -> None:
@@ -436,7 +482,8 @@ def _dedupe(items: list[Any]) -> list[Any]:
 def _extract_key(key: str, prefix: str) -> str:
     parts = key.split("/", 1)
     if len(parts) <= 1 or parts[0] != prefix:
-        raise BadRequest(_ERR_BAD_PRIMITIVE_LIST if prefix == _DELETE_FROM_PRIMITIVE_LIST else _ERR_BAD_SET_ELEMENT_ORDER)
+        bad = _ERR_BAD_PRIMITIVE_LIST if prefix == _DELETE_FROM_PRIMITIVE_LIST else _ERR_BAD_SET_ELEMENT_ORDER
+        raise BadRequest(bad)
     return parts[1]
 
 

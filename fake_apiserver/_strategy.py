@@ -17,9 +17,9 @@ volumes and other admission plugins are not emulated.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
+from fake_apiserver._jsonutil import json_copy
 from fake_apiserver._errors import FieldError
 from fake_apiserver._kinds import KindSpec
 from fake_apiserver import _validation as validation
@@ -67,7 +67,7 @@ class Strategy:
                 new.pop(key)
         for key, value in old.items():
             if key not in ("status", "metadata", "kind", "apiVersion"):
-                new[key] = copy.deepcopy(value)
+                new[key] = json_copy(value)
         meta = new["metadata"]
         for key in ("deletionTimestamp", "deletionGracePeriodSeconds", "ownerReferences", "finalizers"):
             _copy_key(old["metadata"], meta, key)
@@ -80,7 +80,7 @@ class Strategy:
 
 def _copy_key(src: Obj, dst: Obj, key: str) -> None:
     if key in src:
-        dst[key] = copy.deepcopy(src[key])
+        dst[key] = json_copy(src[key])
     else:
         dst.pop(key, None)
 

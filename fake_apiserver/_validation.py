@@ -31,13 +31,13 @@ What is checked, and what is deliberately not:
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from typing import Any, Callable, Mapping, Sequence
 
 from ._errors import BadRequest, FieldError, Invalid, StatusError
 from ._kinds import KindSpec
+from fake_apiserver._jsonutil import json_copy
 
 __all__ = [
     "POD_UPDATE_FORBIDDEN_PREFIX",
@@ -635,8 +635,8 @@ def validate_pod_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[
     requirements. Whatever still differs is ``spec: Forbidden: pod updates may not change fields
     other than ...``. Status is not compared: the strategy copies it from the old object.
     """
-    old_spec: dict[str, Any] = copy.deepcopy(dict(old.get("spec") or {}))
-    new_spec: dict[str, Any] = copy.deepcopy(dict(new.get("spec") or {}))
+    old_spec: dict[str, Any] = json_copy(dict(old.get("spec") or {}))
+    new_spec: dict[str, Any] = json_copy(dict(new.get("spec") or {}))
     errors = _pod_spec_errors(new)
     for key in ("containers", "initContainers"):
         new_list, old_list = new_spec.get(key) or [], old_spec.get(key) or []
@@ -788,7 +788,7 @@ def admit_node_create(node: Mapping[str, Any], *, taint_not_ready: bool) -> dict
     removes it once the node is Ready. Returns a copy; ``taint_not_ready=False`` models the plugin
     being off.
     """
-    admitted = copy.deepcopy(dict(node))
+    admitted = json_copy(dict(node))
     if not taint_not_ready:
         return admitted
     spec = admitted.setdefault("spec", {})

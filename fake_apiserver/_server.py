@@ -117,7 +117,8 @@ class FakeApiServer:
         await runner.setup()
         site = web.TCPSite(runner, self.host, self.port, reuse_address=True)
         await site.start()
-        sockets = [s for s in (site._server.sockets if site._server else [])]  # type: ignore[union-attr]
+        server = site._server
+        sockets = getattr(server, "sockets", None) or []
         if sockets:
             self.port = sockets[0].getsockname()[1]
         self._runner = runner

@@ -61,9 +61,14 @@ _CONTINUE_EXPIRED = (
     "inconsistent list - objects that were created, modified, or deleted between the time the first "
     "chunk was returned and now may show up in the list."
 )
-PODS = by_resource("", "v1", "pods")
-NAMESPACES = by_resource("", "v1", "namespaces")
-assert PODS is not None and NAMESPACES is not None
+def _spec(group: str, version: str, resource: str) -> KindSpec:
+    spec = by_resource(group, version, resource)
+    assert spec is not None, resource
+    return spec
+
+
+PODS = _spec("", "v1", "pods")
+NAMESPACES = _spec("", "v1", "namespaces")
 
 
 class Store:

@@ -12,7 +12,7 @@ from typing import Sequence
 __all__ = ["main"]
 
 
-def _serve_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "serve",
         help="run the fake kube-apiserver until SIGINT/SIGTERM",

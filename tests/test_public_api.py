@@ -1,0 +1,28 @@
+"""The public API is what ``__all__`` says, and nothing is exported by accident."""
+
+from __future__ import annotations
+
+import fake_apiserver
+import harness
+
+
+def test_fake_apiserver_exports() -> None:
+    assert sorted(fake_apiserver.__all__) == [
+        "AlreadyExists", "BadRequest", "Clock", "CloseConnection", "Conflict", "DEFAULT_NAMESPACES",
+        "Delay", "EndWatch", "Expired", "FakeApiServer", "FaultInjector", "FaultRule", "FieldError",
+        "Forbidden", "Gone", "Interceptor", "InternalError", "Invalid", "Journal", "JournalEntry", "KINDS",
+        "KindSpec", "ListStrategy", "Match", "MethodNotAllowed", "NotAcceptable", "NotFound",
+        "RequestEntityTooLarge", "RequestInfo", "Respond", "ServiceUnavailable", "StatusError", "Store",
+        "SystemClock", "Timeout", "TooManyRequests", "UnfiredFaults", "UnsupportedMediaType", "WatchLag",
+        "body_contains", "by_kind", "by_resource", "kubeconfig_for",
+    ]
+    for name in fake_apiserver.__all__:
+        assert getattr(fake_apiserver, name) is not None
+
+
+def test_harness_exports() -> None:
+    assert sorted(harness.__all__) == [
+        "DEFAULT_EPOCH", "Deadlock", "RealClock", "VirtualClock", "VirtualEventLoop", "run",
+    ]
+    for name in harness.__all__:
+        assert getattr(harness, name) is not None

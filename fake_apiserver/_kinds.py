@@ -94,6 +94,21 @@ _EVENT_FIELDS = (
     "type",
 )
 
+# events.k8s.io/v1 selects on its own JSON names (pkg/apis/events/v1 field label conversion).
+_EVENTS_V1_FIELDS = (
+    "regarding.kind",
+    "regarding.namespace",
+    "regarding.name",
+    "regarding.uid",
+    "regarding.apiVersion",
+    "regarding.resourceVersion",
+    "regarding.fieldPath",
+    "reason",
+    "reportingController",
+    "source",
+    "type",
+)
+
 
 @dataclass(frozen=True)
 class KindSpec:
@@ -205,7 +220,7 @@ KINDS: tuple[KindSpec, ...] = (
     _k("storage.k8s.io", "v1", "csidrivers", "CSIDriver", False),
     _k("storage.k8s.io", "v1", "csistoragecapacities", "CSIStorageCapacity", True),
     # events.k8s.io/v1
-    _k("events.k8s.io", "v1", "events", "Event", True, short_names=("ev",), fields=_EVENT_FIELDS),
+    _k("events.k8s.io", "v1", "events", "Event", True, short_names=("ev",), fields=_EVENTS_V1_FIELDS),
     # coordination.k8s.io/v1
     _k("coordination.k8s.io", "v1", "leases", "Lease", True),
     # resource.k8s.io/v1
@@ -213,7 +228,7 @@ KINDS: tuple[KindSpec, ...] = (
        patch={"status.reservedFor": ListStrategy("uid")}),
     _k("resource.k8s.io", "v1", "resourceclaimtemplates", "ResourceClaimTemplate", True),
     _k("resource.k8s.io", "v1", "resourceslices", "ResourceSlice", False,
-       fields=("spec.nodeName", "spec.driver", "spec.pool.name")),
+       fields=("spec.nodeName", "spec.driver")),
     _k("resource.k8s.io", "v1", "deviceclasses", "DeviceClass", False),
 )
 

@@ -446,34 +446,8 @@ def _conversion_error(spec: KindSpec, label: str) -> str:
     return f"field label not supported: {label}"
 
 
-_EVENTS_V1_LABELS = {
-    "reason": "reason",
-    **{f"regarding.{k}": f"involvedObject.{k}"
-       for k in ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")},
-    "reportingController": "reportingComponent",
-    "source": "source",
-    "type": "type",
-    "metadata.namespace": "metadata.namespace",
-    "metadata.name": "metadata.name",
-}
-# Where a kind's conversion function is not "accept KindSpec.selectable_fields as they are":
-# events.k8s.io/v1 takes its own JSON names and maps them onto the core/v1 field set
-# (pkg/apis/events/v1 AddFieldLabelConversionsForEvent); ResourceSlice's takes only
-# metadata.name, spec.nodeName and spec.driver (pkg/apis/resource/v1/conversion.go; a v1.37
-# server still answers spec.pool.name with "field label not supported").
-_CONVERSIONS: dict[tuple[str, str], Mapping[str, str]] = {
-    ("events.k8s.io", "Event"): _EVENTS_V1_LABELS,
-    ("resource.k8s.io", "ResourceSlice"): {k: k for k in ("metadata.name", "spec.nodeName", "spec.driver")},
-}
-
-
 def _convert_label(spec: KindSpec, label: str) -> str:
     """``ConvertFieldLabel``: the canonical label, or a 400."""
-    table = _CONVERSIONS.get((spec.group, spec.kind))
-    if table is not None:
-        if label in table:
-            return table[label]
-        raise BadRequest(_conversion_error(spec, label))
     if spec.generic_field_errors:
         # DefaultMetaV1FieldSelectorConversion takes metadata.namespace even on cluster-scoped
         # kinds ("specifying a particular namespace will return no results").
@@ -587,7 +561,9 @@ _SELECTABLE: dict[tuple[str, str], dict[str, Callable[[Mapping[str, Any]], str]]
     ("", "ReplicationController"): {"status.replicas": _typed("status.replicas", "0")},
     ("apps", "ReplicaSet"): {"status.replicas": _typed("status.replicas", "0")},
     ("", "Event"): _event_fields("involvedObject", "source", "reportingComponent"),
-    ("events.k8s.io", "Event"): _event_fields("regarding", "deprecatedSource", "reportingController"),
+    ("events.k8s.io", "Event"): {
+        "source": lambda obj: _render(_path(obj, "deprecatedSource.component")) or _render(obj.get("reportingController")),
+    },
 }
 
 

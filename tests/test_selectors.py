@@ -332,8 +332,8 @@ def test_node_unschedulable_defaults_to_false() -> None:
 def test_events_v1_selects_on_its_own_field_names() -> None:
     selector = FieldSelector.parse("regarding.kind=Pod,reportingController=kube-scheduler", EVENTS_V1)
     assert selector.terms == (
-        FieldTerm("involvedObject.kind", "=", "Pod"),
-        FieldTerm("reportingComponent", "=", "kube-scheduler"),
+        FieldTerm("regarding.kind", "=", "Pod"),
+        FieldTerm("reportingController", "=", "kube-scheduler"),
     )
     event = {"metadata": {"name": "e", "namespace": "default"},
              "regarding": {"kind": "Pod", "name": "p"}, "reportingController": "kube-scheduler"}

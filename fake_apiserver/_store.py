@@ -321,6 +321,7 @@ class Store:
         strategy = self._strategies[(spec.group, spec.resource)]
         now = self._now()
         strategy.prepare_for_create(obj, now)
+        meta = obj["metadata"]  # a strategy may rebuild the object
         errors = validation.validate_object_meta(spec, obj, create=True) + strategy.validate_create(obj)
         validation.check(spec, name, errors)
         self._require_namespace(spec, meta.get("namespace"), name)

@@ -217,6 +217,12 @@ class PodStrategy(Strategy):
         if not status.get("qosClass"):
             status["qosClass"] = old.get("status", {}).get("qosClass", qos_class(old))
         _keep_transition_times(status, old.get("status", {}), now)
+        for cond in status.get("conditions") or []:
+            if isinstance(cond, dict):
+                # Go encodes PodCondition's zero metav1.Time as null (omitempty cannot omit a
+                # struct), so a condition stored without lastProbeTime (an SMP that sent null, as
+                # the scheduler's does) reads back with "lastProbeTime": null.
+                cond.setdefault("lastProbeTime", None)
 
     def validate_status_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return validation.validate_pod_status_update(old, new)

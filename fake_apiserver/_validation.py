@@ -21,9 +21,9 @@ What is checked, and what is deliberately not:
   updates (conditions, ``nodeName``, ``nominatedNodeName``, ``qosClass``, resource claim statuses) and
   bindings. Beyond that only minimal sanity: containers present, container names and images,
   ``activeDeadlineSeconds`` range. Volumes, probes, resources, security contexts, affinity term
-  syntax, topology spread constraints and the fields the real server defaults (restartPolicy,
-  dnsPolicy, terminationMessagePolicy, imagePullPolicy, terminationGracePeriodSeconds) are not
-  validated, since the fake does not default them.
+  syntax, topology spread constraints and the values of the fields the server defaults
+  (restartPolicy, dnsPolicy, terminationMessagePolicy, imagePullPolicy,
+  terminationGracePeriodSeconds; see ``_strategy.default_pod``) are not validated.
 * Equality is Go's ``apiequality.Semantic``, approximated by treating absent, null, ``false``,
   ``0``, ``""``, ``[]`` and ``{}`` alike (so a pointer field set to its zero value equals an unset
   one, and quantities are compared as strings).

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Callable, Iterable
 
 from fake_apiserver._errors import Expired
@@ -51,6 +52,13 @@ class Change:
         assert obj is not None
         meta = obj["metadata"]
         return meta.get("namespace", ""), meta["name"]
+
+    @cached_property
+    def deleted(self) -> Obj:
+        """The object a DELETED event carries, made once and shared by every watcher (so the
+        edge encodes it once, not once per watcher)."""
+        assert self.old is not None
+        return _with_rv(self.old, self.rv)
 
 
 @dataclass(frozen=True)
@@ -110,7 +118,7 @@ class Watcher:
             self._push(WatchEvent("ADDED", change.new, change.rv))
         elif old_match:
             assert change.old is not None
-            self._push(WatchEvent("DELETED", _with_rv(change.old, change.rv), change.rv))
+            self._push(WatchEvent("DELETED", change.deleted, change.rv))
 
     def bookmark(self, *, initial_events_end: bool = False) -> None:
         """Queue a BOOKMARK carrying the cache's resourceVersion."""

@@ -207,7 +207,9 @@ class KubeClient:
         body: Any = None,
         content_type: str = "application/json",
     ) -> Obj:
-        data = None if body is None else json.dumps(body, separators=(",", ":"), sort_keys=True).encode()
+        # patches are maps in Go and marshal with sorted keys; objects keep their field order
+        sort = content_type != "application/json"
+        data = None if body is None else json.dumps(body, separators=(",", ":"), sort_keys=sort).encode()
         headers = {"Content-Type": content_type} if data is not None else {}
         try:
             async with self.session.request(

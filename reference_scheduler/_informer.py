@@ -13,6 +13,9 @@ Protocol (``client-go/tools/cache/reflector.go``; ``k8s-semantics.md`` E.3, E.4)
 * A ``410`` answer or an ``ERROR`` event (``Expired``/``Gone``) means the version was compacted:
   re-list, and diff the new list against the cache so that handlers see add/update/delete.
 * A transport error waits ``retry_period`` seconds of loop time and resumes.
+* A ``404`` on the LIST (a server that does not serve the resource, e.g. no ``resource.k8s.io/v1``)
+  counts as an empty, synced cache, looked at again every 30 s: real kube-scheduler would wait for
+  the sync forever; the reference scheduler prefers to schedule everything that does not need it.
 
 The pod informer of the scheduler passes the real field selector
 ``status.phase!=Succeeded,status.phase!=Failed`` (``newPodInformer``); a pod that turns terminal
@@ -27,7 +30,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from reference_scheduler._client import ApiError, ExpiredError, KubeClient, TransportError, resource_path
+from reference_scheduler._client import ApiError, ExpiredError, KubeClient, NotFoundError, TransportError, resource_path
 
 __all__ = ["Informer", "POD_FIELD_SELECTOR", "object_key"]
 
@@ -35,6 +38,7 @@ Obj = dict[str, Any]
 log = logging.getLogger("reference_scheduler.informer")
 
 POD_FIELD_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
+ABSENT_RETRY_PERIOD = 30.0
 WATCH_TIMEOUT_SECONDS = 300  # client-go draws from [5 min, 10 min); fixed here: no unseeded randomness
 
 
@@ -104,6 +108,12 @@ class Informer:
                 await self._list(relist_rv)
                 await self._watch_until_expired()
                 relist_rv = ""
+            except NotFoundError as e:
+                # the server does not serve this resource (a cluster without resource.k8s.io/v1):
+                # count it as synced and empty rather than stall the scheduler, and look again later
+                log.warning("%s is not served (%s); treating it as empty", self.resource, e)
+                self.synced.set()
+                await asyncio.sleep(ABSENT_RETRY_PERIOD)
             except (TransportError, ApiError) as e:
                 log.warning("%s: %s; retrying in %ss", self.resource, e, self.retry_period)
                 await asyncio.sleep(self.retry_period)
@@ -175,15 +185,22 @@ class Informer:
 
     def _emit_add(self, obj: Obj) -> None:
         for handler in self.on_add:
-            handler(obj)
+            self._call(handler, obj)
 
     def _emit_update(self, old: Obj, new: Obj) -> None:
         for handler in self.on_update:
-            handler(old, new)
+            self._call(handler, old, new)
 
     def _emit_delete(self, obj: Obj) -> None:
         for handler in self.on_delete:
-            handler(obj)
+            self._call(handler, obj)
+
+    def _call(self, handler: Callable[..., None], *args: Obj) -> None:
+        """A handler bug is logged; it must not stop the watch (client-go recovers the same way)."""
+        try:
+            handler(*args)
+        except Exception:
+            log.exception("%s handler %r failed", self.resource, handler)
 
 
 def _rv(obj: Obj) -> str:

@@ -1,0 +1,319 @@
+"""Throughput of ``schedharness serve`` on real time: ``python bench/bench_apiserver.py``.
+
+Issue 2 asks for requests per second for GET pod, create pod and the scheduler's strategic-merge
+status PATCH, and for watch events per second fanned out to 10 watchers, each driven by 16
+concurrent aiohttp clients, next to what a real kube-apiserver v1.36 with etcd serves on the same
+kind of 2-core machine driven the same way (about 1,150 GET/s, 495 creates/s and 374 status
+PATCHes/s; the aim is three times that).
+
+The server runs as ``schedharness serve --ready-nodes`` in a child process (its own core, real
+time, the journal on as always), and the clients in this one, over loopback. Every phase is a
+fixed number of requests, so a run is bounded:
+
+1. ``create``: POST ``N`` pods into namespace ``default``.
+2. ``get``: GET those pods round-robin.
+3. ``patch``: PATCH ``pods/<name>/status`` with the body kube-scheduler sends for an unschedulable
+   pod (``util.PatchPodStatus``: a two-way strategic merge patch with ``$setElementOrder``), each
+   with a new message so that every patch is a real write and fans out a MODIFIED event.
+4. ``watch``: 10 streaming ``GET ...?watch=1`` from the current resourceVersion; 16 writers create
+   and status-patch pods; the rate is the events all watchers received divided by the time from
+   the first write to the last event received.
+
+Every answer's status code is checked; the server's and this process's CPU time per phase are
+shown too, to tell a saturated server (about 100 %) from a saturated client; the server's CPU
+time per request (or per event delivered) is the figure to compare when other work shares the
+machine. The clients run on
+uvloop when it is installed (``pip install uvloop``): on 2 cores a stock asyncio client saturates
+its core before the server does on GETs.
+``--profile PATH`` runs the server under ``cProfile`` and writes its stats there;
+``--url URL`` drives a server that is already running instead of starting one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+import aiohttp
+
+__all__ = ["main", "run_bench", "Result"]
+
+ROOT = Path(__file__).resolve().parents[1]
+CONCURRENCY = 16
+WATCHERS = 10
+NAMESPACE = "default"
+SMP = "application/strategic-merge-patch+json"
+# What a real kube-apiserver v1.36 with etcd serves on a 2-core machine, driven the same way.
+REFERENCE = {"get": 1150.0, "create": 495.0, "patch": 374.0}
+UNSCHEDULABLE = (
+    "0/100 nodes are available: 100 Insufficient cpu. preemption: 0/100 nodes are available: "
+    "100 No preemption victims found for incoming pod."
+)
+
+
+def pod_body(name: str) -> dict[str, Any]:
+    """A pod like the ones scheduler_perf creates: one container with requests."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": NAMESPACE, "labels": {"app": "bench"}},
+        "spec": {
+            "containers": [{
+                "name": "pause",
+                "image": "registry.k8s.io/pause:3.10",
+                "resources": {"requests": {"cpu": "100m", "memory": "500Mi"},
+                              "limits": {"cpu": "100m", "memory": "500Mi"}},
+            }],
+        },
+    }
+
+
+def unschedulable_patch(attempt: int) -> bytes:
+    """kube-scheduler's status patch for an unschedulable pod, byte for byte as Go marshals it
+    (sorted keys, no spaces); ``attempt`` varies the message so each patch changes the pod."""
+    condition = {
+        "lastProbeTime": None,
+        "lastTransitionTime": "2025-01-01T00:00:00Z",
+        "message": f"{UNSCHEDULABLE} attempt {attempt}",
+        "reason": "Unschedulable",
+        "status": "False",
+        "type": "PodScheduled",
+    }
+    patch = {"status": {"$setElementOrder/conditions": [{"type": "PodScheduled"}], "conditions": [condition]}}
+    return json.dumps(patch, separators=(",", ":")).encode()
+
+
+@dataclass
+class Result:
+    name: str
+    unit: str
+    count: int
+    seconds: float
+    server_cpu: float
+    client_cpu: float
+
+    @property
+    def rate(self) -> float:
+        return self.count / self.seconds if self.seconds > 0 else 0.0
+
+
+def _cpu_seconds(pid: int | None) -> float:
+    """User plus system CPU seconds of a process (this one when ``pid`` is None)."""
+    if pid is None:
+        t = os.times()
+        return t.user + t.system
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def _pool(count: int, work: Callable[[int], Awaitable[None]]) -> None:
+    """Run ``work(0..count-1)`` on CONCURRENCY workers."""
+    counter = iter(range(count))
+
+    async def worker() -> None:
+        for i in counter:
+            await work(i)
+
+    await asyncio.gather(*(worker() for _ in range(CONCURRENCY)))
+
+
+async def _expect(response: aiohttp.ClientResponse, code: int) -> None:
+    body = await response.read()
+    if response.status != code:
+        raise RuntimeError(f"{response.method} {response.url}: {response.status} (want {code}): {body[:300]!r}")
+
+
+class Bench:
+    def __init__(self, session: aiohttp.ClientSession, server_pid: int | None) -> None:
+        self.session = session
+        self.server_pid = server_pid
+        self.results: list[Result] = []
+
+    async def phase(self, name: str, unit: str, count: int, body: Callable[[], Awaitable[int]]) -> Result:
+        s0, c0, t0 = _cpu_seconds(self.server_pid), _cpu_seconds(None), time.perf_counter()
+        done = await body()
+        seconds = time.perf_counter() - t0
+        result = Result(name, unit, done or count, seconds,
+                        _cpu_seconds(self.server_pid) - s0, _cpu_seconds(None) - c0)
+        self.results.append(result)
+        return result
+
+    async def create(self, prefix: str, count: int) -> int:
+        path = f"/api/v1/namespaces/{NAMESPACE}/pods"
+
+        async def one(i: int) -> None:
+            data = json.dumps(pod_body(f"{prefix}-{i}"), separators=(",", ":")).encode()
+            async with self.session.post(path, data=data, headers={"Content-Type": "application/json"}) as r:
+                await _expect(r, 201)
+
+        await _pool(count, one)
+        return count
+
+    async def get(self, prefix: str, pods: int, count: int) -> int:
+        async def one(i: int) -> None:
+            async with self.session.get(f"/api/v1/namespaces/{NAMESPACE}/pods/{prefix}-{i % pods}") as r:
+                await _expect(r, 200)
+
+        await _pool(count, one)
+        return count
+
+    async def patch(self, prefix: str, pods: int, count: int, first_attempt: int = 0) -> int:
+        headers = {"Content-Type": SMP}
+
+        async def one(i: int) -> None:
+            path = f"/api/v1/namespaces/{NAMESPACE}/pods/{prefix}-{i % pods}/status"
+            async with self.session.patch(path, data=unschedulable_patch(first_attempt + i), headers=headers) as r:
+                await _expect(r, 200)
+
+        await _pool(count, one)
+        return count
+
+    async def watch(self, writes: int) -> int:
+        """10 watchers, ``writes`` writes (half creates, half status patches); all events received."""
+        async with self.session.get(f"/api/v1/namespaces/{NAMESPACE}/pods", params={"limit": "1"}) as r:
+            rv = (await r.json())["metadata"]["resourceVersion"]
+        creates = writes // 2
+        expected = WATCHERS * writes
+        received = [0] * WATCHERS
+        all_in = asyncio.Event()
+        total = 0
+        params = {"watch": "1", "resourceVersion": rv, "timeoutSeconds": "600"}
+        streams = [await self.session.get(f"/api/v1/namespaces/{NAMESPACE}/pods", params=params)
+                   for _ in range(WATCHERS)]
+
+        async def read(i: int, stream: aiohttp.ClientResponse) -> None:
+            nonlocal total
+            async for chunk in stream.content.iter_any():
+                n = chunk.count(b"\n")
+                received[i] += n
+                total += n
+                if total >= expected:
+                    all_in.set()
+
+        readers = [asyncio.create_task(read(i, s)) for i, s in enumerate(streams)]
+        try:
+            await self.create("watch", creates)
+            await self.patch("watch", creates, writes - creates, first_attempt=10**6)
+            await asyncio.wait_for(all_in.wait(), 120)
+        finally:
+            for s in streams:
+                s.close()
+            for t in readers:
+                t.cancel()
+            await asyncio.gather(*readers, return_exceptions=True)
+        if total != expected:
+            raise RuntimeError(f"watchers received {total} events, expected {expected}: {received}")
+        return total
+
+
+async def run_bench(url: str, server_pid: int | None, pods: int, gets: int, patches: int, writes: int) -> list[Result]:
+    connector = aiohttp.TCPConnector(limit=CONCURRENCY + WATCHERS)
+    async with aiohttp.ClientSession(url, connector=connector) as session:
+        bench = Bench(session, server_pid)
+        await bench.create("warm", 200)  # first requests pay for imports and caches
+        await bench.get("warm", 200, 400)
+        await bench.patch("warm", 200, 200)
+        await bench.phase("create pod", "req/s", pods, lambda: bench.create("bench", pods))
+        if gets:
+            await bench.phase("GET pod", "req/s", gets, lambda: bench.get("bench", pods, gets))
+        if patches:
+            await bench.phase("SMP status PATCH", "req/s", patches, lambda: bench.patch("bench", pods, patches))
+        if writes:
+            await bench.phase(f"watch events ({WATCHERS} watchers)", "events/s", WATCHERS * writes,
+                              lambda: bench.watch(writes))
+        return bench.results
+
+
+def format_table(results: list[Result]) -> str:
+    keys = {"GET pod": "get", "create pod": "create", "SMP status PATCH": "patch"}
+    rows = [("phase", "count", "seconds", "rate", "real apiserver", "ratio", "server CPU", "server CPU/op", "client CPU")]
+    for r in results:
+        ref = REFERENCE.get(keys.get(r.name, ""))
+        rows.append((
+            r.name, f"{r.count}", f"{r.seconds:.2f}", f"{r.rate:,.0f} {r.unit}",
+            f"{ref:,.0f} {r.unit}" if ref else "-", f"{r.rate / ref:.2f}x" if ref else "-",
+            f"{100 * r.server_cpu / r.seconds:.0f} %" if r.server_cpu else "-",
+            f"{1e6 * r.server_cpu / r.count:.0f} us" if r.server_cpu else "-",
+            f"{100 * r.client_cpu / r.seconds:.0f} %",
+        ))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
+             for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _start_server(kubeconfig: Path, profile: str | None) -> tuple[subprocess.Popen[str], str]:
+    cmd = [sys.executable]
+    if profile:
+        cmd += ["-m", "cProfile", "-o", profile]
+    cmd += ["-m", "harness.cli", "serve", "--port", "0", "--kubeconfig", str(kubeconfig), "--ready-nodes"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        m = re.search(r"serving the Kubernetes API at (\S+)", line)
+        if m:
+            return proc, m.group(1)
+    proc.kill()
+    raise RuntimeError(f"schedharness serve did not start (exit code {proc.poll()})")
+
+
+def _client_runner() -> Callable[[Any], Any]:
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run
+    return uvloop.run  # type: ignore[no-any-return]
+
+
+_run = _client_runner()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--pods", type=int, default=3000, help="pods created (default 3000, at least 1)")
+    parser.add_argument("--gets", type=int, default=10000, help="GETs (default 10000)")
+    parser.add_argument("--patches", type=int, default=6000, help="status PATCHes (default 6000)")
+    parser.add_argument("--writes", type=int, default=2000, help="writes during the watch phase (default 2000)")
+    parser.add_argument("--url", help="drive this running server instead of starting one")
+    parser.add_argument("--profile", metavar="PATH", help="run the server under cProfile, stats to PATH")
+    args = parser.parse_args(argv)
+    proc: subprocess.Popen[str] | None = None
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.url:
+            url, pid = args.url, None
+        else:
+            proc, url = _start_server(Path(tmp) / "kubeconfig", args.profile)
+            pid = proc.pid
+        try:
+            results = _run(run_bench(url, pid, args.pods, args.gets, args.patches, args.writes))
+        finally:
+            if proc is not None:
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(30)
+    print(f"schedharness serve ({'journal on' if not args.url else url}), {CONCURRENCY} concurrent "
+          f"clients on {_run.__module__.split('.')[0]}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+    print(format_table(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""A reference kube-scheduler in Python that implements KEP-5501, and its broken variants.
+
+It talks to any API server only over HTTP with a kubeconfig, like kube-scheduler, and runs either
+in-process on the current event loop (:class:`Scheduler`, under virtual time in the harness) or as
+a process (``python -m reference_scheduler scheduler --kubeconfig PATH``).
+
+Where each part, and each of the suite's readings of the KEP's open questions, is documented:
+
+* ``_reporting``: KEP-5501 itself (decisions 1-4 and 6: seeding, gated pods and the clear,
+  events, the retry promise, what the clear writes);
+* ``_dispatcher``: KEP-5229 and delayed calls (decision 5: immediate calls overwrite delayed ones,
+  a delay is not reset);
+* ``_gates``: the two feature gates, their defaults and dependency (decision 7);
+* ``_queue``: which events re-run PreEnqueue (decision 8); ``_conditions``: ``lastTransitionTime``;
+* ``_plugins``: PreEnqueue and Filter plugins and their messages; ``_dra``: DRA allocation and
+  what is not supported; ``_mutants``: the broken variants and the sentences they violate.
+
+Not implemented: preemption, scoring beyond least-requested, leader election (run one instance,
+or give it its own ``--scheduler-name``), protobuf, the streaming list.
+
+The public API is this flat list; everything else lives in private modules.
+"""
+
+from reference_scheduler._client import (
+    ApiError,
+    BadRequestError,
+    ConflictError,
+    ExpiredError,
+    KubeClient,
+    NotFoundError,
+    TransportError,
+)
+from reference_scheduler._clock import Clock, WallClock
+from reference_scheduler._dispatcher import ApiDispatcher, CallResult, PodBindingCall, PodStatusPatchCall
+from reference_scheduler._gates import DEPENDENCY_MESSAGE, FeatureGateError, FeatureGates, parse_feature_gates
+from reference_scheduler._informer import POD_FIELD_SELECTOR, Informer
+from reference_scheduler._mutants import MUTANTS, Mutant, UnknownMutant, get_mutant
+from reference_scheduler._plugins import (
+    GANG_LABEL,
+    GANG_MIN_ANNOTATION,
+    GATED_MESSAGE,
+    ClusterEvent,
+    DynamicResources,
+    GangQuorum,
+    PreEnqueuePlugin,
+    SchedulingGates,
+)
+from reference_scheduler._queue import QueuedPodInfo, SchedulingQueue
+from reference_scheduler._reporting import DEFAULT_DELAY, PreEnqueueStatusReporter
+from reference_scheduler._scheduler import Scheduler
+
+__all__ = [
+    "DEFAULT_DELAY",
+    "DEPENDENCY_MESSAGE",
+    "GANG_LABEL",
+    "GANG_MIN_ANNOTATION",
+    "GATED_MESSAGE",
+    "MUTANTS",
+    "POD_FIELD_SELECTOR",
+    "ApiDispatcher",
+    "ApiError",
+    "BadRequestError",
+    "CallResult",
+    "Clock",
+    "ClusterEvent",
+    "ConflictError",
+    "DynamicResources",
+    "ExpiredError",
+    "FeatureGateError",
+    "FeatureGates",
+    "GangQuorum",
+    "Informer",
+    "KubeClient",
+    "Mutant",
+    "NotFoundError",
+    "PodBindingCall",
+    "PodStatusPatchCall",
+    "PreEnqueuePlugin",
+    "PreEnqueueStatusReporter",
+    "QueuedPodInfo",
+    "Scheduler",
+    "SchedulingGates",
+    "SchedulingQueue",
+    "TransportError",
+    "UnknownMutant",
+    "WallClock",
+    "get_mutant",
+    "parse_feature_gates",
+]

@@ -1,0 +1,128 @@
+"""Broken variants of the reference scheduler, each breaking exactly one KEP-5501 rule.
+
+A mutant is a name, a description, the KEP sentence it violates and a small function that flips
+one switch on an assembled :class:`~reference_scheduler._scheduler.Scheduler` (a reporter flag, a
+dispatcher flag, a plugin option): no copies of the scheduler. The suite proves each conformance
+criterion catches what it claims by running it against the mutant it targets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from reference_scheduler._conditions import UNSCHEDULABLE
+
+if TYPE_CHECKING:
+    from reference_scheduler._scheduler import Scheduler
+
+__all__ = ["MUTANTS", "Mutant", "UnknownMutant", "get_mutant"]
+
+
+class UnknownMutant(ValueError):
+    """``--mutant`` names no known variant."""
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    description: str
+    violates: str
+    apply: Callable[[Scheduler], None]
+
+
+def _no_delay(s: Scheduler) -> None:
+    s.reporter.clear_delay = s.reporter.delay  # the clear keeps its delay: that is clears-immediately
+    s.reporter.delay = 0.0
+
+
+def _delay_reset(s: Scheduler) -> None:
+    if s.dispatcher is not None:
+        s.dispatcher.reset_delay_on_overwrite = True
+
+
+def _no_dedup(s: Scheduler) -> None:
+    s.reporter.dedup = False
+
+
+def _not_seeded(s: Scheduler) -> None:
+    s.reporter.seed = False
+
+
+def _never_clears(s: Scheduler) -> None:
+    s.reporter.clears = False
+
+
+def _clears_immediately(s: Scheduler) -> None:
+    s.reporter.clear_delay = 0.0
+
+
+def _redundant_gated(s: Scheduler) -> None:
+    s.scheduling_gates.unified_message = False
+
+
+def _no_event(s: Scheduler) -> None:
+    s.reporter.emit_events = False
+
+
+def _wrong_reason(s: Scheduler) -> None:
+    s.reporter.reason = UNSCHEDULABLE
+
+
+def _ignores_gate(s: Scheduler) -> None:
+    s.reporter.enabled = True
+
+
+def _stops(s: Scheduler) -> None:
+    s.reporter.lose_on_failure = True
+
+
+def _never_retries(s: Scheduler) -> None:
+    s.reporter.reset_on_failure = False
+
+
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant("no-delay", "patches the NotReadyForScheduling condition as soon as a pod is rejected",
+           "To handle transient rejections and reduce API server load, the scheduler will not act on this "
+           "immediately. Instead, it will use a delayed dispatch mechanism", _no_delay),
+    Mutant("delay-reset-on-overwrite", "restarts the delay each time a pending patch is overwritten, so a pod "
+           "whose message keeps changing is never reported",
+           "If a previous API call for the same Pod is already enqueued, its delay will not be reset.", _delay_reset),
+    Mutant("no-dedup", "enqueues and sends a status patch on every rejection, even with an unchanged message",
+           "The asynchronous call to the API server will only be enqueued if the status is new or different "
+           "from the cached one.", _no_dedup),
+    Mutant("dedup-not-seeded", "does not seed the last message from the pod's condition on first sight, so a gated "
+           "pod is patched from SchedulingGated to NotReadyForScheduling",
+           "Set the last known message from the Pod object on first sight.", _not_seeded),
+    Mutant("never-clears", "leaves the NotReadyForScheduling condition in place after the pod passes PreEnqueue",
+           "On success: When a Pod is re-evaluated and successfully passes all PreEnqueue plugins, the "
+           "NotReadyForScheduling condition should be removed.", _never_clears),
+    Mutant("clears-immediately", "removes the condition without delay when the pod passes",
+           'This "clear" operation will also be delayed to prevent status flickering if the Pod is immediately '
+           "rejected for another reason.", _clears_immediately),
+    Mutant("redundant-gated-patch", "keeps the old SchedulingGates message (waiting for scheduling gates: [...]), so "
+           "every gated pod gets a redundant status patch",
+           "SchedulingGates: Message will be made consistent with the kube-apiserver.", _redundant_gated),
+    Mutant("no-event", "patches the condition but emits no event",
+           "An Event is emitted for the Pod with the reason NotReadyForScheduling and the rejection message.", _no_event),
+    Mutant("wrong-reason", "writes the condition with reason Unschedulable instead of NotReadyForScheduling",
+           "the scheduler will asynchronously patch the Pod's status with the last-captured rejection message, "
+           "using the new reason NotReadyForScheduling.", _wrong_reason),
+    Mutant("ignores-feature-gate", "reports PreEnqueue rejections even with SchedulerPreEnqueuePodStatus=false",
+           "The scheduler will stop adding or updating these conditions.", _ignores_gate),
+    Mutant("stops-on-patch-failure", "loses the pod (never schedules it again) after a failed status patch",
+           "This failure is logged, but it does not crash the scheduler or affect the scheduling.", _stops),
+    Mutant("never-retries", "keeps the de-duplication cache after a failed patch, so the status is never retried",
+           "any subsequent event that causes the Pod to be re-evaluated by the PreEnqueue plugins will trigger "
+           "a retry of the status patch.", _never_retries),
+)
+
+_BY_NAME = {m.name: m for m in MUTANTS}
+
+
+def get_mutant(name: str) -> Mutant:
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise UnknownMutant(f"unknown mutant {name!r}; known: {', '.join(sorted(_BY_NAME))}") from None

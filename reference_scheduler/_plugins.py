@@ -1,0 +1,318 @@
+"""PreEnqueue plugins and Filter plugins, with the real kube-scheduler's messages.
+
+PreEnqueue (``pkg/scheduler/framework/plugins``; ``k8s-semantics.md`` A.5, B.3, B.4):
+
+* :class:`SchedulingGates` rejects a pod with ``spec.schedulingGates``. With
+  ``SchedulerPreEnqueuePodStatus`` on its message is the API server's,
+  ``Scheduling is blocked due to non-empty scheduling gates``, because KEP-5501 says
+  "SchedulingGates: Message will be made consistent with the kube-apiserver" — so the cache seeded
+  from the pod's ``SchedulingGated`` condition equals it and a gated pod costs no patch. With the
+  gate off it is today's ``waiting for scheduling gates: [a b]`` (Go's ``%v`` of a slice).
+* :class:`DynamicResources` checks that each claim exists in the informer cache, is not being
+  deleted and, when generated from a template, is owned by the pod — with the exact messages of
+  ``dynamicresources.go``/``resourceclaim.go``. Allocation is in :mod:`reference_scheduler._dra`.
+* :class:`GangQuorum` is the example of an out-of-tree plugin (KEP-5501 user story "Using custom
+  Gang Scheduling implementation"): pods labelled ``gang.schedharness.io/name`` wait until the
+  number of non-terminal pods of that gang in the namespace reaches the
+  ``gang.schedharness.io/min-available`` annotation.
+
+Each plugin says which cluster events may make a rejected pod pass (:meth:`requeue_on`, the
+``EventsToRegister`` of the real framework); the queue re-runs PreEnqueue for pods that plugin
+rejected when one arrives. Every update of the pod itself re-runs PreEnqueue anyway (see
+:mod:`reference_scheduler._queue`).
+
+Filters, in the default profile's order: NodeUnschedulable, NodeName, TaintToleration,
+NodeAffinity (``nodeSelector`` and required node affinity), NodeResourcesFit (cpu, memory, pods).
+Each returns the reasons a node does not fit, the strings ``FitError`` counts into
+``0/N nodes are available: ...`` (``k8s-semantics.md`` D.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from reference_scheduler._resources import Resources, node_allocatable
+
+__all__ = [
+    "GANG_LABEL",
+    "GANG_MIN_ANNOTATION",
+    "GATED_MESSAGE",
+    "ClusterEvent",
+    "DynamicResources",
+    "FILTERS",
+    "FilterPlugin",
+    "GangQuorum",
+    "NodeInfo",
+    "PreEnqueuePlugin",
+    "SchedulingGates",
+    "filter_node",
+    "tolerates",
+]
+
+Obj = dict[str, Any]
+
+GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
+
+
+@dataclass(frozen=True)
+class ClusterEvent:
+    """``resource`` (``pods``, ``nodes``, ``resourceclaims``, ...) and ``action``
+    (``add``, ``update``, ``delete``), with the object (the new one for updates)."""
+
+    resource: str
+    action: str
+    obj: Obj
+
+
+class PreEnqueuePlugin(Protocol):
+    name: str
+    #: resources whose events may make a rejected pod pass (``EventsToRegister``)
+    events: frozenset[str]
+
+    def pre_enqueue(self, pod: Obj) -> str | None:
+        """None when the pod may enter the active queue, else the rejection message."""
+        ...
+
+    def requeue_on(self, event: ClusterEvent, pod: Obj) -> bool:
+        """Whether ``event`` may make ``pod``, which this plugin rejected, pass."""
+        ...
+
+
+class SchedulingGates:
+    name = "SchedulingGates"
+    events: frozenset[str] = frozenset()
+
+    def __init__(self, *, unified_message: bool = True) -> None:
+        self.unified_message = unified_message
+
+    def pre_enqueue(self, pod: Obj) -> str | None:
+        gates = (pod.get("spec") or {}).get("schedulingGates") or []
+        if not gates:
+            return None
+        if self.unified_message:
+            return GATED_MESSAGE
+        return f"waiting for scheduling gates: [{' '.join(str(g.get('name', '')) for g in gates)}]"
+
+    def requeue_on(self, event: ClusterEvent, pod: Obj) -> bool:
+        return False  # only the pod's own update (gates removed) helps
+
+
+class DynamicResources:
+    """PreEnqueue of ``dynamicresources.go``: existence and ownership of the pod's claims."""
+
+    name = "DynamicResources"
+    events = frozenset({"resourceclaims"})
+
+    def __init__(self, claims: Callable[[str], Obj | None]) -> None:
+        self.claims = claims  # "ns/name" -> claim from the informer
+
+    def pre_enqueue(self, pod: Obj) -> str | None:
+        meta = pod.get("metadata") or {}
+        ns, pod_name = meta.get("namespace", ""), meta.get("name", "")
+        statuses = {s.get("name"): s for s in (pod.get("status") or {}).get("resourceClaimStatuses") or []}
+        for entry in (pod.get("spec") or {}).get("resourceClaims") or []:
+            owned_by_pod = False
+            if entry.get("resourceClaimName"):
+                claim_name = entry["resourceClaimName"]
+            elif entry.get("resourceClaimTemplateName"):
+                status = statuses.get(entry.get("name"))
+                if status is None:
+                    return f'pod "{ns}/{pod_name}": ResourceClaim not created yet'
+                if not status.get("resourceClaimName"):
+                    continue  # "not needed"
+                claim_name, owned_by_pod = status["resourceClaimName"], True
+            else:
+                return f'pod "{ns}/{pod_name}", spec.resourceClaim "{entry.get("name", "")}": none of the supported fields are set'
+            claim = self.claims(f"{ns}/{claim_name}")
+            if claim is None:
+                return f'could not find ResourceClaim "{ns}/{claim_name}"'
+            if (claim.get("metadata") or {}).get("deletionTimestamp"):
+                return f'resourceclaim "{claim_name}" is being deleted'
+            if owned_by_pod and not _controlled_by(claim, meta.get("uid", "")):
+                return f"ResourceClaim {ns}/{claim_name} was not created for Pod {ns}/{pod_name} (Pod is not owner)"
+        return None
+
+    def requeue_on(self, event: ClusterEvent, pod: Obj) -> bool:
+        return event.resource == "resourceclaims"
+
+
+def _controlled_by(obj: Obj, uid: str) -> bool:
+    return any(
+        ref.get("controller") and ref.get("uid") == uid
+        for ref in (obj.get("metadata") or {}).get("ownerReferences") or []
+    )
+
+
+GANG_LABEL = "gang.schedharness.io/name"
+GANG_MIN_ANNOTATION = "gang.schedharness.io/min-available"
+
+
+class GangQuorum:
+    """Reject a gang member until ``min-available`` members exist (an example out-of-tree plugin).
+
+    Message: ``waiting for gang "ns/name": 1/3 pods present`` — it changes as members arrive,
+    which is what makes it the suite's example of a changing rejection."""
+
+    name = "GangQuorum"
+    events = frozenset({"pods"})
+
+    def __init__(self, pods: Callable[[], list[Obj]]) -> None:
+        self.pods = pods  # every non-terminal pod the informer holds
+
+    @staticmethod
+    def gang_of(pod: Obj) -> tuple[str, str] | None:
+        meta = pod.get("metadata") or {}
+        name = (meta.get("labels") or {}).get(GANG_LABEL)
+        return (str(meta.get("namespace", "")), str(name)) if name else None
+
+    def pre_enqueue(self, pod: Obj) -> str | None:
+        gang = self.gang_of(pod)
+        if gang is None:
+            return None
+        try:
+            need = int((pod["metadata"].get("annotations") or {}).get(GANG_MIN_ANNOTATION, "1"))
+        except ValueError:
+            need = 1
+        have = sum(1 for p in self.pods() if self.gang_of(p) == gang)
+        if have >= need:
+            return None
+        return f'waiting for gang "{gang[0]}/{gang[1]}": {have}/{need} pods present'
+
+    def requeue_on(self, event: ClusterEvent, pod: Obj) -> bool:
+        return event.resource == "pods" and event.action in ("add", "delete") and self.gang_of(event.obj) == self.gang_of(pod)
+
+
+# ---- Filters -----------------------------------------------------------------------------
+
+
+class NodeInfo:
+    """A node and what the pods on it (bound or assumed) request."""
+
+    __slots__ = ("node", "name", "allocatable", "requested", "pods")
+
+    def __init__(self, node: Obj) -> None:
+        self.node = node
+        self.name = str(node["metadata"]["name"])
+        self.allocatable = node_allocatable(node)
+        self.requested = Resources()
+        self.pods: set[str] = set()
+
+
+FilterPlugin = Callable[[Obj, Resources, NodeInfo], list[str]]
+
+
+def tolerates(tolerations: list[Obj], taint: Obj) -> bool:
+    """``v1helper.TolerationsTolerateTaint``."""
+    for t in tolerations:
+        if t.get("effect") and t.get("effect") != taint.get("effect"):
+            continue
+        op = t.get("operator") or "Equal"
+        if op == "Exists":
+            if not t.get("key") or t.get("key") == taint.get("key"):
+                return True
+        elif t.get("key") == taint.get("key") and (t.get("value") or "") == (taint.get("value") or ""):
+            return True
+    return False
+
+
+def node_unschedulable(pod: Obj, req: Resources, info: NodeInfo) -> list[str]:
+    if not (info.node.get("spec") or {}).get("unschedulable"):
+        return []
+    taint = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+    if tolerates((pod.get("spec") or {}).get("tolerations") or [], taint):
+        return []
+    return ["node(s) were unschedulable"]
+
+
+def node_name(pod: Obj, req: Resources, info: NodeInfo) -> list[str]:
+    wanted = (pod.get("spec") or {}).get("nodeName")
+    return ["node(s) didn't match the requested node name"] if wanted and wanted != info.name else []
+
+
+def taint_toleration(pod: Obj, req: Resources, info: NodeInfo) -> list[str]:
+    tolerations = (pod.get("spec") or {}).get("tolerations") or []
+    for taint in (info.node.get("spec") or {}).get("taints") or []:
+        if taint.get("effect") not in ("NoSchedule", "NoExecute"):
+            continue
+        if not tolerates(tolerations, taint):
+            return [f"node(s) had untolerated taint {{{taint.get('key', '')}: {taint.get('value', '')}}}"]
+    return []
+
+
+def _match_expression(expr: Obj, labels: Mapping[str, str]) -> bool:
+    key, op, values = expr.get("key", ""), expr.get("operator", ""), expr.get("values") or []
+    if op == "In":
+        return key in labels and labels[key] in values
+    if op == "NotIn":
+        return key not in labels or labels[key] not in values
+    if op == "Exists":
+        return key in labels
+    if op == "DoesNotExist":
+        return key not in labels
+    if op in ("Gt", "Lt") and key in labels and len(values) == 1:
+        try:
+            have, want = int(labels[key]), int(values[0])
+        except ValueError:
+            return False
+        return have > want if op == "Gt" else have < want
+    return False
+
+
+def _match_term(term: Obj, node: Obj) -> bool:
+    exprs = term.get("matchExpressions") or []
+    fields = term.get("matchFields") or []
+    if not exprs and not fields:
+        return False  # an empty term matches no objects
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    if not all(_match_expression(e, labels) for e in exprs):
+        return False
+    return all(_match_expression(f, {"metadata.name": node["metadata"]["name"]}) for f in fields)
+
+
+def node_affinity(pod: Obj, req: Resources, info: NodeInfo) -> list[str]:
+    spec = pod.get("spec") or {}
+    labels = (info.node.get("metadata") or {}).get("labels") or {}
+    reason = ["node(s) didn't match Pod's node affinity/selector"]
+    for key, value in (spec.get("nodeSelector") or {}).items():
+        if labels.get(key) != value:
+            return reason
+    required = (((spec.get("affinity") or {}).get("nodeAffinity") or {})
+                .get("requiredDuringSchedulingIgnoredDuringExecution"))
+    if required is not None:
+        terms = required.get("nodeSelectorTerms") or []
+        if not any(_match_term(t, info.node) for t in terms):
+            return reason
+    return []
+
+
+def node_resources_fit(pod: Obj, req: Resources, info: NodeInfo) -> list[str]:
+    """``noderesources.fitsRequest``: pod count first, then cpu and memory when requested."""
+    reasons = []
+    if info.requested.pods + 1 > info.allocatable.pods:
+        reasons.append("Too many pods")
+    if req.milli_cpu > 0 and req.milli_cpu > info.allocatable.milli_cpu - info.requested.milli_cpu:
+        reasons.append("Insufficient cpu")
+    if req.memory > 0 and req.memory > info.allocatable.memory - info.requested.memory:
+        reasons.append("Insufficient memory")
+    return reasons
+
+
+FILTERS: tuple[tuple[str, FilterPlugin], ...] = (
+    ("NodeUnschedulable", node_unschedulable),
+    ("NodeName", node_name),
+    ("TaintToleration", taint_toleration),
+    ("NodeAffinity", node_affinity),
+    ("NodeResourcesFit", node_resources_fit),
+)
+
+
+def filter_node(pod: Obj, req: Resources, info: NodeInfo, extra: tuple[tuple[str, FilterPlugin], ...] = ()) -> list[str]:
+    """The reasons ``info`` does not fit ``pod``: the first failing plugin's, as the framework stops there."""
+    for _, plugin in FILTERS + extra:
+        reasons = plugin(pod, req, info)
+        if reasons:
+            return reasons
+    return []
+

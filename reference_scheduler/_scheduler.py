@@ -1,0 +1,371 @@
+"""The reference scheduler: informers, queue, filters, binding, KEP-5501 reporting.
+
+:class:`Scheduler` runs in-process on the current event loop (``await start()``, ``await stop()``)
+and talks to the API server only over HTTP, like kube-scheduler. One scheduling cycle at a time
+pops a pod, runs the filters on every node (no sampling, no scoring plugins beyond "least
+requested cpu+memory, then name", so results are deterministic), and either records the failure
+(``PodScheduled=False``, reason ``Unschedulable`` with ``0/N nodes are available: ...``, or
+``SchedulerError``; a ``Warning FailedScheduling`` event, action ``Scheduling``;
+``k8s-semantics.md`` D.3) or assumes the pod on the chosen node and starts a binding cycle
+(DRA PreBind, then ``POST pods/binding``, then a ``Normal Scheduled`` event, action ``Binding``,
+``Successfully assigned ns/p to node``; D.4). No preemption: the failure message carries no
+``preemption: ...`` suffix.
+
+With ``SchedulerAsyncAPICalls`` on, status patches and bindings go through the
+:class:`~reference_scheduler._dispatcher.ApiDispatcher`; off, they are sent directly. KEP-5501
+reporting needs both gates (:mod:`reference_scheduler._gates`).
+
+A failed status patch never stops scheduling: "This failure is logged, but it does not crash the
+scheduler or affect the scheduling" (KEP-5501, Troubleshooting); see
+:mod:`reference_scheduler._reporting` for the retry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from reference_scheduler._client import KubeClient
+from reference_scheduler._clock import Clock, format_time
+from reference_scheduler._conditions import UNSCHEDULABLE
+from reference_scheduler._dispatcher import ApiCall, ApiDispatcher, CallResult, PodBindingCall, PodStatusPatchCall
+from reference_scheduler._dra import ClaimAllocator, pod_claim_names
+from reference_scheduler._events import EventRecorder, truncate_note
+from reference_scheduler._gates import FeatureGates
+from reference_scheduler._informer import POD_FIELD_SELECTOR, Informer
+from reference_scheduler._plugins import (
+    ClusterEvent,
+    DynamicResources,
+    FilterPlugin,
+    GangQuorum,
+    NodeInfo,
+    PreEnqueuePlugin,
+    SchedulingGates,
+    filter_node,
+)
+from reference_scheduler._queue import QueuedPodInfo, SchedulingQueue, pod_key
+from reference_scheduler._reporting import DEFAULT_DELAY, PreEnqueueStatusReporter
+from reference_scheduler._resources import pod_requests
+
+__all__ = ["Scheduler", "SCHEDULER_ERROR", "NO_NODES_MESSAGE"]
+
+Obj = dict[str, Any]
+log = logging.getLogger("reference_scheduler")
+
+SCHEDULER_ERROR = "SchedulerError"
+NO_NODES_MESSAGE = "no nodes available to schedule pods"
+LEFTOVER_FLUSH_PERIOD = 30.0
+
+
+class Scheduler:
+    """``Scheduler(kubeconfig, clock=VirtualClock(loop))``; ``await s.start()`` ... ``await s.stop()``.
+
+    ``pre_enqueue`` adds PreEnqueue plugins after the built-in ones (SchedulingGates,
+    DynamicResources, GangQuorum); ``mutant`` names a broken variant
+    (:data:`reference_scheduler._mutants.MUTANTS`)."""
+
+    def __init__(
+        self,
+        kubeconfig: str | Path | Mapping[str, Any] | KubeClient,
+        *,
+        clock: Clock,
+        gates: FeatureGates | None = None,
+        delay: float = DEFAULT_DELAY,
+        mutant: str | None = None,
+        scheduler_name: str = "default-scheduler",
+        pre_enqueue: Sequence[PreEnqueuePlugin] = (),
+        parallelism: int = 16,
+        reporting_instance: str = "default-scheduler-reference",
+    ) -> None:
+        from reference_scheduler._mutants import get_mutant
+
+        self.gates = (gates or FeatureGates()).validate()
+        self.mutant = get_mutant(mutant) if mutant else None
+        self.clock = clock
+        self.delay = delay
+        self.scheduler_name = scheduler_name
+        self.parallelism = parallelism
+        self.client = kubeconfig if isinstance(kubeconfig, KubeClient) else KubeClient(kubeconfig)
+        self._own_client = not isinstance(kubeconfig, KubeClient)
+        self.pods = Informer(self.client, "", "v1", "pods", field_selector=POD_FIELD_SELECTOR)
+        self.nodes = Informer(self.client, "", "v1", "nodes")
+        self.claims = Informer(self.client, "resource.k8s.io", "v1", "resourceclaims")
+        self.slices = Informer(self.client, "resource.k8s.io", "v1", "resourceslices")
+        self.classes = Informer(self.client, "resource.k8s.io", "v1", "deviceclasses")
+        self.informers = [self.pods, self.nodes, self.claims, self.slices, self.classes]
+        self.recorder = EventRecorder(self.client, clock, reporting_instance=reporting_instance)
+        self.dispatcher: ApiDispatcher | None = None
+        if self.gates.async_api_calls:
+            self.dispatcher = ApiDispatcher(self.client, clock, self.pods.get, parallelism=parallelism)
+        self.scheduling_gates = SchedulingGates(unified_message=self.gates.pre_enqueue_pod_status)
+        self.plugins: list[PreEnqueuePlugin] = [
+            self.scheduling_gates,
+            DynamicResources(self.claims.get),
+            GangQuorum(self._unassigned_and_assigned_pods),
+            *pre_enqueue,
+        ]
+        self.reporter = PreEnqueueStatusReporter(
+            self.dispatcher, self.recorder, enabled=self.gates.pre_enqueue_pod_status, delay=delay,
+            on_lost=self._lose,
+        )
+        self.queue = SchedulingQueue(self.plugins, self.reporter)
+        self.allocator = ClaimAllocator(self.claims.get, self.claims.values, self.slices.values, self.classes.get)
+        self.filters: tuple[tuple[str, FilterPlugin], ...] = (("DynamicResources", self.allocator.filter),)
+        self.assumed: dict[str, tuple[str, Obj]] = {}  # pod key -> (node, pod)
+        self.bound = 0
+        self.attempts = 0
+        self._tasks: list[asyncio.Task[None]] = []
+        self._bindings: set[asyncio.Task[None]] = set()
+        self._direct: set[asyncio.Task[Any]] = set()
+        if self.mutant is not None:
+            self.mutant.apply(self)
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    async def start(self, *, sync_timeout: float = 60.0) -> Scheduler:
+        loop = asyncio.get_running_loop()
+        self.pods.on_add.append(self._pod_added)
+        self.pods.on_update.append(self._pod_updated)
+        self.pods.on_delete.append(self._pod_deleted)
+        for informer in (self.nodes, self.claims, self.slices, self.classes):
+            self._forward(informer)
+        self.recorder.start()
+        if self.dispatcher is not None:
+            self.dispatcher.start()
+        # other informers first, pods last: PreEnqueue of the first pods sees the claims
+        for informer in self.informers[1:]:
+            informer.start()
+        await asyncio.wait_for(asyncio.gather(*(i.synced.wait() for i in self.informers[1:])), sync_timeout)
+        self.pods.start()
+        await asyncio.wait_for(self.pods.synced.wait(), sync_timeout)
+        self._tasks.append(loop.create_task(self._schedule_loop(), name="scheduling-loop"))
+        self._tasks.append(loop.create_task(self._housekeeping(), name="queue-housekeeping"))
+        log.info("scheduler started (%s%s)", self.gates.format(), f", mutant {self.mutant.name}" if self.mutant else "")
+        return self
+
+    async def stop(self) -> None:
+        for task in [*self._tasks, *self._bindings, *self._direct]:
+            task.cancel()
+        for task in [*self._tasks, *self._bindings, *self._direct]:
+            try:
+                await task
+            except (asyncio.CancelledError, Exception):
+                pass
+        self._tasks.clear()
+        for informer in self.informers:
+            await informer.stop()
+        if self.dispatcher is not None:
+            await self.dispatcher.close()
+        await self.recorder.stop()
+        if self._own_client:
+            await self.client.close()
+
+    async def __aenter__(self) -> Scheduler:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    # -- event handlers ---------------------------------------------------------------------
+
+    def _forward(self, informer: Informer) -> None:
+        resource = informer.resource
+
+        def added(obj: Obj) -> None:
+            self._cluster_event(resource, "add", obj)
+
+        def updated(old: Obj, new: Obj) -> None:
+            self._cluster_event(resource, "update", new)
+
+        def deleted(obj: Obj) -> None:
+            self._cluster_event(resource, "delete", obj)
+
+        informer.on_add.append(added)
+        informer.on_update.append(updated)
+        informer.on_delete.append(deleted)
+
+    def _ours(self, pod: Obj) -> bool:
+        spec = pod.get("spec") or {}
+        return spec.get("schedulerName", "default-scheduler") == self.scheduler_name and not spec.get("nodeName")
+
+    def _unassigned_and_assigned_pods(self) -> list[Obj]:
+        return self.pods.values()
+
+    def _pod_added(self, pod: Obj) -> None:
+        if self._ours(pod) and pod_key(pod) not in self.assumed:
+            self.queue.add(pod)
+        self._cluster_event("pods", "add", pod)
+
+    def _pod_updated(self, old: Obj, new: Obj) -> None:
+        key = pod_key(new)
+        if (new.get("spec") or {}).get("nodeName"):
+            pinfo = self.queue.pods.get(key)
+            if pinfo is not None and pinfo.state != "in-flight":
+                self.queue.done(pinfo)
+            self.assumed.pop(key, None)
+            if not (old.get("spec") or {}).get("nodeName"):
+                self._cluster_event("pods", "assigned", new)
+            return
+        if self._ours(new) and key not in self.assumed:  # assumed: bound or being bound (skipPodUpdate)
+            self.queue.update(old, new)
+
+    def _pod_deleted(self, pod: Obj) -> None:
+        self.queue.delete(pod)
+        self.assumed.pop(pod_key(pod), None)
+        if self.dispatcher is not None:
+            self.dispatcher.forget(pod_key(pod))
+        self._cluster_event("pods", "assigned-delete" if (pod.get("spec") or {}).get("nodeName") else "delete", pod)
+
+    def _cluster_event(self, resource: str, action: str, obj: Obj) -> None:
+        self.queue.on_event(ClusterEvent(resource, action, obj))
+
+    def _lose(self, pinfo: QueuedPodInfo) -> None:
+        self.queue.lose(pinfo)
+
+    # -- scheduling -------------------------------------------------------------------------
+
+    async def _housekeeping(self) -> None:
+        while True:
+            await asyncio.sleep(LEFTOVER_FLUSH_PERIOD)
+            self.queue.flush_unschedulable_leftover()
+
+    async def _schedule_loop(self) -> None:
+        while True:
+            pinfo = await self.queue.pop()
+            try:
+                self._schedule_one(pinfo)
+            except Exception as e:  # a bug in one cycle must not stop scheduling
+                log.exception("scheduling %s failed", pinfo.key)
+                self._record_failure(pinfo, SCHEDULER_ERROR, str(e), error=True)
+            await asyncio.sleep(0)  # let informer events in between cycles
+
+    def snapshot(self) -> list[NodeInfo]:
+        infos = {str(n["metadata"]["name"]): NodeInfo(n) for n in self.nodes.values()}
+        counted: set[str] = set()
+        for pod in self.pods.values():
+            node = (pod.get("spec") or {}).get("nodeName")
+            if node in infos:
+                infos[node].requested.add(pod_requests(pod))
+                counted.add(pod_key(pod))
+        for key, (node, pod) in self.assumed.items():
+            if node in infos and key not in counted:
+                infos[node].requested.add(pod_requests(pod))
+        return [infos[name] for name in sorted(infos)]
+
+    def _schedule_one(self, pinfo: QueuedPodInfo) -> None:
+        pod = self.pods.get(pinfo.key)
+        if pod is None or not self._ours(pod):
+            self.queue.done(pinfo)
+            return
+        pinfo.pod = pod
+        self.attempts += 1
+        nodes = self.snapshot()
+        if not nodes:
+            self._record_failure(pinfo, SCHEDULER_ERROR, NO_NODES_MESSAGE, error=True)
+            return
+        req = pod_requests(pod)
+        reasons: Counter[str] = Counter()
+        feasible: list[NodeInfo] = []
+        for info in nodes:
+            failed = filter_node(pod, req, info, self.filters)
+            if failed:
+                reasons.update(failed)
+            else:
+                feasible.append(info)
+        if not feasible:
+            histogram = sorted(f"{count} {reason}" for reason, count in reasons.items())
+            message = f"0/{len(nodes)} nodes are available: {', '.join(histogram)}."
+            self._record_failure(pinfo, UNSCHEDULABLE, message)
+            return
+        chosen = min(feasible, key=lambda i: (_load(i, req), i.name))
+        plans: list[tuple[str, list[Obj]]] = []
+        if pod_claim_names(pod):
+            plans, reason = self.allocator.plan(pod, chosen.node)
+            if reason:
+                self._record_failure(pinfo, UNSCHEDULABLE, f"0/{len(nodes)} nodes are available: 1 {reason}.")
+                return
+            self.allocator.assume(pod, plans)
+        self.assumed[pinfo.key] = (chosen.name, pod)
+        task = asyncio.get_running_loop().create_task(self._bind(pinfo, pod, chosen.name, plans), name=f"bind-{pinfo.key}")
+        self._bindings.add(task)
+        task.add_done_callback(self._bindings.discard)
+
+    async def _bind(self, pinfo: QueuedPodInfo, pod: Obj, node: str, plans: list[tuple[str, list[Obj]]]) -> None:
+        try:
+            if plans:
+                await self.allocator.reserve(self.client, pod, node, plans)
+            result = await self._run_call(PodBindingCall(pod, node))
+            if result.outcome == "failed":
+                assert result.error is not None
+                raise result.error
+            if result.outcome == "executed":
+                self.bound += 1
+                meta = pod["metadata"]
+                self.recorder.emit(pod, "Normal", "Scheduled", "Binding",
+                                   f"Successfully assigned {meta.get('namespace', '')}/{meta['name']} to {node}")
+            self.queue.done(pinfo)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            log.warning("binding %s to %s failed: %s", pinfo.key, node, e)
+            self.assumed.pop(pinfo.key, None)
+            self.allocator.forget(pod, plans)
+            message = getattr(e, "message", "") or str(e)
+            self._record_failure(pinfo, SCHEDULER_ERROR, f'binding rejected: running Bind plugin "DefaultBinder": {message}', error=True)
+
+    def _record_failure(self, pinfo: QueuedPodInfo, reason: str, message: str, *, error: bool = False) -> None:
+        """``handleSchedulingFailure``: requeue, event, then the status patch."""
+        pod = self.pods.get(pinfo.key)
+        if pod is None or (pod.get("spec") or {}).get("nodeName"):
+            self.queue.done(pinfo)
+            return
+        if error:
+            self.queue.retry_after_error(pinfo)
+        else:
+            self.queue.unschedulable(pinfo, message)
+        self.recorder.emit(pod, "Warning", "FailedScheduling", "Scheduling", truncate_note(message))
+        condition = {"type": "PodScheduled", "status": "False", "reason": reason, "message": message}
+        call = PodStatusPatchCall(pod, condition=condition, kind="unschedulable")
+        if self.dispatcher is not None:
+            self.dispatcher.add(call)
+        else:
+            task = asyncio.get_running_loop().create_task(self._run_call(call), name=f"status-{pinfo.key}")
+            self._direct.add(task)
+            task.add_done_callback(lambda t: self._direct.discard(t))
+
+    async def _run_call(self, call: ApiCall) -> CallResult:
+        """Through the dispatcher when ``SchedulerAsyncAPICalls`` is on, else directly."""
+        if self.dispatcher is not None:
+            done: asyncio.Future[CallResult] = asyncio.get_running_loop().create_future()
+
+            def finished(result: CallResult) -> None:
+                if not done.done():
+                    done.set_result(result)
+
+            call.on_finish.append(finished)
+            self.dispatcher.add(call)
+            return await done
+        pod = self.pods.get(call.key)
+        try:
+            if call.is_noop(pod):
+                return CallResult("skipped")
+            response = await call.execute(self.client, pod, format_time(self.clock.now()))
+        except Exception as e:
+            result = CallResult("failed", str(e), error=e)
+        else:
+            result = CallResult("executed" if response is not None else "skipped", response=response)
+        call.finish(result)
+        return result
+
+
+def _load(info: NodeInfo, req: Any) -> float:
+    """Least requested: the mean of cpu and memory fractions after placing the pod."""
+    fractions = []
+    for used, extra, total in ((info.requested.milli_cpu, req.milli_cpu, info.allocatable.milli_cpu),
+                               (info.requested.memory, req.memory, info.allocatable.memory)):
+        fractions.append((used + extra) / total if total > 0 else 1.0)
+    return sum(fractions) / len(fractions)

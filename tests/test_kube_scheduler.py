@@ -1,0 +1,447 @@
+"""A real kube-scheduler, unchanged, against the fake API server (issue 2, "Must show" 3).
+
+The binary comes from the environment, never from the project:
+
+- ``SCHEDHARNESS_KUBE_SCHEDULER``: the path of a kube-scheduler binary, or several separated by
+  ``:`` (e.g. ``/opt/bin/kube-scheduler-v1.35:/opt/bin/kube-scheduler-v1.30``);
+- ``SCHEDHARNESS_KUBE_SCHEDULER_V130``: optionally one more (a v1.30 binary), added to the list.
+
+Every test runs once per binary. Without either variable the module is skipped; a listed path
+that is not an executable file skips its own tests, naming the path.
+
+Per binary, one :class:`~fake_apiserver.FakeApiServer` (``taint_not_ready_nodes=False``) runs on a
+real-time event loop in a background thread, and the scheduler runs as a subprocess with a
+``KubeSchedulerConfiguration`` that selects JSON (``clientConnection.contentType``, the fake
+speaks JSON only), ``leaderElect: false`` and ``--secure-port=0`` (k8s-semantics F.1, F.2). Its
+log goes to ``kube-scheduler.log`` in the test's temporary directory; a failing test prints the
+log's tail and the end of the request journal.
+
+Readiness is a state, never a duration: a probe pod is bound, which the scheduler does only
+after ``WaitForCacheSync`` on every informer (F.3), and the journal shows every informed
+resource synced: a LIST (v1.30) or a streaming list whose ``k8s.io/initial-events-end``
+bookmark was delivered (v1.35, client-go ``WatchListClient`` on by default, E.4). Waits poll
+with a 60 s safety timeout that only a hang reaches.
+
+The messages and bodies asserted exactly below are what the two binaries really sent (read from
+their logs and the journal); they follow k8s-semantics D.3 and D.4: the fit error
+``0/%v nodes are available: %v.`` with the PostFilter messages after it, the strategic-merge
+status patch built by ``CreateTwoWayMergePatch`` (``$setElementOrder/conditions`` only when the
+old status already had conditions), the binding body of ``DefaultBinder``, and a
+``FailedScheduling`` event through ``events.k8s.io/v1`` (the scheduler probes that group-version
+in discovery and finds it served).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import socket
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator, TypeVar
+
+import pytest
+
+from fake_apiserver import FakeApiServer, JournalEntry, by_resource
+from fake_apiserver._watch import INITIAL_EVENTS_END
+
+SAFETY_TIMEOUT = 60.0  # seconds; only ever reached when something hangs
+POLL = 0.05
+NODE = "n1"
+NAMESPACE = "default"
+GATE = "example.com/hold"
+
+# Informed by every version (k8s-semantics F.3), as journal resource names.
+BASE_INFORMED = frozenset({
+    "pods", "nodes", "namespaces", "services", "replicationcontrollers", "persistentvolumes",
+    "persistentvolumeclaims", "replicasets.apps", "statefulsets.apps", "poddisruptionbudgets.policy",
+    "storageclasses.storage.k8s.io", "csinodes.storage.k8s.io", "csidrivers.storage.k8s.io",
+    "csistoragecapacities.storage.k8s.io",
+})
+# Observed per minor version. v1.35: DRA is GA and on (resource.k8s.io/v1), and NodeVolumeLimits
+# registers VolumeAttachment/Delete, which starts a VolumeAttachment informer.
+INFORMED = {
+    30: BASE_INFORMED,
+    35: BASE_INFORMED | {
+        "volumeattachments.storage.k8s.io", "resourceclaims.resource.k8s.io",
+        "resourceslices.resource.k8s.io", "deviceclasses.resource.k8s.io",
+    },
+}
+# The FailedScheduling message for a pod requesting more cpu than the one node has. v1.35 adds
+# the DynamicResources PostFilter message, and its NodeResourcesFit marks a request above the
+# node's allocatable as unresolvable, so preemption reports itself not helpful.
+UNSCHEDULABLE = {
+    30: "0/1 nodes are available: 1 Insufficient cpu. "
+        "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.",
+    35: "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, "
+        "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
+}
+# k8s-semantics D.3: "0/%v nodes are available: %v." then the PostFilter messages.
+FIT_ERROR = re.compile(r"^0/1 nodes are available: 1 Insufficient cpu\. .*preemption: 0/1 nodes are available: 1 .+\.$")
+RFC3339 = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+MICRO_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
+
+T = TypeVar("T")
+
+PODS = by_resource("", "v1", "pods")
+NODES = by_resource("", "v1", "nodes")
+EVENTS = by_resource("events.k8s.io", "v1", "events")
+
+
+def _binaries() -> list[str]:
+    listed = [p for p in os.environ.get("SCHEDHARNESS_KUBE_SCHEDULER", "").split(":") if p]
+    extra = os.environ.get("SCHEDHARNESS_KUBE_SCHEDULER_V130", "")
+    if extra and extra not in listed:
+        listed.append(extra)
+    return listed
+
+
+BINARIES = _binaries()
+
+pytestmark = pytest.mark.skipif(
+    not BINARIES,
+    reason="set SCHEDHARNESS_KUBE_SCHEDULER to a kube-scheduler binary (or several, ':'-separated) "
+    "to run a real kube-scheduler against the fake",
+)
+
+
+def _minor(binary: str) -> int:
+    """The minor version from ``kube-scheduler --version`` (``Kubernetes v1.35.4``)."""
+    out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=SAFETY_TIMEOUT)
+    found = re.search(r"v1\.(\d+)\.", out.stdout)
+    assert found, f"{binary} --version said {out.stdout!r}"
+    return int(found.group(1))
+
+
+def _wait(what: str, predicate: Callable[[], T | None], on_timeout: Callable[[], str]) -> T:
+    """Poll ``predicate`` until it returns something; fail after the safety timeout."""
+    deadline = time.monotonic() + SAFETY_TIMEOUT
+    while True:
+        got = predicate()
+        if got:
+            return got
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {SAFETY_TIMEOUT}s\n{on_timeout()}")
+        time.sleep(POLL)
+
+
+class ServerThread:
+    """A :class:`FakeApiServer` on a real-time event loop in a daemon thread.
+
+    The store and the journal belong to that loop; :meth:`call` runs a function there and returns
+    its result, so the test thread never touches them concurrently.
+    """
+
+    __test__ = False
+
+    def __init__(self, server: FakeApiServer) -> None:
+        self.server = server
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="fake-apiserver", daemon=True)
+
+    def __enter__(self) -> ServerThread:
+        self.thread.start()
+        asyncio.run_coroutine_threadsafe(self.server.start(), self.loop).result(SAFETY_TIMEOUT)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        asyncio.run_coroutine_threadsafe(self.server.stop(), self.loop).result(SAFETY_TIMEOUT)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(SAFETY_TIMEOUT)
+        self.loop.close()
+
+    def call(self, fn: Callable[[], T]) -> T:
+        async def run() -> T:
+            return fn()
+
+        return asyncio.run_coroutine_threadsafe(run(), self.loop).result(SAFETY_TIMEOUT)
+
+
+@dataclass
+class Scheduler:
+    """A running kube-scheduler, the fake it talks to and where its log goes."""
+
+    binary: str
+    minor: int
+    fake: ServerThread
+    proc: subprocess.Popen[bytes]
+    log: Path
+
+    def log_tail(self, lines: int = 60) -> str:
+        text = self.log.read_text(errors="replace").splitlines() if self.log.exists() else []
+        return "\n".join(text[-lines:])
+
+    def journal(self) -> list[JournalEntry]:
+        return self.fake.call(lambda: list(self.fake.server.journal.entries))
+
+    def explain(self) -> str:
+        journal = self.fake.call(lambda: self.fake.server.journal.format(limit=30))
+        return (f"--- kube-scheduler ({self.binary}) exit={self.proc.poll()} log tail ({self.log}):\n"
+                f"{self.log_tail()}\n--- journal tail:\n{journal}")
+
+    @contextlib.contextmanager
+    def reported(self) -> Iterator[None]:
+        """Print the scheduler's log tail and the journal's end when the block fails."""
+        try:
+            yield
+        except BaseException:
+            print(self.explain())
+            raise
+
+    def pod(self, name: str) -> dict[str, Any]:
+        return self.fake.call(lambda: self.fake.server.store.get(PODS, NAMESPACE, name))
+
+    def create_pod(self, name: str, cpu: str, *, gated: bool = False) -> dict[str, Any]:
+        body = pod_manifest(name, cpu, gated=gated)
+        return self.fake.call(lambda: self.fake.server.store.create(PODS, NAMESPACE, body))
+
+    def wait_bound(self, name: str) -> dict[str, Any]:
+        return _wait(f"pod {name} bound", lambda: (p := self.pod(name))["spec"].get("nodeName") and p,
+                     self.explain)
+
+    def requests(self, verb: str, resource: str, *, subresource: str = "", name: str = "") -> list[JournalEntry]:
+        return [e for e in self.journal() if e.type == "request" and e.verb == verb and e.resource == resource
+                and e.subresource == subresource and (not name or e.name == name)]
+
+
+def node_manifest(name: str, cpu: str) -> dict[str, Any]:
+    resources = {"cpu": cpu, "memory": "4Gi", "pods": "110"}
+    return {
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+        "status": {
+            "capacity": resources, "allocatable": resources,
+            "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
+                            "message": "kubelet is posting ready status"}],
+        },
+    }
+
+
+def pod_manifest(name: str, cpu: str, *, gated: bool = False) -> dict[str, Any]:
+    spec: dict[str, Any] = {"containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10",
+                                            "resources": {"requests": {"cpu": cpu}}}]}
+    if gated:
+        spec["schedulingGates"] = [{"name": GATE}]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": NAMESPACE}, "spec": spec}
+
+
+def _synced(entries: list[JournalEntry], resource: str) -> bool:
+    """A successful LIST of ``resource``, or a streaming list of it whose initial-events-end
+    bookmark reached the client."""
+    for e in entries:
+        if e.type != "request" or e.resource != resource or e.code != 200:
+            continue
+        if e.verb == "list":
+            return True
+        if e.verb == "watch" and e.query.get("sendInitialEvents") == "true":
+            for ev in entries:
+                if ev.type == "watch-event" and ev.watch == e.seq and ev.event == "BOOKMARK" and (
+                        (ev.object or {}).get("metadata", {}).get("annotations", {}).get(INITIAL_EVENTS_END) == "true"):
+                    return True
+    return False
+
+
+def _informed(entries: list[JournalEntry]) -> set[str]:
+    return {e.resource for e in entries if e.type == "request" and e.verb in ("list", "watch")}
+
+
+@pytest.fixture(scope="module", params=BINARIES or ["<unset>"])
+def scheduler(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scheduler]:
+    """A fake with one ready node, a kube-scheduler started against it, and a bound probe pod."""
+    binary = str(request.param)
+    if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
+        pytest.skip(f"not an executable file: {binary}")
+    minor = _minor(binary)
+    tmp = tmp_path_factory.mktemp(f"kube-scheduler-v1.{minor}")
+    server = FakeApiServer(taint_not_ready_nodes=False)
+    server.journal.keep_watch_objects = True  # the initial-events-end bookmark is read from them
+    with ServerThread(server) as fake:
+        kubeconfig = server.write_kubeconfig(tmp / "kubeconfig")
+        config = tmp / "kube-scheduler.yaml"
+        config.write_text(
+            "apiVersion: kubescheduler.config.k8s.io/v1\n"
+            "kind: KubeSchedulerConfiguration\n"
+            f"clientConnection: {{kubeconfig: {kubeconfig}, contentType: application/json}}\n"
+            "leaderElection: {leaderElect: false}\n"
+        )
+        fake.call(lambda: server.store.create(NODES, None, node_manifest(NODE, "2")))
+        log = tmp / "kube-scheduler.log"
+        with log.open("wb") as out:
+            proc = subprocess.Popen([binary, f"--config={config}", "--secure-port=0", "-v=2"],
+                                    stdout=out, stderr=subprocess.STDOUT)
+        sched = Scheduler(binary, minor, fake, proc, log)
+        try:
+            with sched.reported():
+                sched.create_pod("probe", "100m")
+                _wait("the probe pod bound (every informer synced)",
+                      lambda: proc.poll() is None and sched.pod("probe")["spec"].get("nodeName"),
+                      sched.explain)
+            yield sched
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(SAFETY_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(SAFETY_TIMEOUT)
+
+
+def test_every_informer_syncs_and_nothing_is_refused(scheduler: Scheduler) -> None:
+    """F.3: every informed resource is served (a 404 would stall ``WaitForCacheSync``), each
+    synced by a LIST or a streaming list, and no request the scheduler made was refused."""
+    with scheduler.reported():
+        entries = scheduler.journal()
+        informed = _informed(entries)
+        assert BASE_INFORMED <= informed
+        if scheduler.minor in INFORMED:
+            assert informed == INFORMED[scheduler.minor]
+        assert sorted(r for r in informed if not _synced(entries, r)) == []
+        pods = [e for e in entries if e.type == "request" and e.resource == "pods" and e.verb in ("list", "watch")]
+        assert {e.query.get("fieldSelector") for e in pods} == {"status.phase!=Succeeded,status.phase!=Failed"}
+        if scheduler.minor >= 35:  # client-go WatchListClient is on by default from v1.35 (E.4)
+            assert pods[0].verb == "watch"
+            assert pods[0].query["sendInitialEvents"] == "true"
+            assert pods[0].query["resourceVersionMatch"] == "NotOlderThan"
+        assert [(e.verb, e.path, e.code) for e in entries if e.type == "request" and e.code >= 400] == []
+        # The events broadcaster's discovery probe (E.6): served, so events go to events.k8s.io/v1.
+        assert [e.code for e in entries if e.type == "request" and e.path == "/apis/events.k8s.io/v1"] == [200]
+
+
+def test_a_pod_that_fits_is_bound(scheduler: Scheduler) -> None:
+    """D.4: ``POST pods/fits/binding`` with ``DefaultBinder``'s body; the pod gets
+    ``spec.nodeName`` and ``PodScheduled=True`` with no reason or message."""
+    with scheduler.reported():
+        created = scheduler.create_pod("fits", "1")
+        pod = scheduler.wait_bound("fits")
+        assert pod["spec"]["nodeName"] == NODE
+        [cond] = [c for c in pod["status"]["conditions"] if c["type"] == "PodScheduled"]
+        assert {k: v for k, v in cond.items() if k != "lastTransitionTime"} == {
+            "type": "PodScheduled", "status": "True", "lastProbeTime": None}
+        assert RFC3339.match(cond["lastTransitionTime"])
+        [binding] = scheduler.requests("create", "pods", subresource="binding", name="fits")
+        assert (binding.path, binding.content_type, binding.code) == (
+            "/api/v1/namespaces/default/pods/fits/binding", "application/json", 201)
+        meta = {"name": "fits", "namespace": NAMESPACE, "uid": created["metadata"]["uid"]}
+        # v1.30's apimachinery encodes the zero creationTimestamp as null; v1.35's omits it.
+        if {30: True, 35: False}.get(scheduler.minor, "creationTimestamp" in binding.body["metadata"]):
+            meta = {"creationTimestamp": None, **meta}
+        assert binding.body == {"kind": "Binding", "apiVersion": "v1", "metadata": meta,
+                                "target": {"kind": "Node", "name": NODE}}
+        event = _wait("the Scheduled event", lambda: _event(scheduler, "fits"), scheduler.explain)
+        assert (event["reason"], event["type"], event["action"], event["note"]) == (
+            "Scheduled", "Normal", "Binding", f"Successfully assigned default/fits to {NODE}")
+
+
+def _event(scheduler: Scheduler, pod: str) -> dict[str, Any] | None:
+    creates = scheduler.requests("create", "events.events.k8s.io")
+    bodies = [e.body for e in creates if e.code == 201 and e.body["regarding"]["name"] == pod]
+    return bodies[0] if bodies else None
+
+
+def _status_patch(scheduler: Scheduler, pod: str) -> JournalEntry | None:
+    patches = scheduler.requests("patch", "pods", subresource="status", name=pod)
+    return patches[0] if patches else None
+
+
+def _sends_observed_generation(scheduler: Scheduler, sent: dict[str, Any]) -> bool:
+    """v1.35 stamps the pod's generation on the condition (KEP-5067, gate
+    PodObservedGenerationTracking); v1.30 does not. Other versions: as sent."""
+    return {30: False, 35: True}.get(scheduler.minor, "observedGeneration" in sent)
+
+
+def _condition(pod: dict[str, Any]) -> dict[str, Any] | None:
+    conds = [c for c in pod["status"].get("conditions", []) if c["type"] == "PodScheduled"]
+    return conds[0] if conds and conds[0].get("reason") == "Unschedulable" else None
+
+
+def test_an_unschedulable_pod_gets_the_condition_by_strategic_merge_patch(scheduler: Scheduler) -> None:
+    """D.3: ``PodScheduled=False`` reason ``Unschedulable`` with the fit-error message, sent as a
+    strategic-merge ``PATCH pods/big/status`` (no ``$setElementOrder``: the pod had no
+    conditions), and a ``FailedScheduling`` Warning event with action ``Scheduling``."""
+    message = UNSCHEDULABLE.get(scheduler.minor)
+    with scheduler.reported():
+        created = scheduler.create_pod("big", "3")
+        patch = _wait("the status patch of big", lambda: _status_patch(scheduler, "big"), scheduler.explain)
+        assert FIT_ERROR.match(message or patch.body["status"]["conditions"][0]["message"])
+        assert (patch.path, patch.content_type, patch.code) == (
+            "/api/v1/namespaces/default/pods/big/status", "application/strategic-merge-patch+json", 200)
+        [sent] = patch.body["status"]["conditions"]
+        assert RFC3339.match(sent["lastTransitionTime"])
+        expected: dict[str, Any] = {
+            "type": "PodScheduled", "status": "False", "reason": "Unschedulable", "lastProbeTime": None,
+            "lastTransitionTime": sent["lastTransitionTime"]}
+        if message is not None:
+            expected["message"] = message
+        else:
+            expected["message"] = sent["message"]
+        if _sends_observed_generation(scheduler, sent):
+            expected["observedGeneration"] = created["metadata"]["generation"]
+        assert patch.body == {"status": {"conditions": [expected]}}
+
+        stored = _wait("the Unschedulable condition", lambda: _condition(scheduler.pod("big")), scheduler.explain)
+        assert stored == expected
+        assert "nodeName" not in scheduler.pod("big")["spec"]
+
+        event = _wait("the FailedScheduling event", lambda: _event(scheduler, "big"), scheduler.explain)
+        assert (event["reason"], event["type"], event["action"], event["note"]) == (
+            "FailedScheduling", "Warning", "Scheduling", expected["message"])
+        assert event["regarding"] == {"kind": "Pod", "namespace": NAMESPACE, "name": "big",
+                                      "uid": created["metadata"]["uid"], "apiVersion": "v1",
+                                      "resourceVersion": created["metadata"]["resourceVersion"]}
+        assert (event["reportingController"], event["reportingInstance"]) == (
+            "default-scheduler", f"default-scheduler-{socket.gethostname()}")
+        assert re.match(r"^big\.[0-9a-f]+$", event["metadata"]["name"])
+        assert MICRO_TIME.match(event["eventTime"])
+        stored_event = scheduler.fake.call(
+            lambda: scheduler.fake.server.store.get(EVENTS, NAMESPACE, event["metadata"]["name"]))
+        assert (stored_event["reason"], stored_event["note"]) == ("FailedScheduling", expected["message"])
+
+
+def test_a_pod_released_from_its_gate_gets_set_element_order(scheduler: Scheduler) -> None:
+    """A.3 and D.3: a gated pod carries ``PodScheduled=False/SchedulingGated`` from create; once
+    its gate is removed and it fails to fit, the scheduler's patch replaces that condition by its
+    merge key, so the body carries ``$setElementOrder/conditions`` and only the changed fields
+    (``lastTransitionTime`` is kept: the status stays ``False``)."""
+    message = UNSCHEDULABLE.get(scheduler.minor)
+    with scheduler.reported():
+        created = scheduler.create_pod("gated", "3", gated=True)
+        gated_cond = created["status"]["conditions"][0]
+        assert (gated_cond["reason"], gated_cond["message"]) == (
+            "SchedulingGated", "Scheduling is blocked due to non-empty scheduling gates")
+        released = scheduler.fake.call(lambda: scheduler.fake.server.store.patch(
+            PODS, NAMESPACE, "gated", b'{"spec":{"schedulingGates":null}}', "application/merge-patch+json"))
+        patch = _wait("the status patch of gated", lambda: _status_patch(scheduler, "gated"), scheduler.explain)
+        [sent] = patch.body["status"]["conditions"]
+        expected: dict[str, Any] = {"type": "PodScheduled", "reason": "Unschedulable",
+                                    "message": message if message is not None else sent["message"]}
+        if _sends_observed_generation(scheduler, sent):
+            expected["observedGeneration"] = released["metadata"]["generation"]
+        assert patch.content_type == "application/strategic-merge-patch+json"
+        assert patch.body == {"status": {"$setElementOrder/conditions": [{"type": "PodScheduled"}],
+                                         "conditions": [expected]}}
+        stored = _wait("the Unschedulable condition", lambda: _condition(scheduler.pod("gated")), scheduler.explain)
+        assert stored["lastTransitionTime"] == gated_cond["lastTransitionTime"]
+        assert {k: stored[k] for k in expected} == expected
+
+
+def test_a_repeated_failure_patches_the_event_series(scheduler: Scheduler) -> None:
+    """F.3: the second identical FailedScheduling event is a strategic-merge PATCH of the first
+    one's ``series`` (client-go ``events`` broadcaster, ``createPatchBytesForSeries``). Deleting a
+    bound pod that holds cpu requeues the unschedulable pod, which fails the same way again."""
+    with scheduler.reported():
+        scheduler.create_pod("filler", "500m")
+        scheduler.wait_bound("filler")
+        scheduler.create_pod("again", "3")
+        first = _wait("the FailedScheduling event of again", lambda: _event(scheduler, "again"), scheduler.explain)
+        scheduler.fake.call(lambda: scheduler.fake.server.store.delete(PODS, NAMESPACE, "filler"))
+        name = first["metadata"]["name"]
+        patches = _wait("the series patch", lambda: scheduler.requests("patch", "events.events.k8s.io", name=name),
+                        scheduler.explain)
+        print(patches)
+        assert 0

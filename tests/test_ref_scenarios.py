@@ -1,0 +1,361 @@
+"""The reference scheduler against the fake API server under virtual time (KEP-5501 scenarios).
+
+Each test ends with the exact status and the exact number of status PATCHes and events the KEP
+implies, counted from every request the server received."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from test_ref_support import Env, gates, with_env
+
+from harness._virtual_time import run
+from reference_scheduler import GANG_LABEL, GANG_MIN_ANNOTATION, GATED_MESSAGE
+
+CLAIM_MISSING = 'could not find ResourceClaim "default/claim"'
+
+
+def _not_ready_patch(message: str, when: str) -> dict[str, Any]:
+    return {"status": {"$setElementOrder/conditions": [{"type": "PodScheduled"}], "conditions": [
+        {"lastProbeTime": None, "lastTransitionTime": when, "message": message,
+         "reason": "NotReadyForScheduling", "status": "False", "type": "PodScheduled"}]}}
+
+
+def _scheduled(pod: dict[str, Any]) -> list[dict[str, Any]]:
+    return [c for c in pod["status"].get("conditions", []) if c["type"] == "PodScheduled"]
+
+
+def test_gated_pod_gets_no_patch_and_is_bound_after_its_gates_go() -> None:
+    """KEP-5501 "Handling the SchedulingGated conflict": the unified message makes a gated pod cost nothing."""
+
+    async def main(env: Env) -> None:
+        await env.create_node("n1")
+        await env.start_scheduler()
+        await env.create_pod("g", schedulingGates=[{"name": "example.com/a"}, {"name": "example.com/b"}])
+        await asyncio.sleep(30)
+        pod = await env.pod("g")
+        assert _scheduled(pod) == [{"type": "PodScheduled", "status": "False", "lastProbeTime": None,
+                                    "lastTransitionTime": "2026-01-01T00:00:00Z", "reason": "SchedulingGated",
+                                    "message": GATED_MESSAGE}]
+        await env.patch_pod("g", {"spec": {"schedulingGates": None}})
+        await asyncio.sleep(10)
+        pod = await env.pod("g")
+        assert pod["spec"]["nodeName"] == "n1"
+        assert _scheduled(pod) == [{"type": "PodScheduled", "status": "True", "lastProbeTime": None,
+                                    "lastTransitionTime": "2026-01-01T00:00:30Z"}]
+        assert env.status_patches("g") == []
+        assert [(r.time, r.body["reason"], r.body["type"], r.body["action"], r.body["note"]) for r in env.events("g")] == [
+            (30.0, "Scheduled", "Normal", "Binding", "Successfully assigned default/g to n1")]
+        assert [(r.time, r.body) for r in env.bindings("g")] == [(30.0, {
+            "kind": "Binding", "apiVersion": "v1",
+            "metadata": {"name": "g", "namespace": "default", "uid": pod["metadata"]["uid"]},
+            "target": {"kind": "Node", "name": "n1"}})]
+
+    run(with_env(main))
+
+
+def test_claim_created_within_the_delay_costs_no_patch() -> None:
+    """KEP-5501 Proposal: "If the Pod is retried and the rejection reason is resolved ... during this
+    period, the pending update will be cancelled"."""
+
+    async def main(env: Env) -> None:
+        await env.create_node("n1")
+        await env.start_scheduler()
+        await env.create_pod("p", resourceClaims=[{"name": "c", "resourceClaimName": "claim"}])
+        await asyncio.sleep(3)
+        await env.create_claim("claim")
+        await asyncio.sleep(20)
+        pod = await env.pod("p")
+        assert pod["spec"]["nodeName"] == "n1"
+        assert _scheduled(pod)[0]["status"] == "True"
+        assert env.status_patches("p") == []
+        assert [(r.time, r.body["reason"]) for r in env.events("p")] == [(3.0, "Scheduled")]
+        claim = await env.get("/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/claim")
+        assert claim["status"]["reservedFor"] == [{"resource": "pods", "name": "p", "uid": pod["metadata"]["uid"]}]
+
+    run(with_env(main))
+
+
+def test_claim_created_after_the_delay_gives_one_patch_and_one_event() -> None:
+    """KEP-5501 "If the delay period expires, the scheduler will asynchronously patch the Pod's status";
+    the binding then replaces the condition, so the pending clear is never sent."""
+
+    async def main(env: Env) -> None:
+        await env.create_node("n1")
+        await env.start_scheduler()
+        await env.create_pod("p", resourceClaims=[{"name": "c", "resourceClaimName": "claim"}])
+        await asyncio.sleep(12)
+        mid = await env.pod("p")
+        assert _scheduled(mid) == [{"lastProbeTime": None, "lastTransitionTime": "2026-01-01T00:00:05Z",
+                                    "message": CLAIM_MISSING, "reason": "NotReadyForScheduling",
+                                    "status": "False", "type": "PodScheduled"}]
+        await env.create_claim("claim")
+        await asyncio.sleep(20)
+        pod = await env.pod("p")
+        assert pod["spec"]["nodeName"] == "n1"
+        assert _scheduled(pod) == [{"type": "PodScheduled", "status": "True", "lastProbeTime": None,
+                                    "lastTransitionTime": "2026-01-01T00:00:12Z"}]
+        assert [(r.time, r.body, r.code) for r in env.status_patches("p")] == [
+            (5.0, _not_ready_patch(CLAIM_MISSING, "2026-01-01T00:00:05Z"), 200)]
+        events = env.events("p")
+        assert [(r.time, r.body["reason"], r.body["type"], r.body["action"], r.body["note"],
+                 r.body["reportingController"]) for r in events] == [
+            (5.0, "NotReadyForScheduling", "Warning", "PreEnqueue", CLAIM_MISSING, "default-scheduler"),
+            (12.0, "Scheduled", "Normal", "Binding", "Successfully assigned default/p to n1")[:5] + ("default-scheduler",),
+        ]
+
+    run(with_env(main))
+
+
+def test_changing_gang_message_keeps_the_first_due_time() -> None:
+    """KEP-5501 "the pending update will be cancelled or overwritten" and "its delay will not be
+    reset": a message that changes inside the window is sent once, at the original due time."""
+
+    async def main(env: Env) -> None:
+        await env.create_node("n1")
+        await env.start_scheduler()
+        member: dict[str, Any] = {"labels": {GANG_LABEL: "g"}, "annotations": {GANG_MIN_ANNOTATION: "4"}}
+        await env.create_pod("a", **member)
+        await asyncio.sleep(7)
+        await env.create_pod("b", **member)
+        await asyncio.sleep(2)
+        await env.create_pod("c", **member)
+        await asyncio.sleep(11)
+        msg = 'waiting for gang "default/g": {}/4 pods present'
+        pods = {n: await env.pod(n) for n in "abc"}
+        assert {n: (_scheduled(p)[0]["message"], _scheduled(p)[0]["lastTransitionTime"]) for n, p in pods.items()} == {
+            "a": (msg.format(3), "2026-01-01T00:00:05Z"),
+            "b": (msg.format(3), "2026-01-01T00:00:12Z"),
+            "c": (msg.format(3), "2026-01-01T00:00:14Z"),
+        }
+        await env.create_pod("d", **member)
+        await asyncio.sleep(20)
+        for name in "abcd":
+            assert (await env.pod(name))["spec"]["nodeName"] == "n1"
+        patches = {n: [(r.time, r.body["status"]["conditions"][0].get("message")) for r in env.status_patches(n)]
+                   for n in "abcd"}
+        assert patches == {
+            "a": [(5.0, msg.format(1)), (12.0, msg.format(3))],
+            "b": [(12.0, msg.format(3))],
+            "c": [(14.0, msg.format(3))],
+            "d": [],
+        }
+        events = {n: [(r.time, r.body["reason"]) for r in env.events(n)] for n in "abcd"}
+        assert events == {
+            "a": [(5.0, "NotReadyForScheduling"), (12.0, "NotReadyForScheduling"), (20.0, "Scheduled")],
+            "b": [(12.0, "NotReadyForScheduling"), (20.0, "Scheduled")],
+            "c": [(14.0, "NotReadyForScheduling"), (20.0, "Scheduled")],
+            "d": [(20.0, "Scheduled")],
+        }
+
+    run(with_env(main))
+
+
+def test_failed_patch_is_retried_on_the_next_re_evaluation() -> None:
+    """KEP-5501 Risks: "any subsequent event that causes the Pod to be re-evaluated by the PreEnqueue
+    plugins will trigger a retry of the status patch" (decision 4: a failure resets the cache)."""
+
+    async def main(env: Env) -> None:
+        failed: list[float] = []
+
+        def first_status_patch(info: Any) -> bool:
+            if info.subresource == "status" and info.name == "p" and not failed:
+                failed.append(env.now())
+                return True
+            return False
+
+        env.fail.append(first_status_patch)
+        await env.create_node("n1")
+        await env.start_scheduler()
+        await env.create_pod("p", resourceClaims=[{"name": "c", "resourceClaimName": "claim"}])
+        await asyncio.sleep(8)
+        assert _scheduled(await env.pod("p")) == []
+        await env.patch_pod("p", {"metadata": {"labels": {"touched": "1"}}})
+        await asyncio.sleep(10)
+        assert [(r.time, r.code) for r in env.status_patches("p")] == [(5.0, 500), (13.0, 200)]
+        assert [(r.time, r.body["reason"]) for r in env.events("p")] == [(13.0, "NotReadyForScheduling")]
+        assert _scheduled(await env.pod("p"))[0]["message"] == CLAIM_MISSING
+        await env.create_claim("claim")
+        await asyncio.sleep(5)
+        assert (await env.pod("p"))["spec"]["nodeName"] == "n1"
+
+    run(with_env(main))
+
+
+def test_unschedulable_pod_gets_the_real_message_and_is_bound_when_a_node_fits() -> None:
+    """k8s-semantics D.3: ``0/N nodes are available: ...``, the exact patch shape, a FailedScheduling event."""
+
+    async def main(env: Env) -> None:
+        await env.create_node("n1")
+        await env.create_node("n2", unschedulable=True)
+        await env.start_scheduler()
+        await env.create_pod("u", nodeSelector={"disk": "ssd"})
+        await asyncio.sleep(3)
+        message = ("0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, "
+                   "1 node(s) were unschedulable.")
+        assert [(r.time, r.body) for r in env.status_patches("u")] == [(0.0, {"status": {
+            "$setElementOrder/conditions": [{"type": "PodScheduled"}], "conditions": [
+                {"lastProbeTime": None, "lastTransitionTime": "2026-01-01T00:00:00Z", "message": message,
+                 "reason": "Unschedulable", "status": "False", "type": "PodScheduled"}]}})]
+        assert [(r.body["type"], r.body["reason"], r.body["action"], r.body["note"]) for r in env.events("u")] == [
+            ("Warning", "FailedScheduling", "Scheduling", message)]
+        await env.create_node("n3", labels={"disk": "ssd"})
+        await asyncio.sleep(3)
+        pod = await env.pod("u")
+        assert pod["spec"]["nodeName"] == "n3"
+        assert len(env.status_patches("u")) == 1
+
+    run(with_env(main))
+
+
+def test_feature_gate_off_reports_nothing_and_keeps_the_old_gate_message() -> None:
+    """KEP-5501 rollback: with SchedulerPreEnqueuePodStatus off "the scheduler will stop adding or
+    updating these conditions"."""
+
+    async def main(env: Env) -> None:
+        await env.create_node("n1")
+        s = await env.start_scheduler(gates=gates(pre_enqueue_pod_status=False))
+        await env.create_pod("p", resourceClaims=[{"name": "c", "resourceClaimName": "claim"}])
+        await env.create_pod("g", schedulingGates=[{"name": "example.com/a"}])
+        await asyncio.sleep(30)
+        assert env.status_patches("p") == [] and env.status_patches("g") == []
+        assert env.events("p") == [] and env.events("g") == []
+        assert s.scheduling_gates.pre_enqueue(await env.pod("g")) == "waiting for scheduling gates: [example.com/a]"
+
+    run(with_env(main))
+
+
+def test_async_calls_off_binds_and_patches_directly() -> None:
+    async def main(env: Env) -> None:
+        await env.create_node("n1")
+        s = await env.start_scheduler(gates=gates(pre_enqueue_pod_status=False, async_api_calls=False))
+        assert s.dispatcher is None
+        await env.create_pod("p")
+        await env.create_pod("u", nodeSelector={"x": "y"})
+        await asyncio.sleep(3)
+        assert (await env.pod("p"))["spec"]["nodeName"] == "n1"
+        assert _scheduled(await env.pod("u"))[0]["reason"] == "Unschedulable"
+
+    run(with_env(main))
+
+
+def test_dra_claim_is_allocated_from_a_slice_by_device_class() -> None:
+    """DRA PreBind as far as the scenarios need (reference_scheduler._dra)."""
+
+    async def main(env: Env) -> None:
+        await env.create_node("n1")
+        await env.create_node("n2")
+        await env.post("/apis/resource.k8s.io/v1/deviceclasses", {
+            "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+            "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}})
+        await env.post("/apis/resource.k8s.io/v1/resourceslices", {
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "n2-gpu"},
+            "spec": {"driver": "gpu.example.com", "nodeName": "n2", "pool": {"name": "n2", "generation": 1,
+                     "resourceSliceCount": 1}, "devices": [{"name": "gpu-0"}]}})
+        await env.create_claim("claim", [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}])
+        await env.create_claim("other", [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}])
+        await env.start_scheduler()
+        await env.create_pod("p", resourceClaims=[{"name": "c", "resourceClaimName": "claim"}])
+        await asyncio.sleep(2)
+        await env.create_pod("q", resourceClaims=[{"name": "c", "resourceClaimName": "other"}])
+        await asyncio.sleep(3)
+        pod = await env.pod("p")
+        assert pod["spec"]["nodeName"] == "n2"
+        claim = await env.get("/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/claim")
+        assert claim["status"]["allocation"]["devices"]["results"] == [
+            {"request": "gpu", "driver": "gpu.example.com", "pool": "n2", "device": "gpu-0"}]
+        assert claim["status"]["reservedFor"] == [{"resource": "pods", "name": "p", "uid": pod["metadata"]["uid"]}]
+        assert claim["metadata"]["finalizers"] == ["resource.kubernetes.io/delete-protection"]
+        assert _scheduled(await env.pod("q"))[0]["message"] == "0/2 nodes are available: 2 cannot allocate all claims."
+
+    run(with_env(main))
+
+
+def test_template_claim_waits_for_the_generated_claim_and_its_status() -> None:
+    """B.4: ``ResourceClaim not created yet`` until ``status.resourceClaimStatuses`` names an owned claim."""
+
+    async def main(env: Env) -> None:
+        await env.create_node("n1")
+        await env.start_scheduler()
+        pod = await env.create_pod("p", resourceClaims=[{"name": "gpu", "resourceClaimTemplateName": "t"}])
+        await asyncio.sleep(6)
+        assert _scheduled(await env.pod("p"))[0]["message"] == 'pod "default/p": ResourceClaim not created yet'
+        owner = {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": pod["metadata"]["uid"], "controller": True}
+        await env.post("/apis/resource.k8s.io/v1/namespaces/default/resourceclaims", {
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": {"name": "p-gpu", "ownerReferences": [owner]}, "spec": {"devices": {"requests": []}}})
+        async with env.http.patch("/api/v1/namespaces/default/pods/p/status", headers={
+                "Content-Type": "application/strategic-merge-patch+json"},
+                json={"status": {"resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "p-gpu"}]}}) as r:
+            assert r.status == 200, await r.text()
+        await asyncio.sleep(3)
+        assert (await env.pod("p"))["spec"]["nodeName"] == "n1"
+        assert [(r.time, r.body["status"]["conditions"][0]["message"]) for r in env.status_patches("p")
+                if "conditions" in r.body["status"]] == [(5.0, 'pod "default/p": ResourceClaim not created yet')]
+        assert len(env.status_patches("p")) == 2  # the test's own resourceClaimStatuses write
+
+    run(with_env(main))
+
+
+def test_a_recreated_pod_is_not_patched_for_its_predecessor() -> None:
+    async def main(env: Env) -> None:
+        await env.create_node("n1", unschedulable=True)
+        await env.start_scheduler()
+        await env.create_pod("p", resourceClaims=[{"name": "c", "resourceClaimName": "claim"}])
+        await asyncio.sleep(2)
+        async with env.http.delete("/api/v1/namespaces/default/pods/p") as r:
+            assert r.status == 200
+        await asyncio.sleep(1)
+        await env.create_pod("p", schedulingGates=[{"name": "example.com/a"}])
+        await asyncio.sleep(10)
+        assert env.status_patches("p") == []
+        assert _scheduled(await env.pod("p"))[0]["reason"] == "SchedulingGated"
+
+    run(with_env(main))
+
+
+def test_same_scenario_same_requests() -> None:
+    """Deterministic by default: two runs send the same requests, byte for byte, at the same times."""
+
+    async def main(env: Env) -> list[Any]:
+        await env.create_node("n1")
+        await env.start_scheduler()
+        member: dict[str, Any] = {"labels": {GANG_LABEL: "g"}, "annotations": {GANG_MIN_ANNOTATION: "2"}}
+        await env.create_pod("a", **member)
+        await env.create_pod("u", nodeSelector={"x": "y"})
+        await asyncio.sleep(7)
+        await env.create_pod("b", **member)
+        await asyncio.sleep(5)
+        return [(r.time, r.verb, r.resource, r.subresource, r.name, r.body, r.code) for r in env.requests]
+
+    first = run(with_env(main))
+    assert len(first) > 8
+    assert run(with_env(main)) == first
+
+
+def test_no_nodes_is_a_scheduler_error_retried_with_backoff() -> None:
+    """``ErrNoNodesAvailable``: reason SchedulerError, backoff 1, 2, 4, 8 s; one patch, an event per attempt."""
+
+    async def main(env: Env) -> None:
+        await env.start_scheduler()
+        await env.create_pod("p")
+        await asyncio.sleep(20)
+        assert _scheduled(await env.pod("p")) == [{"lastProbeTime": None, "lastTransitionTime": "2026-01-01T00:00:00Z",
+                                                   "message": "no nodes available to schedule pods",
+                                                   "reason": "SchedulerError", "status": "False", "type": "PodScheduled"}]
+        assert len(env.status_patches("p")) == 1
+        assert [r.time for r in env.events("p", "FailedScheduling")] == [0.0, 1.0, 3.0, 7.0, 15.0]
+
+    run(with_env(main))
+
+
+def test_delay_is_configurable() -> None:
+    async def main(env: Env) -> None:
+        await env.create_node("n1")
+        await env.start_scheduler(delay=1.5)
+        await env.create_pod("p", resourceClaims=[{"name": "c", "resourceClaimName": "claim"}])
+        await asyncio.sleep(5)
+        assert [r.time for r in env.status_patches("p")] == [1.5]
+
+    run(with_env(main))

@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from ._errors import BadRequest, FieldError
 from ._kinds import META_FIELDS, KindSpec, by_kind
-from ._validation import is_label_value, is_qualified_name
+from ._names import is_label_value, is_qualified_name
 
 __all__ = [
     "FieldSelector",

@@ -32,11 +32,18 @@ What is checked, and what is deliberately not:
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Callable, Mapping, Sequence
 
 from ._errors import BadRequest, FieldError, Invalid, StatusError
 from ._kinds import KindSpec
+from ._names import (
+    is_dns1035_label,
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    is_label_value,
+    is_qualified_name,
+    nbytes as _nbytes,
+)
 from fake_apiserver._jsonutil import json_copy
 
 __all__ = [
@@ -44,11 +51,6 @@ __all__ = [
     "admit_node_create",
     "check",
     "check_binding",
-    "is_dns1035_label",
-    "is_dns1123_label",
-    "is_dns1123_subdomain",
-    "is_label_value",
-    "is_qualified_name",
     "reconcile_namespace",
     "validate_binding",
     "validate_object_meta",
@@ -56,127 +58,6 @@ __all__ = [
     "validate_pod_status_update",
     "validate_pod_update",
 ]
-
-# --- content checks (apimachinery pkg/api/validate/content, pkg/util/validation) ----------------
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    """``content.RegexError``; its odd ``'a',  or 'b', `` spacing is kept on purpose."""
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    return f"{msg} (e.g. " + " or ".join(f"'{e}', " for e in examples) + f"regex used for validation is '{fmt}')"
-
-
-def _max_len_error(length: int) -> str:
-    return f"must be no more than {length} bytes"
-
-
-def _nbytes(value: str) -> int:
-    return len(value.encode())
-
-
-_LABEL_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_LABEL_KEY_MSG = (
-    "must consist of alphanumeric characters, '-', '_' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-_LABEL_VALUE_FMT = f"({_LABEL_KEY_FMT})?"
-_LABEL_VALUE_MSG = (
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_LABEL_MSG = (
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
-    "and must start and end with an alphanumeric character"
-)
-_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
-_DNS1123_SUBDOMAIN_MSG = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-_DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
-_DNS1035_LABEL_MSG = (
-    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', "
-    "start with an alphabetic character, and end with an alphanumeric character"
-)
-# fullmatch, not "^...$": Go's "$" never matches before a trailing newline.
-_LABEL_KEY_RE = re.compile(_LABEL_KEY_FMT)
-_LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT)
-_DNS1123_LABEL_RE = re.compile(_DNS1123_LABEL_FMT)
-_DNS1123_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN_FMT)
-_DNS1035_LABEL_RE = re.compile(_DNS1035_LABEL_FMT)
-
-
-def is_dns1123_subdomain(value: str) -> list[str]:
-    """``IsDNS1123Subdomain``: the reasons ``value`` is not one (empty when it is)."""
-    errs = []
-    if _nbytes(value) > 253:
-        errs.append(_max_len_error(253))
-    if not _DNS1123_SUBDOMAIN_RE.fullmatch(value):
-        errs.append(_regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
-    return errs
-
-
-def is_dns1123_label(value: str) -> list[str]:
-    """``IsDNS1123Label``."""
-    errs = []
-    if _nbytes(value) > 63:
-        errs.append(_max_len_error(63))
-    if not _DNS1123_LABEL_RE.fullmatch(value):
-        if _DNS1123_SUBDOMAIN_RE.fullmatch(value):
-            errs.append("must not contain dots")
-        else:
-            errs.append(_regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
-    return errs
-
-
-def is_dns1035_label(value: str) -> list[str]:
-    """``IsDNS1035Label``."""
-    errs = []
-    if _nbytes(value) > 63:
-        errs.append(_max_len_error(63))
-    if not _DNS1035_LABEL_RE.fullmatch(value):
-        errs.append(_regex_error(_DNS1035_LABEL_MSG, _DNS1035_LABEL_FMT, "my-name", "abc-123"))
-    return errs
-
-
-def is_qualified_name(value: str) -> list[str]:
-    """``IsQualifiedName`` (= ``content.IsLabelKey``): an optional DNS-subdomain prefix and a name."""
-    errs: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            errs.extend("prefix part " + m for m in is_dns1123_subdomain(prefix))
-    else:
-        return errs + [
-            "a valid label key "
-            + _regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
-            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-        ]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif _nbytes(name) > 63:
-        errs.append("name part " + _max_len_error(63))
-    if not _LABEL_KEY_RE.fullmatch(name):
-        errs.append("name part " + _regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc"))
-    return errs
-
-
-def is_label_value(value: str) -> list[str]:
-    """``IsValidLabelValue`` (= ``content.IsLabelValue``)."""
-    errs = []
-    if _nbytes(value) > 63:
-        errs.append(_max_len_error(63))
-    if not _LABEL_VALUE_RE.fullmatch(value):
-        errs.append(_regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errs
-
 
 def _invalid_each(path: str, value: Any, messages: list[str]) -> list[FieldError]:
     return [FieldError.invalid(path, value, m) for m in messages]

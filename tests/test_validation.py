@@ -16,11 +16,6 @@ from fake_apiserver._validation import (
     admit_node_create,
     check,
     check_binding,
-    is_dns1035_label,
-    is_dns1123_label,
-    is_dns1123_subdomain,
-    is_label_value,
-    is_qualified_name,
     reconcile_namespace,
     validate_binding,
     validate_object_meta,
@@ -94,56 +89,12 @@ def test_public_api_is_pinned() -> None:
         "admit_node_create",
         "check",
         "check_binding",
-        "is_dns1035_label",
-        "is_dns1123_label",
-        "is_dns1123_subdomain",
-        "is_label_value",
-        "is_qualified_name",
         "reconcile_namespace",
         "validate_binding",
         "validate_object_meta",
         "validate_pod_create",
         "validate_pod_status_update",
         "validate_pod_update",
-    ]
-
-
-# --- name checks ---------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("value", "messages"),
-    [
-        ("example.com/gate", []),
-        ("MyName", []),
-        ("bad name", [NAME_RULE]),
-        ("/x", ["prefix part must be non-empty"]),
-        ("x/", ["name part must be non-empty", NAME_RULE]),
-        ("EXAMPLE.com/x", ["prefix part " + SUBDOMAIN_RULE]),
-        ("a" * 64, ["name part must be no more than 63 bytes"]),
-        ("a/b/c", ["a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start "
-                   "and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
-                   "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS "
-                   "subdomain prefix and '/' (e.g. 'example.com/MyName')"]),
-        ("ok\n", [NAME_RULE]),  # Go's "$" does not match before a trailing newline
-    ],
-)
-def test_is_qualified_name(value: str, messages: list[str]) -> None:
-    assert is_qualified_name(value) == messages
-
-
-def test_other_name_formats() -> None:
-    assert is_label_value("") == []
-    assert is_label_value("-x") == [VALUE_RULE]
-    assert is_label_value("a" * 64) == ["must be no more than 63 bytes"]
-    assert is_dns1123_subdomain("a.b-c") == []
-    assert is_dns1123_subdomain("A") == [SUBDOMAIN_RULE]
-    assert is_dns1123_label("a.b") == ["must not contain dots"]
-    assert is_dns1123_label("A") == [LABEL_RULE]
-    assert is_dns1035_label("1a") == [
-        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic "
-        "character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for "
-        "validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
     ]
 
 

@@ -257,11 +257,11 @@ def format_table(results: list[Result]) -> str:
     return "\n".join(lines)
 
 
-def _start_server(kubeconfig: Path, profile: str | None) -> tuple[subprocess.Popen[str], str]:
+def _start_server(kubeconfig: Path, profile: str | None, loop: str) -> tuple[subprocess.Popen[str], str]:
     cmd = [sys.executable]
     if profile:
         cmd += ["-m", "cProfile", "-o", profile]
-    cmd += ["-m", "harness.cli", "serve", "--port", "0", "--kubeconfig", str(kubeconfig), "--ready-nodes"]
+    cmd += ["-m", "harness.cli", "serve", "--port", "0", "--kubeconfig", str(kubeconfig), "--ready-nodes", "--loop", loop]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     deadline = time.monotonic() + 30
@@ -281,7 +281,7 @@ def _client_runner() -> Callable[[Any], Any]:
         import uvloop
     except ImportError:
         return asyncio.run
-    return uvloop.run  # type: ignore[no-any-return]
+    return uvloop.run
 
 
 _run = _client_runner()
@@ -295,13 +295,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--writes", type=int, default=2000, help="writes during the watch phase (default 2000)")
     parser.add_argument("--url", help="drive this running server instead of starting one")
     parser.add_argument("--profile", metavar="PATH", help="run the server under cProfile, stats to PATH")
+    parser.add_argument("--server-loop", choices=("auto", "asyncio", "uvloop"), default="auto",
+                        help="the server's event loop (schedharness serve --loop; default auto)")
     args = parser.parse_args(argv)
     proc: subprocess.Popen[str] | None = None
     with tempfile.TemporaryDirectory() as tmp:
         if args.url:
             url, pid = args.url, None
         else:
-            proc, url = _start_server(Path(tmp) / "kubeconfig", args.profile)
+            proc, url = _start_server(Path(tmp) / "kubeconfig", args.profile, args.server_loop)
             pid = proc.pid
         try:
             results = _run(run_bench(url, pid, args.pods, args.gets, args.patches, args.writes))
@@ -309,8 +311,9 @@ def main(argv: list[str] | None = None) -> int:
             if proc is not None:
                 proc.send_signal(signal.SIGTERM)
                 proc.wait(30)
-    print(f"schedharness serve ({'journal on' if not args.url else url}), {CONCURRENCY} concurrent "
-          f"clients on {_run.__module__.split('.')[0]}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+    server = url if args.url else f"schedharness serve --loop {args.server_loop}, journal on"
+    print(f"{server}; {CONCURRENCY} concurrent clients on {_run.__module__.split('.')[0]}; "
+          f"Python {sys.version.split()[0]}; {os.cpu_count()} CPUs")
     print(format_table(results))
     return 0
 

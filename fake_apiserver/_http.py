@@ -7,7 +7,15 @@ typed error. Every request passes through the ``interceptors`` in order (the jou
 injector hook in there) before it reaches the store.
 
 JSON only: a protobuf or CBOR body gets the real server's 415 and an ``Accept`` that admits no
-JSON gets 406, each with a hint on how to configure the client for JSON.
+JSON gets 406 (under ``/api`` and ``/apis``, where the real server negotiates), each with a hint on
+how to configure the client for JSON. A body that is not valid JSON gets the decoder's 400 in Go's
+words (``encoding/json``'s scanner message, the body summarized as ``summarizeData`` does).
+
+Errors the real server's router makes rather than a handler are copied too: a path under ``/api``
+or a served ``/apis/<group>/<version>`` that names no resource, or a method the route does not
+take, is go-restful's 404 or 405 turned into a ``Status`` by ``serviceErrorHandler`` (with an empty
+``details`` object, ``NewGenericServerResponse``); any other unknown path is Go's plain-text
+``404 page not found`` (``http.NotFound`` behind the non-go-restful mux).
 """
 
 from __future__ import annotations
@@ -29,10 +37,12 @@ from fake_apiserver._errors import (
     NotFound,
     RequestEntityTooLarge,
     StatusError,
+    Timeout,
     UnsupportedMediaType,
 )
 from fake_apiserver._kinds import KindSpec, by_resource
-from fake_apiserver._store import Store
+from fake_apiserver._patch import _syntax_error as go_json_syntax_error
+from fake_apiserver._store import Store, interpret_errors, resolve_kind, summarize_data, validate_list_options
 from fake_apiserver._tables import TableStream, negotiate_table, render_table
 from fake_apiserver._watch import WatchEvent, Watcher
 
@@ -51,6 +61,33 @@ _JSON_HINT = (
 )
 _BODY_TYPES = "application/json, application/yaml, application/vnd.kubernetes.protobuf"
 _NOT_FOUND_MESSAGE = "the server could not find the requested resource"
+_METHOD_NOT_ALLOWED_MESSAGE = "the server does not allow this method on the requested resource"
+_BLOCK_TIMEOUT = 3.0  # seconds the cacher waits for a resourceVersion it has not reached (blockTimeout)
+
+
+class _RouterError(StatusError):
+    """A ``Status`` from ``NewGenericServerResponse``: its details are an empty object, not absent."""
+
+    def to_status(self) -> dict[str, Any]:
+        status = super().to_status()
+        code = status.pop("code")
+        status["details"] = {}
+        status["code"] = code
+        return status
+
+
+class RouteNotFound(_RouterError, NotFound):
+    """go-restful's 404 under a served API root."""
+
+    def __init__(self) -> None:
+        super().__init__(_NOT_FOUND_MESSAGE)
+
+
+class RouteMethodNotAllowed(_RouterError, MethodNotAllowed):
+    """go-restful's 405: the route exists, the method does not."""
+
+    def __init__(self) -> None:
+        super().__init__(_METHOD_NOT_ALLOWED_MESSAGE)
 
 
 @dataclass
@@ -196,39 +233,69 @@ def _media_type(content_type: str) -> str:
 
 
 def _accepts_json(accept: str) -> bool:
-    if not accept:
+    """Whether ``Accept`` admits ``application/json`` (a ``q=0`` entry excludes its type)."""
+    if not accept.strip():
         return True
     for part in accept.split(","):
         media = _media_type(part)
-        if media in ("application/json", "application/*", "*/*", "application/yaml", "application/json-patch+json"):
+        params = [p.strip().replace(" ", "") for p in part.split(";")[1:]]
+        if any(p in ("q=0", "q=0.0", "q=0.00", "q=0.000") for p in params):
+            continue
+        if media in ("application/json", "application/*", "*/*"):
             return True
     return False
 
 
-def _decode_json(info: RequestInfo, expected: str) -> Any:
+def _parse_body(info: RequestInfo, expected: str) -> Any:
+    """The request body as a JSON value, or the decoder's 400 as the real handler words it
+    (``transformDecodeError``: Go's ``encoding/json`` message and ``summarizeData`` of the body).
+
+    A body that is not JSON or YAML is refused with the real server's 415 (its list of types,
+    which names protobuf) and a hint that this server takes JSON only.
+    """
     media = _media_type(info.content_type) if info.content_type else "application/json"
-    if media not in ("application/json", "application/yaml", "*/*", ""):
+    if media not in ("application/json", "application/yaml"):
         raise UnsupportedMediaType(
             f"the body of the request was in an unknown format - accepted media types include: {_BODY_TYPES}"
             + _JSON_HINT
         )
-    if not info.body:
-        raise BadRequest(f"the object provided is unrecognized (must be of type {expected}): "
-                         "couldn't get version/kind; json parse error: unexpected end of JSON input")
+    data = info.body
     if media == "application/yaml":
         import yaml
 
         try:
-            return yaml.safe_load(info.body)
-        except yaml.YAMLError as e:
-            raise BadRequest(f"the object provided is unrecognized (must be of type {expected}): {e}") from e
-    try:
-        return json.loads(info.body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise BadRequest(
-            f"the object provided is unrecognized (must be of type {expected}): "
-            f"couldn't get version/kind; json parse error: {e}"
-        ) from e
+            value = yaml.safe_load(data) if data.strip() else None
+        except yaml.YAMLError as e:  # go-yaml words it differently; the frame is the real one
+            message = f"error converting YAML to JSON: {str(e).splitlines()[0]}"
+            raise BadRequest(
+                f"the object provided is unrecognized (must be of type {expected}): {message} ({summarize_data(data)})"
+            ) from e
+        if value is None and not data.strip():
+            value = {}
+        return value
+    try:  # Python's parser first (fast); Go's scanner only to word a failure
+        return json.loads(data.decode("utf-8", errors="replace"), parse_constant=_not_json)
+    except (ValueError, RecursionError):
+        error = go_json_syntax_error(data) or "exceeded max depth"  # Python nests less deeply than Go
+    raise BadRequest(
+        f"the object provided is unrecognized (must be of type {expected}): "
+        f"couldn't get version/kind; json parse error: {error} ({summarize_data(data)})"
+    )
+
+
+def _not_json(constant: str) -> Any:
+    """``NaN`` and ``Infinity`` are Python's extensions, not JSON: refuse them as Go does."""
+    raise ValueError(constant)
+
+
+def _decode_object(info: RequestInfo, group: str, version: str, kind: str) -> Obj:
+    """:func:`_parse_body`, then the kind and version checks of decoding into the URL's type
+    (:func:`~fake_apiserver._store.interpret_errors`, :func:`~fake_apiserver._store.resolve_kind`)."""
+    body = _parse_body(info, kind)
+    interpret_errors(kind, body, info.body)
+    obj: Obj = {} if body is None else body
+    resolve_kind(group, version, kind, obj, info.body)
+    return obj
 
 
 _OPENAPI_V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
@@ -280,11 +347,10 @@ class ApiHandler:
             if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
                 raise RequestEntityTooLarge(f"Request entity too large: limit is {MAX_BODY_BYTES}")
             if request.can_read_body:
-                info.body = await request.content.read(MAX_BODY_BYTES + 1)
-                if len(info.body) > MAX_BODY_BYTES:
-                    raise RequestEntityTooLarge(f"Request entity too large: limit is {MAX_BODY_BYTES}")
+                info.body = await _read_body(request)
             _parse_path(info)
-            if not info.path.startswith("/openapi/") and not _accepts_json(request.headers.get("Accept", "")):
+            negotiated = info.path in ("/api", "/apis") or info.path.startswith(("/api/", "/apis/"))
+            if negotiated and not _accepts_json(request.headers.get("Accept", "")):  # health, version: raw
                 raise NotAcceptable(
                     "only the following media types are accepted: application/json, application/yaml, "
                     "application/vnd.kubernetes.protobuf" + _JSON_HINT
@@ -315,7 +381,9 @@ class ApiHandler:
         path = info.path.rstrip("/") or "/"
         kinds = self.store.kinds
         if info.method not in ("GET", "HEAD"):
-            raise MethodNotAllowed("the server does not allow this method on the requested resource")
+            if path in ("/api", "/apis") or path.startswith("/api/") or self._served_group_version(path):
+                raise RouteMethodNotAllowed()
+            return _page_not_found()
         if path in ("/healthz", "/readyz", "/livez") or path.startswith(("/healthz/", "/readyz/", "/livez/")):
             return web.Response(text="ok", content_type="text/plain")
         if path == "/version":
@@ -340,29 +408,45 @@ class ApiHandler:
             doc = discovery.api_resource_list(kinds, parts[1], parts[2])
             if doc is not None:
                 return json_response(doc)
-        raise NotFound(_NOT_FOUND_MESSAGE, details={})
+        if path.startswith("/api/") or self._served_group_version(path):
+            raise RouteNotFound()
+        return _page_not_found()
+
+    def _served_group_version(self, path: str) -> bool:
+        """Whether ``path`` lies under a served ``/apis/<group>/<version>`` (a go-restful root)."""
+        parts = [p for p in path.split("/") if p]
+        if len(parts) < 3 or parts[0] != "apis":
+            return False
+        return any(k.group == parts[1] and k.version == parts[2] for k in self.store.kinds)
 
     async def _resource(self, info: RequestInfo, request: web.Request) -> web.StreamResponse:
         spec = info.spec
         if spec is None or not info.resource:
-            raise NotFound(_NOT_FOUND_MESSAGE, details={})
+            if info.group and not self._served_group_version(info.path):
+                return _page_not_found()
+            raise RouteNotFound()
         if info.subresource and info.subresource not in spec.subresources:
-            raise NotFound(_NOT_FOUND_MESSAGE, details={})
+            raise RouteNotFound()
         if info.namespace and not spec.namespaced:
-            raise NotFound(_NOT_FOUND_MESSAGE, details={})
+            raise RouteNotFound()
         store = self.store
         ns = info.namespace or None
         q = info.query
         verb = info.verb
         if info.subresource == "binding":
             if verb != "create":
-                raise MethodNotAllowed("the server does not allow this method on the requested resource")
-            body = _decode_json(info, "Binding")
+                raise RouteMethodNotAllowed()
+            body = _decode_object(info, "", "v1", "Binding")
             return json_response(store.bind(info.namespace, info.name, body), 201)
         table = None
         if verb in ("list", "get", "watch"):  # kubectl get asks for a Table (see _tables)
             table = negotiate_table(request.headers.get("Accept", ""), q.get("includeObject", ""))
         if verb == "list":
+            validate_list_options(
+                watch=False, resource_version=q.get("resourceVersion", ""),
+                resource_version_match=q.get("resourceVersionMatch", ""),
+                send_initial_events=_bool_query(q, "sendInitialEvents"), continue_token=q.get("continue", ""),
+            )
             listed = store.list(
                 spec, ns,
                 label_selector=q.get("labelSelector", ""),
@@ -380,57 +464,71 @@ class ApiHandler:
             return json_response(render_table(spec, got, table, store.clock.now())) if table else self.encoded.response(got)
         if verb == "create" and not info.name:
             if spec.namespaced and not ns:
-                raise MethodNotAllowed("the server does not allow this method on the requested resource")
-            body = _decode_json(info, spec.kind)
+                raise RouteMethodNotAllowed()
+            body = _decode_object(info, spec.group, spec.version, spec.kind)
             dry_run = q.get("dryRun", "") == "All"
             return self.encoded.response(store.create(spec, ns, body, dry_run=dry_run), 201)
         if verb == "update" and info.name:
-            body = _decode_json(info, spec.kind)
-            return self.encoded.response(store.update(spec, ns, info.name, body, subresource=info.subresource or None))
+            body = _decode_object(info, spec.group, spec.version, spec.kind)
+            return self.encoded.response(store.update(
+                spec, ns, info.name, body, subresource=info.subresource or None, dry_run=q.get("dryRun", "") == "All"))
         if verb == "patch" and info.name:
             if q.get("force") is not None and _media_type(info.content_type) != "application/apply-patch+yaml":
                 raise_invalid_patch_options()
             return self.encoded.response(store.patch(
-                spec, ns, info.name, info.body, info.content_type, subresource=info.subresource or None
+                spec, ns, info.name, info.body, info.content_type, subresource=info.subresource or None,
+                dry_run=q.get("dryRun", "") == "All",
             ))
         if verb == "delete" and not info.subresource:
             options: Obj = {}
             if info.body:
-                parsed = _decode_json(info, "DeleteOptions")
+                parsed = _parse_body(info, "DeleteOptions")
                 options = parsed if isinstance(parsed, dict) else {}
-            return self.encoded.response(store.delete(spec, ns, info.name, preconditions=options.get("preconditions")))
+            dry_run = q.get("dryRun", "") == "All" or options.get("dryRun") == ["All"]
+            return self.encoded.response(store.delete(
+                spec, ns, info.name, preconditions=options.get("preconditions"), dry_run=dry_run))
         if verb == "deletecollection":
             return json_response(store.delete_collection(
                 spec, ns, label_selector=q.get("labelSelector", ""), field_selector=q.get("fieldSelector", "")
             ))
-        raise MethodNotAllowed("the server does not allow this method on the requested resource")
+        raise RouteMethodNotAllowed()
 
     async def _watch(self, info: RequestInfo, request: web.Request) -> web.StreamResponse:
         spec = info.spec
         assert spec is not None
         q = info.query
         send_initial = _bool_query(q, "sendInitialEvents")
-        match = q.get("resourceVersionMatch", "")
-        if send_initial is not None and match != "NotOlderThan":
-            raise_invalid_list_options("sendInitialEvents requires setting resourceVersionMatch to NotOlderThan")
-        if match and send_initial is None:
-            raise_invalid_list_options("resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")
-        timeout = float(q["timeoutSeconds"]) if q.get("timeoutSeconds") else DEFAULT_WATCH_TIMEOUT
+        validate_list_options(
+            watch=True, resource_version=q.get("resourceVersion", ""),
+            resource_version_match=q.get("resourceVersionMatch", ""),
+            send_initial_events=send_initial, continue_token=q.get("continue", ""),
+        )
+        timeout = float(_int_query(q, "timeoutSeconds")) or DEFAULT_WATCH_TIMEOUT
         if "end_watch_after" in info.extra:  # a fault rule drops this watch early
             timeout = min(timeout, float(info.extra["end_watch_after"]))
         allow_bookmarks = bool(_bool_query(q, "allowWatchBookmarks"))
-        try:
-            watcher = self.store.watch(
+
+        def open_watch() -> Watcher:
+            return self.store.watch(
                 spec, info.namespace or None,
+                name=info.name,
                 label_selector=q.get("labelSelector", ""),
                 field_selector=q.get("fieldSelector", ""),
                 resource_version=q.get("resourceVersion", ""),
                 send_initial_events=send_initial,
                 allow_bookmarks=allow_bookmarks,
             )
-        except Expired as e:
-            # The watch cache answers a compacted version with 200 and one ERROR event
-            # (cacher's newErrWatcher); client-go's reflector re-lists on it.
+
+        try:
+            try:
+                watcher = open_watch()
+            except Timeout:
+                # The cacher waits up to blockTimeout for a version it has not reached yet.
+                await asyncio.sleep(_BLOCK_TIMEOUT)
+                watcher = open_watch()
+        except (Expired, Timeout) as e:
+            # The watch cache answers these with 200 and one ERROR event (cacher's
+            # newErrWatcher); client-go's reflector re-lists on an Expired one.
             return await error_stream(request, e)
         info.extra["watcher"] = watcher
         try:
@@ -440,6 +538,26 @@ class ApiHandler:
             )
         finally:
             watcher.stop("client gone")
+
+
+async def _read_body(request: web.Request) -> bytes:
+    """The whole body, or 413 past the limit (``limitedReadBody``); ``read(n)`` alone returns
+    only what has arrived so far. The caller has refused a ``Content-Length`` over the limit."""
+    if request.content_length is not None:
+        try:
+            return await request.content.readexactly(request.content_length)
+        except asyncio.IncompleteReadError as e:  # the client sent less than it announced
+            return e.partial
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = await request.content.read(MAX_BODY_BYTES + 1 - size)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise RequestEntityTooLarge(f"Request entity too large: limit is {MAX_BODY_BYTES}")
 
 
 def _next_bookmark(now: float, deadline: float) -> float:
@@ -504,7 +622,10 @@ async def stream_watch(
         except asyncio.TimeoutError:
             pass
     if not watcher.stopped or watcher.stop_reason != "connection dropped":
-        await response.write_eof()
+        try:
+            await response.write_eof()
+        except ConnectionResetError:  # the client left first (e.g. the server is shutting down)
+            pass
     return response
 
 
@@ -518,6 +639,14 @@ async def error_stream(request: web.Request, error: StatusError) -> web.StreamRe
     return response
 
 
+def _page_not_found() -> web.Response:
+    """Go's ``http.NotFound``: what the real server answers outside every API root."""
+    return web.Response(
+        text="404 page not found\n", status=404, content_type="text/plain", charset="utf-8",
+        headers={"X-Content-Type-Options": "nosniff"},
+    )
+
+
 def _int_query(q: Mapping[str, str], key: str) -> int:
     raw = q.get(key, "")
     if not raw:
@@ -526,13 +655,6 @@ def _int_query(q: Mapping[str, str], key: str) -> int:
         return max(int(raw), 0)
     except ValueError:
         raise BadRequest(f"strconv.ParseInt: parsing {json.dumps(raw)}: invalid syntax") from None
-
-
-def raise_invalid_list_options(detail: str) -> None:
-    from fake_apiserver._errors import FieldError, Invalid
-
-    field_name = "sendInitialEvents" if detail.startswith("sendInitialEvents") else "resourceVersionMatch"
-    raise Invalid.of("ListOptions", "meta.k8s.io", "", [FieldError.forbidden(field_name, detail)])
 
 
 def raise_invalid_patch_options() -> None:

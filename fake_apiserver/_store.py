@@ -13,6 +13,21 @@ copy it first; the public :class:`~fake_apiserver.FakeApiServer` helpers do.
 Determinism: uids and ``generateName`` suffixes come from a seeded RNG and timestamps from the
 injected clock, so the same sequence of requests gives the same objects byte for byte.
 
+Decoding: a body is checked the way the real handlers decode it into the URL's Go type. A missing
+``kind`` or ``apiVersion`` is filled from the URL (the JSON serializer's defaulting); another
+served kind fails conversion and an unknown one fails the scheme lookup, each with the real
+``transformDecodeError`` text (:func:`resolve_kind`); fields the fake reads must have their Go
+types (:func:`~fake_apiserver._strategy.check_shape`). Names and namespaces are checked against the
+URL as ``checkName`` and ``EnsureObjectNamespaceMatchesRequestNamespace`` do.
+
+Writes follow the generic registry: ``BeforeCreate``/``BeforeUpdate`` keep the system fields, a
+PUT's ``uid`` is a storage precondition, a ``resourceVersion`` on create fails the storage write,
+``dryRun=All`` answers without writing, and a delete answers with the object or a ``Status`` as the
+kind's registry does (``ReturnDeletedObject``). Every ``continue`` page is read at the first
+page's resourceVersion, as etcd serves it, in etcd's key order. Core and events.k8s.io Events are
+one resource in two shapes, as in the real server: a write through either API shows in both
+(:func:`convert_event`), so ``kubectl describe`` sees the scheduler's events.
+
 Watch lag: :meth:`Store.set_watch_lag` holds a kind's committed changes back from its watch cache
 (and so from LIST and WATCH) for a number of seconds, released through the injected ``schedule``
 callback (the event loop's ``call_later`` at the edge). GET, and every write, read the truth.
@@ -35,19 +50,30 @@ from fake_apiserver._errors import (
     BadRequest,
     Conflict,
     Expired,
+    FieldError,
     Forbidden,
     Invalid,
     NotFound,
     StatusError,
+    Timeout,
 )
 from fake_apiserver._kinds import KINDS, KindSpec, by_kind, by_resource
 from fake_apiserver._patch import apply_patch
 from fake_apiserver._selectors import FieldSelector, LabelSelector
-from fake_apiserver._strategy import Strategy, strategy_for
+from fake_apiserver._strategy import Strategy, check_meta_shape, strategy_for
 from fake_apiserver import _validation as validation
 from fake_apiserver._watch import Change, WatchCache, Watcher
 
-__all__ = ["DEFAULT_NAMESPACES", "Store", "kind_spec", "update_pod_condition"]
+__all__ = [
+    "DEFAULT_NAMESPACES",
+    "Store",
+    "kind_spec",
+    "convert_event",
+    "resolve_kind",
+    "summarize_data",
+    "update_pod_condition",
+    "validate_list_options",
+]
 
 Obj = dict[str, Any]
 Schedule = Callable[[float, Callable[[], None]], object]
@@ -100,6 +126,7 @@ class Store:
         self._held: dict[tuple[str, str], deque[Change]] = {}
         self._on_hold: dict[tuple[str, str], Callable[[], None]] = {}
         self.kinds = tuple(kinds)
+        self._spec_by_key = {(k.group, k.resource): k for k in self.kinds}
         for spec in self.kinds:
             key = (spec.group, spec.resource)
             self._objects[key] = {}
@@ -135,16 +162,29 @@ class Store:
         return (namespace or "") if spec.namespaced else "", name
 
     def _commit(self, spec: KindSpec, old: Obj | None, new: Obj | None, rv: int) -> None:
-        key = (spec.group, spec.resource)
+        """Store a change and hand it to the kind's watch cache; a kind that shares its storage
+        with another (core and events.k8s.io Events) gets the same change in the other's shape."""
+        self._commit_one((spec.group, spec.resource), spec, Change(rv, old, new))
+        partner = _COHABITING.get((spec.group, spec.resource))
+        if partner is not None:
+            partner_spec = self._spec_by_key.get(partner)
+            if partner_spec is not None:
+                obj = new if new is not None else old
+                assert obj is not None
+                okey = self._key(partner_spec, obj["metadata"].get("namespace"), obj["metadata"]["name"])
+                partner_old = self._objects[partner].get(okey)
+                partner_new = None if new is None else convert_event(new, partner_spec.group)
+                self._commit_one(partner, partner_spec, Change(rv, partner_old, partner_new))
+
+    def _commit_one(self, key: tuple[str, str], spec: KindSpec, change: Change) -> None:
         bucket = self._objects[key]
-        obj = new if new is not None else old
+        obj = change.new if change.new is not None else change.old
         assert obj is not None
         okey = self._key(spec, obj["metadata"].get("namespace"), obj["metadata"]["name"])
-        if new is None:
+        if change.new is None:
             bucket.pop(okey, None)
         else:
-            bucket[okey] = new
-        change = Change(rv, old, new)
+            bucket[okey] = change.new
         lag = self._lag.get(key, 0.0)
         held = self._held[key]
         if lag > 0 or held:
@@ -189,37 +229,39 @@ class Store:
                 details={"kind": spec.resource},
             )
 
-    def _check_body(self, spec: KindSpec, body: Any, namespace: str | None) -> Obj:
-        """The decoding checks of the real handlers: a JSON object of the right kind and version,
-        in the URL's namespace. Returns a private deep copy to build the new object on."""
+    def _check_body(
+        self, spec: KindSpec, body: Any, namespace: str | None, *, name: str | None = None, copy: bool = True
+    ) -> Obj:
+        """Decode-time checks of the real handlers on a JSON object, and a private copy of it.
+
+        ``kind`` and ``apiVersion`` are defaulted from the URL and checked (:func:`resolve_kind`).
+        On create (``name`` None) a namespace that differs from the URL's is refused as
+        ``EnsureObjectNamespaceMatchesRequestNamespace`` does; on update (``name`` given) the name
+        and namespace are checked as ``checkName`` does (``apiserver/pkg/endpoints/handlers/
+        rest.go``). The returned copy carries the URL's namespace (none for cluster-scoped kinds);
+        ``copy=False`` works on ``body`` itself, for a caller that owns it (a patch result).
+        """
         if not isinstance(body, dict):
             raise BadRequest(f"the object provided is unrecognized (must be of type {spec.kind})")
-        kind = body.get("kind")
-        api_version = body.get("apiVersion")
-        if kind is None or api_version is None:
-            missing = "kind" if kind is None else "apiVersion"
-            raise BadRequest(f"Object '{missing}' is missing in '{_compact(body)}'")
-        if kind != spec.kind or api_version != spec.api_version:
-            raise BadRequest(
-                f"the API version in the data ({api_version}) does not match the expected API version "
-                f"({spec.api_version})"
-                if kind == spec.kind
-                else f"{kind} in version \"{_version_of(str(api_version))}\" cannot be handled as a {spec.kind}: "
-                f"converting (v1.{kind}) to (v1.{spec.kind}): unknown conversion"
-            )
-        obj = json_copy(body)
-        meta = obj.get("metadata")
-        if meta is None:
-            meta = obj["metadata"] = {}
-        if not isinstance(meta, dict):
-            raise BadRequest(f"the object provided is unrecognized (must be of type {spec.kind})")
+        obj = json_copy(body) if copy else body
+        resolve_kind(spec.group, spec.version, spec.kind, obj)
+        self._strategies[(spec.group, spec.resource)].check_shape(obj)
+        meta = obj.setdefault("metadata", {})
+        body_ns = meta.get("namespace") or ""
+        if name is not None:
+            body_name = meta.get("name") or ""
+            if body_name != name:
+                raise BadRequest(f"the name of the object ({body_name}) does not match the name on the URL ({name})")
+            if namespace and body_ns and body_ns != namespace:
+                raise BadRequest(
+                    f"the namespace of the object ({body_ns}) does not match the namespace on the request ({namespace})"
+                )
         if spec.namespaced:
-            body_ns = meta.get("namespace")
             if body_ns and namespace and body_ns != namespace:
                 raise BadRequest(
                     "the namespace of the provided object does not match the namespace sent on the request"
                 )
-            meta["namespace"] = namespace or body_ns or ""
+            meta["namespace"] = namespace or body_ns
         else:
             meta.pop("namespace", None)
         return obj
@@ -242,16 +284,19 @@ class Store:
         limit: int = 0,
         continue_token: str = "",
     ) -> Obj:
-        """A ``<Kind>List`` from the kind's watch cache, with ``limit``/``continue`` paging."""
+        """A ``<Kind>List`` from the kind's watch cache, with ``limit``/``continue`` paging: every
+        page shows the objects as of the first page's resourceVersion, and a token older than the
+        watch cache's history is ``410 Expired``."""
         matches = self._matcher(spec, namespace, label_selector, field_selector)
         cache = self.cache(spec)
         start = ""
         list_rv = cache.rv
         if continue_token:
             list_rv, start = _decode_continue(continue_token)
-            if list_rv < cache._floor:
+            if list_rv < cache.floor:
                 raise Expired(_CONTINUE_EXPIRED)
-        items = [o for o in cache.items(namespace if spec.namespaced else None) if matches(o)]
+        items = [o for o in cache.items(namespace if spec.namespaced else None, list_rv if start else None)
+                 if matches(o)]
         if start:
             items = [o for o in items if _item_key(o) > start]
         meta: Obj = {"resourceVersion": str(list_rv)}
@@ -285,37 +330,60 @@ class Store:
         spec: KindSpec,
         namespace: str | None,
         *,
+        name: str = "",
         label_selector: str = "",
         field_selector: str = "",
         resource_version: str = "",
         send_initial_events: bool | None = None,
         allow_bookmarks: bool = False,
     ) -> Watcher:
-        if resource_version not in ("", "0"):
-            try:
-                if int(resource_version) < 0:
-                    raise ValueError
-            except ValueError:
-                raise BadRequest(f"Invalid value: \"{resource_version}\": must be a valid resource version") from None
+        """Open a watch with the semantics of a v1.35 server (``Cacher.Watch``).
+
+        With the WatchList feature on (the default since v1.34), a watch that sets neither
+        ``sendInitialEvents`` nor ``resourceVersionMatch`` from ``""`` or ``"0"`` is a streaming
+        list (``SetListOptionsDefaults``): ADDED for every object, then, with bookmarks allowed,
+        the ``k8s.io/initial-events-end`` bookmark. ``sendInitialEvents=false`` from ``""``
+        starts at the store's current version, from ``"0"`` at the cache's. A version older than
+        the history gives ``Expired``; a streaming list asked to be at least as new as a version
+        the store has not reached gives ``Too large resource version`` (504), as the cacher does
+        after waiting for it. ``name`` watches one object (a field selector, if given, must
+        select the same name).
+        """
+        if name:  # a watch on one object selects it by name (listOpts in handlers/get.go)
+            if field_selector:
+                if FieldSelector.parse(field_selector, spec).requires_exact_match("metadata.name") != name:
+                    raise BadRequest("fieldSelector metadata.name doesn't match requested name")
+            else:
+                field_selector = f"metadata.name={name}"
+        rv = _parse_resource_version(spec, resource_version)
         matches = self._matcher(spec, namespace, label_selector, field_selector)
-        return self.cache(spec).watch(
-            matches,
-            resource_version=resource_version,
-            send_initial_events=send_initial_events,
-            allow_bookmarks=allow_bookmarks,
-        )
+        cache = self.cache(spec)
+        if send_initial_events is None:
+            send_initial_events = resource_version in ("", "0")
+        if send_initial_events and rv > self._rv:
+            raise too_large_resource_version(rv, cache.rv)
+        if not send_initial_events and resource_version == "":
+            rv = self._rv
+        return cache.watch(matches, resource_version=rv, send_initial_events=send_initial_events,
+                           allow_bookmarks=allow_bookmarks)
 
     # ------------------------------------------------------------------ writes
 
     def create(self, spec: KindSpec, namespace: str | None, body: Any, *, dry_run: bool = False) -> Obj:
+        """POST: ``WipeObjectMetaSystemFields``, ``BeforeCreate`` (strategy, name generation,
+        validation), namespace admission, then the storage write.
+
+        A ``resourceVersion`` in the body fails the storage write with etcd3's plain error, which
+        the client sees as a 500 with no reason (``storage.ErrResourceVersionSetOnCreate``).
+        """
         obj = self._check_body(spec, body, namespace)
         meta = obj["metadata"]
         if not meta.get("name") and meta.get("generateName"):
             meta["name"] = meta["generateName"] + "".join(
                 self._rng.choice(_NAME_SUFFIX_ALPHABET) for _ in range(5)
             )
-        for key in ("uid", "resourceVersion", "creationTimestamp", "deletionTimestamp",
-                    "deletionGracePeriodSeconds", "generation", "managedFields", "selfLink"):
+        for key in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
+                    "generation", "managedFields", "selfLink"):
             meta.pop(key, None)
         name = str(meta.get("name") or "")
         strategy = self._strategies[(spec.group, spec.resource)]
@@ -325,12 +393,14 @@ class Store:
         errors = validation.validate_object_meta(spec, obj, create=True) + strategy.validate_create(obj)
         validation.check(spec, name, errors)
         self._require_namespace(spec, meta.get("namespace"), name)
+        if meta.get("resourceVersion"):
+            raise UnknownError("resourceVersion should not be set on objects to be created")
         if self._key(spec, meta.get("namespace"), name) in self._bucket(spec):
             raise AlreadyExists.of(spec.resource, spec.group, name)
-        if dry_run:
-            return obj
         meta["uid"] = self._new_uid()
         meta["creationTimestamp"] = now
+        if dry_run:  # DryRunnableStorage: the object as it would be stored, with no version
+            return _ordered(obj)
         rv = self._next_rv()
         meta["resourceVersion"] = str(rv)
         obj = _ordered(obj)
@@ -345,17 +415,21 @@ class Store:
         body: Any,
         *,
         subresource: str | None = None,
+        dry_run: bool = False,
     ) -> Obj:
-        """PUT: optimistic lock when the body carries a resourceVersion; a no-op writes nothing."""
-        obj = self._check_body(spec, body, namespace)
-        body_name = obj["metadata"].get("name")
-        if body_name != name:
-            raise BadRequest(f"the name of the object ({body_name or ''}) does not match the name on the URL ({name})")
+        """PUT: the body's ``uid`` is a storage precondition and its ``resourceVersion`` an
+        optimistic lock (none: an unconditional update); a no-op writes nothing, and neither
+        does a dry run (``dryRun=All``), which answers with what would have been stored."""
+        obj = self._check_body(spec, body, namespace, name=name)
         old = self.get(spec, namespace, name)
+        uid = obj["metadata"].get("uid")
+        if uid and uid != old["metadata"]["uid"]:
+            raise Conflict.of(spec.resource, spec.group, name, _precondition_failed(
+                spec, namespace, name, "UID", uid, old["metadata"]["uid"]))
         rv = obj["metadata"].get("resourceVersion")
         if rv and rv != old["metadata"]["resourceVersion"]:
             raise Conflict.of(spec.resource, spec.group, name)
-        return self._write(spec, old, obj, subresource)
+        return self._write(spec, old, obj, subresource, dry_run)
 
     def patch(
         self,
@@ -366,46 +440,59 @@ class Store:
         content_type: str,
         *,
         subresource: str | None = None,
+        dry_run: bool = False,
     ) -> Obj:
+        """PATCH: apply to the stored object, then the update path (``patcher.applyPatch`` checks
+        the namespace, then the name, of the result)."""
         old = self.get(spec, namespace, name)
         patched = apply_patch(
             old, patch_body, content_type, spec.patch_schema, kind=spec.kind, group=spec.group, name=name
         )
-        if not isinstance(patched, dict):
-            raise BadRequest(f"the object provided is unrecognized (must be of type {spec.kind})")
-        meta = patched.get("metadata")
-        if not isinstance(meta, dict):
-            raise BadRequest(f"the object provided is unrecognized (must be of type {spec.kind})")
-        if meta.get("name") != name:
-            raise BadRequest(f"the name of the object ({meta.get('name') or ''}) does not match the name on the URL ({name})")
-        rv = meta.get("resourceVersion")
+        obj = self._check_body(spec, patched, namespace, copy=False)  # apply_patch returns a new object
+        body_name = obj["metadata"].get("name") or ""
+        if body_name != name:
+            raise BadRequest(f"the name of the object ({body_name}) does not match the name on the URL ({name})")
+        rv = obj["metadata"].get("resourceVersion")
         if rv and rv != old["metadata"]["resourceVersion"]:
             raise Conflict.of(spec.resource, spec.group, name)
-        obj = self._check_body(spec, patched, namespace)
-        return self._write(spec, old, obj, subresource)
+        return self._write(spec, old, obj, subresource, dry_run)
 
-    def _write(self, spec: KindSpec, old: Obj, obj: Obj, subresource: str | None) -> Obj:
+    def _write(self, spec: KindSpec, old: Obj, obj: Obj, subresource: str | None, dry_run: bool = False) -> Obj:
+        """``rest.BeforeUpdate`` and the storage write: system fields come from the stored object
+        (a missing ``uid`` too, a different one fails validation), then the strategy and
+        validation run; nothing is written when the result equals what is stored."""
         strategy = self._strategies[(spec.group, spec.resource)]
         meta = obj["metadata"]
-        for key in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
-                    "generation", "resourceVersion"):
-            if key in old["metadata"]:
-                meta[key] = old["metadata"][key]
-            else:
-                meta.pop(key, None)
+        old_meta = old["metadata"]
+        for key in ("generation", "creationTimestamp", "resourceVersion"):
+            _copy_meta(old_meta, meta, key)
+        if old_meta.get("deletionTimestamp"):
+            meta["deletionTimestamp"] = old_meta["deletionTimestamp"]
+        if old_meta.get("deletionGracePeriodSeconds") is not None and meta.get("deletionGracePeriodSeconds") is None:
+            meta["deletionGracePeriodSeconds"] = old_meta["deletionGracePeriodSeconds"]
         meta.pop("managedFields", None)
         now = self._now()
         if subresource == "status":
             strategy.prepare_for_status_update(obj, old, now)
-            errors = strategy.validate_status_update(obj, old)
         else:
             strategy.prepare_for_update(obj, old)
-            errors = validation.validate_object_meta(spec, obj, create=False, old=old) + strategy.validate_update(obj, old)
+        meta = obj["metadata"]
+        if not meta.get("uid"):
+            meta["uid"] = old_meta["uid"]
+        # metadata equal to the stored (valid) metadata cannot fail ValidateObjectMetaUpdate
+        errors = [] if meta == old_meta else validation.validate_object_meta(spec, obj, create=False, old=old)
+        if subresource == "status":
+            errors += strategy.validate_status_update(obj, old)
+        else:
+            errors += strategy.validate_update(obj, old)
         validation.check(spec, meta["name"], errors)
         obj = _ordered(obj)
+        meta = obj["metadata"]
         if obj == old:
             return old
-        if old["metadata"].get("deletionTimestamp") and not meta.get("finalizers"):
+        if dry_run:
+            return obj
+        if old_meta.get("deletionTimestamp") and not meta.get("finalizers"):
             rv = self._next_rv()
             meta["resourceVersion"] = str(rv)
             self._commit(spec, old, None, rv)
@@ -422,41 +509,60 @@ class Store:
         name: str,
         *,
         preconditions: Obj | None = None,
+        dry_run: bool = False,
     ) -> Obj:
-        """Delete now, or mark for deletion while finalizers remain.
+        """Delete now, or mark for deletion while finalizers remain (a dry run only answers).
 
         Pods are deleted at once even when bound: there is no kubelet to confirm a graceful
-        deletion (k8s-semantics E.1 allows this for a fake).
+        deletion (k8s-semantics E.1 allows this for a fake). An immediate delete answers with
+        the object for the kinds whose registry sets ``ReturnDeletedObject`` and with a
+        ``Status`` naming it otherwise (``Store.finalizeDelete``); an object kept for its
+        finalizers is answered as it now is. Preconditions fail early, as ``rest.BeforeDelete``
+        checks them, with a conflict on the kind.
         """
         old = self.get(spec, namespace, name)
         pre = preconditions or {}
-        if pre.get("uid") and pre["uid"] != old["metadata"]["uid"]:
+        old_meta = old["metadata"]
+        if pre.get("uid") and pre["uid"] != old_meta["uid"]:
             raise Conflict.of(
-                spec.resource, spec.group, name,
-                f"Precondition failed: UID in precondition: {pre['uid']}, UID in object meta: {old['metadata']['uid']}",
+                spec.kind, spec.group, name,
+                f"the UID in the precondition ({pre['uid']}) does not match the UID in record ({old_meta['uid']}). "
+                "The object might have been deleted and then recreated",
             )
-        if pre.get("resourceVersion") and pre["resourceVersion"] != old["metadata"]["resourceVersion"]:
+        if pre.get("resourceVersion") and pre["resourceVersion"] != old_meta["resourceVersion"]:
             raise Conflict.of(
-                spec.resource, spec.group, name,
-                f"Precondition failed: ResourceVersion in precondition: {pre['resourceVersion']}, "
-                f"ResourceVersion in object meta: {old['metadata']['resourceVersion']}",
+                spec.kind, spec.group, name,
+                f"the ResourceVersion in the precondition ({pre['resourceVersion']}) does not match the "
+                f"ResourceVersion in record ({old_meta['resourceVersion']}). The object might have been modified",
             )
-        if spec is NAMESPACES:
+        if spec is NAMESPACES and not dry_run:
             for kind in self.kinds:
                 if kind.namespaced:
                     for obj in [o for (ns, _), o in sorted(self._bucket(kind).items()) if ns == name]:
                         self._delete_now(kind, obj)
-        if old["metadata"].get("finalizers"):
-            if old["metadata"].get("deletionTimestamp"):
+        if old_meta.get("finalizers"):
+            if old_meta.get("deletionTimestamp"):
                 return old
             new = json_copy(old)
             new["metadata"]["deletionTimestamp"] = self._now()
             new["metadata"]["deletionGracePeriodSeconds"] = 0
+            if dry_run:
+                return _ordered(new)
             rv = self._next_rv()
             new["metadata"]["resourceVersion"] = str(rv)
+            new = _ordered(new)
             self._commit(spec, old, new, rv)
             return new
-        return self._delete_now(spec, old)
+        if not dry_run:
+            self._delete_now(spec, old)
+        if (spec.group, spec.resource) in _RETURNS_DELETED_OBJECT:
+            return old
+        details: Obj = {"name": name}
+        if spec.group:
+            details["group"] = spec.group
+        details["kind"] = spec.resource
+        details["uid"] = old_meta["uid"]
+        return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}
 
     def _delete_now(self, spec: KindSpec, old: Obj) -> Obj:
         rv = self._next_rv()
@@ -466,33 +572,42 @@ class Store:
     def delete_collection(
         self, spec: KindSpec, namespace: str | None, *, label_selector: str = "", field_selector: str = ""
     ) -> Obj:
+        """``DeleteCollection``: the list of what was deleted (``Store.DeleteCollection``)."""
         listed = self.list(spec, namespace, label_selector=label_selector, field_selector=field_selector)
-        deleted = [self.delete(spec, o["metadata"].get("namespace"), o["metadata"]["name"]) for o in listed["items"]]
+        deleted = []
+        for item in listed["items"]:
+            meta = item["metadata"]
+            self.delete(spec, meta.get("namespace"), meta["name"])
+            deleted.append(item)
         return {"kind": spec.list_kind, "apiVersion": spec.api_version,
                 "metadata": {"resourceVersion": str(self._rv)}, "items": deleted}
 
     def bind(self, namespace: str, name: str, body: Any) -> Obj:
-        """``POST pods/{name}/binding`` (``BindingREST`` in ``pkg/registry/core/pod/storage``)."""
-        if not isinstance(body, dict) or body.get("kind", "Binding") != "Binding":
+        """``POST pods/{name}/binding`` (``BindingREST`` in ``pkg/registry/core/pod/storage``).
+
+        The binding's ``uid`` and ``resourceVersion`` are storage preconditions (a failure is a
+        conflict on ``pods`` quoting the storage error); the pod's state gives the plain errors
+        that ``assignPod`` wraps as a conflict on ``pods/binding``.
+        """
+        if not isinstance(body, dict):
             raise BadRequest("the object provided is unrecognized (must be of type Binding)")
-        meta = body.get("metadata") or {}
-        if meta.get("name") != name:
+        body = json_copy(body)
+        resolve_kind("", "v1", "Binding", body)
+        check_meta_shape("Binding", "v1", body)
+        meta = body.setdefault("metadata", {})
+        if meta.get("namespace") and meta["namespace"] != namespace:
+            raise BadRequest("the namespace of the provided object does not match the namespace sent on the request")
+        if (meta.get("name") or "") != name:
             raise BadRequest("name in URL does not match name in Binding object")
         validation.check_binding(validation.validate_binding(body))
         old = self.get(PODS, namespace, name)
-        if meta.get("uid") and meta["uid"] != old["metadata"]["uid"]:
-            raise Conflict.of(
-                "pods/binding", "", name,
-                f"Precondition failed: UID in precondition: {meta['uid']}, UID in object meta: {old['metadata']['uid']}",
-            )
-        if meta.get("resourceVersion") and meta["resourceVersion"] != old["metadata"]["resourceVersion"]:
-            raise Conflict.of(
-                "pods/binding", "", name,
-                f"Precondition failed: ResourceVersion in precondition: {meta['resourceVersion']}, "
-                f"ResourceVersion in object meta: {old['metadata']['resourceVersion']}",
-            )
+        old_meta = old["metadata"]
+        for key, what in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
+            if meta.get(key) and meta[key] != old_meta[key]:
+                raise Conflict.of("pods", "", name, _precondition_failed(
+                    PODS, namespace, name, what, meta[key], old_meta[key]))
         why = None
-        if old["metadata"].get("deletionTimestamp"):
+        if old_meta.get("deletionTimestamp"):
             why = f"pod {name} is being deleted, cannot be assigned to a host"
         elif old["spec"].get("nodeName"):
             why = f"pod {name} is already assigned to node {json.dumps(old['spec']['nodeName'])}"
@@ -540,16 +655,110 @@ def update_pod_condition(status: Obj, condition: Obj, now: str) -> bool:
 
 
 _TOP_ORDER = ("kind", "apiVersion", "metadata", "spec", "status")
+# ObjectMeta's fields in struct order, which is the order the real server encodes them in.
+_META_ORDER = (
+    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+    "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
+    "ownerReferences", "finalizers", "managedFields",
+)
 
 
-def _ordered(obj: Obj) -> Obj:
-    """Top-level keys in the order the real server encodes them (kind, apiVersion, metadata,
-    spec, status, then the rest), so serialized objects look like the real ones."""
-    out = {k: obj[k] for k in _TOP_ORDER if k in obj}
+def _in_order(obj: Obj, order: tuple[str, ...]) -> Obj:
+    out = {k: obj[k] for k in order if k in obj}
     for k, v in obj.items():
         if k not in out:
             out[k] = v
     return out
+
+
+def _ordered(obj: Obj) -> Obj:
+    """Top-level and ``metadata`` keys in the order the real server encodes them (kind,
+    apiVersion, metadata, spec, status, then the rest), so serialized objects look like the real
+    ones."""
+    out = _in_order(obj, _TOP_ORDER)
+    if isinstance(out.get("metadata"), dict):
+        out["metadata"] = _in_order(out["metadata"], _META_ORDER)
+    return out
+
+
+def _copy_meta(src: Obj, dst: Obj, key: str) -> None:
+    if key in src:
+        dst[key] = src[key]
+    else:
+        dst.pop(key, None)
+
+
+# Resources stored once and served in two shapes (kube-apiserver's storage factory:
+# AddCohabitatingResources(events.Resource("events"), api.Resource("events"))).
+_COHABITING = {("", "events"): ("events.k8s.io", "events"), ("events.k8s.io", "events"): ("", "events")}
+
+# pkg/apis/events/v1/conversion.go: the core v1 field (JSON name) each events.k8s.io/v1 field maps to.
+_EVENT_FIELDS_V1_TO_CORE = {
+    "regarding": "involvedObject", "note": "message", "deprecatedSource": "source",
+    "deprecatedFirstTimestamp": "firstTimestamp", "deprecatedLastTimestamp": "lastTimestamp",
+    "deprecatedCount": "count", "reportingController": "reportingComponent",
+}
+_EVENT_FIELDS_CORE_TO_V1 = {v: k for k, v in _EVENT_FIELDS_V1_TO_CORE.items()}
+# Field order of each Go struct (core/v1 Event, events/v1 Event), the order the server encodes.
+_CORE_EVENT_ORDER = (
+    "kind", "apiVersion", "metadata", "involvedObject", "reason", "message", "source", "firstTimestamp",
+    "lastTimestamp", "count", "type", "eventTime", "series", "action", "related", "reportingComponent",
+    "reportingInstance",
+)
+_V1_EVENT_ORDER = (
+    "kind", "apiVersion", "metadata", "eventTime", "series", "reportingController", "reportingInstance", "action",
+    "reason", "regarding", "related", "note", "type", "deprecatedSource", "deprecatedFirstTimestamp",
+    "deprecatedLastTimestamp", "deprecatedCount",
+)
+
+
+def convert_event(event: Obj, group: str) -> Obj:
+    """An Event in the shape of ``group``'s API (``""`` for core v1, ``events.k8s.io`` for
+    events.k8s.io/v1): the fields ``pkg/apis/events/v1/conversion.go`` renames, renamed; the
+    rest, and the metadata, shared. Real servers also encode the zero values of fields the other
+    shape lacks (``"firstTimestamp": null``, ``"reportingComponent": ""``); this leaves them out."""
+    to_core = group == ""
+    names = _EVENT_FIELDS_V1_TO_CORE if to_core else _EVENT_FIELDS_CORE_TO_V1
+    out: Obj = {"kind": "Event", "apiVersion": "v1" if to_core else "events.k8s.io/v1"}
+    for key, value in event.items():
+        if key not in ("kind", "apiVersion"):
+            out[names.get(key, key)] = value
+    return _in_order(out, _CORE_EVENT_ORDER if to_core else _V1_EVENT_ORDER)
+
+
+class UnknownError(StatusError):
+    """What ``ErrorToAPIStatus`` makes of an error that is not a ``Status``: 500, reason
+    ``StatusReasonUnknown`` (empty, so left out of the JSON), the error's text as the message."""
+
+    code = 500
+    reason = ""
+
+    def to_status(self) -> dict[str, Any]:
+        status = super().to_status()
+        del status["reason"]
+        return status
+
+
+def too_large_resource_version(wanted: int, current: int) -> Timeout:
+    """``storage.NewTooLargeResourceVersionError`` with the cacher's one-second retry hint."""
+    return Timeout(
+        f"Timeout: Too large resource version: {wanted}, current: {current}",
+        details={
+            "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+            "retryAfterSeconds": 1,
+        },
+    )
+
+
+# Kinds whose registry sets ``ReturnDeletedObject`` (pkg/registry/<group>/<kind>/storage/storage.go);
+# namespaces answer with the namespace too (their own REST). Every other kind answers a delete
+# with a Status.
+_RETURNS_DELETED_OBJECT = {
+    ("", "pods"), ("", "namespaces"), ("", "services"), ("", "persistentvolumes"),
+    ("", "persistentvolumeclaims"), ("storage.k8s.io", "storageclasses"),
+    ("resource.k8s.io", "resourceclaims"), ("resource.k8s.io", "resourceclaimtemplates"),
+    ("resource.k8s.io", "resourceslices"), ("resource.k8s.io", "deviceclasses"),
+}
 
 
 def _item_key(obj: Obj) -> str:
@@ -573,12 +782,215 @@ def _decode_continue(token: str) -> tuple[int, str]:
         raise BadRequest("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)") from None
 
 
-def _compact(body: Obj) -> str:
-    return json.dumps(body, separators=(",", ":"))[:1024]
+# ---------------------------------------------------------------------------- decoding
+
+SCHEME_NAME = "pkg/api/legacyscheme/scheme.go:30"
+"""How ``runtime.NewScheme`` names kube-apiserver's scheme in errors (``naming.GetNameFromCallsite``
+with release builds' ``-trimpath``; older GOPATH builds printed a ``k8s.io/kubernetes/`` prefix)."""
+
+# Kinds the fake decodes besides the served ones: subresource bodies.
+_EXTRA_KINDS = {("", "v1", "Binding")}
+
+# The Go package of each group's internal types (``k8s.io/kubernetes/pkg/apis/<package>``), which
+# conversion errors name; events.k8s.io Events share core's internal Event.
+_INTERNAL_PACKAGE = {"": "core", "events.k8s.io": "core"}
 
 
-def _version_of(api_version: str) -> str:
-    return api_version.rsplit("/", 1)[-1]
+def _internal_type(group: str, kind: str) -> str:
+    return f"{_INTERNAL_PACKAGE.get(group, group.split('.')[0])}.{kind}"
+
+
+def go_json_type(value: Any) -> str:
+    """The JSON type name that ``encoding/json`` puts in an ``UnmarshalTypeError``."""
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    return "bool" if isinstance(value, bool) else "number"
+
+
+def summarize_data(data: bytes, max_length: int = 30) -> str:
+    """``summarizeData`` (``apiserver/pkg/endpoints/handlers/rest.go``): how a body that could
+    not be decoded is quoted in the error, text when it starts with ``{`` and hex otherwise."""
+    if not data:
+        return "<empty>"
+    if data[:1] == b"{":
+        text = data[:max_length].decode("utf-8", errors="replace")
+        return text + " ..." if len(data) > max_length else text
+    return data[:max_length].hex() + " ..." if len(data) > max_length else data.hex()
+
+
+def _unrecognized(kind: str, error: str, data: bytes) -> BadRequest:
+    """``transformDecodeError`` when the body's kind could not be read."""
+    return BadRequest(f"the object provided is unrecognized (must be of type {kind}): {error} ({summarize_data(data)})")
+
+
+def _raw(body: Any, data: bytes | None) -> bytes:
+    """The body as sent, for an error to quote: compact JSON when an in-process caller sent none."""
+    return data if data is not None else json.dumps(body, separators=(",", ":")).encode()
+
+
+def interpret_errors(kind: str, body: Any, data: bytes | None = None) -> None:
+    """``SimpleMetaFactory.Interpret`` on a parsed JSON body: ``kind`` and ``apiVersion`` must be
+    strings and ``apiVersion`` a group/version; ``data`` is the raw body the error quotes.
+
+    A body that is not a JSON object cannot be read into the ``{apiVersion, kind}`` struct at all.
+    """
+    if body is None:
+        return
+    if not isinstance(body, dict):
+        target = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }'
+        raise _unrecognized(
+            kind,
+            f"couldn't get version/kind; json parse error: json: cannot unmarshal {go_json_type(body)} "
+            f"into Go value of type {target}",
+            _raw(body, data),
+        )
+    for key in ("apiVersion", "kind"):
+        value = body.get(key)
+        if value is not None and not isinstance(value, str):
+            raise _unrecognized(
+                kind,
+                f"couldn't get version/kind; json parse error: json: cannot unmarshal {go_json_type(value)} "
+                f"into Go struct field .{key} of type string",
+                _raw(body, data),
+            )
+    api_version = body.get("apiVersion") or ""
+    if api_version.count("/") > 1:
+        raise _unrecognized(kind, f"unexpected GroupVersion string: {api_version}", _raw(body, data))
+
+
+def resolve_kind(group: str, version: str, kind: str, body: Obj, data: bytes | None = None) -> None:
+    """Decode ``body`` as the URL's ``group/version, Kind=kind``, the way the real handlers do.
+
+    The JSON serializer fills a missing ``kind`` and ``apiVersion`` from the URL's type
+    (``gvkWithDefaults`` in ``apimachinery/pkg/runtime/serializer/json/json.go``), so a body
+    without them is accepted. A body of another served kind fails conversion to the URL's internal
+    type, one of a kind the scheme does not know fails lookup, and each is wrapped by
+    ``transformDecodeError`` (``apiserver/pkg/endpoints/handlers/rest.go``). Kinds outside the
+    fake's table count as unregistered (a real server knows more, e.g. Deployments, and would
+    report a conversion error for those instead). ``body`` gets the URL's ``kind`` and
+    ``apiVersion``; ``data`` is the raw body that some errors quote (compact JSON of ``body`` for
+    in-process callers).
+    """
+    expected_gv = f"{group}/{version}" if group else version
+    if body.get("kind") == kind and body.get("apiVersion") == expected_gv:
+        return  # the common case, already what the URL says
+    interpret_errors(kind, body, data)
+    api_version = body.get("apiVersion") or ""
+    body_group, _, body_version = api_version.rpartition("/")
+    body_kind = body.get("kind") or kind
+    if not body_version and not body_group:
+        body_group, body_version = group, version
+    elif not body_version and body_group == group:
+        body_version = version
+    if not body_version:
+        raise BadRequest(
+            f'{body_kind} in version "" cannot be handled as a {kind}: '
+            f"Object 'apiVersion' is missing in '{_raw(body, data).decode('utf-8', errors='replace')}'"
+        )
+    gv = f"{body_group}/{body_version}" if body_group else body_version
+    if (body_group, body_version, body_kind) != (group, version, kind):
+        known = (body_group, body_version, body_kind) in _EXTRA_KINDS or any(
+            (k.group, k.version, k.kind) == (body_group, body_version, body_kind) for k in KINDS
+        )
+        prefix = f"{body_kind} in version {json.dumps(body_version)} cannot be handled as a {kind}: "
+        if not known:
+            raise BadRequest(
+                prefix + f'no kind "{body_kind}" is registered for version "{gv}" in scheme "{SCHEME_NAME}"'
+            )
+        if _internal_type(body_group, body_kind) != _internal_type(group, kind):
+            raise BadRequest(
+                prefix + f"converting ({body_version}.{body_kind}) to ({_internal_type(group, kind)}): unknown conversion"
+            )
+        raise BadRequest(
+            f"the API version in the data ({gv}) does not match the expected API version ({expected_gv})"
+        )
+    body["kind"] = kind
+    body["apiVersion"] = expected_gv
+
+
+# ---------------------------------------------------------------------------- list options
+
+
+def validate_list_options(
+    *,
+    watch: bool,
+    resource_version: str,
+    resource_version_match: str,
+    send_initial_events: bool | None,
+    continue_token: str = "",
+) -> None:
+    """``ValidateListOptions`` (``apimachinery/pkg/apis/meta/internalversion/validation``) with
+    the WatchList feature on, raised as the handler does: 422 on ``ListOptions.meta.k8s.io``."""
+    errors: list[FieldError] = []
+    match = resource_version_match
+    if watch:
+        if send_initial_events is not None and match != "NotOlderThan":
+            errors.append(FieldError.forbidden(
+                "resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+        if match:
+            if send_initial_events is None:
+                errors.append(FieldError.forbidden(
+                    "resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+            if match != "NotOlderThan":
+                errors.append(FieldError.not_supported("resourceVersionMatch", match, ["NotOlderThan"]))
+            if continue_token:
+                errors.append(FieldError.forbidden(
+                    "resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+    else:
+        if match:
+            if not resource_version:
+                errors.append(FieldError.forbidden(
+                    "resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+            if continue_token:
+                errors.append(FieldError.forbidden(
+                    "resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+            if match not in ("Exact", "NotOlderThan"):
+                errors.append(FieldError.not_supported("resourceVersionMatch", match, ["Exact", "NotOlderThan", ""]))
+            if match == "Exact" and resource_version == "0":
+                errors.append(FieldError.forbidden(
+                    "resourceVersionMatch", 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'))
+        if send_initial_events is not None:
+            errors.append(FieldError.forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"))
+    if errors:
+        raise Invalid.of("ListOptions", "meta.k8s.io", "", errors)
+
+
+def _parse_resource_version(spec: KindSpec, value: str) -> int:
+    """``APIObjectVersioner.ParseResourceVersion``; a bad value is what ``InterpretWatchError``
+    makes of it: 422 on the resource (``pods "" is invalid: resourceVersion: ...``)."""
+    if value in ("", "0"):
+        return 0
+    if value.isascii() and value.isdigit():
+        number = int(value)
+        if number < 2**64:
+            return number
+        why = "value out of range"
+    else:
+        why = "invalid syntax"
+    error = FieldError.invalid("resourceVersion", value, f"strconv.ParseUint: parsing {json.dumps(value)}: {why}")
+    raise Invalid.of(spec.resource, spec.group, "", [error])
+
+
+# etcd key prefixes that differ from the resource name (kube-apiserver's
+# SpecialDefaultResourcePrefixes in pkg/kubeapiserver/default_storage_factory_builder.go).
+_ETCD_PREFIX = {("", "nodes"): "minions", ("", "services"): "services/specs", ("", "replicationcontrollers"): "controllers"}
+
+
+def _storage_key(spec: KindSpec, namespace: str | None, name: str) -> str:
+    prefix = _ETCD_PREFIX.get((spec.group, spec.resource), spec.resource)
+    return f"/registry/{prefix}/{namespace}/{name}" if spec.namespaced else f"/registry/{prefix}/{name}"
+
+
+def _precondition_failed(spec: KindSpec, namespace: str | None, name: str, what: str, wanted: str, actual: str) -> str:
+    """``storage.Preconditions.Check``'s error as ``StorageError.Error()`` renders it."""
+    return (
+        f"StorageError: invalid object, Code: 4, Key: {_storage_key(spec, namespace, name)}, ResourceVersion: 0, "
+        f"AdditionalErrorMsg: Precondition failed: {what} in precondition: {wanted}, {what} in object meta: {actual}"
+    )
 
 
 def kind_spec(group: str, kind: str) -> KindSpec:

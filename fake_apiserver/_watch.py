@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from fake_apiserver._errors import Expired
 from fake_apiserver._kinds import KindSpec
@@ -90,9 +90,10 @@ class Watcher:
     goes from empty to non-empty and when the watcher is stopped.
     """
 
-    def __init__(self, cache: WatchCache, matches: Matcher) -> None:
+    def __init__(self, cache: WatchCache, matches: Matcher, since: int = 0) -> None:
         self.cache = cache
         self.matches = matches
+        self.since = since  # changes at or below this version are not sent (cache_watcher.process)
         self.pending: deque[WatchEvent] = deque()
         self.stopped = False
         self.stop_reason: str | None = None
@@ -108,6 +109,8 @@ class Watcher:
 
     def offer(self, change: Change) -> None:
         """Turn a store change into ADDED, MODIFIED or DELETED for this watcher, or nothing."""
+        if change.rv <= self.since:
+            return
         old_match = change.old is not None and self.matches(change.old)
         new_match = change.new is not None and self.matches(change.new)
         if new_match and old_match:
@@ -145,11 +148,22 @@ class Watcher:
         self.on_ready()
 
 
+def _etcd_order(key: tuple[str, str]) -> str:
+    """The order etcd lists keys in: bytewise on ``<namespace>/<name>`` (so ``a-b/x`` before
+    ``a/z``), not namespace first."""
+    return f"{key[0]}/{key[1]}" if key[0] else key[1]
+
+
 class WatchCache:
     """One kind's view for LIST and WATCH: current objects, a bounded history, the watchers.
 
     ``capacity`` bounds the history; a watch from a resourceVersion older than what the history
     still covers gets ``410 Expired`` with the real message, and the client re-lists.
+
+    The bound is ``watchCacheHistory.GetIntervalLocked``'s (``apiserver/pkg/storage/cacher/
+    watch_cache_history.go``): until the first event is evicted a watch may start anywhere from the
+    version the cache was filled at; after that, from one below the oldest event still held. That
+    limit is :attr:`floor`, and ``too old resource version: <asked> (<floor>)`` names it.
     """
 
     def __init__(self, spec: KindSpec, capacity: int, start_rv: int) -> None:
@@ -158,7 +172,7 @@ class WatchCache:
         self.objects: dict[tuple[str, str], Obj] = {}
         self.history: deque[Change] = deque()
         self.watchers: dict[Watcher, None] = {}  # insertion-ordered: fan-out order is open order
-        self._floor = start_rv  # every change with rv > floor is still in history
+        self.floor = start_rv  # the oldest version a watch may start from
         self._rv = start_rv
         self._pending_floor: Callable[[], int | None] = lambda: None
         self._store_rv: Callable[[], int] = lambda: self._rv
@@ -190,46 +204,61 @@ class WatchCache:
             self.objects[key] = change.new
         self.history.append(change)
         if len(self.history) > self.capacity:
-            self._floor = self.history.popleft().rv
+            self.history.popleft()
+            self.floor = self.history[0].rv - 1
         self._rv = change.rv
         for watcher in list(self.watchers):
             watcher.offer(change)
 
-    def items(self, namespace: str | None) -> list[Obj]:
-        """Current objects in key order (namespace, name), as etcd lists them."""
-        keys = sorted(self.objects)
+    def items(self, namespace: str | None, at: int | None = None) -> list[Obj]:
+        """Objects in key order (namespace, name), as etcd lists them: the current ones, or with
+        ``at`` those of that version (the later changes in the history undone), which is what a
+        ``continue`` token reads (etcd serves every page at the first page's revision). ``at``
+        must not be below :attr:`floor`."""
+        objects = self.objects
+        if at is not None and self.history and self.history[-1].rv > at:
+            objects = dict(objects)
+            for change in reversed(self.history):
+                if change.rv <= at:
+                    break
+                if change.old is None:
+                    objects.pop(change.key, None)
+                else:
+                    objects[change.key] = change.old
+        keys = sorted(objects, key=_etcd_order)
         if namespace is not None:
             keys = [k for k in keys if k[0] == namespace]
-        return [self.objects[k] for k in keys]
+        return [objects[k] for k in keys]
 
     def watch(
         self,
         matches: Matcher,
         *,
-        resource_version: str,
-        send_initial_events: bool | None,
+        resource_version: int,
+        send_initial_events: bool,
         allow_bookmarks: bool,
     ) -> Watcher:
-        """Open a watcher.
+        """Open a watcher (``Cacher.Watch`` with ``getAllEventsSinceLocked``).
 
-        ``resource_version`` "" or "0", or ``send_initial_events``: start with a synthetic ADDED for
-        every current object that matches (then, with ``send_initial_events`` and bookmarks
-        allowed, the ``k8s.io/initial-events-end`` bookmark). A decimal version: replay every
-        recorded change after it, or raise ``Expired`` if the history no longer reaches back
-        that far.
+        ``send_initial_events``: a synthetic ADDED for every current object that matches, then,
+        with bookmarks allowed, the ``k8s.io/initial-events-end`` bookmark at the cache's version;
+        changes follow from there. Otherwise the changes after ``resource_version`` (0: after the
+        cache's current version) are replayed from the history, or ``Expired`` is raised when the
+        history no longer reaches back that far. A version the cache has not reached yet is
+        accepted and changes up to it are skipped, as ``cacheWatcher.process`` does.
         """
-        watcher = Watcher(self, matches)
-        initial = send_initial_events if send_initial_events is not None else resource_version in ("", "0")
-        if initial:
+        if send_initial_events:
+            watcher = Watcher(self, matches, self.rv)
             for obj in self.items(None):
                 if matches(obj):
                     watcher._push(WatchEvent("ADDED", obj, int(obj["metadata"]["resourceVersion"])))
-            if send_initial_events and allow_bookmarks:
+            if allow_bookmarks:
                 watcher.bookmark(initial_events_end=True)
         else:
-            since = int(resource_version)
-            if since < self._floor:
-                raise Expired(f"too old resource version: {since} ({self._floor})")
+            since = resource_version or self.rv
+            if since < self.floor:
+                raise Expired(f"too old resource version: {since} ({self.floor})")
+            watcher = Watcher(self, matches, since)
             for change in self.history:
                 if change.rv > since:
                     watcher.offer(change)
@@ -241,8 +270,3 @@ class WatchCache:
         for watcher in list(self.watchers):
             watcher.stop(reason)
 
-
-def replay(changes: Iterable[Change], cache: WatchCache) -> None:
-    """Apply changes in order (used when a held-back batch becomes visible)."""
-    for change in changes:
-        cache.apply(change)

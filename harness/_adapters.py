@@ -1,0 +1,363 @@
+"""Scheduler adapters: one interface for every way of running the scheduler under test.
+
+A scenario never knows which scheduler runs against it; the plugin picks an adapter per run and
+starts it, for each test, on the backend's kubeconfig with the test's feature gates. Two kinds
+live here:
+
+* :class:`ProcessAdapter`: any external command (a kube-scheduler binary, a scheduler written in
+  another language). It runs on real time, since another process cannot follow a virtual clock,
+  so ``needs_real_time`` is True and the plugin gives the test a real event loop.
+* :class:`CallableAdapter`: a scheduler written as coroutines in this process, on the test's own
+  loop, so under virtual time. The reference scheduler's adapter is built on it.
+
+Readiness is observed, not assumed: :func:`probe_scheduler` creates a probe node and a probe pod
+in the namespace ``schedharness-probe`` and waits until a scheduler binds the pod (its informers
+have synced and it schedules), then deletes both. The probe node carries a taint only the probe
+pod tolerates, so a scheduler whose cache still holds the node after the delete cannot place a
+scenario's pod on it. The namespace is left in place (deleting one is asynchronous in a real
+cluster).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import shlex
+import signal
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import IO, Any, Awaitable, Callable, Generic, TypeVar
+
+import yaml
+
+from harness._kubeclient import ApiError, Informer, KubeClient, server_from_kubeconfig
+
+__all__ = [
+    "AdapterError",
+    "CallableAdapter",
+    "PROBE_NAMESPACE",
+    "ProcessAdapter",
+    "SchedulerAdapter",
+    "format_feature_gates",
+    "parse_feature_gates",
+    "probe_scheduler",
+]
+
+T = TypeVar("T")
+Obj = dict[str, Any]
+
+PROBE_NAMESPACE = "schedharness-probe"
+PROBE_NAME = "schedharness-probe"
+PROBE_TAINT = "schedharness.io/probe"
+
+
+class AdapterError(RuntimeError):
+    """The scheduler under test could not be started, did not become ready, or died."""
+
+
+def parse_feature_gates(text: str) -> dict[str, bool]:
+    """``A=true,B=false`` to ``{"A": True, "B": False}`` (the kube-scheduler flag's syntax)."""
+    gates: dict[str, bool] = {}
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or value.strip().lower() not in ("true", "false"):
+            raise ValueError(f"feature gate {item!r}: write Name=true or Name=false, comma-separated")
+        gates[name.strip()] = value.strip().lower() == "true"
+    return gates
+
+
+def format_feature_gates(gates: dict[str, bool]) -> str:
+    """The inverse of :func:`parse_feature_gates`, names sorted."""
+    return ",".join(f"{name}={'true' if on else 'false'}" for name, on in sorted(gates.items()))
+
+
+class SchedulerAdapter(ABC):
+    """How the harness runs one scheduler for one test."""
+
+    name: str = "scheduler"
+    needs_real_time: bool = False
+    feature_gates: dict[str, bool] = {}  # what the last start was given (for reports and tests)
+
+    @abstractmethod
+    async def start(self, kubeconfig_path: Path, feature_gates: dict[str, bool]) -> None:
+        """Start the scheduler against this kubeconfig; return once it is ready to schedule."""
+
+    @abstractmethod
+    async def stop(self) -> None:
+        """Stop it; safe after a failed start and when called twice."""
+
+    @abstractmethod
+    def log_text(self) -> str:
+        """What the scheduler logged (for the report)."""
+
+    def failure(self) -> str | None:
+        """Why the scheduler is no longer running when nobody stopped it, else None."""
+        return None
+
+
+async def probe_scheduler(kubeconfig_path: Path, *, timeout: float = 30.0) -> None:
+    """Wait until a scheduler binds a probe pod (module docstring); raise ``TimeoutError`` if not."""
+    client = KubeClient(server_from_kubeconfig(kubeconfig_path))
+    node_path = f"/api/v1/nodes/{PROBE_NAME}"
+    pods_path = f"/api/v1/namespaces/{PROBE_NAMESPACE}/pods"
+    try:
+        with contextlib.suppress(ApiError):  # AlreadyExists from an earlier probe
+            await client.request("POST", "/api/v1/namespaces", body={
+                "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": PROBE_NAMESPACE}})
+        await client.request("POST", "/api/v1/nodes", body=_probe_node())
+        informer = Informer(client, pods_path, params={"fieldSelector": f"metadata.name={PROBE_NAME}"})
+        bound = asyncio.Event()
+
+        def check(event: str, obj: Obj) -> None:
+            if (informer.objects.get(PROBE_NAME) or {}).get("spec", {}).get("nodeName"):
+                bound.set()
+
+        informer.listeners.append(check)
+        await informer.start()
+        try:
+            await client.request("POST", pods_path, body=_probe_pod())
+            await asyncio.wait_for(bound.wait(), timeout)
+        finally:
+            await informer.stop()
+            with contextlib.suppress(ApiError):
+                await client.request("DELETE", f"{pods_path}/{PROBE_NAME}", body={
+                    "apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0})
+            with contextlib.suppress(ApiError):
+                await client.request("DELETE", node_path)
+    finally:
+        await client.close()
+
+
+def _probe_node() -> Obj:
+    capacity = {"cpu": "1", "memory": "1Gi", "pods": "10"}
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": PROBE_NAME, "labels": {"kubernetes.io/hostname": PROBE_NAME}},
+            "spec": {"taints": [{"key": PROBE_TAINT, "effect": "NoSchedule"}]},
+            "status": {"capacity": capacity, "allocatable": dict(capacity),
+                       "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
+                                       "message": "kubelet is posting ready status"}]}}
+
+
+def _probe_pod() -> Obj:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": PROBE_NAME, "namespace": PROBE_NAMESPACE},
+            "spec": {"containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}],
+                     "nodeSelector": {"kubernetes.io/hostname": PROBE_NAME},
+                     "tolerations": [{"key": PROBE_TAINT, "operator": "Exists", "effect": "NoSchedule"}]}}
+
+
+def scheduler_config(kubeconfig_path: Path) -> Obj:
+    """A KubeSchedulerConfiguration for a JSON-only API server: JSON content type (the client
+    default is protobuf, k8s-semantics F.1) and no leader election (no Lease traffic, no wait)."""
+    return {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "clientConnection": {"kubeconfig": str(kubeconfig_path), "contentType": "application/json"},
+        "leaderElection": {"leaderElect": False},
+    }
+
+
+class ProcessAdapter(SchedulerAdapter):
+    """An external scheduler command, e.g. ``kube-scheduler --config={config} --secure-port=0
+    --feature-gates={feature_gates}``.
+
+    The template is split like a shell would (no shell runs); in each argument ``{kubeconfig}``,
+    ``{feature_gates}`` (``A=true,B=false``) and ``{config}`` are replaced. ``{config}`` makes the
+    adapter write :func:`scheduler_config` to ``workdir/scheduler-config.yaml``. Output and errors
+    go to ``workdir/scheduler.log``. Ready when the probe pod is bound within ``ready_timeout``;
+    stopped with SIGTERM, then SIGKILL after ``stop_grace`` seconds.
+    """
+
+    needs_real_time = True
+
+    def __init__(self, command_template: str, workdir: str | Path, *, name: str = "cmd",
+                 ready_timeout: float = 30.0, stop_grace: float = 5.0, probe: bool = True) -> None:
+        if not shlex.split(command_template):
+            raise ValueError("the scheduler command template is empty")
+        self.command_template = command_template
+        self.workdir = Path(workdir)
+        self.name = name
+        self.ready_timeout = ready_timeout
+        self.stop_grace = stop_grace
+        self.probe = probe
+        self.argv: list[str] = []
+        self.log_path = self.workdir / "scheduler.log"
+        self.returncode: int | None = None
+        self._process: asyncio.subprocess.Process | None = None
+        self._log: IO[bytes] | None = None
+        self._stopping = False
+
+    def command(self, kubeconfig_path: Path, feature_gates: dict[str, bool]) -> list[str]:
+        """The argv for this kubeconfig and these gates (writes the config file if named)."""
+        values = {"{kubeconfig}": str(kubeconfig_path), "{feature_gates}": format_feature_gates(feature_gates)}
+        if "{config}" in self.command_template:
+            path = self.workdir / "scheduler-config.yaml"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(yaml.safe_dump(scheduler_config(kubeconfig_path), sort_keys=False))
+            values["{config}"] = str(path)
+        argv = []
+        for part in shlex.split(self.command_template):
+            for placeholder, value in values.items():
+                part = part.replace(placeholder, value)
+            argv.append(part)
+        return argv
+
+    async def start(self, kubeconfig_path: Path, feature_gates: dict[str, bool]) -> None:
+        self.feature_gates = dict(feature_gates)
+        self.argv = self.command(kubeconfig_path, feature_gates)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self._log = open(self.log_path, "wb")
+        try:
+            self._process = await asyncio.create_subprocess_exec(
+                *self.argv, stdin=asyncio.subprocess.DEVNULL, stdout=self._log, stderr=asyncio.subprocess.STDOUT)
+        except OSError as e:
+            self._close_log()
+            raise AdapterError(f"cannot start the scheduler command {shlex.join(self.argv)}: {e}") from e
+        if not self.probe:
+            return
+        process = self._process
+        probe = asyncio.create_task(probe_scheduler(kubeconfig_path, timeout=self.ready_timeout))
+        exited = asyncio.create_task(process.wait())
+        await asyncio.wait({probe, exited}, return_when=asyncio.FIRST_COMPLETED)
+        if probe.done() and probe.exception() is None:
+            exited.cancel()
+            return
+        probe.cancel()
+        exited.cancel()
+        await asyncio.gather(probe, exited, return_exceptions=True)
+        if process.returncode is not None:
+            why = f"exited with code {process.returncode} before it was ready"
+        elif probe.done() and isinstance(probe.exception(), (asyncio.TimeoutError, TimeoutError)):
+            why = (f"did not bind the probe pod {PROBE_NAMESPACE}/{PROBE_NAME} within "
+                   f"{self.ready_timeout:g} s (is it watching {kubeconfig_path} with JSON content type?)")
+        else:
+            why = f"could not be probed: {probe.exception()!r}"
+        await self.stop()
+        raise AdapterError(f"scheduler {shlex.join(self.argv)} {why}; its log ends:\n{self._tail()}")
+
+    async def stop(self) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        self._stopping = True
+        if process.returncode is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(process.wait(), self.stop_grace)
+            except asyncio.TimeoutError:
+                process.kill()
+                await process.wait()
+        self.returncode = process.returncode
+        self._close_log()
+
+    def failure(self) -> str | None:
+        process = self._process
+        if process is not None and process.returncode is not None and not self._stopping:
+            return (f"scheduler {shlex.join(self.argv)} exited with code {process.returncode} during the "
+                    f"scenario; its log ends:\n{self._tail()}")
+        return None
+
+    def _close_log(self) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def log_text(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def _tail(self, lines: int = 20) -> str:
+        return "\n".join(self.log_text().splitlines()[-lines:]) or "(empty)"
+
+
+class _Capture(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[str] = []
+        self.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(self.format(record))
+
+
+class CallableAdapter(SchedulerAdapter, Generic[T]):
+    """A scheduler made of coroutines in this process, on the test's loop.
+
+    ``start(kubeconfig_path, feature_gates)``: with ``stop`` given, it starts the scheduler and
+    returns a handle that ``stop(handle)`` later stops; without ``stop``, it *is* the scheduler,
+    running until cancelled (the adapter runs it as a task and cancels it on stop). Records of the
+    logger ``logger_name`` (and its children) are the log. ``probe`` waits for the probe pod to
+    be bound, as :class:`ProcessAdapter` does.
+    """
+
+    def __init__(self, start: Callable[[Path, dict[str, bool]], Awaitable[T]],
+                 stop: Callable[[T], Awaitable[None]] | None = None, *, name: str = "callable",
+                 needs_real_time: bool = False, logger_name: str = "schedharness.scheduler",
+                 probe: bool = False, ready_timeout: float = 30.0) -> None:
+        self._start = start
+        self._stop = stop
+        self.name = name
+        self.needs_real_time = needs_real_time
+        self.logger_name = logger_name
+        self.probe = probe
+        self.ready_timeout = ready_timeout
+        self._capture = _Capture()
+        self._task: asyncio.Task[Any] | None = None
+        self._handle: Any = None
+        self._started = False
+        self._stopping = False
+
+    async def start(self, kubeconfig_path: Path, feature_gates: dict[str, bool]) -> None:
+        self.feature_gates = dict(feature_gates)
+        logger = logging.getLogger(self.logger_name)
+        logger.addHandler(self._capture)
+        if logger.level == logging.NOTSET or logger.level > logging.INFO:
+            logger.setLevel(logging.INFO)
+        self._started = True
+        if self._stop is not None:
+            self._handle = await self._start(kubeconfig_path, dict(feature_gates))
+        else:
+            self._task = asyncio.create_task(_run(self._start, kubeconfig_path, dict(feature_gates)),
+                                             name=f"scheduler {self.name}")
+        if self.probe:
+            try:
+                await probe_scheduler(kubeconfig_path, timeout=self.ready_timeout)
+            except (asyncio.TimeoutError, TimeoutError):
+                failure = self.failure()
+                await self.stop()
+                raise AdapterError(failure or f"scheduler {self.name} did not bind the probe pod "
+                                   f"{PROBE_NAMESPACE}/{PROBE_NAME} within {self.ready_timeout:g} s") from None
+
+    async def stop(self) -> None:
+        if not self._started:
+            return
+        self._started = False
+        self._stopping = True
+        try:
+            if self._task is not None:
+                self._task.cancel()  # a task that already crashed keeps its exception for failure()
+                await asyncio.gather(self._task, return_exceptions=True)
+            elif self._stop is not None:
+                await self._stop(self._handle)
+        finally:
+            logging.getLogger(self.logger_name).removeHandler(self._capture)
+
+    def failure(self) -> str | None:
+        task = self._task
+        if task is None or not task.done() or self._stopping or task.cancelled():
+            return None
+        error = task.exception()
+        if error is None:
+            return f"scheduler {self.name} returned during the scenario instead of running until stopped"
+        return f"scheduler {self.name} crashed during the scenario: {type(error).__name__}: {error}"
+
+    def log_text(self) -> str:
+        return "".join(line + "\n" for line in self._capture.lines)
+
+
+async def _run(main: Callable[[Path, dict[str, bool]], Awaitable[Any]], path: Path, gates: dict[str, bool]) -> Any:
+    return await main(path, gates)

@@ -1,0 +1,176 @@
+"""Backends: where the Kubernetes API a scenario talks to comes from.
+
+A scenario and a scheduler only need a URL and a kubeconfig; the harness additionally wants the
+request journal (to judge "exactly one status PATCH"), fault injection (to make the API server
+misbehave) and a clock (to stamp reports). :class:`Backend` is that bundle. A backend that cannot
+offer a piece says so with ``None`` (a real cluster has no journal and cannot inject faults), and
+the scenario turns a step that needs it into a clear error instead of a silent no-op.
+
+:class:`FakeBackend` is the in-process :class:`~fake_apiserver.FakeApiServer` on the running
+loop. Its clock follows the loop: on a :class:`~harness.VirtualEventLoop` it is a
+:class:`~harness.VirtualClock` (timestamps and journal times are virtual, so the journal is the
+same byte for byte on every run with the same seed); on any other loop it is a
+:class:`~harness.RealClock` (an external scheduler process cannot follow virtual time).
+
+``taint_not_ready_nodes`` is off by default here, unlike the server's own default: a real cluster
+taints a new node ``node.kubernetes.io/not-ready`` until its kubelet reports Ready, and nothing in
+a scenario plays the kubelet, so with the taint on no pod would ever fit. A scenario that wants to
+check the scheduler honours that taint turns it on, or adds the taint itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from datetime import datetime
+from pathlib import Path
+from typing import Protocol
+
+from fake_apiserver import FakeApiServer, FaultInjector, Journal
+from harness._virtual_time import RealClock, VirtualClock, VirtualEventLoop
+
+__all__ = ["Backend", "BackendClock", "BackendError", "FakeBackend"]
+
+
+class BackendClock(Protocol):
+    """What a backend's clock offers: wall time for timestamps, seconds for journals and reports."""
+
+    def now(self) -> datetime: ...
+
+    def time(self) -> float: ...
+
+
+class BackendError(RuntimeError):
+    """A backend was used before it started, or cannot do what was asked of it."""
+
+
+class Backend(ABC):
+    """A running Kubernetes API: where it is, how to reach it, and what it can record or fake.
+
+    Start and stop it inside the event loop the scenario and an in-process scheduler run on.
+    """
+
+    name: str = "backend"
+
+    @property
+    @abstractmethod
+    def url(self) -> str:
+        """The API server's base URL, e.g. ``http://127.0.0.1:40123``."""
+
+    @property
+    @abstractmethod
+    def kubeconfig_path(self) -> Path:
+        """A kubeconfig file any client (kubectl, client-go, kube-scheduler) can use unchanged."""
+
+    @property
+    @abstractmethod
+    def journal(self) -> Journal | None:
+        """Every request and watch event, or ``None`` when the backend does not record them."""
+
+    @property
+    @abstractmethod
+    def faults(self) -> FaultInjector | None:
+        """The fault rules, or ``None`` when the backend cannot inject faults."""
+
+    @property
+    @abstractmethod
+    def clock(self) -> BackendClock:
+        """The clock stamping the API's timestamps and the journal's times."""
+
+    @property
+    @abstractmethod
+    def is_virtual(self) -> bool:
+        """Whether time is virtual (``advance`` is instant and the journal is reproducible)."""
+
+    @abstractmethod
+    async def start(self) -> None:
+        """Bring the API up on the running loop."""
+
+    @abstractmethod
+    async def stop(self) -> None:
+        """Tear it down; safe to call twice and after a failed start."""
+
+    async def __aenter__(self) -> Backend:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+
+class FakeBackend(Backend):
+    """The fake API server in this process, on the running loop (module docstring).
+
+    ``workdir`` receives the kubeconfig; ``seed`` makes uids, generated names and probabilistic
+    fault rules reproducible.
+    """
+
+    name = "fake"
+
+    def __init__(self, workdir: str | Path, *, seed: int = 0, taint_not_ready_nodes: bool = False) -> None:
+        self.workdir = Path(workdir)
+        self.seed = seed
+        self.taint_not_ready_nodes = taint_not_ready_nodes
+        self._server: FakeApiServer | None = None
+        self._clock: VirtualClock | RealClock | None = None
+        self._kubeconfig: Path | None = None
+        self._stopped = False
+
+    @property
+    def server(self) -> FakeApiServer:
+        """The :class:`~fake_apiserver.FakeApiServer` (its store, for harness internals)."""
+        if self._server is None:
+            raise BackendError("the fake backend is not running: await backend.start() first")
+        return self._server
+
+    @property
+    def started(self) -> bool:
+        """Whether :meth:`start` succeeded (the journal is readable from then on, also after stop)."""
+        return self._server is not None
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    @property
+    def kubeconfig_path(self) -> Path:
+        if self._kubeconfig is None:
+            raise BackendError("the fake backend is not running: await backend.start() first")
+        return self._kubeconfig
+
+    @property
+    def journal(self) -> Journal:
+        return self.server.journal
+
+    @property
+    def faults(self) -> FaultInjector:
+        return self.server.faults
+
+    @property
+    def clock(self) -> VirtualClock | RealClock:
+        if self._clock is None:
+            raise BackendError("the fake backend is not running: await backend.start() first")
+        return self._clock
+
+    @property
+    def is_virtual(self) -> bool:
+        return isinstance(self.clock, VirtualClock)
+
+    async def start(self) -> None:
+        if self._server is not None:
+            raise BackendError("the fake backend was already started; make a new one per run")
+        loop = asyncio.get_running_loop()
+        clock: VirtualClock | RealClock
+        clock = VirtualClock(loop) if isinstance(loop, VirtualEventLoop) else RealClock(loop)
+        server = FakeApiServer(
+            clock=clock, time=clock.time, seed=self.seed, taint_not_ready_nodes=self.taint_not_ready_nodes
+        )
+        await server.start()
+        self._server, self._clock = server, clock
+        self._kubeconfig = server.write_kubeconfig(self.workdir / "kubeconfig")
+
+    async def stop(self) -> None:
+        """Stop serving; the journal and fault rules stay readable for the report."""
+        if self._server is not None and not self._stopped:
+            self._stopped = True
+            await self._server.stop()

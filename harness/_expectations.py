@@ -1,0 +1,119 @@
+"""Expectations: named predicates over what a scenario sees, and the words of their failures.
+
+An expectation is data, not just a function: its ``description`` completes "expected ...", its
+``observe`` says what is seen instead, and ``pods`` names whose journal requests explain a
+failure. That is what lets :meth:`~harness._scenario.Scenario.eventually` and
+:meth:`~harness._scenario.Scenario.never` fail with a message that can be read without rerunning
+the scenario. Plain callables are accepted too and described by their name.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Callable, Union
+
+from fake_apiserver import JournalEntry
+
+__all__ = [
+    "Expectation",
+    "ExpectationFailed",
+    "Predicate",
+    "condition_of",
+    "describe_predicate",
+    "format_condition",
+    "format_pod",
+    "touches",
+]
+
+Obj = dict[str, Any]
+
+
+class ExpectationFailed(AssertionError):
+    """An expectation of a scenario did not hold; the message says what, when, and shows the journal."""
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """A named predicate over what the scenario sees through the API.
+
+    ``description`` completes "expected ...", ``observe`` says what is seen now (for failure
+    messages), ``pods`` names the pods whose requests the failure message shows.
+    """
+
+    description: str
+    test: Callable[[], bool]
+    observe: Callable[[], str]
+    pods: tuple[str, ...] = ()
+
+    def __call__(self) -> bool:
+        return self.test()
+
+    def __invert__(self) -> Expectation:
+        return Expectation(f"not ({self.description})", lambda: not self.test(), self.observe, self.pods)
+
+    def __and__(self, other: Expectation) -> Expectation:
+        return Expectation(
+            f"({self.description}) and ({other.description})",
+            lambda: self.test() and other.test(),
+            lambda: f"{self.observe()}; {other.observe()}",
+            self.pods + tuple(p for p in other.pods if p not in self.pods),
+        )
+
+
+Predicate = Union[Expectation, Callable[[], bool]]
+
+
+def format_condition(condition: Obj | None, type_: str = "") -> str:
+    """``PodScheduled=False reason=Unschedulable message="..."`` (or ``PodScheduled absent``)."""
+    if condition is None:
+        return f"{type_} absent" if type_ else "absent"
+    out = f"{condition.get('type', type_)}={condition.get('status', '')}"
+    if condition.get("reason"):
+        out += f" reason={condition['reason']}"
+    if condition.get("message"):
+        out += f" message={json.dumps(condition['message'])}"
+    return out
+
+
+def format_pod(namespace: str, name: str, pod: Obj | None) -> str:
+    """What a failure message says about a pod: bound or not, gates, conditions."""
+    if pod is None:
+        return f"pod {namespace}/{name} does not exist"
+    spec, status = pod.get("spec", {}), pod.get("status", {})
+    parts = [f"bound to node {spec['nodeName']}" if spec.get("nodeName") else "not bound (spec.nodeName unset)"]
+    gates = [g.get("name", "") for g in spec.get("schedulingGates") or []]
+    if gates:
+        parts.append(f"gates {gates}")
+    conditions = status.get("conditions") or []
+    parts.append("conditions: " + ("; ".join(format_condition(c) for c in conditions) if conditions else "none"))
+    return f"pod {namespace}/{name}: " + ", ".join(parts)
+
+
+def describe_predicate(predicate: Predicate) -> Expectation:
+    """An expectation as is; a plain callable named by its ``__name__``."""
+    if isinstance(predicate, Expectation):
+        return predicate
+    name = getattr(predicate, "__name__", repr(predicate))
+    return Expectation(f"{name}() is true", predicate, lambda: f"{name}() returned false")
+
+
+def condition_of(pod: Obj | None, type_: str) -> Obj | None:
+    """A copy of the pod's condition of ``type_``, or None."""
+    for condition in (pod or {}).get("status", {}).get("conditions") or []:
+        if condition.get("type") == type_:
+            return dict(condition)
+    return None
+
+
+def touches(entry: JournalEntry, pods: tuple[str, ...], namespace: str) -> bool:
+    """A request about one of ``pods``: the pod or its subresources, or an event regarding it."""
+    if entry.resource == "pods":
+        name = entry.name
+        if not name and entry.verb == "create" and isinstance(entry.body, dict):
+            name = str(entry.body.get("metadata", {}).get("name", ""))
+        return name in pods and entry.namespace == namespace
+    if entry.resource.partition(".")[0] == "events" and isinstance(entry.body, dict):
+        ref = entry.body.get("regarding") or entry.body.get("involvedObject") or {}
+        return ref.get("kind") == "Pod" and ref.get("name") in pods
+    return False

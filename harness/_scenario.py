@@ -1,0 +1,519 @@
+"""The scenario DSL: steps that read like the KEP sentence they check.
+
+A test receives a :class:`Scenario` and awaits its steps::
+
+    await s.create_node("n1")
+    await s.create_pod("p", gates=["example.com/a"])
+    await s.never(s.pod_bound("p"), within=30)
+    await s.remove_gate("p", "example.com/a")
+    await s.eventually(s.pod_bound("p"), within=5)
+    s.expect_requests(0, verb="patch", resource="pods", subresource="status", name="p")
+
+Why it is built this way:
+
+* **State is read through the API, never from the store.** The scenario keeps an informer on the
+  pods of its namespace (LIST, then WATCH), so the same scenario can run against a real cluster,
+  and waiting costs no polling requests: ``eventually`` and ``never`` re-evaluate on every watch
+  event, synchronously, so a state that lasted one event is seen too.
+* **Time is whatever the loop says.** ``advance`` and the ``within`` of an expectation are
+  ``asyncio.sleep`` and timers: instant under a :class:`~harness.VirtualEventLoop`, real waits
+  otherwise. The scenario never knows which scheduler adapter runs it.
+* **Settling, not sleeping.** Before it judges, an expectation lets every pending event land: on
+  a virtual loop it waits until every other task is blocked (nothing can change without time
+  passing); on a real loop it waits until the informer has seen the scenario's last pod write.
+* **Requests are judged on the journal, the scheduler's only.** :meth:`Scenario.expect_requests`
+  counts journal entries since the scenario started, leaving out the scenario's own requests (it
+  tracks them as it sends them), so "exactly one status PATCH" means one from the scheduler.
+* **Failure messages say what was expected, what was seen, and show the journal** of requests
+  touching the pods involved, so a failure can be read without rerunning it.
+* **Strict.** A fault rule the scenario added that never fired fails :meth:`Scenario.verify`;
+  a step refused by the API raises :class:`~harness._kubeclient.ApiError` with the ``Status``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any, Callable, Iterable, Sequence
+
+from fake_apiserver import FaultRule, Journal, JournalEntry, UnfiredFaults
+from harness._backend import Backend, BackendError
+from harness._expectations import (
+    Expectation,
+    ExpectationFailed,
+    Predicate,
+    condition_of,
+    describe_predicate,
+    format_pod,
+    touches,
+)
+from harness._kubeclient import PATCH_TYPES, Informer, KubeClient, resolve_kind, resource_path
+from harness._virtual_time import VirtualEventLoop
+
+__all__ = ["Expectation", "ExpectationFailed", "Scenario"]
+
+Obj = dict[str, Any]
+DEFAULT_IMAGE = "registry.k8s.io/pause:3.10"
+DEFAULT_DEVICE_CLASS = "gpu.example.com"
+
+
+class Scenario:
+    """Steps and expectations against one backend; ``async with Scenario(backend) as s:``.
+
+    Objects go to ``namespace``; the pods informer watches that namespace only. The scenario does
+    not delete what it made: every run gets a fresh backend.
+    """
+
+    def __init__(self, backend: Backend, *, namespace: str = "default", poll: float = 0.1) -> None:
+        self.backend = backend
+        self.namespace = namespace
+        self.poll = poll
+        self.client = KubeClient(backend.url)
+        self.client.on_request = self._on_request
+        self.client.on_done = self._on_done
+        self.pods = Informer(self.client, resource_path(resolve_kind("pods"), namespace))
+        self.own_requests: set[int] = set()
+        self.start_seq = 0
+        self.start_time = 0.0
+        self._faults: list[FaultRule] = []
+        self._last_pod_rv = 0
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def start(self) -> Scenario:
+        """Start the informer and mark where the scenario's window of the journal begins."""
+        await self.pods.start()
+        journal = self.backend.journal
+        self.start_seq = len(journal) if journal is not None else 0
+        self.start_time = self.now
+        return self
+
+    async def close(self) -> None:
+        await self.pods.stop()
+        await self.client.close()
+
+    async def __aenter__(self) -> Scenario:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def verify(self) -> None:
+        """Strict end of a scenario: every fault rule it added must have fired."""
+        unfired = [rule for rule in self._faults if rule.fired == 0]
+        if unfired:
+            raise UnfiredFaults(
+                "fault rules that never fired (the scenario did not exercise them):\n"
+                + "\n".join(f"  {rule.describe()}" for rule in unfired)
+            )
+
+    @property
+    def now(self) -> float:
+        """Seconds on the backend's clock (virtual seconds under a virtual loop)."""
+        return self.backend.clock.time()
+
+    # ------------------------------------------------------------------ own requests
+
+    def _on_request(self, method: str, path: str) -> object:
+        journal = self.backend.journal
+        return len(journal) if journal is not None else 0
+
+    def _on_done(self, method: str, path: str, token: object) -> None:
+        """Claim the first journal entry for this request made since it was sent."""
+        journal = self.backend.journal
+        if journal is None or not isinstance(token, int):
+            return
+        verbs = _VERBS.get(method, ())
+        for entry in journal.entries[token:]:
+            if (entry.type == "request" and entry.path == path and entry.verb in verbs
+                    and entry.seq not in self.own_requests):
+                self.own_requests.add(entry.seq)
+                return
+
+    async def _request(self, method: str, path: str, *, body: Any = None,
+                       content_type: str = "application/json") -> Any:
+        result = await self.client.request(method, path, body=body, content_type=content_type)
+        if isinstance(result, dict) and result.get("kind") == "Pod":
+            rv = result.get("metadata", {}).get("resourceVersion", "")
+            if rv.isdigit():
+                self._last_pod_rv = max(self._last_pod_rv, int(rv))
+        return result
+
+    def _path(self, kind: str, name: str | None = None, subresource: str | None = None) -> str:
+        return resource_path(resolve_kind(kind), self.namespace, name, subresource)
+
+    # ------------------------------------------------------------------ steps
+
+    async def create(self, kind: str, manifest: Obj) -> Obj:
+        """Create any served kind from a manifest (its namespace defaults to the scenario's)."""
+        spec = resolve_kind(kind)
+        body = {"apiVersion": spec.api_version, "kind": spec.kind, **manifest}
+        result: Obj = await self._request("POST", resource_path(spec, self.namespace), body=body)
+        return result
+
+    async def create_node(
+        self, name: str, cpu: str = "4", memory: str = "8Gi", pods: int = 110, *,
+        labels: dict[str, str] | None = None, taints: Sequence[str | Obj] = (), unschedulable: bool = False,
+    ) -> Obj:
+        """A Ready node with this capacity (allocatable = capacity) and the hostname label.
+
+        ``taints`` are dicts or ``key[=value]:Effect`` strings.
+        """
+        spec: Obj = {}
+        if taints:
+            spec["taints"] = [_taint(t) for t in taints]
+        if unschedulable:
+            spec["unschedulable"] = True
+        capacity = {"cpu": cpu, "memory": memory, "pods": str(pods)}
+        node = {
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, **(labels or {})}},
+            "spec": spec,
+            "status": {
+                "capacity": capacity, "allocatable": dict(capacity),
+                "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
+                                "message": "kubelet is posting ready status"}],
+            },
+        }
+        return await self.create("nodes", node)
+
+    async def create_pod(
+        self, name: str, cpu: str | None = None, *, memory: str | None = None, gates: Sequence[str] = (),
+        claims: Sequence[str] = (), node_selector: dict[str, str] | None = None,
+        labels: dict[str, str] | None = None, manifest: Obj | None = None,
+    ) -> Obj:
+        """A pod with one pause container. ``claims`` reference ResourceClaims by name (each also
+        claimed by the container); ``manifest`` is a base pod the other arguments are laid over."""
+        pod: Obj = json.loads(json.dumps(manifest)) if manifest else {}
+        meta = pod.setdefault("metadata", {})
+        meta["name"] = name
+        if labels:
+            meta["labels"] = {**meta.get("labels", {}), **labels}
+        spec = pod.setdefault("spec", {})
+        containers = spec.setdefault("containers", [{"name": "c", "image": DEFAULT_IMAGE}])
+        requests = {k: v for k, v in (("cpu", cpu), ("memory", memory)) if v is not None}
+        if requests:
+            resources = containers[0].setdefault("resources", {})
+            resources["requests"] = {**resources.get("requests", {}), **requests}
+        if gates:
+            spec["schedulingGates"] = [*spec.get("schedulingGates", []), *({"name": g} for g in gates)]
+        if claims:
+            spec["resourceClaims"] = [*spec.get("resourceClaims", []),
+                                      *({"name": c, "resourceClaimName": c} for c in claims)]
+            resources = containers[0].setdefault("resources", {})
+            resources["claims"] = [*resources.get("claims", []), *({"name": c} for c in claims)]
+        if node_selector:
+            spec["nodeSelector"] = {**spec.get("nodeSelector", {}), **node_selector}
+        return await self.create("pods", pod)
+
+    async def create_claim(self, name: str, device_class: str = DEFAULT_DEVICE_CLASS) -> Obj:
+        """A ResourceClaim (resource.k8s.io/v1) asking for one device of ``device_class``."""
+        claim = {"metadata": {"name": name},
+                 "spec": {"devices": {"requests": [{"name": "req-0", "exactly": {"deviceClassName": device_class}}]}}}
+        return await self.create("resourceclaims", claim)
+
+    async def get(self, kind: str, name: str) -> Obj:
+        """GET one object (a request in the journal, marked as the scenario's own)."""
+        result: Obj = await self._request("GET", self._path(kind, name))
+        return result
+
+    async def remove_gate(self, pod: str, gate: str) -> Obj:
+        """Remove one scheduling gate with a strategic merge patch (``$patch: delete``).
+
+        Raises ``ValueError`` when the pod does not carry the gate: a delete directive for a
+        missing element is a silent no-op in the API, which would hide a mistake in the scenario.
+        """
+        current = await self.get("pods", pod)
+        gates = [g.get("name") for g in current.get("spec", {}).get("schedulingGates") or []]
+        if gate not in gates:
+            raise ValueError(f"pod {self.namespace}/{pod} has no scheduling gate {gate!r} (its gates: {gates})")
+        body = {"spec": {"schedulingGates": [{"$patch": "delete", "name": gate}]}}
+        return await self.patch("pods", pod, body)
+
+    async def remove_all_gates(self, pod: str) -> Obj:
+        """Remove every scheduling gate at once (merge patch ``schedulingGates: null``)."""
+        return await self.patch("pods", pod, {"spec": {"schedulingGates": None}}, type="merge")
+
+    async def patch(self, kind: str, name: str, body: Any, type: str = "strategic",
+                    subresource: str | None = None) -> Obj:
+        """PATCH with ``type`` ``strategic``, ``merge`` or ``json`` (RFC 6902, ``body`` a list)."""
+        if type not in PATCH_TYPES:
+            raise ValueError(f"unknown patch type {type!r}: use strategic, merge or json")
+        result: Obj = await self._request("PATCH", self._path(kind, name, subresource), body=body,
+                                          content_type=PATCH_TYPES[type])
+        return result
+
+    async def delete(self, kind: str, name: str) -> Any:
+        """DELETE with default options."""
+        return await self._request("DELETE", self._path(kind, name))
+
+    async def advance(self, seconds: float) -> None:
+        """Let ``seconds`` pass: instant under virtual time, a real wait otherwise."""
+        await asyncio.sleep(seconds)
+
+    async def add_fault(self, rule: FaultRule) -> FaultRule:
+        """Add a fault rule to the backend; :meth:`verify` later fails if it never fired.
+
+        A coroutine like every step: a backend in another process takes rules over HTTP."""
+        faults = self.backend.faults
+        if faults is None:
+            raise BackendError(
+                f"the {self.backend.name} backend cannot inject faults; run this scenario on a backend "
+                "with fault injection (--backend fake)")
+        self._faults.append(rule)
+        return faults.add(rule)
+
+    async def remove_fault(self, rule: FaultRule) -> None:
+        """Remove a rule (it still counts for :meth:`verify`)."""
+        faults = self.backend.faults
+        if faults is not None:
+            faults.remove(rule)
+
+    # ------------------------------------------------------------------ what the scenario sees
+
+    def pod(self, name: str) -> Obj | None:
+        """The pod as the informer last saw it, or None."""
+        return self.pods.objects.get(name)
+
+    def pod_bound(self, name: str) -> Expectation:
+        """The pod has ``spec.nodeName`` (bound by a scheduler)."""
+        return Expectation(
+            f"pod {self.namespace}/{name} is bound to a node",
+            lambda: bool((self.pod(name) or {}).get("spec", {}).get("nodeName")),
+            lambda: format_pod(self.namespace, name, self.pod(name)),
+            (name,),
+        )
+
+    def pod_condition(self, name: str, type: str, status: str | None = None, reason: str | None = None,
+                      message: str | None = None) -> Expectation:
+        """The pod has a condition of ``type`` whose given fields (None: any) equal these."""
+        wanted = {k: v for k, v in (("status", status), ("reason", reason), ("message", message)) if v is not None}
+
+        def test() -> bool:
+            condition = condition_of(self.pod(name), type)
+            return condition is not None and all(condition.get(k, "") == v for k, v in wanted.items())
+
+        fields = " ".join(f"{k}={json.dumps(v) if k == 'message' else v}" for k, v in wanted.items())
+        return Expectation(
+            f"pod {self.namespace}/{name} has condition {type}" + (f" with {fields}" if fields else ""),
+            test, lambda: format_pod(self.namespace, name, self.pod(name)), (name,),
+        )
+
+    def pods_bound(self, prefix: str = "", count: int | None = None) -> Expectation:
+        """Every pod whose name starts with ``prefix`` is bound (and there are ``count`` of them)."""
+        def matching() -> list[Obj]:
+            return [p for n, p in sorted(self.pods.objects.items()) if n.startswith(prefix)]
+
+        def test() -> bool:
+            pods = matching()
+            return (count is None or len(pods) == count) and all(p["spec"].get("nodeName") for p in pods)
+
+        def observe() -> str:
+            pods = matching()
+            unbound = [p["metadata"]["name"] for p in pods if not p["spec"].get("nodeName")]
+            return f"{len(pods)} pods named {prefix}*, unbound: {unbound}"
+
+        n = f"{count} " if count is not None else "all "
+        return Expectation(f"{n}pods named {self.namespace}/{prefix}* are bound", test, observe)
+
+    async def condition(self, pod: str, type: str) -> Obj | None:
+        """The pod's current condition of ``type`` (None when absent), after settling."""
+        await self.settle()
+        return condition_of(self.pod(pod), type)
+
+    # ------------------------------------------------------------------ expectations
+
+    async def settle(self, timeout: float = 5.0) -> None:
+        """Let pending events land before judging (module docstring)."""
+        loop = asyncio.get_running_loop()
+        if isinstance(loop, VirtualEventLoop):
+            await loop.wait_all_tasks_blocked()
+            return
+        target = self._last_pod_rv
+        if not target:
+            return
+        seen = asyncio.Event()
+
+        def check(event: str, obj: Obj) -> None:
+            if self.pods.rv.isdigit() and int(self.pods.rv) >= target:
+                seen.set()
+
+        check("", {})
+        self.pods.listeners.append(check)
+        try:
+            await asyncio.wait_for(seen.wait(), timeout)
+        except asyncio.TimeoutError:
+            pass
+        finally:
+            self.pods.listeners.remove(check)
+
+    async def eventually(self, predicate: Predicate, within: float) -> None:
+        """Return as soon as ``predicate`` holds; fail if it does not within ``within`` seconds."""
+        __tracebackhide__ = True  # a failure points at the scenario's line
+        expectation = describe_predicate(predicate)
+        start = self.now
+        await self.settle()
+        if expectation.test():
+            return
+        held = asyncio.Event()
+
+        def check(event: str, obj: Obj) -> None:
+            if not held.is_set() and expectation.test():
+                held.set()
+
+        self.pods.listeners.append(check)
+        poller = None if isinstance(predicate, Expectation) else asyncio.create_task(self._poll(check))
+        try:
+            await asyncio.wait_for(held.wait(), within)
+        except asyncio.TimeoutError:
+            raise ExpectationFailed(self._failure(
+                f"expected within {_secs(within)} s (t={start:.3f}..{start + within:.3f}): {expectation.description}",
+                f"observed at t={self.now:.3f}: {expectation.observe()}",
+                expectation, start)) from None
+        finally:
+            self.pods.listeners.remove(check)
+            if poller is not None:
+                poller.cancel()
+
+    async def never(self, predicate: Predicate, within: float) -> None:
+        """Fail as soon as ``predicate`` holds during the next ``within`` seconds (checked at every
+        event, at the start and at the end)."""
+        __tracebackhide__ = True  # a failure points at the scenario's line
+        expectation = describe_predicate(predicate)
+        start = self.now
+        violation: list[str] = []
+        broke = asyncio.Event()
+
+        def check(event: str, obj: Obj) -> None:
+            if not violation and expectation.test():
+                violation.append(f"but at t={self.now:.3f} it held: {expectation.observe()}")
+                broke.set()
+
+        await self.settle()
+        check("", {})
+        self.pods.listeners.append(check)
+        poller = None if isinstance(predicate, Expectation) else asyncio.create_task(self._poll(check))
+        try:
+            try:
+                await asyncio.wait_for(broke.wait(), within)
+            except asyncio.TimeoutError:
+                await self.settle()
+                check("", {})
+        finally:
+            self.pods.listeners.remove(check)
+            if poller is not None:
+                poller.cancel()
+        if violation:
+            raise ExpectationFailed(self._failure(
+                f"expected never within {_secs(within)} s (t={start:.3f}..{start + within:.3f}): "
+                f"{expectation.description}", violation[0], expectation, start))
+
+    async def _poll(self, check: Callable[[str, Obj], None]) -> None:
+        """Plain callables may read more than the informer: re-check them every ``poll`` seconds."""
+        while True:
+            await asyncio.sleep(self.poll)
+            check("", {})
+
+    def requests(
+        self, verb: str | None = None, resource: str | None = None, *, subresource: str | None = None,
+        name: str | None = None, namespace: str | None = None, where: Callable[[JournalEntry], bool] | None = None,
+        include_own: bool = False,
+    ) -> list[JournalEntry]:
+        """Journal requests since the scenario started matching every given field.
+
+        ``resource`` is ``pods``, ``resource.group``, or a plain name matching it in every group
+        (``events`` matches core and events.k8s.io events). ``subresource=""`` means none.
+        """
+        journal = self._journal("count requests")
+        out = []
+        for entry in journal.entries[self.start_seq:]:
+            if entry.type != "request" or (not include_own and entry.seq in self.own_requests):
+                continue
+            if verb is not None and entry.verb != verb:
+                continue
+            if resource is not None and resource not in (entry.resource, entry.resource.partition(".")[0]):
+                continue
+            if subresource is not None and entry.subresource != subresource:
+                continue
+            if name is not None and entry.name != name:
+                continue
+            if namespace is not None and entry.namespace != namespace:
+                continue
+            if where is not None and not where(entry):
+                continue
+            out.append(entry)
+        return out
+
+    def expect_requests(
+        self, n: int, verb: str | None = None, resource: str | None = None, *, subresource: str | None = None,
+        name: str | None = None, namespace: str | None = None, where: Callable[[JournalEntry], bool] | None = None,
+        include_own: bool = False,
+    ) -> list[JournalEntry]:
+        """Exactly ``n`` journal requests (not the scenario's own) match; return them."""
+        __tracebackhide__ = True  # a failure points at the scenario's line
+        found = self.requests(verb, resource, subresource=subresource, name=name, namespace=namespace,
+                              where=where, include_own=include_own)
+        if len(found) == n:
+            return found
+        fields = [f"{k}={v}" for k, v in (("verb", verb), ("resource", resource), ("subresource", subresource),
+                                           ("namespace", namespace), ("name", name)) if v is not None]
+        if where is not None:
+            fields.append(f"where={getattr(where, '__name__', 'predicate')}")
+        who = "" if include_own else " (the scenario's own requests left out)"
+        journal = self._journal("count requests")
+        lines = [f"expected exactly {n} request{'s' if n != 1 else ''} matching {' '.join(fields) or 'anything'}"
+                 f"{who} since t={self.start_time:.3f}, found {len(found)} at t={self.now:.3f}"]
+        if found:
+            lines += ["matching requests:", journal.format(found)]
+        pods = (name,) if name and (resource or "pods").startswith("pods") else ()
+        lines += self._journal_slice(pods, self.start_time)
+        raise ExpectationFailed("\n".join(lines))
+
+    # ------------------------------------------------------------------ failure messages
+
+    def _journal(self, what: str) -> Journal:
+        journal = self.backend.journal
+        if journal is None:
+            raise BackendError(f"the {self.backend.name} backend keeps no request journal: cannot {what}")
+        return journal
+
+    def _failure(self, expected: str, observed: str, expectation: Expectation, start: float) -> str:
+        return "\n".join([expected, observed, *self._journal_slice(expectation.pods, start)])
+
+    def _journal_slice(self, pods: Iterable[str], start: float) -> list[str]:
+        """Requests touching ``pods`` (or all requests since ``start`` when none is named)."""
+        journal = self.backend.journal
+        if journal is None:
+            return ["(no request journal: the backend does not record one)"]
+        pods = tuple(pods)
+        entries = journal.entries[self.start_seq:]
+        if pods:
+            rows = [e for e in entries if e.type == "request" and touches(e, pods, self.namespace)]
+            header = f"journal, requests touching pod {', '.join(pods)} up to t={self.now:.3f}:"
+        else:
+            rows = [e for e in entries if e.type == "request" and e.time >= start]
+            header = f"journal, requests from t={start:.3f} to t={self.now:.3f}:"
+        return [header, journal.format(rows) if rows else "(none)"]
+
+
+_VERBS = {
+    "GET": ("get", "list", "watch"), "POST": ("create",), "PUT": ("update",), "PATCH": ("patch",),
+    "DELETE": ("delete", "deletecollection"),
+}
+
+
+def _taint(taint: str | Obj) -> Obj:
+    """``key[=value]:Effect`` to a taint dict (dicts pass through)."""
+    if isinstance(taint, dict):
+        return taint
+    key_value, sep, effect = taint.rpartition(":")
+    if not sep or effect not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
+        raise ValueError(f"taint {taint!r}: write key[=value]:Effect with Effect NoSchedule, PreferNoSchedule or NoExecute")
+    key, _, value = key_value.partition("=")
+    out: Obj = {"key": key, "effect": effect}
+    if value:
+        out["value"] = value
+    return out
+
+
+def _secs(seconds: float) -> str:
+    return f"{seconds:g}"

@@ -1,0 +1,502 @@
+"""The pytest plugin: scenarios as ``async def`` tests, one backend and one scheduler per test.
+
+Loaded through the ``pytest11`` entry point ``schedharness``. A test asks for what it needs::
+
+    @pytest.mark.kep(5501, "Design Details")
+    @pytest.mark.feature_gates(SchedulerPreEnqueuePodStatus=True)
+    @pytest.mark.criterion("kep5501-delay", reading="delay counted from the first rejection")
+    async def test_condition_after_delay(scenario):
+        await scenario.create_pod("p", claims=["missing"])
+        ...
+
+How a test runs, and why:
+
+* **Its own loop.** The plugin runs each ``async def`` test that uses a schedharness fixture or
+  marker on a fresh :class:`~harness.VirtualEventLoop` (:func:`harness.run`), so waiting is
+  instant and the journal reproducible; when the scheduler adapter ``needs_real_time`` (an
+  external process cannot follow a virtual clock) it gets an ordinary loop instead. Async tests
+  with none of this plugin's fixtures or markers are left to whatever else handles them.
+* **Fixtures live on that loop.** ``sh_backend``, ``sh_clock``, ``sh_journal``, ``sh_scheduler``
+  and ``scenario`` are made, started and stopped inside the test's loop, so a synchronous test
+  cannot use them (it gets a clear error). ``sh_adapter`` (the unstarted scheduler adapter, from
+  ``--scheduler``) and ``sh_workdir`` are ordinary fixtures: override ``sh_adapter`` in a
+  conftest to run an in-process scheduler (:class:`~harness._adapters.CallableAdapter`).
+* **Gates.** The run's ``--feature-gates`` are given to every scheduler; a test's
+  ``feature_gates`` marker adds the gates it needs, and a test needing a gate the run sets the
+  other way is skipped with a reason naming both.
+* **Strict.** After a passing test, a fault rule the scenario added that never fired fails it;
+  a scheduler that died during the test fails it.
+* **Records.** With ``--report-dir DIR``, each test writes ``DIR/<test id>/journal.jsonl``,
+  ``timeline.svg`` (unless ``--no-timeline``) and ``scheduler.log``, and appends a record to
+  ``DIR/results-<worker>.jsonl``; at the end of the session the controller merges them into
+  ``DIR/results.jsonl`` (so it works under ``pytest -n``: each worker has its own servers and
+  its own file). A failure's record and report name the seed and the command that replays it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import os
+import re
+import shlex
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Coroutine, Generator
+
+import pytest
+
+from harness._adapters import (
+    AdapterError,
+    ProcessAdapter,
+    SchedulerAdapter,
+    format_feature_gates,
+    parse_feature_gates,
+)
+from harness._backend import FakeBackend
+from harness._scenario import Scenario
+from harness._timeline import render_timeline
+from harness._virtual_time import VirtualEventLoop
+from harness._yaml_scenarios import load_scenario
+from harness._virtual_time import run as run_virtual
+
+__all__ = ["Settings", "yaml_scenario_params"]
+
+DEFERRED = ("sh_backend", "sh_clock", "sh_journal", "sh_scheduler", "scenario")
+MARKERS = ("kep", "feature_gates", "criterion", "adapters")
+BACKENDS = ("fake",)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The run's options, parsed once."""
+
+    scheduler: str
+    feature_gates: dict[str, bool]
+    backend: str
+    report_dir: Path | None
+    seed: int
+    timeline: bool = True
+
+
+_SETTINGS = pytest.StashKey[Settings]()
+_RUN = pytest.StashKey["_TestRun"]()
+_PHASES = pytest.StashKey[dict[str, pytest.TestReport]]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("schedharness", "schedharness: scheduler conformance scenarios")
+    group.addoption(
+        "--scheduler", default="none", metavar="ADAPTER",
+        help="the scheduler under test: 'none' (default until the reference scheduler adapter exists; "
+             "tests that need a scheduler are skipped) or 'cmd:<command template>' with {kubeconfig}, "
+             "{feature_gates} and {config} placeholders")
+    group.addoption(
+        "--feature-gates", default="", metavar="A=true,B=false",
+        help="feature gates given to the scheduler; tests needing the opposite value are skipped")
+    group.addoption(
+        "--backend", default="fake", metavar="NAME",
+        help="where the Kubernetes API comes from: 'fake' (the in-process fake API server; the only one so far)")
+    group.addoption(
+        "--report-dir", default=None, metavar="DIR",
+        help="write DIR/results.jsonl and, per test, DIR/<test id>/journal.jsonl and scheduler.log")
+    group.addoption(
+        "--no-timeline", action="store_true", default=False,
+        help="with --report-dir, do not draw DIR/<test id>/timeline.svg (about 0.15 s a test)")
+    group.addoption(
+        "--scenario-seed", type=int, default=0, metavar="N",
+        help="seed of the fake API server (uids, generated names, probabilistic faults); default 0")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "kep(number, section): the KEP and the section of it that the test checks")
+    config.addinivalue_line(
+        "markers", "feature_gates(**gates): feature gates the test needs, e.g. SchedulerPreEnqueuePodStatus=True")
+    config.addinivalue_line(
+        "markers", "criterion(id, reading=None): the acceptance criterion's id and, where the KEP leaves a "
+                   "choice, the reading it checks")
+    config.addinivalue_line(
+        "markers", "adapters(*names): the scheduler adapters the test applies to (others skip it)")
+    config.stash[_SETTINGS] = _settings(config)
+    report_dir = config.stash[_SETTINGS].report_dir
+    if report_dir is not None and not hasattr(config, "workerinput"):
+        report_dir.mkdir(parents=True, exist_ok=True)
+        for stale in report_dir.glob("results-*.jsonl"):
+            stale.unlink()
+
+
+def _settings(config: pytest.Config) -> Settings:
+    scheduler = str(config.getoption("--scheduler", "none"))
+    if scheduler != "none" and not (scheduler.startswith("cmd:") and scheduler[4:].strip()):
+        raise pytest.UsageError(
+            f"--scheduler {scheduler}: use 'none' or 'cmd:<command template>' (the reference scheduler "
+            "adapter is not available yet)")
+    backend = str(config.getoption("--backend", "fake"))
+    if backend not in BACKENDS:
+        raise pytest.UsageError(f"--backend {backend}: unknown backend; available: {', '.join(BACKENDS)}")
+    try:
+        gates = parse_feature_gates(str(config.getoption("--feature-gates", "") or ""))
+    except ValueError as e:
+        raise pytest.UsageError(f"--feature-gates: {e}") from None
+    report = config.getoption("--report-dir", None)
+    report_dir = Path(str(report)).resolve() if report else None
+    return Settings(scheduler, gates, backend, report_dir, int(config.getoption("--scenario-seed", 0) or 0),
+                    timeline=not config.getoption("--no-timeline", False))
+
+
+def _marker_gates(item: pytest.Item) -> dict[str, bool]:
+    gates: dict[str, bool] = {}
+    for mark in reversed(list(item.iter_markers("feature_gates"))):
+        gates.update({name: bool(value) for name, value in mark.kwargs.items()})
+    return gates
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    run_gates = config.stash[_SETTINGS].feature_gates
+    for item in items:
+        conflicts = [f"{name}={'true' if need else 'false'}" for name, need in sorted(_marker_gates(item).items())
+                     if name in run_gates and run_gates[name] != need]
+        if conflicts:
+            sets = ", ".join(f"{c.split('=')[0]}={'false' if c.endswith('true') else 'true'}" for c in conflicts)
+            item.add_marker(pytest.mark.skip(
+                reason=f"needs feature gate {', '.join(conflicts)}; this run sets {sets} (--feature-gates)"))
+
+
+def yaml_scenario_params(directory: str | Path, pattern: str = "*.yaml") -> list[Any]:
+    """One ``pytest.param`` per YAML scenario file (loaded and validated, id = file stem), marked
+    with its ``kep``, ``featureGates`` and ``criterion``, so gate skips and records work as for
+    Python scenarios::
+
+        @pytest.mark.parametrize("yaml_scenario", yaml_scenario_params(FIXTURES / "scenarios"))
+        async def test_yaml(scenario, yaml_scenario):
+            await run_scenario(yaml_scenario, scenario)
+    """
+    params = []
+    for path in sorted(Path(directory).glob(pattern)):
+        loaded = load_scenario(path)
+        marks: list[Any] = []
+        if loaded.kep is not None:
+            marks.append(pytest.mark.kep(*loaded.kep))
+        if loaded.feature_gates:
+            marks.append(pytest.mark.feature_gates(**loaded.feature_gates))
+        if loaded.criterion is not None:
+            marks.append(pytest.mark.criterion(loaded.criterion, reading=loaded.reading))
+        params.append(pytest.param(loaded, id=path.stem, marks=marks))
+    return params
+
+
+# ---------------------------------------------------------------------- fixtures
+
+
+def _test_dirname(nodeid: str) -> str:
+    """A test id as a directory name: ``tests/test_x.py::test_y[a]`` -> ``tests_test_x.py_test_y[a]``."""
+    return re.sub(r"[^A-Za-z0-9_.\-\[\]=]+", "_", nodeid).strip("_")[:200]
+
+
+@pytest.fixture
+def sh_workdir(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    """Where this test's kubeconfig, journal and scheduler log go: ``<report-dir>/<test id>``
+    with ``--report-dir``, else a temporary directory."""
+    settings = request.config.stash[_SETTINGS]
+    if settings.report_dir is None:
+        return tmp_path
+    path = settings.report_dir / _test_dirname(request.node.nodeid)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture
+def sh_adapter(request: pytest.FixtureRequest, sh_workdir: Path) -> SchedulerAdapter | None:
+    """The scheduler adapter of this run (unstarted), from ``--scheduler``; None for ``none``.
+    Override it in a conftest to run another scheduler."""
+    scheduler = request.config.stash[_SETTINGS].scheduler
+    if scheduler.startswith("cmd:"):
+        return ProcessAdapter(scheduler[4:].strip(), sh_workdir)
+    return None
+
+
+@dataclass
+class _TestRun:
+    """What the plugin starts on a test's loop, and what it measured."""
+
+    adapter: SchedulerAdapter | None
+    workdir: Path
+    gates: dict[str, bool]
+    seed: int
+    wanted: set[str] = field(default_factory=set)
+    backend: FakeBackend | None = None
+    scheduler: SchedulerAdapter | None = None
+    scenario: Scenario | None = None
+    timeline_title: str | None = None  # set when a timeline is wanted
+    virtual_seconds: float | None = None
+    wall_seconds: float | None = None
+    journal_path: Path | None = None
+    timeline_path: Path | None = None
+
+
+@pytest.fixture
+def _sh_run(request: pytest.FixtureRequest, sh_adapter: SchedulerAdapter | None, sh_workdir: Path) -> _TestRun:
+    settings = request.config.stash[_SETTINGS]
+    gates = {**_marker_gates(request.node), **settings.feature_gates}
+    test_run = _TestRun(sh_adapter, sh_workdir, gates, settings.seed)
+    if settings.report_dir is not None and settings.timeline:
+        test_run.timeline_title = request.node.nodeid
+    request.node.stash[_RUN] = test_run
+    return test_run
+
+
+class _Deferred:
+    """Stands for a fixture made on the test's loop; replaced before the test body runs."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<{self.name}: made on the test's event loop, async def tests only>"
+
+
+def _need(request: pytest.FixtureRequest, test_run: _TestRun, name: str) -> _Deferred:
+    test_run.wanted.add(name)
+    return _Deferred(name)
+
+
+def _need_scheduler(request: pytest.FixtureRequest, test_run: _TestRun) -> None:
+    adapter = test_run.adapter
+    if adapter is None:
+        pytest.skip("needs a scheduler: pass --scheduler 'cmd:<command template>' "
+                    "(the reference scheduler adapter is not available yet)")
+    allowed = [name for mark in request.node.iter_markers("adapters") for name in mark.args]
+    if allowed and adapter.name not in allowed:
+        pytest.skip(f"applies to adapters {', '.join(allowed)}; this run uses {adapter.name}")
+
+
+@pytest.fixture
+def sh_backend(request: pytest.FixtureRequest, _sh_run: _TestRun) -> Any:
+    """The running backend (:class:`~harness._backend.FakeBackend`) on the test's loop."""
+    return _need(request, _sh_run, "sh_backend")
+
+
+@pytest.fixture
+def sh_clock(request: pytest.FixtureRequest, _sh_run: _TestRun) -> Any:
+    """The backend's clock: ``now()`` (datetime) and ``time()`` (seconds, virtual when virtual)."""
+    return _need(request, _sh_run, "sh_clock")
+
+
+@pytest.fixture
+def sh_journal(request: pytest.FixtureRequest, _sh_run: _TestRun) -> Any:
+    """The backend's request journal (:class:`~fake_apiserver.Journal`)."""
+    return _need(request, _sh_run, "sh_journal")
+
+
+@pytest.fixture
+def sh_scheduler(request: pytest.FixtureRequest, _sh_run: _TestRun) -> Any:
+    """The started scheduler adapter; the test is skipped when the run has no scheduler or the
+    ``adapters`` marker leaves this one out."""
+    _need_scheduler(request, _sh_run)
+    return _need(request, _sh_run, "sh_scheduler")
+
+
+@pytest.fixture
+def scenario(request: pytest.FixtureRequest, _sh_run: _TestRun) -> Any:
+    """A :class:`~harness._scenario.Scenario` on the backend, with the scheduler running."""
+    _need_scheduler(request, _sh_run)
+    return _need(request, _sh_run, "scenario")
+
+
+# ---------------------------------------------------------------------- running a test
+
+
+def _is_ours(item: pytest.Function) -> bool:
+    return "_sh_run" in item.funcargs or any(item.get_closest_marker(m) for m in MARKERS)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    __tracebackhide__ = True
+    func = pyfuncitem.obj
+    deferred = [name for name, value in pyfuncitem.funcargs.items() if isinstance(value, _Deferred)]
+    if not inspect.iscoroutinefunction(func):
+        if deferred:
+            pytest.fail(f"{', '.join(deferred)} live on the test's event loop: make the test 'async def'",
+                        pytrace=False)
+        return None
+    if not _is_ours(pyfuncitem):
+        return None
+    test_run = pyfuncitem.stash.get(_RUN, None)
+    kwargs = {name: pyfuncitem.funcargs[name] for name in inspect.signature(func).parameters
+              if name in pyfuncitem.funcargs}
+    if test_run is None:  # an async test with only markers: run it on a virtual loop
+        _run_on_loop(_plain(func(**kwargs)), virtual=True)
+        return True
+    adapter = test_run.adapter if test_run.wanted & {"sh_scheduler", "scenario"} else None
+    virtual = not (adapter is not None and adapter.needs_real_time)
+    _run_on_loop(_run_test(func, kwargs, test_run, adapter), virtual=virtual)
+    return True
+
+
+async def _plain(coro: Coroutine[Any, Any, Any]) -> None:
+    await coro
+
+
+def _run_on_loop(coro: Coroutine[Any, Any, None], *, virtual: bool) -> None:
+    __tracebackhide__ = True
+    if virtual:
+        run_virtual(coro)
+    else:
+        with asyncio.Runner() as runner:
+            runner.run(coro)
+
+
+async def _run_test(func: Any, kwargs: dict[str, Any], test_run: _TestRun,
+                    adapter: SchedulerAdapter | None) -> None:
+    __tracebackhide__ = True
+    loop = asyncio.get_running_loop()
+    wall_start, loop_start = time.perf_counter(), loop.time()
+    backend = FakeBackend(test_run.workdir, seed=test_run.seed)
+    test_run.backend = backend
+    scenario: Scenario | None = None
+    failure: str | None = None
+    passed = False
+    try:
+        await backend.start()
+        if adapter is not None:
+            test_run.scheduler = adapter
+            await adapter.start(backend.kubeconfig_path, test_run.gates)
+        if "scenario" in test_run.wanted:
+            scenario = test_run.scenario = await Scenario(backend).start()
+        values = {"sh_backend": backend, "sh_clock": backend.clock, "sh_journal": backend.journal,
+                  "sh_scheduler": adapter, "scenario": scenario}
+        await func(**{name: values[value.name] if isinstance(value, _Deferred) else value
+                      for name, value in kwargs.items()})
+        passed = True
+    finally:
+        try:
+            if scenario is not None:
+                await scenario.close()
+            failure = adapter.failure() if adapter is not None else None
+            if adapter is not None:
+                await adapter.stop()
+            await backend.stop()
+        finally:
+            virtual = isinstance(loop, VirtualEventLoop)
+            test_run.virtual_seconds = loop.time() - loop_start if virtual else None
+            test_run.wall_seconds = time.perf_counter() - wall_start
+            _write_artifacts(test_run)
+    if passed:
+        if failure is not None:
+            raise AdapterError(failure)
+        if scenario is not None:
+            scenario.verify()
+
+
+def _write_artifacts(test_run: _TestRun) -> None:
+    backend, scheduler = test_run.backend, test_run.scheduler
+    if backend is not None and backend.started:
+        test_run.journal_path = backend.journal.write(test_run.workdir / "journal.jsonl")
+        if test_run.timeline_title is not None:
+            test_run.timeline_path = render_timeline(
+                backend.journal.entries, test_run.workdir / "timeline.svg", title=test_run.timeline_title,
+                end=test_run.virtual_seconds if test_run.virtual_seconds is not None else test_run.wall_seconds)
+    if scheduler is not None and not isinstance(scheduler, ProcessAdapter):  # a process writes its own
+        (test_run.workdir / "scheduler.log").write_text(scheduler.log_text())
+
+
+# ---------------------------------------------------------------------- records
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()
+    item.stash.setdefault(_PHASES, {})[report.when] = report
+    settings = item.config.stash[_SETTINGS]
+    test_run = item.stash.get(_RUN, None)
+    if report.when == "call" and report.failed and test_run is not None and test_run.backend is not None:
+        report.sections.append(("schedharness replay", _replay(item, settings)))
+    if report.when == "teardown" and settings.report_dir is not None:
+        _append_record(item, settings)
+
+
+def _replay(item: pytest.Item, settings: Settings) -> str:
+    args = ["python", "-m", "pytest", item.nodeid, f"--scheduler={settings.scheduler}",
+            f"--backend={settings.backend}", f"--scenario-seed={settings.seed}"]
+    if settings.feature_gates:
+        args.append(f"--feature-gates={format_feature_gates(settings.feature_gates)}")
+    return f"seed {settings.seed}; replay: cd {shlex.quote(str(item.config.rootpath))} && {shlex.join(args)}"
+
+
+def _status(phases: dict[str, pytest.TestReport]) -> tuple[str, str]:
+    for when in ("setup", "call", "teardown"):
+        report = phases.get(when)
+        if report is None:
+            continue
+        if report.skipped:
+            if hasattr(report, "wasxfail"):
+                return "xfailed", str(report.wasxfail)
+            longrepr = report.longrepr
+            reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+            return "skipped", reason.removeprefix("Skipped: ")
+        if report.failed:
+            crash = getattr(report.longrepr, "reprcrash", None)
+            message = crash.message if crash is not None else str(report.longrepr)
+            return ("failed" if when == "call" else "error"), message
+    return "passed", ""
+
+
+def _append_record(item: pytest.Item, settings: Settings) -> None:
+    assert settings.report_dir is not None
+    status, message = _status(item.stash.get(_PHASES, {}))
+    kep = item.get_closest_marker("kep")
+    criterion = item.get_closest_marker("criterion")
+    test_run = item.stash.get(_RUN, None)
+    reading = None
+    if criterion is not None:
+        reading = criterion.kwargs.get("reading", criterion.args[1] if len(criterion.args) > 1 else None)
+    record: dict[str, Any] = {
+        "id": item.nodeid,
+        "criterion": criterion.args[0] if criterion is not None and criterion.args else None,
+        "kep": kep.args[0] if kep is not None and kep.args else None,
+        "section": kep.args[1] if kep is not None and len(kep.args) > 1 else None,
+        "gates": test_run.gates if test_run is not None else {**_marker_gates(item), **settings.feature_gates},
+        "reading": reading,
+        "status": status,
+        "message": message,
+        "scheduler": settings.scheduler,
+        "adapter": test_run.adapter.name if test_run is not None and test_run.adapter is not None else None,
+        "seed": settings.seed,
+        "virtual_seconds": _round(test_run.virtual_seconds if test_run else None),
+        "wall_seconds": _round(test_run.wall_seconds if test_run else None),
+        "journal": _relative(test_run.journal_path if test_run is not None else None, settings.report_dir),
+        "timeline": _relative(test_run.timeline_path if test_run is not None else None, settings.report_dir),
+    }
+    if status in ("failed", "error"):
+        record["replay"] = _replay(item, settings)
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    with open(settings.report_dir / f"results-{worker}.jsonl", "a") as out:
+        out.write(json.dumps(record, sort_keys=True) + "\n")
+
+
+def _relative(path: Path | None, base: Path) -> str | None:
+    return str(path.relative_to(base)) if path is not None else None
+
+
+def _round(value: float | None) -> float | None:
+    return round(value, 6) if value is not None else None
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The controller (or the only process) merges the workers' records into ``results.jsonl``."""
+    config = session.config
+    settings = config.stash.get(_SETTINGS, None)
+    if settings is None or settings.report_dir is None or hasattr(config, "workerinput"):
+        return
+    partials = sorted(settings.report_dir.glob("results-*.jsonl"))
+    records = [line for path in partials for line in path.read_text().splitlines() if line.strip()]
+    records.sort(key=lambda line: json.loads(line)["id"])
+    (settings.report_dir / "results.jsonl").write_text("".join(line + "\n" for line in records))
+    for path in partials:
+        path.unlink()
+

@@ -1,0 +1,327 @@
+"""Scheduler adapters: an external process (readiness probe, log, SIGTERM then SIGKILL) and
+in-process coroutines."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import shlex
+import sys
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+import pytest
+import yaml
+
+from harness._adapters import (
+    AdapterError,
+    CallableAdapter,
+    ProcessAdapter,
+    format_feature_gates,
+    parse_feature_gates,
+)
+from harness._backend import FakeBackend
+from harness._scenario import Scenario
+from harness._virtual_time import run
+
+# A scheduler in another process, for the tests only: binds every pending pod to the first node.
+BIND_FIRST_NODE = r'''
+import asyncio, os, signal, sys
+import aiohttp, yaml
+
+def main() -> None:
+    args = dict(a.split("=", 1) for a in sys.argv[1:])
+    if "--config" in args:
+        config = yaml.safe_load(open(args["--config"]))
+        print("config", config["clientConnection"]["contentType"], config["leaderElection"], flush=True)
+        args["--kubeconfig"] = config["clientConnection"]["kubeconfig"]
+    print("feature gates:", args.get("--feature-gates", ""), flush=True)
+    if args.get("--mode") == "exit":
+        print("giving up", flush=True)
+        sys.exit(3)
+    if args.get("--mode") == "stubborn":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    url = yaml.safe_load(open(args["--kubeconfig"]))["clusters"][0]["cluster"]["server"]
+    asyncio.run(schedule(url, args.get("--mode", "")))
+
+async def schedule(url: str, mode: str) -> None:
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    if mode != "stubborn":
+        loop.add_signal_handler(signal.SIGTERM, stop.set)
+    async with aiohttp.ClientSession(url) as client:
+        async def run() -> None:
+            async with client.get("/api/v1/pods") as r:
+                rv = (await r.json())["metadata"]["resourceVersion"]
+            await reconcile()
+            async with client.get("/api/v1/pods", params={"watch": "1", "resourceVersion": rv}) as r:
+                async for line in r.content:
+                    if mode == "crash-on-pod" and b'"name":"crash"' in line:
+                        print("crashing", flush=True)
+                        os._exit(5)
+                    await reconcile()
+
+        async def reconcile() -> None:
+            if mode == "idle":
+                return
+            async with client.get("/api/v1/nodes") as nr:
+                nodes = sorted(n["metadata"]["name"] for n in (await nr.json())["items"])
+            async with client.get("/api/v1/pods") as pr:
+                pods = (await pr.json())["items"]
+            for pod in pods:
+                meta = pod["metadata"]
+                if pod["spec"].get("nodeName") or not nodes:
+                    continue
+                binding = {"apiVersion": "v1", "kind": "Binding",
+                           "metadata": {"name": meta["name"], "namespace": meta["namespace"]},
+                           "target": {"kind": "Node", "name": nodes[0]}}
+                path = f"/api/v1/namespaces/{meta['namespace']}/pods/{meta['name']}/binding"
+                async with client.post(path, json=binding) as br:
+                    if br.status == 201:
+                        print(f"bound {meta['namespace']}/{meta['name']} to {nodes[0]}", flush=True)
+        task = asyncio.create_task(run())
+        await asyncio.wait([task, asyncio.create_task(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
+        task.cancel()
+    print("stopped", flush=True)
+
+main()
+'''
+
+
+def command(tmp_path: Path, *args: str) -> str:
+    script = tmp_path / "bind_first_node.py"
+    script.write_text(BIND_FIRST_NODE)
+    return shlex.join([sys.executable, str(script), *args])
+
+
+def on_real_loop(body: Callable[[FakeBackend], Awaitable[None]], tmp_path: Path) -> None:
+    async def main() -> None:
+        async with FakeBackend(tmp_path / "api") as backend:
+            await body(backend)
+
+    asyncio.run(main())
+
+
+def test_process_adapter_probe_log_scenario_and_stop(tmp_path: Path) -> None:
+    adapter = ProcessAdapter(command(tmp_path, "--kubeconfig={kubeconfig}", "--feature-gates={feature_gates}"),
+                             tmp_path / "sched", name="bind-first")
+    assert (adapter.name, adapter.needs_real_time) == ("bind-first", True)
+
+    async def body(backend: FakeBackend) -> None:
+        await adapter.start(backend.kubeconfig_path, {"B": False, "A": True})
+        assert adapter.argv[2:] == [f"--kubeconfig={backend.kubeconfig_path}", "--feature-gates=A=true,B=false"]
+        store_nodes = [e.name for e in backend.journal.requests("delete", "nodes")]
+        assert store_nodes == ["schedharness-probe"]
+        assert [e.code for e in backend.journal.requests("delete", "pods", namespace="schedharness-probe")] == [200]
+        async with Scenario(backend) as s:
+            await s.create_node("n1")
+            await s.create_pod("p")
+            await s.eventually(s.pod_bound("p"), within=20)
+            assert s.pod("p")["spec"]["nodeName"] == "n1"  # type: ignore[index]
+        assert adapter.failure() is None
+        await adapter.stop()
+        await adapter.stop()
+
+    on_real_loop(body, tmp_path)
+    assert adapter.returncode == 0
+    log = adapter.log_text().splitlines()
+    assert log[0] == "feature gates: A=true,B=false"
+    assert log[1] == "bound schedharness-probe/schedharness-probe to schedharness-probe"
+    assert "bound default/p to n1" in log
+    assert log[-1] == "stopped"
+    assert (tmp_path / "sched" / "scheduler.log").read_text() == adapter.log_text()
+
+
+def test_config_placeholder_writes_a_json_scheduler_configuration(tmp_path: Path) -> None:
+    adapter = ProcessAdapter(command(tmp_path, "--config={config}"), tmp_path / "sched")
+    argv = adapter.command(tmp_path / "kc", {})
+    config_path = tmp_path / "sched" / "scheduler-config.yaml"
+    assert argv[2:] == [f"--config={config_path}"]
+    assert yaml.safe_load(config_path.read_text()) == {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "clientConnection": {"kubeconfig": str(tmp_path / "kc"), "contentType": "application/json"},
+        "leaderElection": {"leaderElect": False},
+    }
+
+    async def body(backend: FakeBackend) -> None:
+        await adapter.start(backend.kubeconfig_path, {})
+        await adapter.stop()
+
+    on_real_loop(body, tmp_path)
+    assert adapter.log_text().splitlines()[0] == "config application/json {'leaderElect': False}"
+
+
+def test_process_that_exits_before_ready_is_reported_with_its_log(tmp_path: Path) -> None:
+    adapter = ProcessAdapter(command(tmp_path, "--kubeconfig={kubeconfig}", "--mode=exit"), tmp_path / "sched")
+
+    async def body(backend: FakeBackend) -> None:
+        with pytest.raises(AdapterError) as info:
+            await adapter.start(backend.kubeconfig_path, {})
+        assert str(info.value) == (f"scheduler {shlex.join(adapter.argv)} exited with code 3 before it was ready; "
+                                   "its log ends:\nfeature gates: \ngiving up")
+
+    on_real_loop(body, tmp_path)
+
+
+def test_process_that_never_binds_the_probe_times_out(tmp_path: Path) -> None:
+    adapter = ProcessAdapter(command(tmp_path, "--kubeconfig={kubeconfig}", "--mode=idle"), tmp_path / "sched",
+                             ready_timeout=0.5)
+
+    async def body(backend: FakeBackend) -> None:
+        with pytest.raises(AdapterError) as info:
+            await adapter.start(backend.kubeconfig_path, {})
+        assert str(info.value) == (
+            f"scheduler {shlex.join(adapter.argv)} did not bind the probe pod schedharness-probe/schedharness-probe "
+            f"within 0.5 s (is it watching {backend.kubeconfig_path} with JSON content type?); its log ends:\n"
+            + (adapter.log_text().rstrip("\n") or "(empty)"))  # how far it got in 0.5 s depends on the machine
+        assert adapter.returncode in (0, -15)  # stopped after the failed probe, handler installed or not yet
+
+    on_real_loop(body, tmp_path)
+
+
+def test_stop_escalates_to_sigkill_after_the_grace_period(tmp_path: Path) -> None:
+    adapter = ProcessAdapter(command(tmp_path, "--kubeconfig={kubeconfig}", "--mode=stubborn"), tmp_path / "sched",
+                             stop_grace=0.3)
+
+    async def body(backend: FakeBackend) -> None:
+        await adapter.start(backend.kubeconfig_path, {})
+        await adapter.stop()
+
+    on_real_loop(body, tmp_path)
+    assert adapter.returncode == -9
+    assert "stopped" not in adapter.log_text()
+
+
+def test_process_dying_during_the_scenario_is_a_failure(tmp_path: Path) -> None:
+    adapter = ProcessAdapter(command(tmp_path, "--kubeconfig={kubeconfig}", "--mode=crash-on-pod"), tmp_path / "sched")
+
+    async def body(backend: FakeBackend) -> None:
+        await adapter.start(backend.kubeconfig_path, {})
+        async with Scenario(backend) as s:
+            await s.create_pod("crash")
+            for _ in range(200):
+                if adapter.failure() is not None:
+                    break
+                await asyncio.sleep(0.05)
+        assert adapter.failure() == (f"scheduler {shlex.join(adapter.argv)} exited with code 5 during the "
+                                     "scenario; its log ends:\nfeature gates: \n"
+                                     "bound schedharness-probe/schedharness-probe to schedharness-probe\ncrashing")
+        await adapter.stop()
+        assert adapter.failure() is None
+
+    on_real_loop(body, tmp_path)
+
+
+def test_missing_command_is_a_clear_error(tmp_path: Path) -> None:
+    adapter = ProcessAdapter("/nonexistent/kube-scheduler --kubeconfig={kubeconfig}", tmp_path / "sched")
+
+    async def body(backend: FakeBackend) -> None:
+        with pytest.raises(AdapterError, match=r"^cannot start the scheduler command /nonexistent/kube-scheduler "
+                                               r"--kubeconfig=\S+kubeconfig: \[Errno 2\] No such file or directory"):
+            await adapter.start(backend.kubeconfig_path, {})
+
+    on_real_loop(body, tmp_path)
+    with pytest.raises(ValueError, match=r"^the scheduler command template is empty$"):
+        ProcessAdapter("  ", tmp_path)
+
+
+def test_feature_gates_round_trip_and_errors() -> None:
+    assert parse_feature_gates(" B=false, A=True ,") == {"B": False, "A": True}
+    assert format_feature_gates({"B": False, "A": True}) == "A=true,B=false"
+    assert parse_feature_gates("") == {}
+    with pytest.raises(ValueError, match=r"^feature gate 'A=yes': write Name=true or Name=false, comma-separated$"):
+        parse_feature_gates("A=yes")
+    with pytest.raises(ValueError, match=r"^feature gate 'A': write Name=true or Name=false, comma-separated$"):
+        parse_feature_gates("A")
+
+
+def test_callable_adapter_runs_a_coroutine_until_cancelled_and_captures_its_log(tmp_path: Path) -> None:
+    seen: list[Any] = []
+
+    async def scheduler(kubeconfig: Path, gates: dict[str, bool]) -> None:
+        log = logging.getLogger("schedharness.scheduler.test")
+        log.info("started with %s", gates)
+        seen.append(kubeconfig)
+        try:
+            await asyncio.sleep(3600)
+        finally:
+            log.info("cancelled")
+
+    adapter = CallableAdapter(scheduler, name="sleeper")
+
+    async def main() -> None:
+        async with FakeBackend(tmp_path) as backend:
+            await adapter.start(backend.kubeconfig_path, {"A": True})
+            await asyncio.sleep(1)
+            assert adapter.failure() is None
+            await adapter.stop()
+            await adapter.stop()
+            assert seen == [backend.kubeconfig_path]
+
+    run(main())
+    assert (adapter.name, adapter.needs_real_time) == ("sleeper", False)
+    assert adapter.log_text() == ("INFO schedharness.scheduler.test: started with {'A': True}\n"
+                                  "INFO schedharness.scheduler.test: cancelled\n")
+
+
+def test_callable_adapter_with_start_and_stop_coroutines(tmp_path: Path) -> None:
+    calls: list[str] = []
+
+    async def start(kubeconfig: Path, gates: dict[str, bool]) -> str:
+        calls.append("start")
+        return "handle"
+
+    async def stop(handle: str) -> None:
+        calls.append(f"stop {handle}")
+
+    adapter = CallableAdapter(start, stop)
+
+    async def main() -> None:
+        await adapter.start(tmp_path / "kc", {})
+        await adapter.stop()
+        await adapter.stop()
+
+    run(main())
+    assert calls == ["start", "stop handle"]
+
+
+def test_callable_adapter_reports_a_crash_and_a_return(tmp_path: Path) -> None:
+    async def crashes(kubeconfig: Path, gates: dict[str, bool]) -> None:
+        await asyncio.sleep(2)
+        raise RuntimeError("informer exploded")
+
+    async def returns(kubeconfig: Path, gates: dict[str, bool]) -> None:
+        return None
+
+    crashing, returning = CallableAdapter(crashes, name="boom"), CallableAdapter(returns, name="quits")
+
+    async def main() -> None:
+        await crashing.start(tmp_path, {})
+        await returning.start(tmp_path, {})
+        await asyncio.sleep(5)
+        assert crashing.failure() == "scheduler boom crashed during the scenario: RuntimeError: informer exploded"
+        assert returning.failure() == "scheduler quits returned during the scenario instead of running until stopped"
+        await crashing.stop()
+        await returning.stop()
+
+    run(main())
+
+
+def test_callable_adapter_probe_waits_for_a_binding(tmp_path: Path) -> None:
+    from test_scenario import first_fit_scheduler
+
+    adapter = CallableAdapter(first_fit_scheduler, probe=True)
+    idle = CallableAdapter(lambda path, gates: asyncio.sleep(3600), name="idle", probe=True, ready_timeout=10)
+
+    async def main() -> None:
+        async with FakeBackend(tmp_path) as backend:
+            await adapter.start(backend.kubeconfig_path, {})
+            assert [e.name for e in backend.journal.requests("create", "pods", subresource="binding")] == [
+                "schedharness-probe"]
+            await adapter.stop()
+            with pytest.raises(AdapterError, match=r"^scheduler idle did not bind the probe pod "
+                                                   r"schedharness-probe/schedharness-probe within 10 s$"):
+                await idle.start(backend.kubeconfig_path, {})
+
+    run(main())

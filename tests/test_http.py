@@ -1,0 +1,1084 @@
+"""The server over HTTP: an aiohttp client against :class:`FakeApiServer` on the virtual loop.
+
+Every answer is compared with what a real kube-apiserver sends (k8s-semantics A, D.4 and E, and
+the apiserver/apimachinery sources named in the server's docstrings): status codes, ``Status``
+bodies field for field, object shapes. Time is virtual, so timestamps are exact (the epoch is
+2026-01-01T00:00:00Z) and a 300-second watch takes milliseconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable, TypeVar
+
+import aiohttp
+
+from fake_apiserver import FakeApiServer
+from harness._virtual_time import VirtualClock, run
+
+T = TypeVar("T")
+
+PODS = "/api/v1/namespaces/default/pods"
+NODES = "/api/v1/nodes"
+SMP = "application/strategic-merge-patch+json"
+MERGE = "application/merge-patch+json"
+JSON_PATCH = "application/json-patch+json"
+GATED = "Scheduling is blocked due to non-empty scheduling gates"
+UID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+JSON_HINT = (
+    "; this fake API server speaks JSON only: configure the client for JSON (kube-scheduler: "
+    'clientConnection.contentType: application/json; client-go: rest.Config.ContentType = "application/json")'
+)
+
+
+@dataclass
+class Reply:
+    status: int
+    body: Any  # the decoded JSON, or the text when the answer is not JSON
+    content_type: str
+
+
+class Api:
+    """A thin JSON client over an aiohttp session (``server.url`` as base)."""
+
+    def __init__(self, session: aiohttp.ClientSession, server: FakeApiServer) -> None:
+        self.session = session
+        self.server = server
+
+    async def call(self, method: str, path: str, body: Any = None, *, data: bytes | None = None,
+                   content_type: str = "application/json", headers: dict[str, str] | None = None,
+                   params: dict[str, str] | None = None) -> Reply:
+        hdrs = {"Content-Type": content_type, **(headers or {})}
+        if body is not None:
+            data = json.dumps(body).encode()
+        async with self.session.request(method, path, data=data, headers=hdrs, params=params) as r:
+            raw = await r.read()
+            ctype = r.headers.get("Content-Type", "")
+        decoded: Any = json.loads(raw) if ctype.startswith("application/json") and raw else raw.decode()
+        return Reply(r.status, decoded, ctype)
+
+    async def get(self, path: str, **params: str) -> Reply:
+        return await self.call("GET", path, params=params or None)
+
+    async def post(self, path: str, body: Any) -> Reply:
+        return await self.call("POST", path, body)
+
+    async def put(self, path: str, body: Any) -> Reply:
+        return await self.call("PUT", path, body)
+
+    async def patch(self, path: str, body: Any, content_type: str = SMP) -> Reply:
+        return await self.call("PATCH", path, body, content_type=content_type)
+
+    async def delete(self, path: str) -> Reply:
+        return await self.call("DELETE", path)
+
+    async def ok(self, method: str, path: str, body: Any = None, content_type: str = SMP) -> Any:
+        """The body of a request that must succeed."""
+        reply = await self.call(method, path, body, content_type=content_type if method == "PATCH" else "application/json")
+        assert reply.status in (200, 201), reply
+        return reply.body
+
+
+def serve(scenario: Callable[[Api], Awaitable[T]], **options: Any) -> T:
+    """Run ``scenario`` against a fresh server on the virtual loop."""
+
+    async def main() -> T:
+        loop = asyncio.get_running_loop()
+        async with FakeApiServer(clock=VirtualClock(loop), **options) as server:
+            async with aiohttp.ClientSession(server.url, timeout=aiohttp.ClientTimeout(total=None)) as session:
+                return await scenario(Api(session, server))
+
+    return run(main())
+
+
+def pod(name: str, **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"containers": [{"name": "c", "image": "busybox:1"}], **spec}}
+
+
+def node(name: str, **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}, **({"spec": spec} if spec else {})}
+
+
+def binding(name: str, node_name: str = "n1") -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name},
+            "target": {"kind": "Node", "name": node_name}}
+
+
+def status(code: int, reason: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A failure ``Status`` as the real server encodes it (field order included)."""
+    out: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                           "message": message, "reason": reason}
+    if details is not None:
+        out["details"] = details
+    out["code"] = code
+    return out
+
+
+def invalid_pod(name: str, field: str, kind: str, body: str) -> dict[str, Any]:
+    return status(422, "Invalid", f'Pod "{name}" is invalid: {field}: {body}', {
+        "name": name, "kind": "Pod", "causes": [{"reason": kind, "message": body, "field": field}]})
+
+
+async def watch_lines(response: aiohttp.ClientResponse) -> list[dict[str, Any]]:
+    """Every event of a watch stream, read until the server ends it."""
+    return [json.loads(line) for line in (await response.read()).splitlines()]
+
+
+# ------------------------------------------------------------------------------------ discovery
+
+
+def test_core_discovery_lists_pods_with_their_subresources() -> None:
+    async def scenario(api: Api) -> None:
+        root = await api.get("/api")
+        assert root.body == {"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": [
+            {"clientCIDR": "0.0.0.0/0", "serverAddress": f"127.0.0.1:{api.server.port}"}]}
+        v1 = (await api.get("/api/v1")).body
+        assert (v1["kind"], v1["groupVersion"]) == ("APIResourceList", "v1")
+        by_name = {r["name"]: r for r in v1["resources"]}
+        assert by_name["pods"] == {
+            "name": "pods", "singularName": "pod", "namespaced": True, "kind": "Pod",
+            "verbs": ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
+            "shortNames": ["po"], "categories": ["all"]}
+        assert by_name["pods/status"] == {"name": "pods/status", "singularName": "", "namespaced": True,
+                                          "kind": "Pod", "verbs": ["get", "patch", "update"]}
+        assert by_name["pods/binding"] == {"name": "pods/binding", "singularName": "", "namespaced": True,
+                                           "kind": "Binding", "verbs": ["create"]}
+        assert by_name["nodes"]["namespaced"] is False
+        assert sorted(by_name) == [
+            "configmaps", "events", "namespaces", "namespaces/status", "nodes", "nodes/status",
+            "persistentvolumeclaims", "persistentvolumeclaims/status", "persistentvolumes",
+            "persistentvolumes/status", "pods", "pods/binding", "pods/status", "replicationcontrollers",
+            "replicationcontrollers/status", "services", "services/status"]
+
+    serve(scenario)
+
+
+def test_group_discovery_lists_every_group_and_resourceclaims_status() -> None:
+    async def scenario(api: Api) -> None:
+        groups = (await api.get("/apis")).body
+        assert groups["kind"] == "APIGroupList"
+        assert [g["name"] for g in groups["groups"]] == [
+            "apps", "policy", "storage.k8s.io", "events.k8s.io", "coordination.k8s.io", "resource.k8s.io"]
+        assert groups["groups"][5] == {
+            "name": "resource.k8s.io", "versions": [{"groupVersion": "resource.k8s.io/v1", "version": "v1"}],
+            "preferredVersion": {"groupVersion": "resource.k8s.io/v1", "version": "v1"}}
+        group = (await api.get("/apis/resource.k8s.io")).body
+        assert (group["kind"], group["name"]) == ("APIGroup", "resource.k8s.io")
+        resource = (await api.get("/apis/resource.k8s.io/v1")).body
+        assert [r["name"] for r in resource["resources"]] == [
+            "resourceclaims", "resourceclaims/status", "resourceclaimtemplates", "resourceslices", "deviceclasses"]
+        assert resource["resources"][1] == {"name": "resourceclaims/status", "singularName": "", "namespaced": True,
+                                            "kind": "ResourceClaim", "verbs": ["get", "patch", "update"]}
+        events = (await api.get("/apis/events.k8s.io/v1")).body
+        assert events["groupVersion"] == "events.k8s.io/v1"
+        assert [r["name"] for r in events["resources"]] == ["events"]
+
+    serve(scenario)
+
+
+def test_version_and_health_endpoints() -> None:
+    async def scenario(api: Api) -> None:
+        version = await api.get("/version")
+        assert version.body == {
+            "major": "1", "minor": "35", "emulationMajor": "1", "emulationMinor": "35",
+            "minCompatibilityMajor": "1", "minCompatibilityMinor": "34", "gitVersion": "v1.35.0-schedharness",
+            "gitCommit": "0000000000000000000000000000000000000000", "gitTreeState": "clean",
+            "buildDate": "2026-01-01T00:00:00Z", "goVersion": "go1.25", "compiler": "gc",
+            "platform": "linux/amd64"}
+        for path in ("/healthz", "/readyz", "/livez", "/readyz/etcd"):
+            reply = await api.call("GET", path, headers={"Accept": "text/plain"})  # not negotiated
+            assert (reply.status, reply.body, reply.content_type) == (200, "ok", "text/plain; charset=utf-8")
+
+    serve(scenario)
+
+
+def test_the_four_default_namespaces_exist_at_start() -> None:
+    async def scenario(api: Api) -> None:
+        listed = (await api.get("/api/v1/namespaces")).body
+        assert [(n["metadata"]["name"], n["metadata"]["resourceVersion"], n["status"]) for n in listed["items"]] == [
+            ("default", "2", {"phase": "Active"}), ("kube-node-lease", "5", {"phase": "Active"}),
+            ("kube-public", "4", {"phase": "Active"}), ("kube-system", "3", {"phase": "Active"})]
+        assert listed["metadata"] == {"resourceVersion": "5"}
+        assert listed["items"][0]["spec"] == {"finalizers": ["kubernetes"]}
+
+    serve(scenario)
+
+
+# ------------------------------------------------------------------------------------ create
+
+
+def test_create_stamps_uid_decimal_resource_versions_and_virtual_times() -> None:
+    async def scenario(api: Api) -> None:
+        first = await api.post(PODS, pod("a"))
+        assert first.status == 201
+        meta = first.body["metadata"]
+        assert list(meta) == ["name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp"]
+        assert UID.match(meta["uid"])
+        assert (meta["resourceVersion"], meta["generation"], meta["creationTimestamp"]) == (
+            "6", 1, "2026-01-01T00:00:00Z")
+        await asyncio.sleep(90)
+        second = await api.ok("POST", NODES, node("n1"))
+        third = await api.ok("POST", "/api/v1/namespaces/default/configmaps",
+                             {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}})
+        # one global counter across kinds, decimal strings
+        assert [second["metadata"]["resourceVersion"], third["metadata"]["resourceVersion"]] == ["7", "8"]
+        assert second["metadata"]["creationTimestamp"] == "2026-01-01T00:01:30Z"
+        assert len({meta["uid"], second["metadata"]["uid"], third["metadata"]["uid"]}) == 3
+        listed = (await api.get(PODS)).body
+        assert listed["metadata"]["resourceVersion"] == "8"
+
+    serve(scenario)
+
+
+def test_create_defaults_the_pod_and_resets_its_status() -> None:
+    """The defaults schedulers and kubectl read (``_strategy.default_pod``); the ServiceAccount
+    admission plugin's token volume is not emulated."""
+
+    async def scenario(api: Api) -> None:
+        body = pod("p")
+        body["status"] = {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}
+        created = await api.ok("POST", PODS, body)
+        assert created["spec"] == {
+            "containers": [{"name": "c", "image": "busybox:1", "imagePullPolicy": "IfNotPresent",
+                            "terminationMessagePath": "/dev/termination-log",
+                            "terminationMessagePolicy": "File", "resources": {}}],
+            "restartPolicy": "Always", "terminationGracePeriodSeconds": 30, "dnsPolicy": "ClusterFirst",
+            "securityContext": {}, "schedulerName": "default-scheduler", "enableServiceLinks": True,
+            "priority": 0, "preemptionPolicy": "PreemptLowerPriority",
+            "tolerations": [
+                {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute",
+                 "tolerationSeconds": 300},
+                {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute",
+                 "tolerationSeconds": 300}]}
+        assert created["status"] == {"phase": "Pending", "qosClass": "BestEffort"}
+        assert list(created) == ["kind", "apiVersion", "metadata", "spec", "status"]
+
+    serve(scenario)
+
+
+def test_create_without_kind_and_api_version_takes_them_from_the_url() -> None:
+    async def scenario(api: Api) -> None:
+        created = await api.post(PODS, {"metadata": {"name": "p"}, "spec": pod("p")["spec"]})
+        assert created.status == 201
+        assert (created.body["kind"], created.body["apiVersion"]) == ("Pod", "v1")
+
+    serve(scenario)
+
+
+def test_generation_follows_spec_changes_only() -> None:
+    async def scenario(api: Api) -> None:
+        created = await api.ok("POST", PODS, pod("p"))
+        assert created["metadata"]["generation"] == 1
+        labelled = await api.ok("PATCH", f"{PODS}/p", {"metadata": {"labels": {"a": "b"}}})
+        assert labelled["metadata"]["generation"] == 1
+        status_changed = await api.ok("PATCH", f"{PODS}/p/status", {"status": {"phase": "Running"}})
+        assert (status_changed["metadata"]["generation"], status_changed["status"]["phase"]) == (1, "Running")
+        imaged = await api.ok("PATCH", f"{PODS}/p", {"spec": {"containers": [{"name": "c", "image": "busybox:2"}]}})
+        assert imaged["metadata"]["generation"] == 2
+        put = dict(imaged, spec=dict(imaged["spec"], activeDeadlineSeconds=30))
+        assert (await api.ok("PUT", f"{PODS}/p", put))["metadata"]["generation"] == 3
+
+    serve(scenario)
+
+
+# ------------------------------------------------------------------------------ scheduling gates
+
+
+def _gated_condition(at: str = "2026-01-01T00:00:00Z") -> dict[str, Any]:
+    return {"type": "PodScheduled", "status": "False", "lastProbeTime": None, "lastTransitionTime": at,
+            "reason": "SchedulingGated", "message": GATED}
+
+
+def test_gated_pod_gets_exactly_the_scheduling_gated_condition() -> None:
+    async def scenario(api: Api) -> None:
+        created = await api.ok("POST", PODS, pod("g", schedulingGates=[{"name": "example.com/a"}]))
+        assert created["status"] == {"phase": "Pending", "qosClass": "BestEffort",
+                                     "conditions": [_gated_condition()]}
+        plain = await api.ok("POST", PODS, pod("plain"))
+        assert "conditions" not in plain["status"]
+
+    serve(scenario)
+
+
+def test_removing_gates_leaves_the_condition_untouched() -> None:
+    """KEP-3521: the apiserver sets the condition on create only (k8s-semantics A.3)."""
+
+    async def scenario(api: Api) -> None:
+        gates = [{"name": "example.com/a"}, {"name": "example.com/b"}, {"name": "example.com/c"}]
+        await api.ok("POST", PODS, pod("g", schedulingGates=gates))
+        await asyncio.sleep(10)
+        smp = await api.ok("PATCH", f"{PODS}/g", {"spec": {"schedulingGates": [
+            {"$patch": "delete", "name": "example.com/a"}]}})
+        assert smp["spec"]["schedulingGates"] == gates[1:]
+        assert (smp["metadata"]["generation"], smp["status"]["conditions"]) == (2, [_gated_condition()])
+        merged = await api.ok("PATCH", f"{PODS}/g", {"spec": {"schedulingGates": [{"name": "example.com/c"}]}},
+                              content_type=MERGE)
+        assert merged["spec"]["schedulingGates"] == [{"name": "example.com/c"}]
+        put = await api.ok("PUT", f"{PODS}/g", dict(merged, spec=dict(merged["spec"], schedulingGates=[])))
+        assert (put["metadata"]["generation"], put["status"]["conditions"]) == (4, [_gated_condition()])
+
+    serve(scenario)
+
+
+def test_adding_a_gate_after_create_is_refused() -> None:
+    async def scenario(api: Api) -> None:
+        await api.ok("POST", PODS, pod("g", schedulingGates=[{"name": "example.com/a"}]))
+        before = await api.get(f"{PODS}/g")
+        reply = await api.patch(f"{PODS}/g", {"spec": {"schedulingGates": [{"name": "example.com/b"}]}})
+        assert (reply.status, reply.body) == (422, invalid_pod(
+            "g", "spec.schedulingGates[0].name", "FieldValueForbidden",
+            "Forbidden: only deletion is allowed, but found new scheduling gate 'example.com/b'"))
+        plain = await api.ok("POST", PODS, pod("plain"))
+        reply = await api.put(f"{PODS}/plain", dict(plain, spec=dict(plain["spec"], schedulingGates=[{"name": "x"}])))
+        assert (reply.status, reply.body) == (422, invalid_pod(
+            "plain", "spec.schedulingGates[0].name", "FieldValueForbidden",
+            "Forbidden: only deletion is allowed, but found new scheduling gate 'x'"))
+        assert (await api.get(f"{PODS}/g")).body == before.body
+
+    serve(scenario)
+
+
+def test_node_name_with_gates_is_forbidden_at_create() -> None:
+    async def scenario(api: Api) -> None:
+        reply = await api.post(PODS, pod("g", nodeName="n1", schedulingGates=[{"name": "example.com/a"}]))
+        assert (reply.status, reply.body) == (422, invalid_pod(
+            "g", "spec.nodeName", "FieldValueForbidden",
+            "Forbidden: cannot be set until all schedulingGates have been cleared"))
+        assert (await api.get(f"{PODS}/g")).status == 404
+
+    serve(scenario)
+
+
+# ------------------------------------------------------------------------------------ binding
+
+
+def test_binding_a_gated_pod_is_a_conflict() -> None:
+    async def scenario(api: Api) -> None:
+        await api.ok("POST", PODS, pod("g", schedulingGates=[{"name": "example.com/a"}]))
+        reply = await api.post(f"{PODS}/g/binding", binding("g"))
+        assert (reply.status, reply.body) == (409, status(
+            409, "Conflict", 'Operation cannot be fulfilled on pods/binding "g": pod g has non-empty .spec.schedulingGates',
+            {"name": "g", "kind": "pods/binding"}))
+        assert "nodeName" not in (await api.get(f"{PODS}/g")).body["spec"]
+
+    serve(scenario)
+
+
+def test_binding_sets_node_name_and_pod_scheduled_true() -> None:
+    async def scenario(api: Api) -> None:
+        await api.ok("POST", PODS, pod("g", schedulingGates=[{"name": "example.com/a"}]))
+        await api.ok("PATCH", f"{PODS}/g", {"spec": {"schedulingGates": None}}, content_type=MERGE)
+        await asyncio.sleep(7)
+        reply = await api.post(f"{PODS}/g/binding", binding("g"))
+        assert (reply.status, reply.body) == (201, {"kind": "Status", "apiVersion": "v1", "metadata": {},
+                                                    "status": "Success", "code": 201})
+        bound = (await api.get(f"{PODS}/g")).body
+        assert bound["spec"]["nodeName"] == "n1"
+        assert bound["status"]["conditions"] == [{"type": "PodScheduled", "status": "True", "lastProbeTime": None,
+                                                  "lastTransitionTime": "2026-01-01T00:00:07Z"}]
+        assert bound["metadata"]["resourceVersion"] == "8"
+        again = await api.post(f"{PODS}/g/binding", binding("g", "n2"))
+        assert (again.status, again.body) == (409, status(
+            409, "Conflict", 'Operation cannot be fulfilled on pods/binding "g": pod g is already assigned to node "n1"',
+            {"name": "g", "kind": "pods/binding"}))
+        mismatch = await api.post(f"{PODS}/g/binding", binding("other"))
+        assert (mismatch.status, mismatch.body) == (400, status(
+            400, "BadRequest", "name in URL does not match name in Binding object"))
+        missing = await api.post(f"{PODS}/nope/binding", binding("nope"))
+        assert (missing.status, missing.body) == (404, status(
+            404, "NotFound", 'pods "nope" not found', {"name": "nope", "kind": "pods"}))
+        assert (await api.get(f"{PODS}/g")).body == bound
+
+    serve(scenario)
+
+
+def test_binding_preconditions_quote_the_storage_error() -> None:
+    async def scenario(api: Api) -> None:
+        created = await api.ok("POST", PODS, pod("p"))
+        body = binding("p")
+        body["metadata"]["uid"] = "not-the-uid"
+        reply = await api.post(f"{PODS}/p/binding", body)
+        message = (
+            'Operation cannot be fulfilled on pods "p": StorageError: invalid object, Code: 4, '
+            "Key: /registry/pods/default/p, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: "
+            f"UID in precondition: not-the-uid, UID in object meta: {created['metadata']['uid']}")
+        assert (reply.status, reply.body) == (409, status(409, "Conflict", message, {"name": "p", "kind": "pods"}))
+        body["metadata"]["uid"] = created["metadata"]["uid"]
+        assert (await api.post(f"{PODS}/p/binding", body)).status == 201
+
+    serve(scenario)
+
+
+# ---------------------------------------------------------------------------- status and updates
+
+
+def test_status_subresource_ignores_spec_and_the_main_resource_ignores_status() -> None:
+    async def scenario(api: Api) -> None:
+        created = await api.ok("POST", PODS, pod("p"))
+        via_status = dict(created, spec=dict(created["spec"], nodeName="sneaky"),
+                          status=dict(created["status"], phase="Running"))
+        updated = await api.ok("PUT", f"{PODS}/p/status", via_status)
+        assert ("nodeName" in updated["spec"], updated["status"]["phase"]) == (False, "Running")
+        via_main = dict(updated, status={"phase": "Failed"}, metadata=dict(updated["metadata"], labels={"a": "b"}))
+        main = await api.ok("PUT", f"{PODS}/p", via_main)
+        assert (main["status"]["phase"], main["metadata"]["labels"]) == ("Running", {"a": "b"})
+        patched = await api.ok("PATCH", f"{PODS}/p", {"status": {"phase": "Succeeded"}})
+        assert patched["status"]["phase"] == "Running"
+        assert patched["metadata"]["resourceVersion"] == main["metadata"]["resourceVersion"]  # a no-op
+
+    serve(scenario)
+
+
+def test_put_with_a_stale_resource_version_is_a_conflict() -> None:
+    async def scenario(api: Api) -> None:
+        created = await api.ok("POST", PODS, pod("p"))
+        await api.ok("PATCH", f"{PODS}/p", {"metadata": {"labels": {"a": "b"}}})
+        current = (await api.get(f"{PODS}/p")).body
+        reply = await api.put(f"{PODS}/p", dict(created, metadata=dict(created["metadata"], labels={"x": "y"})))
+        assert (reply.status, reply.body) == (409, status(
+            409, "Conflict", 'Operation cannot be fulfilled on pods "p": the object has been modified; please apply '
+            "your changes to the latest version and try again", {"name": "p", "kind": "pods"}))
+        assert (await api.get(f"{PODS}/p")).body == current
+
+    serve(scenario)
+
+
+def test_a_no_op_update_writes_nothing() -> None:
+    async def scenario(api: Api) -> None:
+        created = await api.ok("POST", PODS, pod("p"))
+        rv = created["metadata"]["resourceVersion"]
+        watch = await api.session.get(PODS, params={"watch": "true", "resourceVersion": rv, "timeoutSeconds": "5"})
+        same = await api.ok("PUT", f"{PODS}/p", created)
+        assert same == created
+        minimal = await api.ok("PUT", f"{PODS}/p", pod("p"))  # defaults come back, nothing changes
+        assert minimal == created
+        assert (await api.ok("PATCH", f"{PODS}/p", {"metadata": {"labels": None}})) == created
+        changed = await api.ok("PATCH", f"{PODS}/p", {"metadata": {"labels": {"a": "b"}}})
+        assert changed["metadata"]["resourceVersion"] == str(int(rv) + 1)
+        events = await watch_lines(watch)
+        assert [(e["type"], e["object"]["metadata"]["resourceVersion"]) for e in events] == [
+            ("MODIFIED", str(int(rv) + 1))]
+
+    serve(scenario)
+
+
+def test_dry_run_answers_without_writing() -> None:
+    async def scenario(api: Api) -> None:
+        dry = await api.call("POST", PODS, pod("p"), params={"dryRun": "All"})
+        assert dry.status == 201
+        assert UID.match(dry.body["metadata"]["uid"]) and "resourceVersion" not in dry.body["metadata"]
+        assert (await api.get(f"{PODS}/p")).status == 404
+        created = await api.ok("POST", PODS, pod("p"))
+        patched = await api.call("PATCH", f"{PODS}/p", {"metadata": {"labels": {"a": "b"}}}, content_type=SMP,
+                                 params={"dryRun": "All"})
+        assert (patched.status, patched.body["metadata"]["labels"]) == (200, {"a": "b"})
+        assert patched.body["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"]
+        deleted = await api.call("DELETE", f"{PODS}/p", params={"dryRun": "All"})
+        assert (deleted.status, deleted.body) == (200, created)
+        assert (await api.get(PODS)).body["items"] == [created]
+        assert (await api.get(PODS)).body["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"]
+
+    serve(scenario)
+
+
+# ------------------------------------------------------------------------------------ errors
+
+
+def test_not_found_and_already_exists() -> None:
+    async def scenario(api: Api) -> None:
+        missing = await api.get(f"{PODS}/nope")
+        assert (missing.status, missing.body) == (404, status(
+            404, "NotFound", 'pods "nope" not found', {"name": "nope", "kind": "pods"}))
+        claim = await api.get("/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/c")
+        assert claim.body == status(404, "NotFound", 'resourceclaims.resource.k8s.io "c" not found',
+                                    {"name": "c", "group": "resource.k8s.io", "kind": "resourceclaims"})
+        await api.ok("POST", PODS, pod("p"))
+        again = await api.post(PODS, pod("p"))
+        assert (again.status, again.body) == (409, status(
+            409, "AlreadyExists", 'pods "p" already exists', {"name": "p", "kind": "pods"}))
+        elsewhere = await api.post("/api/v1/namespaces/nowhere/pods", pod("p"))
+        assert (elsewhere.status, elsewhere.body) == (404, status(
+            404, "NotFound", 'namespaces "nowhere" not found', {"name": "nowhere", "kind": "namespaces"}))
+
+    serve(scenario)
+
+
+def test_bad_bodies_get_the_decoders_messages() -> None:
+    async def scenario(api: Api) -> None:
+        async def post(path: str, data: bytes) -> Reply:
+            return await api.call("POST", path, data=data)
+
+        cases = [
+            (PODS, b"{bad", "the object provided is unrecognized (must be of type Pod): couldn't get version/kind; "
+             "json parse error: invalid character 'b' looking for beginning of object key string ({bad)"),
+            (PODS, b"", "the object provided is unrecognized (must be of type Pod): couldn't get version/kind; "
+             "json parse error: unexpected end of JSON input (<empty>)"),
+            (PODS, b'{"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "averyveryverylongname"', (
+                "the object provided is unrecognized (must be of type Pod): couldn't get version/kind; json parse "
+                'error: unexpected end of JSON input ({"kind": "Pod", "apiVersion":  ...)')),
+            (PODS, b"[1]", "the object provided is unrecognized (must be of type Pod): couldn't get version/kind; "
+             "json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "
+             '"json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" } (5b315d)'),
+            (NODES, json.dumps(pod("p")).encode(),
+             'Pod in version "v1" cannot be handled as a Node: converting (v1.Pod) to (core.Node): unknown conversion'),
+            (PODS, json.dumps(dict(pod("p"), kind="Pdo")).encode(),
+             'Pdo in version "v1" cannot be handled as a Pod: no kind "Pdo" is registered for version "v1" '
+             'in scheme "pkg/api/legacyscheme/scheme.go:30"'),
+            (PODS, json.dumps(dict(pod("p"), apiVersion="apps/v1")).encode(),
+             'Pod in version "v1" cannot be handled as a Pod: no kind "Pod" is registered for version "apps/v1" '
+             'in scheme "pkg/api/legacyscheme/scheme.go:30"'),
+            (PODS, json.dumps(dict(pod("p"), metadata=["p"])).encode(),
+             'Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal array into Go struct field '
+             "Pod.metadata of type v1.ObjectMeta"),
+            (PODS, json.dumps(dict(pod("p"), spec={"containers": {"name": "c"}})).encode(),
+             'Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal object into Go struct field '
+             "PodSpec.spec.containers of type []v1.Container"),
+        ]
+        for path, data, message in cases:
+            reply = await post(path, data)
+            assert (reply.status, reply.body) == (400, status(400, "BadRequest", message)), data
+        assert (await api.get(PODS)).body["items"] == []
+
+    serve(scenario)
+
+
+def test_names_and_namespaces_must_match_the_url() -> None:
+    async def scenario(api: Api) -> None:
+        created = await api.ok("POST", PODS, pod("p"))
+        renamed = await api.put(f"{PODS}/p", dict(created, metadata=dict(created["metadata"], name="q")))
+        assert (renamed.status, renamed.body) == (400, status(
+            400, "BadRequest", "the name of the object (q) does not match the name on the URL (p)"))
+        moved = await api.put(f"{PODS}/p", dict(created, metadata=dict(created["metadata"], namespace="kube-system")))
+        assert (moved.status, moved.body) == (400, status(
+            400, "BadRequest", "the namespace of the object (kube-system) does not match the namespace on the request "
+            "(default)"))
+        elsewhere = await api.post(PODS, dict(pod("q"), metadata={"name": "q", "namespace": "kube-system"}))
+        assert (elsewhere.status, elsewhere.body) == (400, status(
+            400, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request"))
+        patched = await api.patch(f"{PODS}/p", {"metadata": {"name": "q"}})
+        assert (patched.status, patched.body) == (400, status(
+            400, "BadRequest", "the name of the object (q) does not match the name on the URL (p)"))
+        assert (await api.get(f"{PODS}/p")).body == created
+
+    serve(scenario)
+
+
+def test_a_resource_version_on_create_fails_the_storage_write() -> None:
+    async def scenario(api: Api) -> None:
+        reply = await api.post(PODS, dict(pod("p"), metadata={"name": "p", "resourceVersion": "3"}))
+        assert (reply.status, reply.body) == (500, {"kind": "Status", "apiVersion": "v1", "metadata": {},
+                                                    "status": "Failure", "message": "resourceVersion should not be set "
+                                                    "on objects to be created", "code": 500})
+
+    serve(scenario)
+
+
+def test_body_size_limit() -> None:
+    async def scenario(api: Api) -> None:
+        big = pod("big")
+        big["metadata"]["annotations"] = {"blob": "x" * 200_000}  # many TCP segments, read whole
+        assert (await api.post(PODS, big)).status == 201
+        too_large = status(413, "RequestEntityTooLarge", "Request entity too large: limit is 3145728")
+        reply = await api.call("POST", PODS, data=b" " * (3 * 1024 * 1024 + 1))
+        assert (reply.status, reply.body) == (413, too_large)
+
+        async def chunks(body: bytes, size: int = 65536) -> Any:  # no Content-Length: chunked
+            for i in range(0, len(body), size):
+                yield body[i:i + size]
+
+        async with api.session.post(PODS, data=chunks(json.dumps(pod("chunked")).encode()),
+                                    headers={"Content-Type": "application/json"}) as r:
+            assert (r.status, (await r.json())["metadata"]["name"]) == (201, "chunked")
+        async with api.session.post(PODS, data=chunks(b" " * (3 * 1024 * 1024 + 1)),
+                                    headers={"Content-Type": "application/json"}) as r:
+            assert (r.status, await r.json()) == (413, too_large)
+
+    serve(scenario)
+
+
+def test_unknown_routes() -> None:
+    async def scenario(api: Api) -> None:
+        not_found = status(404, "NotFound", "the server could not find the requested resource", {})
+        for path in ("/api/v1/foos", "/api/v1/namespaces/default/pods/p/foo", "/api/v1/namespaces/default/nodes",
+                     "/apis/apps/v1/deployments", "/api/v2"):
+            reply = await api.get(path)
+            assert (reply.status, reply.body) == (404, not_found), path
+        for path in ("/foo", "/apis/foo.example.com/v1/bars", "/apis/foo.example.com"):
+            reply = await api.get(path)
+            assert (reply.status, reply.body, reply.content_type) == (
+                404, "404 page not found\n", "text/plain; charset=utf-8"), path
+        not_allowed = status(405, "MethodNotAllowed", "the server does not allow this method on the requested "
+                             "resource", {})
+        for method, path in (("PUT", PODS), ("POST", "/api/v1/pods"), ("GET", f"{PODS}/p/binding"),
+                             ("POST", "/api/v1")):
+            reply = await api.call(method, path, {})
+            assert (reply.status, reply.body) == (405, not_allowed), (method, path)
+
+    serve(scenario)
+
+
+def test_bad_selectors() -> None:
+    async def scenario(api: Api) -> None:
+        label = await api.get(PODS, labelSelector="a in (")
+        assert (label.status, label.body) == (400, status(
+            400, "BadRequest", "unable to parse requirement: found '', expected: ',', ')' or identifier"))
+        field = await api.get(PODS, fieldSelector="spec.foo=bar")
+        assert (field.status, field.body) == (400, status(400, "BadRequest", "field label not supported: spec.foo"))
+        generic = await api.get("/api/v1/namespaces/default/configmaps", fieldSelector="data.x=y")
+        assert (generic.status, generic.body) == (400, status(
+            400, "BadRequest", '"data.x" is not a known field selector: only "metadata.name", "metadata.namespace"'))
+
+    serve(scenario)
+
+
+def test_patch_errors_leave_the_object_alone() -> None:
+    async def scenario(api: Api) -> None:
+        created = await api.ok("POST", PODS, pod("p"))
+        cases = [
+            (JSON_PATCH, b'[{"op":"test","path":"/metadata/name","value":"x"}]', 422,
+             status(422, "Invalid", "the server rejected our request due to an error in our request", {})),
+            (JSON_PATCH, b'[{"op":"remove","path":"/spec/nope"}]', 422,
+             status(422, "Invalid", "the server rejected our request due to an error in our request", {})),
+            (JSON_PATCH, b'{"op":"add"}', 400, status(400, "BadRequest", "error decoding patch: json: cannot unmarshal "
+                                                                      "object into Go value of type []handlers.jsonPatchOp")),
+            ("application/x-foo", b"{}", 415, status(
+                415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types "
+                "include: application/json-patch+json, application/merge-patch+json, "
+                "application/strategic-merge-patch+json, application/apply-patch+yaml")),
+        ]
+        for content_type, data, code, body in cases:
+            reply = await api.call("PATCH", f"{PODS}/p", data=data, content_type=content_type)
+            assert (reply.status, reply.body) == (code, body), data
+        assert (await api.get(f"{PODS}/p")).body == created
+        assert (await api.get(PODS)).body["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"]
+
+    serve(scenario)
+
+
+def test_json_only_content_negotiation() -> None:
+    async def scenario(api: Api) -> None:
+        reply = await api.call("POST", PODS, data=b"\x0a\x02k8s", content_type="application/vnd.kubernetes.protobuf")
+        assert (reply.status, reply.body) == (415, status(
+            415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types "
+            "include: application/json, application/yaml, application/vnd.kubernetes.protobuf" + JSON_HINT))
+        for accept in ("application/vnd.kubernetes.protobuf", "application/yaml",
+                       "application/json;q=0, application/vnd.kubernetes.protobuf"):
+            reply = await api.call("GET", PODS, headers={"Accept": accept})
+            assert (reply.status, reply.body) == (406, status(
+                406, "NotAcceptable", "only the following media types are accepted: application/json, "
+                "application/yaml, application/vnd.kubernetes.protobuf" + JSON_HINT)), accept
+        for accept in ("application/vnd.kubernetes.protobuf, application/json", "application/json, */*", "*/*"):
+            assert (await api.call("GET", PODS, headers={"Accept": accept})).status == 200, accept
+        yaml_body = b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: y\nspec:\n  containers:\n  - name: c\n    image: i\n"
+        created = await api.call("POST", PODS, data=yaml_body, content_type="application/yaml")
+        assert (created.status, created.body["metadata"]["name"]) == (201, "y")
+
+    serve(scenario)
+
+
+def test_a_failed_write_changes_nothing() -> None:
+    async def scenario(api: Api) -> None:
+        await api.ok("POST", PODS, pod("g", schedulingGates=[{"name": "example.com/a"}]))
+        before = (await api.get(PODS)).body
+        failures = [
+            await api.patch(f"{PODS}/g", {"spec": {"schedulingGates": [{"name": "example.com/b"}]}}),
+            await api.post(f"{PODS}/g/binding", binding("g")),
+            await api.put(f"{PODS}/g", dict(before["items"][0], metadata=dict(before["items"][0]["metadata"],
+                                                                                 resourceVersion="1"))),
+            await api.patch(f"{PODS}/g", {"metadata": {"labels": {"bad key!": "v"}}}),
+            await api.post(PODS, pod("g")),
+            await api.call("PATCH", f"{PODS}/g", data=b"{", content_type=MERGE),
+        ]
+        assert [f.status for f in failures] == [422, 409, 409, 422, 409, 400]
+        assert (await api.get(PODS)).body == before
+
+    serve(scenario)
+
+
+# ------------------------------------------------------------------------------------ list
+
+
+def test_paging_with_limit_and_continue() -> None:
+    async def scenario(api: Api) -> None:
+        for i in range(25):
+            await api.ok("POST", PODS, pod(f"p{i:02d}"))
+        names: list[str] = []
+        metas = []
+        params = {"limit": "10"}
+        while True:
+            page = (await api.get(PODS, **params)).body
+            names += [p["metadata"]["name"] for p in page["items"]]
+            metas.append({k: v for k, v in page["metadata"].items() if k != "continue"})
+            if "continue" not in page["metadata"]:
+                break
+            # later writes do not show in later pages: each page is read at the first one's version
+            await api.ok("POST", PODS, pod(f"z{len(metas)}"))
+            await api.ok("DELETE", f"{PODS}/p2{len(metas)}")
+            params = {"limit": "10", "continue": page["metadata"]["continue"]}
+        assert names == [f"p{i:02d}" for i in range(25)]
+        assert metas == [{"resourceVersion": "30", "remainingItemCount": 15},
+                         {"resourceVersion": "30", "remainingItemCount": 5},
+                         {"resourceVersion": "30"}]
+        everything = (await api.get(PODS)).body
+        assert (len(everything["items"]), everything["metadata"]) == (25, {"resourceVersion": "34"})
+        bad = await api.get(PODS, limit="10", **{"continue": "!!"})
+        assert (bad.status, bad.body) == (400, status(
+            400, "BadRequest", "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)"))
+
+    serve(scenario)
+
+
+def test_label_selectors() -> None:
+    async def scenario(api: Api) -> None:
+        for name, labels in (("a", {"tier": "web", "env": "prod"}), ("b", {"tier": "db", "env": "prod"}),
+                             ("c", {"tier": "web"}), ("d", {})):
+            await api.ok("POST", PODS, dict(pod(name), metadata={"name": name, "labels": labels}))
+
+        async def names(selector: str) -> list[str]:
+            return [p["metadata"]["name"] for p in (await api.get(PODS, labelSelector=selector)).body["items"]]
+
+        assert await names("tier=web") == ["a", "c"]
+        assert await names("tier==web,env=prod") == ["a"]
+        assert await names("tier!=web") == ["b", "d"]
+        assert await names("tier in (db, cache)") == ["b"]
+        assert await names("tier notin (db)") == ["a", "c", "d"]
+        assert await names("env") == ["a", "b"]
+        assert await names("!env") == ["c", "d"]
+
+    serve(scenario)
+
+
+def test_field_selectors_on_pods_and_nodes() -> None:
+    async def scenario(api: Api) -> None:
+        await api.ok("POST", PODS, pod("running", nodeName="n1", schedulerName="other"))
+        await api.ok("POST", PODS, pod("done", nodeName="n1"))
+        await api.ok("POST", PODS, pod("failed"))
+        await api.ok("POST", PODS, pod("pending"))
+        await api.ok("PATCH", f"{PODS}/running/status", {"status": {"phase": "Running"}})
+        await api.ok("PATCH", f"{PODS}/done/status", {"status": {"phase": "Succeeded"}})
+        await api.ok("PATCH", f"{PODS}/failed/status", {"status": {"phase": "Failed"}})
+
+        async def names(path: str, selector: str) -> list[str]:
+            return [p["metadata"]["name"] for p in (await api.get(path, fieldSelector=selector)).body["items"]]
+
+        assert await names(PODS, "status.phase!=Succeeded,status.phase!=Failed") == ["pending", "running"]
+        assert await names("/api/v1/pods", "spec.nodeName=n1") == ["done", "running"]
+        assert await names(PODS, "spec.nodeName=") == ["failed", "pending"]
+        assert await names(PODS, "spec.schedulerName=default-scheduler") == ["done", "failed", "pending"]
+        assert await names(PODS, "spec.host==n1") == ["done", "running"]
+        await api.ok("POST", NODES, node("cordoned", unschedulable=True))
+        await api.ok("POST", NODES, node("open"))
+        assert await names(NODES, "spec.unschedulable=true") == ["cordoned"]
+        assert await names(NODES, "spec.unschedulable!=true") == ["open"]
+        assert await names(NODES, "metadata.name=open") == ["open"]
+
+    serve(scenario)
+
+
+def test_sent_initial_events_is_forbidden_for_list() -> None:
+    async def scenario(api: Api) -> None:
+        reply = await api.get(PODS, sendInitialEvents="true")
+        assert (reply.status, reply.body) == (422, status(
+            422, "Invalid", 'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is '
+            "forbidden for list", {"group": "meta.k8s.io", "kind": "ListOptions", "causes": [
+                {"reason": "FieldValueForbidden", "message": "Forbidden: sendInitialEvents is forbidden for list",
+                 "field": "sendInitialEvents"}]}))
+
+    serve(scenario)
+
+
+# ------------------------------------------------------------------------------------ watch
+
+
+def test_watch_from_a_resource_version_sends_later_changes_in_order() -> None:
+    async def scenario(api: Api) -> None:
+        first = await api.ok("POST", PODS, pod("a"))
+        await api.ok("POST", PODS, pod("b"))
+        await api.ok("PATCH", f"{PODS}/a", {"metadata": {"labels": {"x": "1"}}})
+        await api.ok("DELETE", f"{PODS}/b")
+        await api.ok("POST", NODES, node("n"))  # another kind's write moves the counter too
+        watch = await api.session.get(PODS, params={
+            "watch": "true", "resourceVersion": first["metadata"]["resourceVersion"], "timeoutSeconds": "30"})
+        await api.ok("POST", PODS, pod("c"))
+        events = await watch_lines(watch)
+        assert [(e["type"], e["object"]["metadata"]["name"], e["object"]["metadata"]["resourceVersion"])
+                for e in events] == [("ADDED", "b", "7"), ("MODIFIED", "a", "8"), ("DELETED", "b", "9"),
+                                     ("ADDED", "c", "11")]
+        assert events[0]["object"]["kind"] == "Pod"
+
+    serve(scenario)
+
+
+def test_bookmarks_every_minute_and_the_stream_ends_at_the_timeout() -> None:
+    async def scenario(api: Api) -> None:
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        watch = await api.session.get(PODS, params={
+            "watch": "true", "resourceVersion": "5", "allowWatchBookmarks": "true", "timeoutSeconds": "300"})
+        seen: list[tuple[float, str, dict[str, Any]]] = []
+        async for line in watch.content:
+            event = json.loads(line)
+            seen.append((loop.time() - start, event["type"], event["object"]))
+            if len(seen) == 1:
+                await api.ok("POST", PODS, pod("p"))
+        ended = loop.time() - start
+        bookmark = {"kind": "Pod", "apiVersion": "v1", "metadata": {"resourceVersion": "6"}}
+        times = [(round(t, 6), kind) for t, kind, _ in seen]
+        assert times == [(60.0, "BOOKMARK"), (60.0, "ADDED"), (120.0, "BOOKMARK"), (180.0, "BOOKMARK"),
+                         (240.0, "BOOKMARK"), (298.0, "BOOKMARK")]
+        assert seen[0][2] == {"kind": "Pod", "apiVersion": "v1", "metadata": {"resourceVersion": "5"}}
+        assert seen[2][2] == bookmark
+        assert round(ended, 6) == 300.0
+
+    serve(scenario)
+
+
+def test_selector_transitions_on_a_watch() -> None:
+    """cache_watcher.convertToWatchEvent (k8s-semantics E.5): the scheduler's pod informer."""
+
+    async def scenario(api: Api) -> None:
+        await api.ok("POST", PODS, pod("p"))
+        await api.ok("POST", PODS, pod("q"))
+        await api.ok("PATCH", f"{PODS}/q/status", {"status": {"phase": "Failed"}})
+        watch = await api.session.get(PODS, params={
+            "watch": "true", "resourceVersion": "8", "timeoutSeconds": "10",
+            "fieldSelector": "status.phase!=Succeeded,status.phase!=Failed"})
+        await api.ok("PATCH", f"{PODS}/p/status", {"status": {"phase": "Running"}})
+        done = await api.ok("PATCH", f"{PODS}/p/status", {"status": {"phase": "Succeeded"}})
+        await api.ok("PATCH", f"{PODS}/p", {"metadata": {"labels": {"ignored": "yes"}}})
+        await api.ok("PATCH", f"{PODS}/q/status", {"status": {"phase": "Pending"}})  # matches again
+        events = await watch_lines(watch)
+        assert [(e["type"], e["object"]["metadata"]["name"], e["object"]["metadata"]["resourceVersion"])
+                for e in events] == [("MODIFIED", "p", "9"), ("DELETED", "p", "10"), ("ADDED", "q", "12")]
+        # the DELETED event carries the previous object with the event's resourceVersion
+        assert events[1]["object"]["status"]["phase"] == "Running"
+        assert done["metadata"]["resourceVersion"] == "10"
+
+    serve(scenario)
+
+
+def test_a_compacted_resource_version_gives_one_error_event() -> None:
+    async def scenario(api: Api) -> None:
+        for i in range(8):
+            await api.ok("POST", PODS, pod(f"p{i}"))
+        async with api.session.get(PODS, params={"watch": "true", "resourceVersion": "6"}) as watch:
+            assert (watch.status, watch.headers["Content-Type"]) == (200, "application/json")
+            events = await watch_lines(watch)
+        assert events == [{"type": "ERROR", "object": {
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": "too old resource version: 6 (8)", "reason": "Expired", "code": 410}}]
+        async with api.session.get(PODS, params={"watch": "true", "resourceVersion": "8", "timeoutSeconds": "1"}) as ok:
+            assert [e["object"]["metadata"]["name"] for e in await watch_lines(ok)] == ["p3", "p4", "p5", "p6", "p7"]
+
+    serve(scenario, history=5)
+
+
+def test_streaming_list_ends_with_the_initial_events_bookmark() -> None:
+    async def scenario(api: Api) -> None:
+        await api.ok("POST", PODS, pod("a"))
+        await api.ok("POST", PODS, pod("b"))
+        await api.ok("POST", NODES, node("n"))
+        params = {"watch": "true", "sendInitialEvents": "true", "resourceVersionMatch": "NotOlderThan",
+                  "allowWatchBookmarks": "true", "timeoutSeconds": "1"}
+        for rv in ("", "0", "7"):
+            async with api.session.get(PODS, params=dict(params, resourceVersion=rv)) as watch:
+                events = await watch_lines(watch)
+            assert [(e["type"], e["object"]["metadata"].get("name")) for e in events] == [
+                ("ADDED", "a"), ("ADDED", "b"), ("BOOKMARK", None)], rv
+            assert events[2]["object"] == {"kind": "Pod", "apiVersion": "v1", "metadata": {
+                "resourceVersion": "8", "annotations": {"k8s.io/initial-events-end": "true"}}}
+
+    serve(scenario)
+
+
+def test_a_legacy_watch_from_zero_also_marks_the_end_of_initial_events() -> None:
+    """With WatchList on (default since v1.34) ``SetListOptionsDefaults`` turns a watch from "" or
+    "0" into a streaming list, so bookmarks-allowed watchers get the annotated bookmark."""
+
+    async def scenario(api: Api) -> None:
+        await api.ok("POST", PODS, pod("a"))
+        async with api.session.get(PODS, params={"watch": "true", "resourceVersion": "0", "allowWatchBookmarks": "true",
+                                                 "timeoutSeconds": "1"}) as watch:
+            events = await watch_lines(watch)
+        assert [e["type"] for e in events] == ["ADDED", "BOOKMARK"]
+        assert events[1]["object"]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
+        async with api.session.get(PODS, params={"watch": "true", "timeoutSeconds": "1"}) as watch:
+            assert [e["type"] for e in await watch_lines(watch)] == ["ADDED"]
+
+    serve(scenario)
+
+
+def test_invalid_watch_options() -> None:
+    async def scenario(api: Api) -> None:
+        def invalid(*causes: tuple[str, str, str]) -> dict[str, Any]:
+            rendered = [f"{field}: {body}" for field, _, body in causes]
+            aggregate = rendered[0] if len(rendered) == 1 else "[" + ", ".join(rendered) + "]"
+            return status(422, "Invalid", f'ListOptions.meta.k8s.io "" is invalid: {aggregate}', {
+                "group": "meta.k8s.io", "kind": "ListOptions",
+                "causes": [{"reason": reason, "message": body, "field": field} for field, reason, body in causes]})
+
+        forbidden = "FieldValueForbidden"
+        cases = [
+            ({"sendInitialEvents": "true"}, invalid(("resourceVersionMatch", forbidden,
+              "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))),
+            ({"resourceVersionMatch": "NotOlderThan"}, invalid(("resourceVersionMatch", forbidden,
+              "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))),
+            ({"sendInitialEvents": "true", "resourceVersionMatch": "Exact"}, invalid(
+                ("resourceVersionMatch", forbidden,
+                 "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"),
+                ("resourceVersionMatch", "FieldValueNotSupported",
+                 'Unsupported value: "Exact": supported values: "NotOlderThan"'))),
+        ]
+        for params, body in cases:
+            reply = await api.get(PODS, watch="true", **params)
+            assert (reply.status, reply.body) == (422, body), params
+        bad_rv = await api.get(PODS, watch="true", resourceVersion="abc")
+        assert (bad_rv.status, bad_rv.body) == (422, status(
+            422, "Invalid", 'pods "" is invalid: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing '
+            '"abc": invalid syntax', {"kind": "pods", "causes": [{
+                "reason": "FieldValueInvalid", "field": "resourceVersion",
+                "message": 'Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax'}]}))
+
+    serve(scenario)
+
+
+def test_a_streaming_list_ahead_of_the_store_times_out_after_three_seconds() -> None:
+    async def scenario(api: Api) -> None:
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        async with api.session.get(PODS, params={
+                "watch": "true", "sendInitialEvents": "true", "resourceVersionMatch": "NotOlderThan",
+                "resourceVersion": "100"}) as watch:
+            events = await watch_lines(watch)
+        assert loop.time() - start == 3.0
+        assert events == [{"type": "ERROR", "object": {
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": "Timeout: Too large resource version: 100, current: 5", "reason": "Timeout",
+            "details": {"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+                        "retryAfterSeconds": 1},
+            "code": 504}}]
+
+    serve(scenario)
+
+
+def test_watching_one_object_by_name() -> None:
+    async def scenario(api: Api) -> None:
+        await api.ok("POST", PODS, pod("a"))
+        await api.ok("POST", PODS, pod("b"))
+        async with api.session.get(f"{PODS}/a", params={"watch": "true", "timeoutSeconds": "1"}) as watch:
+            assert [e["object"]["metadata"]["name"] for e in await watch_lines(watch)] == ["a"]
+        async with api.session.get(f"/api/v1/watch/namespaces/default/pods/b", params={"timeoutSeconds": "1"}) as watch:
+            assert [e["object"]["metadata"]["name"] for e in await watch_lines(watch)] == ["b"]
+        mismatch = await api.get(f"{PODS}/a", watch="true", fieldSelector="metadata.name=b")
+        assert (mismatch.status, mismatch.body) == (400, status(
+            400, "BadRequest", "fieldSelector metadata.name doesn't match requested name"))
+
+    serve(scenario)
+
+
+# ------------------------------------------------------------------------------------ nodes
+
+
+def test_nodes_created_through_the_api_get_the_not_ready_taint() -> None:
+    async def scenario(api: Api) -> None:
+        created = await api.ok("POST", NODES, node("n1", taints=[{"key": "gpu", "effect": "NoSchedule"}]))
+        assert created["spec"]["taints"] == [{"key": "gpu", "effect": "NoSchedule"},
+                                             {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}]
+
+    serve(scenario)
+
+
+def test_the_not_ready_taint_can_be_turned_off() -> None:
+    async def scenario(api: Api) -> None:
+        created = await api.ok("POST", NODES, node("n1", taints=[{"key": "gpu", "effect": "NoSchedule"}]))
+        assert created["spec"]["taints"] == [{"key": "gpu", "effect": "NoSchedule"}]
+        assert "taints" not in (await api.ok("POST", NODES, node("n2"))).get("spec", {})
+
+    serve(scenario, taint_not_ready_nodes=False)
+
+
+def test_deleting_a_node_answers_with_a_status_and_a_pod_with_the_pod() -> None:
+    async def scenario(api: Api) -> None:
+        created = await api.ok("POST", NODES, node("n1"))
+        deleted = await api.delete(f"{NODES}/n1")
+        assert (deleted.status, deleted.body) == (200, {
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+            "details": {"name": "n1", "kind": "nodes", "uid": created["metadata"]["uid"]}})
+        made = await api.ok("POST", PODS, pod("p"))
+        gone = await api.delete(f"{PODS}/p")
+        assert (gone.status, gone.body) == (200, made)
+
+    serve(scenario)
+
+
+# ------------------------------------------------------------------------------------ events
+
+
+def test_events_are_one_resource_in_two_shapes() -> None:
+    """The scheduler writes events.k8s.io/v1 Events; ``kubectl describe`` reads core v1 ones
+    (the real server stores both as one resource, pkg/apis/events/v1/conversion.go)."""
+
+    async def scenario(api: Api) -> None:
+        core_watch = await api.session.get("/api/v1/namespaces/default/events", params={
+            "watch": "true", "resourceVersion": "5", "timeoutSeconds": "5"})
+        event = {"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "p.1"},
+                 "eventTime": "2026-01-01T00:00:00.000000Z", "reportingController": "default-scheduler",
+                 "reportingInstance": "default-scheduler-host", "action": "Scheduling", "reason": "FailedScheduling",
+                 "regarding": {"kind": "Pod", "namespace": "default", "name": "p", "uid": "u1"},
+                 "note": "0/1 nodes are available", "type": "Warning"}
+        created = await api.ok("POST", "/apis/events.k8s.io/v1/namespaces/default/events", event)
+        core = (await api.get("/api/v1/namespaces/default/events", fieldSelector="involvedObject.name=p")).body
+        assert core["items"] == [{
+            "kind": "Event", "apiVersion": "v1", "metadata": created["metadata"],
+            "involvedObject": {"kind": "Pod", "namespace": "default", "name": "p", "uid": "u1"},
+            "reason": "FailedScheduling", "message": "0/1 nodes are available", "type": "Warning",
+            "eventTime": "2026-01-01T00:00:00.000000Z", "action": "Scheduling",
+            "reportingComponent": "default-scheduler", "reportingInstance": "default-scheduler-host"}]
+        again = await api.post("/api/v1/namespaces/default/events", dict(core["items"][0], metadata={"name": "p.1"}))
+        assert (again.status, again.body) == (409, status(
+            409, "AlreadyExists", 'events "p.1" already exists', {"name": "p.1", "kind": "events"}))
+        await api.ok("DELETE", "/api/v1/namespaces/default/events/p.1")
+        gone = await api.get("/apis/events.k8s.io/v1/namespaces/default/events/p.1")
+        assert (gone.status, gone.body["message"]) == (404, 'events.events.k8s.io "p.1" not found')
+        events = await watch_lines(core_watch)
+        assert [(e["type"], e["object"]["apiVersion"], e["object"]["metadata"]["resourceVersion"]) for e in events] == [
+            ("ADDED", "v1", "6"), ("DELETED", "v1", "7")]
+
+    serve(scenario)
+
+
+# ------------------------------------------------------------------------------------ determinism
+
+
+def test_same_requests_same_seed_same_bytes() -> None:
+    async def session(api: Api) -> list[bytes]:
+        bodies: list[bytes] = []
+        requests: list[tuple[str, str, Any]] = [
+            ("POST", PODS, pod("a", schedulingGates=[{"name": "example.com/g"}])),
+            ("POST", NODES, node("n1")),
+            ("POST", PODS, dict(pod("x"), metadata={"generateName": "web-"})),
+            ("PATCH", f"{PODS}/a", {"spec": {"schedulingGates": None}}),
+            ("POST", f"{PODS}/a/binding", binding("a")),
+            ("GET", PODS, None),
+        ]
+        for method, path, body in requests:
+            await asyncio.sleep(1.5)
+            data = None if body is None else json.dumps(body).encode()
+            content_type = MERGE if method == "PATCH" else "application/json"
+            async with api.session.request(method, path, data=data, headers={"Content-Type": content_type}) as r:
+                assert r.status < 300
+                bodies.append(await r.read())
+        return bodies
+
+    first = serve(session, seed=7)
+    assert first == serve(session, seed=7)
+    other = serve(session, seed=8)
+    assert other != first
+    listed = json.loads(first[-1])
+    assert [p["metadata"]["name"] for p in listed["items"]][0] == "a"
+    assert re.match(r"^web-[bcdfghjklmnpqrstvwxz2456789]{5}$", listed["items"][1]["metadata"]["name"])
+    assert listed["items"][0]["metadata"]["creationTimestamp"] == "2026-01-01T00:00:01Z"

@@ -1,0 +1,378 @@
+"""The pytest plugin, run through ``pytester``: fixtures, markers, options, gate skips, records
+and journals, strictness, a real-time process adapter, and ``-n 2``."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# Imported before any inline pytester run: such a run drops the modules it imported, and numpy
+# (under matplotlib, which draws the timelines) cannot be imported twice in one process.
+import matplotlib.figure  # noqa: F401
+
+from test_adapters import BIND_FIRST_NODE
+from test_scenario import first_fit_scheduler
+
+pytest_plugins = ["pytester"]
+
+CONFTEST = (
+    "from __future__ import annotations\n"
+    "from pathlib import Path\n"
+    "from typing import Any\n"
+    "import pytest\n"
+    "from harness._adapters import CallableAdapter\n\n"
+    + inspect.getsource(first_fit_scheduler)
+    + "\n\n@pytest.fixture\n"
+    "def sh_adapter():\n"
+    "    return CallableAdapter(first_fit_scheduler, name='first-fit')\n"
+)
+
+SCENARIOS = '''
+import pytest
+from fake_apiserver import FaultRule, Match, Respond
+
+@pytest.mark.kep(3521, "Restricted state transition")
+@pytest.mark.criterion("gates-never-bound", reading="a gated pod gets no scheduler patch")
+async def test_gated(scenario):
+    await scenario.create_node("n1")
+    await scenario.create_pod("p", gates=["example.com/a"])
+    await scenario.never(scenario.pod_bound("p"), within=30)
+    scenario.expect_requests(0, verb="patch", resource="pods", subresource="status", name="p")
+
+@pytest.mark.kep(5501, "Design Details")
+@pytest.mark.feature_gates(SchedulerPreEnqueuePodStatus=True)
+@pytest.mark.criterion("kep5501-fails-here")
+async def test_fails(scenario):
+    await scenario.create_pod("q", cpu="1")
+    await scenario.eventually(scenario.pod_bound("q"), within=5)
+
+@pytest.mark.feature_gates(SchedulerPreEnqueuePodStatus=False)
+async def test_gate_off(scenario):
+    await scenario.advance(1)
+'''
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_fixtures_are_made_on_the_tests_virtual_loop(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_fixtures='''
+import asyncio
+from pathlib import Path
+from fake_apiserver import Journal
+from harness import VirtualClock, VirtualEventLoop
+from harness._adapters import CallableAdapter
+from harness._backend import FakeBackend
+from harness._scenario import Scenario
+
+async def test_all(sh_backend, sh_clock, sh_journal, sh_scheduler, scenario, sh_workdir):
+    assert isinstance(asyncio.get_running_loop(), VirtualEventLoop)
+    assert isinstance(sh_backend, FakeBackend) and sh_backend.is_virtual
+    assert isinstance(sh_clock, VirtualClock) and sh_clock is sh_backend.clock
+    assert isinstance(sh_journal, Journal) and sh_journal is sh_backend.journal
+    assert isinstance(sh_scheduler, CallableAdapter) and sh_scheduler.name == "first-fit"
+    assert isinstance(scenario, Scenario) and scenario.backend is sh_backend
+    assert sh_backend.kubeconfig_path == sh_workdir / "kubeconfig"
+    await scenario.create_node("n1")
+    await scenario.create_pod("p")
+    await scenario.eventually(scenario.pod_bound("p"), within=1)
+    await scenario.advance(3600)
+    assert sh_clock.time() == 3600.0
+
+async def test_backend_only_needs_no_scheduler(sh_backend):
+    assert sh_backend.journal.requests() == []
+
+def test_sync_test_cannot_use_loop_fixtures(sh_backend):
+    pass
+
+async def test_other_async_tests_are_left_alone():
+    pass
+''')
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2, failed=2)
+    result.stdout.fnmatch_lines([
+        "*test_sync_test_cannot_use_loop_fixtures*",
+        "*sh_backend live on the test's event loop: make the test 'async def'*",
+    ])
+    result.stdout.fnmatch_lines(["*_ test_other_async_tests_are_left_alone _*",
+                                 "async def functions are not natively supported."])
+    assert "schedharness replay" not in result.stdout.str()
+
+
+def test_options_and_markers_are_registered(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--help")
+    result.stdout.fnmatch_lines([
+        "schedharness: scheduler conformance scenarios:",
+        "  --scheduler=ADAPTER*",
+        "*--feature-gates=A=true,B=false*",
+        "*--backend=NAME*",
+        "*--report-dir=DIR*",
+        "*--scenario-seed=N*",
+    ])
+    result = pytester.runpytest("--markers")
+    result.stdout.fnmatch_lines([
+        "@pytest.mark.kep(number, section): the KEP and the section of it that the test checks",
+        "@pytest.mark.feature_gates(**gates): feature gates the test needs*",
+        "@pytest.mark.criterion(id, reading=None): *",
+        "@pytest.mark.adapters(*names): the scheduler adapters the test applies to (others skip it)",
+    ])
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--backend", "kind"], "ERROR: --backend kind: unknown backend; available: fake"),
+    (["--feature-gates", "A=yes"],
+     "ERROR: --feature-gates: feature gate 'A=yes': write Name=true or Name=false, comma-separated"),
+    (["--scheduler", "reference"],
+     "ERROR: --scheduler reference: use 'none' or 'cmd:<command template>' (the reference scheduler adapter is "
+     "not available yet)"),
+])
+def test_bad_options_are_usage_errors(pytester: pytest.Pytester, args: list[str], message: str) -> None:
+    pytester.makepyfile("def test_nothing(): pass")
+    result = pytester.runpytest(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert message in result.stderr.lines
+
+
+def test_gates_conflicts_skip_and_gates_reach_the_scheduler(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_gates='''
+import pytest
+
+@pytest.mark.feature_gates(SchedulerPreEnqueuePodStatus=True, SchedulerAsyncAPICalls=True)
+async def test_needs_on(sh_scheduler):
+    assert sh_scheduler.feature_gates == {"SchedulerPreEnqueuePodStatus": True, "SchedulerAsyncAPICalls": True,
+                                          "Other": False}
+
+@pytest.mark.feature_gates(SchedulerPreEnqueuePodStatus=False)
+async def test_needs_off(sh_scheduler):
+    pass
+
+async def test_no_gates(sh_scheduler):
+    assert sh_scheduler.feature_gates == {"SchedulerPreEnqueuePodStatus": True, "Other": False}
+''')
+    result = pytester.runpytest("--feature-gates", "SchedulerPreEnqueuePodStatus=true,Other=false", "-rs")
+    result.assert_outcomes(passed=2, skipped=1)
+    result.stdout.fnmatch_lines([
+        "SKIPPED [[]1[]] test_gates.py:*: needs feature gate SchedulerPreEnqueuePodStatus=false; this run sets "
+        "SchedulerPreEnqueuePodStatus=true (--feature-gates)"])
+
+
+def test_no_scheduler_and_adapters_marker_skip_with_reasons(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_skips='''
+import pytest
+
+async def test_needs_scheduler(scenario):
+    pass
+
+async def test_api_only(sh_backend, sh_journal):
+    pass
+''')
+    result = pytester.runpytest("-rs")
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines([
+        "SKIPPED [[]1[]] *: needs a scheduler: pass --scheduler 'cmd:<command template>' (the reference scheduler "
+        "adapter is not available yet)"])
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_skips='''
+import pytest
+
+@pytest.mark.adapters("reference", "kind")
+async def test_reference_only(scenario):
+    pass
+
+@pytest.mark.adapters("first-fit")
+async def test_first_fit(scenario):
+    pass
+''')
+    result = pytester.runpytest("-rs")
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines(["SKIPPED [[]1[]] *: applies to adapters reference, kind; this run uses first-fit"])
+
+
+def test_results_and_journals_in_the_report_dir(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_suite=SCENARIOS)
+    report = pytester.path / "report"
+    result = pytester.runpytest("--report-dir", str(report), "--feature-gates", "SchedulerPreEnqueuePodStatus=true")
+    result.assert_outcomes(passed=1, failed=1, skipped=1)
+    result.stdout.fnmatch_lines([
+        "*- schedharness replay -*",
+        f"seed 0; replay: cd {pytester.path} && python -m pytest test_suite.py::test_fails --scheduler=none "
+        "--backend=fake --scenario-seed=0 --feature-gates=SchedulerPreEnqueuePodStatus=true",
+    ])
+    got = records(report / "results.jsonl")
+    for record in got:
+        wall = record.pop("wall_seconds")
+        assert wall is None if record["status"] == "skipped" else isinstance(wall, float)
+    failure = got[0].pop("message")
+    assert failure.startswith("harness._expectations.ExpectationFailed: expected within 5 s (t=0.000..5.000): "
+                              "pod default/q is bound to a node\nobserved at t=5.000: pod default/q: not bound")
+    assert got == [
+        {"id": "test_suite.py::test_fails", "criterion": "kep5501-fails-here", "kep": 5501, "section": "Design Details",
+         "gates": {"SchedulerPreEnqueuePodStatus": True}, "reading": None, "status": "failed",
+         "scheduler": "none", "adapter": "first-fit", "seed": 0, "virtual_seconds": 5.0,
+         "journal": "test_suite.py_test_fails/journal.jsonl", "timeline": "test_suite.py_test_fails/timeline.svg",
+         "replay": f"seed 0; replay: cd {pytester.path} && python -m pytest test_suite.py::test_fails "
+                   "--scheduler=none --backend=fake --scenario-seed=0 --feature-gates=SchedulerPreEnqueuePodStatus=true"},
+        {"id": "test_suite.py::test_gate_off", "criterion": None, "kep": None, "section": None,
+         "gates": {"SchedulerPreEnqueuePodStatus": True}, "reading": None, "status": "skipped",
+         "message": "needs feature gate SchedulerPreEnqueuePodStatus=false; this run sets "
+                    "SchedulerPreEnqueuePodStatus=true (--feature-gates)",
+         "scheduler": "none", "adapter": None, "seed": 0, "virtual_seconds": None, "journal": None, "timeline": None},
+        {"id": "test_suite.py::test_gated", "criterion": "gates-never-bound", "kep": 3521,
+         "section": "Restricted state transition", "gates": {"SchedulerPreEnqueuePodStatus": True},
+         "reading": "a gated pod gets no scheduler patch", "status": "passed", "message": "", "scheduler": "none",
+         "adapter": "first-fit", "seed": 0, "virtual_seconds": 30.0, "journal": "test_suite.py_test_gated/journal.jsonl",
+         "timeline": "test_suite.py_test_gated/timeline.svg"},
+    ]
+    journal = (report / "test_suite.py_test_gated" / "journal.jsonl").read_text().splitlines()
+    assert json.loads(journal[0])["type"] == "request"
+    assert any('"path":"/api/v1/namespaces/default/pods"' in line and '"verb":"create"' in line for line in journal)
+    svg = (report / "test_suite.py_test_gated" / "timeline.svg").read_text()
+    assert svg.startswith("<?xml") and ">test_suite.py::test_gated</text>" in svg and ">p</text>" in svg
+    log = (report / "test_suite.py_test_fails" / "scheduler.log").read_text()
+    assert log == ""  # the scaffolding scheduler logs bindings only, and q never fit
+    assert sorted(p.name for p in report.iterdir()) == [  # skipped at collection: no directory
+        "results.jsonl", "test_suite.py_test_fails", "test_suite.py_test_gated"]
+
+
+def test_replaying_a_failure_gives_the_same_journal(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_suite=SCENARIOS)
+    journals = []
+    for attempt in ("a", "b"):
+        report = pytester.path / attempt
+        result = pytester.runpytest("test_suite.py::test_fails", "--report-dir", str(report), "--scenario-seed", "7")
+        result.assert_outcomes(failed=1)
+        assert records(report / "results.jsonl")[0]["replay"].endswith(
+            "python -m pytest test_suite.py::test_fails --scheduler=none --backend=fake --scenario-seed=7")
+        journals.append((report / "test_suite.py_test_fails" / "journal.jsonl").read_text())
+    assert journals[0] == journals[1]
+    assert '"subresource":"status"' in journals[0] and '"name":"q"' in journals[0]
+
+
+def test_unfired_fault_and_crashed_scheduler_fail_a_passing_test(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST + '''
+
+async def crashing(kubeconfig_path, feature_gates):
+    raise RuntimeError("lost my informer")
+''')
+    pytester.makepyfile(test_strict='''
+import pytest
+from fake_apiserver import FaultRule, Match, Respond
+from harness._adapters import CallableAdapter
+from conftest import crashing
+
+async def test_unfired(scenario):
+    await scenario.add_fault(FaultRule(Match(verb="delete", resource="nodes"), Respond(500), name="unused"))
+
+@pytest.fixture
+def crash_adapter():
+    return CallableAdapter(crashing, name="crashing")
+
+@pytest.mark.usefixtures("crash_adapter")
+class TestCrash:
+    @pytest.fixture
+    def sh_adapter(self, crash_adapter):
+        return crash_adapter
+
+    async def test_crash(self, scenario):
+        await scenario.advance(1)
+''')
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines([
+        "E * fake_apiserver._faults.UnfiredFaults: fault rules that never fired (the scenario did not exercise them):",
+        "E *   unused: Respond(500, None, None, None) on verb=delete resource=nodes",
+    ])
+    result.stdout.fnmatch_lines([
+        "E * harness._adapters.AdapterError: scheduler crashing crashed during the scenario: RuntimeError: "
+        "lost my informer"])
+
+
+def test_yaml_scenarios_as_parameters_carry_their_marks(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    scenarios = pytester.mkdir("scenarios")
+    (scenarios / "bound.yaml").write_text(
+        "kep: {number: 3521, section: Summary}\ncriterion: yaml-bound\nreading: any node will do\n"
+        "ops:\n- {op: createNodes}\n- {op: createPods, namePrefix: p-}\n- {op: barrier, podPrefix: p-, within: 1s}\n")
+    (scenarios / "gate-off.yaml").write_text("featureGates: {SchedulerPreEnqueuePodStatus: false}\nops: []\n")
+    pytester.makepyfile(test_yaml='''
+import pytest
+from pathlib import Path
+from harness._yaml_scenarios import run_scenario
+from harness.pytest_plugin import yaml_scenario_params
+
+@pytest.mark.parametrize("yaml_scenario", yaml_scenario_params(Path(__file__).parent / "scenarios"))
+async def test_yaml(scenario, yaml_scenario):
+    await run_scenario(yaml_scenario, scenario)
+''')
+    report = pytester.path / "report"
+    result = pytester.runpytest("--feature-gates=SchedulerPreEnqueuePodStatus=true", "--report-dir", str(report))
+    result.assert_outcomes(passed=1, skipped=1)
+    got = {r["id"]: (r["status"], r["kep"], r["section"], r["criterion"], r["reading"])
+           for r in records(report / "results.jsonl")}
+    assert got == {"test_yaml.py::test_yaml[bound]": ("passed", 3521, "Summary", "yaml-bound", "any node will do"),
+                   "test_yaml.py::test_yaml[gate-off]": ("skipped", None, None, None, None)}
+
+
+def test_external_process_scheduler_runs_on_a_real_loop(pytester: pytest.Pytester) -> None:
+    script = pytester.path / "bind_first_node.py"
+    script.write_text(BIND_FIRST_NODE)
+    pytester.makepyfile(test_process='''
+import asyncio
+from harness import VirtualEventLoop
+
+async def test_bound(scenario, sh_scheduler, sh_backend):
+    assert not isinstance(asyncio.get_running_loop(), VirtualEventLoop)
+    assert sh_backend.is_virtual is False
+    assert sh_scheduler.name == "cmd"
+    await scenario.create_node("n1")
+    await scenario.create_pod("p")
+    await scenario.eventually(scenario.pod_bound("p"), within=20)
+''')
+    template = shlex.join([sys.executable, str(script), "--kubeconfig={kubeconfig}", "--feature-gates={feature_gates}"])
+    report = pytester.path / "report"
+    result = pytester.runpytest(f"--scheduler=cmd:{template}", "--feature-gates=A=true", "--report-dir", str(report))
+    result.assert_outcomes(passed=1)
+    [record] = records(report / "results.jsonl")
+    assert (record["status"], record["adapter"], record["virtual_seconds"]) == ("passed", "cmd", None)
+    log = (report / "test_process.py_test_bound" / "scheduler.log").read_text().splitlines()
+    assert log[0] == "feature gates: A=true"
+    assert "bound default/p to n1" in log
+
+
+def test_under_xdist_each_worker_has_its_servers_and_results_merge(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_many='''
+import pytest
+
+@pytest.mark.parametrize("i", range(6))
+@pytest.mark.kep(3521, "Restricted state transition")
+async def test_bound(scenario, i):
+    await scenario.create_node("n1")
+    await scenario.create_pod(f"p{i}")
+    await scenario.eventually(scenario.pod_bound(f"p{i}"), within=1)
+    await scenario.advance(i)
+''')
+    report = pytester.path / "report"
+    (report).mkdir()
+    (report / "results-gw9.jsonl").write_text('{"id": "stale"}\n')
+    result = pytester.runpytest_subprocess("-n", "2", "--report-dir", str(report), "--no-timeline")
+    result.assert_outcomes(passed=6)
+    got = records(report / "results.jsonl")
+    assert [(r["id"], r["status"], r["virtual_seconds"]) for r in got] == [
+        (f"test_many.py::test_bound[{i}]", "passed", float(i)) for i in range(6)]
+    assert sorted(p.name for p in report.glob("results*")) == ["results.jsonl"]
+    assert list(report.glob("*/timeline.svg")) == []
+    for i in range(6):
+        journal = (report / f"test_many.py_test_bound[{i}]" / "journal.jsonl").read_text()
+        assert f'"name":"p{i}"' in journal

@@ -1,0 +1,413 @@
+"""The scenario DSL: steps go through the API, expectations read an informer and fail with the
+journal slice that explains them."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+import pytest
+
+from fake_apiserver import FaultRule, Match, Respond, UnfiredFaults
+from harness._adapters import CallableAdapter
+from harness._backend import BackendError, FakeBackend
+from harness._kubeclient import ApiError
+from harness._scenario import ExpectationFailed, Scenario
+from harness._virtual_time import run
+
+
+async def first_fit_scheduler(kubeconfig_path: Path, feature_gates: dict[str, bool]) -> None:
+    """Test scaffolding, not a scheduler under test: binds each pending, ungated pod to the first
+    node (by name) that is schedulable, untainted (or tolerated), matches its nodeSelector and has
+    the CPU; otherwise patches ``PodScheduled=False/Unschedulable`` once per message. Re-evaluates
+    everything on every pod or node watch event. Self-contained (imports inside) so that the
+    plugin tests can write its source into a conftest."""
+    import asyncio
+    import json
+    import logging
+
+    import aiohttp
+    import yaml
+
+    log = logging.getLogger("schedharness.scheduler")
+    config = yaml.safe_load(Path(kubeconfig_path).read_text())
+    url = config["clusters"][0]["cluster"]["server"]
+    wake = asyncio.Event()
+
+    def millicpu(value: str) -> int:
+        return int(value[:-1]) if value.endswith("m") else int(float(value) * 1000)
+
+    def cpu_request(pod: dict[str, Any]) -> int:
+        return sum(millicpu(c.get("resources", {}).get("requests", {}).get("cpu", "0"))
+                   for c in pod["spec"]["containers"])
+
+    def fits(pod: dict[str, Any], node: dict[str, Any]) -> bool:
+        tolerated = {t.get("key") for t in pod["spec"].get("tolerations") or []}
+        labels = node["metadata"].get("labels", {})
+        return (not node["spec"].get("unschedulable")
+                and all(t["key"] in tolerated for t in node["spec"].get("taints") or [])
+                and all(labels.get(k) == v for k, v in (pod["spec"].get("nodeSelector") or {}).items()))
+
+    async with aiohttp.ClientSession(url) as client:
+        async def watch(path: str) -> None:
+            while True:
+                async with client.get(path) as r:
+                    rv = (await r.json())["metadata"]["resourceVersion"]
+                wake.set()
+                async with client.get(path, params={"watch": "1", "resourceVersion": rv}) as r:
+                    async for _ in r.content:
+                        wake.set()
+
+        watchers = [asyncio.create_task(watch("/api/v1/pods")), asyncio.create_task(watch("/api/v1/nodes"))]
+        reported: dict[str, str] = {}
+        try:
+            while True:
+                await wake.wait()
+                wake.clear()
+                async with client.get("/api/v1/nodes") as r:
+                    nodes = sorted((await r.json())["items"], key=lambda n: n["metadata"]["name"])
+                async with client.get("/api/v1/pods") as r:
+                    pods = sorted((await r.json())["items"], key=lambda p: p["metadata"]["name"])
+                free = {n["metadata"]["name"]: millicpu(n["status"]["allocatable"]["cpu"]) for n in nodes}
+                for pod in pods:
+                    if pod["spec"].get("nodeName") in free:
+                        free[pod["spec"]["nodeName"]] -= cpu_request(pod)
+                for pod in pods:
+                    meta, spec = pod["metadata"], pod["spec"]
+                    if spec.get("nodeName") or spec.get("schedulingGates") or meta.get("deletionTimestamp"):
+                        continue
+                    need = cpu_request(pod)
+                    node = next((n for n in nodes if fits(pod, n) and free[n["metadata"]["name"]] >= need), None)
+                    path = f"/api/v1/namespaces/{meta['namespace']}/pods/{meta['name']}"
+                    if node is not None:
+                        name = node["metadata"]["name"]
+                        binding = {"apiVersion": "v1", "kind": "Binding",
+                                   "metadata": {"name": meta["name"], "namespace": meta["namespace"], "uid": meta["uid"]},
+                                   "target": {"kind": "Node", "name": name}}
+                        async with client.post(f"{path}/binding", json=binding) as r:
+                            if r.status < 300:
+                                free[name] -= need
+                                log.info("bound %s/%s to %s", meta["namespace"], meta["name"], name)
+                        continue
+                    message = f"0/{len(nodes)} nodes are available: {len(nodes)} Insufficient cpu."
+                    if reported.get(meta["uid"]) == message:
+                        continue
+                    body = {"status": {"conditions": [{"type": "PodScheduled", "status": "False",
+                                                       "reason": "Unschedulable", "message": message}]}}
+                    async with client.patch(f"{path}/status", data=json.dumps(body),
+                                            headers={"Content-Type": "application/strategic-merge-patch+json"}) as r:
+                        if r.status < 300:
+                            reported[meta["uid"]] = message
+        finally:
+            for task in watchers:
+                task.cancel()
+            await asyncio.gather(*watchers, return_exceptions=True)
+
+
+def with_scenario(body: Callable[[Scenario], Awaitable[None]], tmp_path: Path, *, scheduler: bool = True) -> None:
+    """Run ``body`` on a fresh virtual loop with a fake backend and (optionally) the scaffolding scheduler."""
+
+    async def main() -> None:
+        backend = FakeBackend(tmp_path)
+        await backend.start()
+        adapter = CallableAdapter(first_fit_scheduler, name="first-fit")
+        try:
+            if scheduler:
+                await adapter.start(backend.kubeconfig_path, {})
+            async with Scenario(backend) as s:
+                await body(s)
+        finally:
+            await adapter.stop()
+            await backend.stop()
+
+    run(main())
+
+
+def test_gated_pod_is_never_bound_and_is_bound_after_the_last_gate(tmp_path: Path) -> None:
+    async def body(s: Scenario) -> None:
+        await s.create_node("n1")
+        await s.create_pod("p", cpu="1", gates=["example.com/a", "example.com/b"])
+        await s.never(s.pod_bound("p"), within=30)
+        assert s.now == 30.0
+        await s.remove_gate("p", "example.com/b")
+        await s.never(s.pod_bound("p"), within=10)
+        await s.remove_gate("p", "example.com/a")
+        await s.eventually(s.pod_bound("p"), within=5)
+        assert (await s.condition("p", "PodScheduled") or {}).get("status") == "True"
+        assert s.pod("p")["spec"]["nodeName"] == "n1"  # type: ignore[index]
+        s.expect_requests(1, verb="create", resource="pods", subresource="binding", name="p")
+        s.expect_requests(0, verb="patch", resource="pods", subresource="status", name="p")
+        s.expect_requests(0, verb="patch", resource="pods", name="p")
+        assert len(s.requests("patch", "pods", name="p", include_own=True)) == 2
+
+    with_scenario(body, tmp_path)
+
+
+def test_condition_returns_the_api_servers_scheduling_gated_condition(tmp_path: Path) -> None:
+    async def body(s: Scenario) -> None:
+        await s.create_pod("p", gates=["example.com/a"])
+        condition = await s.condition("p", "PodScheduled")
+        assert condition == {"type": "PodScheduled", "status": "False", "lastProbeTime": None,
+                             "lastTransitionTime": "2026-01-01T00:00:00Z", "reason": "SchedulingGated",
+                             "message": "Scheduling is blocked due to non-empty scheduling gates"}
+        assert await s.condition("p", "Ready") is None
+
+    with_scenario(body, tmp_path, scheduler=False)
+
+
+def test_eventually_failure_names_expectation_observation_and_journal(tmp_path: Path) -> None:
+    async def body(s: Scenario) -> None:
+        await s.create_node("n1", cpu="1")
+        await s.create_pod("p", cpu="2")
+        await s.eventually(s.pod_condition("p", "PodScheduled", status="False", reason="Unschedulable"), within=5)
+        with pytest.raises(ExpectationFailed) as info:
+            await s.eventually(s.pod_bound("p"), within=5)
+        lines = str(info.value).splitlines()
+        assert lines[:3] == [
+            "expected within 5 s (t=0.000..5.000): pod default/p is bound to a node",
+            'observed at t=5.000: pod default/p: not bound (spec.nodeName unset), conditions: PodScheduled=False '
+            'reason=Unschedulable message="0/1 nodes are available: 1 Insufficient cpu."',
+            "journal, requests touching pod p up to t=5.000:",
+        ]
+        assert lines[3].startswith("t=    0.000 #") and " CREATE pods default -> 201 " in lines[3]
+        assert " PATCH pods/status default/p -> 200 " in lines[4]
+        assert len(lines) == 5
+
+    with_scenario(body, tmp_path)
+
+
+def test_never_fails_at_the_first_event_where_the_predicate_holds(tmp_path: Path) -> None:
+    async def body(s: Scenario) -> None:
+        await s.create_pod("p", cpu="1")
+
+        async def add_node_later() -> None:
+            await s.advance(7)
+            await s.create_node("n1")
+
+        task = asyncio.create_task(add_node_later())
+        with pytest.raises(ExpectationFailed) as info:
+            await s.never(s.pod_bound("p"), within=20)
+        await task
+        lines = str(info.value).splitlines()
+        assert lines[0] == "expected never within 20 s (t=0.000..20.000): pod default/p is bound to a node"
+        assert lines[1].startswith("but at t=7.000 it held: pod default/p: bound to node n1, conditions: PodScheduled=True")
+        assert s.now == 7.0
+
+    with_scenario(body, tmp_path)
+
+
+def test_pod_condition_expectation_and_negation(tmp_path: Path) -> None:
+    async def body(s: Scenario) -> None:
+        await s.create_pod("p", gates=["example.com/a"])
+        gated = s.pod_condition("p", "PodScheduled", status="False", reason="SchedulingGated",
+                                message="Scheduling is blocked due to non-empty scheduling gates")
+        assert gated.description == ('pod default/p has condition PodScheduled with status=False '
+                                     'reason=SchedulingGated message="Scheduling is blocked due to non-empty '
+                                     'scheduling gates"')
+        await s.eventually(gated, within=1)
+        with pytest.raises(ExpectationFailed, match=r"^expected within 1 s \(t=0\.000\.\.1\.000\): not \(pod "):
+            await s.eventually(~gated, within=1)
+        await s.remove_all_gates("p")
+        # the API server leaves the stale condition when gates go (k8s-semantics A.3)
+        await s.never(~gated, within=3)
+
+    with_scenario(body, tmp_path, scheduler=False)
+
+
+def test_expect_requests_failure_lists_what_matched(tmp_path: Path) -> None:
+    async def body(s: Scenario) -> None:
+        await s.create_node("n1")
+        await s.create_pod("p", cpu="1")
+        await s.eventually(s.pod_bound("p"), within=5)
+        with pytest.raises(ExpectationFailed) as info:
+            s.expect_requests(2, verb="create", resource="pods", subresource="binding", name="p")
+        lines = str(info.value).splitlines()
+        assert lines[0] == ("expected exactly 2 requests matching verb=create resource=pods subresource=binding "
+                            "name=p (the scenario's own requests left out) since t=0.000, found 1 at t=0.000")
+        assert lines[1] == "matching requests:"
+        assert " CREATE pods/binding default/p -> 201 " in lines[2]
+        assert lines[3] == "journal, requests touching pod p up to t=0.000:"
+
+    with_scenario(body, tmp_path)
+
+
+def test_expect_requests_plain_resource_matches_every_group(tmp_path: Path) -> None:
+    async def body(s: Scenario) -> None:
+        await s.create("events", {"metadata": {"name": "e1"}, "involvedObject": {"kind": "Pod", "name": "p"},
+                                  "reason": "R", "message": "m"})
+        await s.create("events.events.k8s.io", {"metadata": {"name": "e2"}, "eventTime": "2026-01-01T00:00:00.000000Z",
+                                                "reportingController": "c", "reportingInstance": "i",
+                                                "action": "A", "reason": "R", "type": "Normal",
+                                                "regarding": {"kind": "Pod", "name": "p"}})
+        assert [e.resource for e in s.requests("create", "events", include_own=True)] == [
+            "events", "events.events.k8s.io"]
+        assert [e.resource for e in s.requests("create", "events.events.k8s.io", include_own=True)] == [
+            "events.events.k8s.io"]
+        s.expect_requests(0, verb="create", resource="events")
+
+    with_scenario(body, tmp_path, scheduler=False)
+
+
+def test_remove_gate_refuses_a_gate_the_pod_does_not_have(tmp_path: Path) -> None:
+    async def body(s: Scenario) -> None:
+        await s.create_pod("p", gates=["example.com/a"])
+        with pytest.raises(ValueError, match=r"^pod default/p has no scheduling gate 'example.com/b' "
+                                             r"\(its gates: \['example.com/a'\]\)$"):
+            await s.remove_gate("p", "example.com/b")
+
+    with_scenario(body, tmp_path, scheduler=False)
+
+
+def test_api_refusal_raises_api_error_with_the_status(tmp_path: Path) -> None:
+    async def body(s: Scenario) -> None:
+        await s.create_pod("p", gates=["example.com/a"])
+        with pytest.raises(ApiError) as info:
+            await s.patch("pods", "p", {"spec": {"schedulingGates": [{"name": "example.com/a"}, {"name": "example.com/b"}]}})
+        assert info.value.code == 422
+        assert info.value.reason == "Invalid"
+        assert info.value.message == ('Pod "p" is invalid: spec.schedulingGates[1].name: Forbidden: only deletion '
+                                      "is allowed, but found new scheduling gate 'example.com/b'")
+
+    with_scenario(body, tmp_path, scheduler=False)
+
+
+def test_fault_rules_fire_and_unfired_ones_fail_verify(tmp_path: Path) -> None:
+    async def body(s: Scenario) -> None:
+        await s.create_node("n1", cpu="1")
+        refuse = await s.add_fault(FaultRule(Match(verb="patch", resource="pods", subresource="status"), Respond(503),
+                                       name="refuse-status", times=1))
+        unused = await s.add_fault(FaultRule(Match(verb="delete", resource="nodes"), Respond(500), name="never-used"))
+        await s.create_pod("p", cpu="2")
+        await s.advance(1)
+        await s.create_node("n0", cpu="1")  # a node event: the scheduler re-evaluates and patches again
+        await s.eventually(s.pod_condition("p", "PodScheduled", reason="Unschedulable"), within=5)
+        assert refuse.fired == 1
+        patches = s.requests("patch", "pods", subresource="status")
+        assert [(e.code, e.fault, e.body["status"]["conditions"][0]["message"]) for e in patches] == [
+            (503, "refuse-status", "0/1 nodes are available: 1 Insufficient cpu."),
+            (200, "", "0/1 nodes are available: 1 Insufficient cpu."),
+            (200, "", "0/2 nodes are available: 2 Insufficient cpu."),
+        ]
+        await s.remove_fault(unused)
+        with pytest.raises(UnfiredFaults, match=r"^fault rules that never fired \(the scenario did not exercise "
+                                                r"them\):\n  never-used: Respond\(500, None, None, None\) on "
+                                                r"verb=delete resource=nodes$"):
+            s.verify()
+
+    with_scenario(body, tmp_path)
+
+
+def test_plain_callable_predicates_are_polled(tmp_path: Path) -> None:
+    async def body(s: Scenario) -> None:
+        flag: list[bool] = []
+
+        async def later() -> None:
+            await s.advance(2.5)
+            flag.append(True)
+
+        task = asyncio.create_task(later())
+
+        def flag_set() -> bool:
+            return bool(flag)
+
+        await s.eventually(flag_set, within=10)
+        await task
+        assert s.now == pytest.approx(2.5, abs=1e-6)  # the poll after the flag's timer, same instant
+        with pytest.raises(ExpectationFailed, match=r"^expected within 1 s \(t=2\.500\.\.3\.500\): never_true\(\) "
+                                                    r"is true\nobserved at t=3\.500: never_true\(\) returned false\n"
+                                                    r"journal, requests from t=2\.500 to t=3\.500:\n\(none\)$"):
+            def never_true() -> bool:
+                return False
+            await s.eventually(never_true, within=1)
+
+    with_scenario(body, tmp_path, scheduler=False)
+
+
+def test_pods_bound_counts_pods_by_prefix(tmp_path: Path) -> None:
+    async def body(s: Scenario) -> None:
+        await s.create_node("n1")
+        for i in range(3):
+            await s.create_pod(f"web-{i}", cpu="1")
+        await s.eventually(s.pods_bound("web-", count=3), within=5)
+        await s.create_pod("web-big", cpu="8")
+        with pytest.raises(ExpectationFailed, match=r"observed at t=2\.000: 4 pods named web-\*, unbound: \['web-big'\]"):
+            await s.eventually(s.pods_bound("web-"), within=2)
+
+    with_scenario(body, tmp_path)
+
+
+def test_create_node_and_pod_shapes(tmp_path: Path) -> None:
+    async def body(s: Scenario) -> None:
+        node = await s.create_node("n1", cpu="2", memory="4Gi", pods=10, labels={"zone": "a"},
+                                   taints=["dedicated=gpu:NoSchedule", {"key": "k", "effect": "NoExecute"}],
+                                   unschedulable=True)
+        assert node["metadata"]["labels"] == {"kubernetes.io/hostname": "n1", "zone": "a"}
+        assert node["spec"] == {"taints": [{"key": "dedicated", "effect": "NoSchedule", "value": "gpu"},
+                                           {"key": "k", "effect": "NoExecute"}], "unschedulable": True}
+        assert node["status"]["allocatable"] == {"cpu": "2", "memory": "4Gi", "pods": "10"}
+        await s.create_claim("c1")
+        pod = await s.create_pod("p", cpu="500m", memory="1Gi", claims=["c1"], node_selector={"zone": "a"},
+                                 labels={"app": "x"})
+        assert pod["spec"]["resourceClaims"] == [{"name": "c1", "resourceClaimName": "c1"}]
+        assert pod["spec"]["containers"][0]["resources"]["requests"] == {"cpu": "500m", "memory": "1Gi"}
+        assert pod["spec"]["containers"][0]["resources"]["claims"] == [{"name": "c1"}]
+        assert pod["spec"]["nodeSelector"] == {"zone": "a"}
+        assert pod["metadata"]["labels"] == {"app": "x"}
+        claim = await s.get("resourceclaims", "c1")
+        assert claim["spec"]["devices"]["requests"] == [{"name": "req-0", "exactly": {"deviceClassName": "gpu.example.com"}}]
+        await s.delete("resourceclaims", "c1")
+        with pytest.raises(ApiError, match=r'^GET /apis/resource\.k8s\.io/v1/namespaces/default/resourceclaims/c1: '
+                                           r'404 NotFound: resourceclaims\.resource\.k8s\.io "c1" not found$'):
+            await s.get("resourceclaims", "c1")
+        with pytest.raises(ValueError, match=r"^taint 'oops': write key\[=value\]:Effect with Effect NoSchedule, "
+                                             r"PreferNoSchedule or NoExecute$"):
+            await s.create_node("n2", taints=["oops"])
+
+    with_scenario(body, tmp_path, scheduler=False)
+
+
+def test_add_fault_on_a_backend_without_faults_is_a_clear_error(tmp_path: Path) -> None:
+    class NoFaults(FakeBackend):
+        name = "nofaults"
+
+        @property
+        def faults(self) -> Any:
+            return None
+
+    async def main() -> None:
+        backend = NoFaults(tmp_path)
+        await backend.start()
+        try:
+            async with Scenario(backend) as s:
+                with pytest.raises(BackendError, match=r"^the nofaults backend cannot inject faults; run this "
+                                                       r"scenario on a backend with fault injection \(--backend fake\)$"):
+                    await s.add_fault(FaultRule(Match(verb="get"), Respond(500)))
+        finally:
+            await backend.stop()
+
+    run(main())
+
+
+def test_scenario_journal_is_deterministic(tmp_path: Path) -> None:
+    journals = []
+    for i in range(2):
+        async def main() -> None:
+            backend = FakeBackend(tmp_path / str(i), seed=3)
+            await backend.start()
+            adapter = CallableAdapter(first_fit_scheduler)
+            await adapter.start(backend.kubeconfig_path, {})
+            async with Scenario(backend) as s:
+                await s.create_node("n1", cpu="2")
+                for j in range(4):
+                    await s.create_pod(f"p{j}", cpu="1", gates=["g"] if j == 1 else ())
+                await s.advance(10)
+                await s.remove_gate("p1", "g")
+                await s.eventually(s.pod_condition("p3", "PodScheduled", reason="Unschedulable"), within=5)
+            await adapter.stop()
+            await backend.stop()
+            journals.append(backend.journal.to_jsonl())
+
+        run(main())
+    assert journals[0] == journals[1]
+    assert journals[0].count('"subresource":"binding"') == 2

@@ -1,0 +1,183 @@
+"""YAML scenarios: the DSL's vocabulary as files, validated on load and run through a Scenario."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fake_apiserver import UnfiredFaults
+from harness._adapters import CallableAdapter
+from harness._backend import FakeBackend
+from harness._scenario import ExpectationFailed, Scenario
+from harness._virtual_time import run
+from harness._yaml_scenarios import (
+    FIXTURES,
+    YamlScenario,
+    YamlScenarioError,
+    load_scenario,
+    parse_duration,
+    run_scenario,
+)
+from test_scenario import first_fit_scheduler
+
+SCENARIOS = FIXTURES / "scenarios"
+
+
+def run_yaml(scenario: YamlScenario | Path, tmp_path: Path) -> tuple[Scenario, FakeBackend]:
+    out: list[Scenario] = []
+    backend = FakeBackend(tmp_path)
+
+    async def main() -> None:
+        await backend.start()
+        adapter = CallableAdapter(first_fit_scheduler)
+        await adapter.start(backend.kubeconfig_path, {})
+        try:
+            async with Scenario(backend) as s:
+                out.append(s)
+                await run_scenario(scenario, s)
+        finally:
+            await adapter.stop()
+            await backend.stop()
+
+    run(main())
+    return out[0], backend
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_gated_pods_fixture_loads_with_its_metadata() -> None:
+    scenario = load_scenario(SCENARIOS / "gated-pods.yaml")
+    assert scenario.name == "a gated pod is bound only after its last gate is removed"
+    assert scenario.kep == (3521, "Restricted state transition")
+    assert scenario.criterion == "gates-last-removal-schedules"
+    assert scenario.feature_gates == {}
+    assert [op["op"] for op in scenario.ops] == [
+        "createNodes", "createPods", "expectCondition", "sleep", "removeGates", "expectCondition", "removeGates",
+        "barrier", "expectRequests", "expectRequests"]
+
+
+def test_gated_pods_fixture_passes(tmp_path: Path) -> None:
+    s, backend = run_yaml(SCENARIOS / "gated-pods.yaml", tmp_path)
+    assert s.now == pytest.approx(40.0)
+    assert sorted(e.name for e in backend.journal.requests("create", "pods", subresource="binding")) == [
+        "gated-0", "gated-1"]
+
+
+def test_core_fit_fixture_uses_the_manifest_and_passes(tmp_path: Path) -> None:
+    s, backend = run_yaml(SCENARIOS / "core-fit.yaml", tmp_path)
+    web = s.pod("web-0")
+    assert web is not None
+    assert web["metadata"]["labels"] == {"app": "web"}
+    assert web["spec"]["containers"][0]["name"] == "web"
+    assert web["spec"]["containers"][0]["resources"]["requests"] == {"cpu": "500m"}
+    assert (s.pod("big-0") or {})["spec"]["nodeName"] == "large-0"
+
+
+def test_name_counters_continue_across_ops(tmp_path: Path) -> None:
+    path = write(tmp_path, """
+ops:
+- {op: createClaims, count: 2, namePrefix: c-}
+- {op: createClaims, count: 1, namePrefix: c-, deviceClass: fpga.example.com}
+- {op: createPods, count: 2, namePrefix: p-, gates: [g]}
+- {op: createPods, namePrefix: p-, claims: [c-2]}
+- {op: removeGates, pod: p-0, gate: g}
+- {op: patch, kind: pods, name: p-1, body: {metadata: {labels: {x: "y"}}}}
+- {op: delete, kind: pods, name: p-2}
+- {op: expectRequests, count: 0, verb: create, resource: pods, subresource: binding}
+""")
+    s, backend = run_yaml(path, tmp_path / "run")
+    assert [e.body["metadata"]["name"] for e in backend.journal.requests("create", "resourceclaims.resource.k8s.io")] == [
+        "c-0", "c-1", "c-2"]
+    assert backend.journal.requests("create", "resourceclaims.resource.k8s.io")[2].body["spec"]["devices"][
+        "requests"][0]["exactly"]["deviceClassName"] == "fpga.example.com"
+    assert sorted(s.pods.objects) == ["p-0", "p-1"]
+    assert (s.pod("p-1") or {})["metadata"]["labels"] == {"x": "y"}
+
+
+def test_failing_op_names_file_and_op(tmp_path: Path) -> None:
+    path = write(tmp_path, """
+ops:
+- {op: createPods, count: 1, namePrefix: p-, cpu: "1"}
+- {op: barrier, podPrefix: p-, within: 2s}
+""")
+    with pytest.raises(ExpectationFailed) as info:
+        run_yaml(path, tmp_path / "run")
+    lines = str(info.value).splitlines()
+    assert lines[:2] == ["s.yaml: ops[1] barrier: expected within 2 s (t=0.000..2.000): all pods named default/p-* are bound",
+                         "observed at t=2.000: 1 pods named p-*, unbound: ['p-0']"]
+
+
+def test_expect_condition_never(tmp_path: Path) -> None:
+    path = write(tmp_path, """
+ops:
+- {op: createNodes}
+- {op: createPods, namePrefix: p-}
+- {op: expectCondition, pod: p-0, type: PodScheduled, status: "True", never: true, within: 1m}
+""")
+    with pytest.raises(ExpectationFailed, match=r"^s\.yaml: ops\[2\] expectCondition: expected never within 60 s "
+                                                r"\(t=0\.000\.\.60\.000\): pod default/p-0 has condition PodScheduled "
+                                                r"with status=True\nbut at t=0\.000 it held: pod default/p-0: bound to node node-0"):
+        run_yaml(path, tmp_path / "run")
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("ops: [{op: createPod}]",
+     "s.yaml: ops[0]: unknown op 'createPod'; known ops: addFault, barrier, createClaims, createNodes, createPods, "
+     "delete, expectCondition, expectRequests, patch, removeFault, removeGates, sleep"),
+    ("ops: [{op: addFault, match: {verb: get}, action: {type: explode}}]",
+     "s.yaml: ops[0] addFault: unknown fault action type 'explode': use respond, delay, close, end-watch or watch-lag"),
+    ("ops: [{op: sleep}]", "s.yaml: ops[0] sleep: missing duration"),
+    ("ops: [{op: sleep, duration: 1s, wait: 2}]", "s.yaml: ops[0] sleep: unknown key wait; allowed: duration"),
+    ("ops: [{op: sleep, duration: soon}]",
+     "s.yaml: ops[0] sleep: duration: duration 'soon': write seconds (5, 2.5) or a number with ms, s, m or h (500ms, 2m)"),
+    ("ops: [{op: removeGates, gate: g}]", "s.yaml: ops[0] removeGates: give exactly one of pod, podPrefix"),
+    ("ops: [{op: createPods, manifest: ../../etc/passwd}]",
+     f"s.yaml: ops[0] createPods: manifest '../../etc/passwd' is outside {FIXTURES}"),
+    ("ops: [{op: createPods, manifest: nope.yaml}]",
+     f"s.yaml: ops[0] createPods: manifest 'nope.yaml' not found under {FIXTURES}"),
+    ("ops: [createNodes]", "s.yaml: ops[0]: each op is a mapping with an 'op' key, got 'createNodes'"),
+    ("steps: []", "s.yaml: a scenario is a mapping with a list of 'ops'"),
+    ("ops: []\nkepp: 1", "s.yaml: unknown key kepp; allowed: criterion, featureGates, kep, name, ops, reading"),
+])
+def test_malformed_files_are_refused_on_load(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(YamlScenarioError) as info:
+        load_scenario(write(tmp_path, text))
+    assert str(info.value) == message
+
+
+def test_status_patch_503_fixture_fires_its_fault_and_passes(tmp_path: Path) -> None:
+    s, backend = run_yaml(SCENARIOS / "status-patch-503.yaml", tmp_path)
+    s.verify()
+    patches = backend.journal.requests("patch", "pods", subresource="status", name="big-0")
+    assert [(e.code, e.fault, e.body["status"]["conditions"][0]["message"]) for e in patches] == [
+        (503, "refuse-first-status", "0/1 nodes are available: 1 Insufficient cpu."),
+        (200, "", "0/1 nodes are available: 1 Insufficient cpu."),  # re-evaluated on the fit- pods' events
+        (200, "", "0/2 nodes are available: 2 Insufficient cpu."),
+    ]
+    assert sorted((s.pod(n) or {})["spec"]["nodeName"] for n in ("fit-0", "fit-1")) == ["small-0", "small-0"]
+
+
+def test_fault_ops_and_strictness(tmp_path: Path) -> None:
+    path = write(tmp_path, """
+ops:
+- {op: addFault, name: never, match: {verb: delete, resource: nodes}, action: {type: respond, code: 500}}
+- {op: removeFault, name: never}
+""")
+    s, _ = run_yaml(path, tmp_path / "run")
+    with pytest.raises(UnfiredFaults, match=r"^fault rules that never fired \(the scenario did not exercise them\):\n"
+                                            r"  never: Respond\(500, None, None, None\) on verb=delete resource=nodes$"):
+        s.verify()
+    bad = write(tmp_path, "ops: [{op: removeFault, name: nope}]")
+    with pytest.raises(ValueError, match=r"^no fault rule named 'nope' was added \(added: \[\]\)\nin s\.yaml: ops\[0\] removeFault$") as info:
+        run_yaml(bad, tmp_path / "run2")
+    assert info.value.__notes__ == ["in s.yaml: ops[0] removeFault"]
+
+
+def test_parse_duration() -> None:
+    assert [parse_duration(v) for v in (5, 2.5, "500ms", "5s", "2m", "1h", " 1.5 s ")] == [
+        5.0, 2.5, 0.5, 5.0, 120.0, 3600.0, 1.5]

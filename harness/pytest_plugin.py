@@ -56,6 +56,7 @@ from harness._adapters import (
     parse_feature_gates,
 )
 from harness._backend import FakeBackend
+from harness._reference import reference_adapter
 from harness._scenario import Scenario
 from harness._timeline import render_timeline
 from harness._virtual_time import VirtualEventLoop
@@ -89,10 +90,12 @@ _PHASES = pytest.StashKey[dict[str, pytest.TestReport]]()
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("schedharness", "schedharness: scheduler conformance scenarios")
     group.addoption(
-        "--scheduler", default="none", metavar="ADAPTER",
-        help="the scheduler under test: 'none' (default until the reference scheduler adapter exists; "
-             "tests that need a scheduler are skipped) or 'cmd:<command template>' with {kubeconfig}, "
-             "{feature_gates} and {config} placeholders")
+        "--scheduler", default="reference", metavar="ADAPTER",
+        help="the scheduler under test: 'reference' (default: the built-in reference scheduler, "
+             "in-process under virtual time), 'reference:<mutant>' (one of its broken variants, see "
+             "'schedharness mutants'), 'cmd:<command template>' with {kubeconfig}, {feature_gates} and "
+             "{config} placeholders (any scheduler process, on real time), or 'none' (tests that need a "
+             "scheduler are skipped)")
     group.addoption(
         "--feature-gates", default="", metavar="A=true,B=false",
         help="feature gates given to the scheduler; tests needing the opposite value are skipped")
@@ -130,10 +133,16 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _settings(config: pytest.Config) -> Settings:
     scheduler = str(config.getoption("--scheduler", "none"))
-    if scheduler != "none" and not (scheduler.startswith("cmd:") and scheduler[4:].strip()):
-        raise pytest.UsageError(
-            f"--scheduler {scheduler}: use 'none' or 'cmd:<command template>' (the reference scheduler "
-            "adapter is not available yet)")
+    if scheduler not in ("none", "reference") and not (scheduler.startswith("cmd:") and scheduler[4:].strip()):
+        if not scheduler.startswith("reference:"):
+            raise pytest.UsageError(
+                f"--scheduler {scheduler}: use 'reference', 'reference:<mutant>', 'cmd:<command template>' or 'none'")
+        from reference_scheduler import UnknownMutant, get_mutant
+
+        try:
+            get_mutant(scheduler.partition(":")[2])
+        except UnknownMutant as e:
+            raise pytest.UsageError(f"--scheduler {scheduler}: {e}") from None
     backend = str(config.getoption("--backend", "fake"))
     if backend not in BACKENDS:
         raise pytest.UsageError(f"--backend {backend}: unknown backend; available: {', '.join(BACKENDS)}")
@@ -215,6 +224,8 @@ def sh_adapter(request: pytest.FixtureRequest, sh_workdir: Path) -> SchedulerAda
     scheduler = request.config.stash[_SETTINGS].scheduler
     if scheduler.startswith("cmd:"):
         return ProcessAdapter(scheduler[4:].strip(), sh_workdir)
+    if scheduler == "reference" or scheduler.startswith("reference:"):
+        return reference_adapter(scheduler.partition(":")[2] or None)
     return None
 
 
@@ -266,8 +277,7 @@ def _need(request: pytest.FixtureRequest, test_run: _TestRun, name: str) -> _Def
 def _need_scheduler(request: pytest.FixtureRequest, test_run: _TestRun) -> None:
     adapter = test_run.adapter
     if adapter is None:
-        pytest.skip("needs a scheduler: pass --scheduler 'cmd:<command template>' "
-                    "(the reference scheduler adapter is not available yet)")
+        pytest.skip("needs a scheduler: this run has --scheduler none")
     allowed = [name for mark in request.node.iter_markers("adapters") for name in mark.args]
     if allowed and adapter.name not in allowed:
         pytest.skip(f"applies to adapters {', '.join(allowed)}; this run uses {adapter.name}")

@@ -130,9 +130,8 @@ def test_options_and_markers_are_registered(pytester: pytest.Pytester) -> None:
     (["--backend", "kind"], "ERROR: --backend kind: unknown backend; available: fake"),
     (["--feature-gates", "A=yes"],
      "ERROR: --feature-gates: feature gate 'A=yes': write Name=true or Name=false, comma-separated"),
-    (["--scheduler", "reference"],
-     "ERROR: --scheduler reference: use 'none' or 'cmd:<command template>' (the reference scheduler adapter is "
-     "not available yet)"),
+    (["--scheduler", "kube"],
+     "ERROR: --scheduler kube: use 'reference', 'reference:<mutant>', 'cmd:<command template>' or 'none'"),
 ])
 def test_bad_options_are_usage_errors(pytester: pytest.Pytester, args: list[str], message: str) -> None:
     pytester.makepyfile("def test_nothing(): pass")
@@ -175,11 +174,10 @@ async def test_needs_scheduler(scenario):
 async def test_api_only(sh_backend, sh_journal):
     pass
 ''')
-    result = pytester.runpytest("-rs")
+    result = pytester.runpytest("-rs", "--scheduler", "none")
     result.assert_outcomes(passed=1, skipped=1)
     result.stdout.fnmatch_lines([
-        "SKIPPED [[]1[]] *: needs a scheduler: pass --scheduler 'cmd:<command template>' (the reference scheduler "
-        "adapter is not available yet)"])
+        "SKIPPED [[]1[]] *: needs a scheduler: this run has --scheduler none"])
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_skips='''
 import pytest
@@ -205,7 +203,7 @@ def test_results_and_journals_in_the_report_dir(pytester: pytest.Pytester) -> No
     result.assert_outcomes(passed=1, failed=1, skipped=1)
     result.stdout.fnmatch_lines([
         "*- schedharness replay -*",
-        f"seed 0; replay: cd {pytester.path} && python -m pytest test_suite.py::test_fails --scheduler=none "
+        f"seed 0; replay: cd {pytester.path} && python -m pytest test_suite.py::test_fails --scheduler=reference "
         "--backend=fake --scenario-seed=0 --feature-gates=SchedulerPreEnqueuePodStatus=true",
     ])
     got = records(report / "results.jsonl")
@@ -218,18 +216,18 @@ def test_results_and_journals_in_the_report_dir(pytester: pytest.Pytester) -> No
     assert got == [
         {"id": "test_suite.py::test_fails", "criterion": "kep5501-fails-here", "kep": 5501, "section": "Design Details",
          "gates": {"SchedulerPreEnqueuePodStatus": True}, "reading": None, "status": "failed",
-         "scheduler": "none", "adapter": "first-fit", "seed": 0, "virtual_seconds": 5.0,
+         "scheduler": "reference", "adapter": "first-fit", "seed": 0, "virtual_seconds": 5.0,
          "journal": "test_suite.py_test_fails/journal.jsonl", "timeline": "test_suite.py_test_fails/timeline.svg",
          "replay": f"seed 0; replay: cd {pytester.path} && python -m pytest test_suite.py::test_fails "
-                   "--scheduler=none --backend=fake --scenario-seed=0 --feature-gates=SchedulerPreEnqueuePodStatus=true"},
+                   "--scheduler=reference --backend=fake --scenario-seed=0 --feature-gates=SchedulerPreEnqueuePodStatus=true"},
         {"id": "test_suite.py::test_gate_off", "criterion": None, "kep": None, "section": None,
          "gates": {"SchedulerPreEnqueuePodStatus": True}, "reading": None, "status": "skipped",
          "message": "needs feature gate SchedulerPreEnqueuePodStatus=false; this run sets "
                     "SchedulerPreEnqueuePodStatus=true (--feature-gates)",
-         "scheduler": "none", "adapter": None, "seed": 0, "virtual_seconds": None, "journal": None, "timeline": None},
+         "scheduler": "reference", "adapter": None, "seed": 0, "virtual_seconds": None, "journal": None, "timeline": None},
         {"id": "test_suite.py::test_gated", "criterion": "gates-never-bound", "kep": 3521,
          "section": "Restricted state transition", "gates": {"SchedulerPreEnqueuePodStatus": True},
-         "reading": "a gated pod gets no scheduler patch", "status": "passed", "message": "", "scheduler": "none",
+         "reading": "a gated pod gets no scheduler patch", "status": "passed", "message": "", "scheduler": "reference",
          "adapter": "first-fit", "seed": 0, "virtual_seconds": 30.0, "journal": "test_suite.py_test_gated/journal.jsonl",
          "timeline": "test_suite.py_test_gated/timeline.svg"},
     ]
@@ -253,7 +251,7 @@ def test_replaying_a_failure_gives_the_same_journal(pytester: pytest.Pytester) -
         result = pytester.runpytest("test_suite.py::test_fails", "--report-dir", str(report), "--scenario-seed", "7")
         result.assert_outcomes(failed=1)
         assert records(report / "results.jsonl")[0]["replay"].endswith(
-            "python -m pytest test_suite.py::test_fails --scheduler=none --backend=fake --scenario-seed=7")
+            "python -m pytest test_suite.py::test_fails --scheduler=reference --backend=fake --scenario-seed=7")
         journals.append((report / "test_suite.py_test_fails" / "journal.jsonl").read_text())
     assert journals[0] == journals[1]
     assert '"subresource":"status"' in journals[0] and '"name":"q"' in journals[0]

@@ -1,0 +1,46 @@
+"""The reference scheduler as an adapter: in-process, on the test's loop, under virtual time.
+
+``--scheduler reference`` (the default) runs :class:`reference_scheduler.Scheduler` through
+:class:`~harness._adapters.CallableAdapter`, with the run's feature gates and, for
+``--scheduler reference:<mutant>``, one of its broken variants. Its clock is the loop's: a
+:class:`~harness._virtual_time.VirtualClock` on the virtual loop, a
+:class:`~harness._virtual_time.RealClock` otherwise. Feature gates the reference scheduler does
+not know are refused at start, as kube-scheduler refuses them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from harness._adapters import CallableAdapter, format_feature_gates
+from harness._virtual_time import RealClock, VirtualClock, VirtualEventLoop
+
+__all__ = ["reference_adapter"]
+
+
+def reference_adapter(mutant: str | None = None, *, delay: float | None = None) -> CallableAdapter[object]:
+    """An unstarted adapter running the reference scheduler (or the named mutant)."""
+    from reference_scheduler import DEFAULT_DELAY, Scheduler, get_mutant, parse_feature_gates
+
+    if mutant:
+        get_mutant(mutant)  # an unknown name fails here, before any test runs
+
+    async def start(kubeconfig_path: Path, gates: dict[str, bool]) -> object:
+        loop = asyncio.get_running_loop()
+        clock = VirtualClock(loop) if isinstance(loop, VirtualEventLoop) else RealClock(loop)
+        scheduler = Scheduler(
+            str(kubeconfig_path),
+            clock=clock,
+            gates=parse_feature_gates(format_feature_gates(gates)),
+            delay=DEFAULT_DELAY if delay is None else delay,
+            mutant=mutant,
+        )
+        await scheduler.start()
+        return scheduler
+
+    async def stop(scheduler: object) -> None:
+        await scheduler.stop()  # type: ignore[attr-defined]
+
+    name = f"reference:{mutant}" if mutant else "reference"
+    return CallableAdapter(start, stop, name=name, logger_name="reference_scheduler")

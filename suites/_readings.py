@@ -1,0 +1,58 @@
+"""The suite's readings of the points where KEP-5501's text leaves a choice.
+
+``kep-5501-open-questions.md`` lists eight such points. A criterion that depends on one names
+the reading here in its ``criterion(..., reading=...)`` marker, and the report shows it next to
+the verdict, so a KEP reviewer can confirm the reading or ask for the other. Where another KEP
+sentence forces a reading, the text cites it.
+"""
+
+from __future__ import annotations
+
+__all__ = ["READINGS"]
+
+READINGS: dict[str, str] = {
+    "seeding": (
+        "Q1 seeding: the de-duplication cache is seeded from the pod's PodScheduled condition "
+        "(reason NotReadyForScheduling or SchedulingGated) on first sight only, never after a "
+        "success; a rejection that follows a success therefore enqueues a patch, which overwrites "
+        "the pending delayed clear, and no patch is sent if the pod already shows that condition. "
+        "Forced by: 'Set the last known message from the Pod object on first sight.'"
+    ),
+    "gated-clear": (
+        "Q2 gated pods and the clear: the delayed clear removes only a condition with reason "
+        "NotReadyForScheduling; when the gates of a gated pod go, its SchedulingGated condition is "
+        "left to the binding, so no extra patch is sent. Forced by: the message unification "
+        "'preserves the current scheduler performance when processing pods with scheduling gates'."
+    ),
+    "events": (
+        "Q3 events: one event, reason NotReadyForScheduling, the rejection message as its note, "
+        "type Warning, sent when the delayed patch is sent and succeeds; none when the patch is "
+        "cancelled, skipped or fails. Read from: the review answer that the event is sent together "
+        "with the (delayed) patch."
+    ),
+    "retry": (
+        "Q4 the retry promise: a failed status patch resets the de-duplication cache, so the next "
+        "re-evaluation of the pod by the PreEnqueue plugins enqueues the patch again. Forced by: "
+        "'any subsequent event that causes the Pod to be re-evaluated by the PreEnqueue plugins will "
+        "trigger a retry of the status patch'."
+    ),
+    "delay-kept": (
+        "Q5 delayed and immediate calls: a newer delayed call that overwrites a pending one keeps "
+        "the original due time (the delay is not reset); an immediate call (binding, Unschedulable "
+        "patch) overwrites a pending delayed call and runs at once. Read from: 'If a previous API "
+        "call for the same Pod is already enqueued, its delay will not be reset.' (design discussion)"
+    ),
+    "clear-writes": (
+        "Q6 what the clear writes: the PodScheduled condition element is deleted (strategic merge "
+        "patch with $patch: delete), so the pod looks like a fresh ungated pod until scheduled."
+    ),
+    "defaults": (
+        "Q7 defaults: the suite runs with SchedulerPreEnqueuePodStatus=true and "
+        "SchedulerAsyncAPICalls=true unless a criterion says otherwise (the KEP's beta), and a run "
+        "states its gates; enabling the first without the second must fail at start."
+    ),
+    "reevaluation": (
+        "Q8 re-evaluation and timestamps: a pod update event re-runs PreEnqueue; lastTransitionTime "
+        "is kept on a False to False change of PodScheduled (UpdatePodCondition semantics)."
+    ),
+}

@@ -3,6 +3,17 @@
 The public API is this flat list; everything else lives in private modules.
 """
 
+from harness._adapters import (
+    AdapterError,
+    CallableAdapter,
+    ProcessAdapter,
+    SchedulerAdapter,
+    format_feature_gates,
+    parse_feature_gates,
+)
+from harness._backend import Backend, BackendError, FakeBackend
+from harness._reference import reference_adapter
+from harness._scenario import Expectation, ExpectationFailed, Scenario
 from harness._virtual_time import (
     DEFAULT_EPOCH,
     Deadlock,
@@ -11,12 +22,31 @@ from harness._virtual_time import (
     VirtualEventLoop,
     run,
 )
+from harness._yaml_scenarios import YamlScenario, YamlScenarioError, load_scenario
+from harness._yaml_scenarios import run_scenario as run_yaml_scenario
 
 __all__ = [
     "DEFAULT_EPOCH",
+    "AdapterError",
+    "Backend",
+    "BackendError",
+    "CallableAdapter",
     "Deadlock",
+    "Expectation",
+    "ExpectationFailed",
+    "FakeBackend",
+    "ProcessAdapter",
     "RealClock",
+    "Scenario",
+    "SchedulerAdapter",
     "VirtualClock",
     "VirtualEventLoop",
+    "YamlScenario",
+    "YamlScenarioError",
+    "format_feature_gates",
+    "load_scenario",
+    "parse_feature_gates",
+    "reference_adapter",
     "run",
+    "run_yaml_scenario",
 ]

@@ -47,14 +47,14 @@ async def _serve_async(args: argparse.Namespace) -> int:
     server = FakeApiServer(
         host=args.host, port=args.port, seed=args.seed, taint_not_ready_nodes=not args.ready_nodes
     )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):  # before the URL is printed: a caller may signal at once
+        loop.add_signal_handler(sig, stop.set)
     await server.start()
     path = server.write_kubeconfig(Path(args.kubeconfig))
     print(f"schedharness: serving the Kubernetes API at {server.url}", flush=True)
     print(f"schedharness: kubeconfig written to {path.resolve()}", flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
     try:
         await stop.wait()
     finally:

@@ -22,7 +22,10 @@ def test_fake_apiserver_exports() -> None:
 
 def test_harness_exports() -> None:
     assert sorted(harness.__all__) == [
-        "DEFAULT_EPOCH", "Deadlock", "RealClock", "VirtualClock", "VirtualEventLoop", "run",
+        "AdapterError", "Backend", "BackendError", "CallableAdapter", "DEFAULT_EPOCH", "Deadlock", "Expectation",
+        "ExpectationFailed", "FakeBackend", "ProcessAdapter", "RealClock", "Scenario", "SchedulerAdapter",
+        "VirtualClock", "VirtualEventLoop", "YamlScenario", "YamlScenarioError", "format_feature_gates",
+        "load_scenario", "parse_feature_gates", "reference_adapter", "run", "run_yaml_scenario",
     ]
     for name in harness.__all__:
         assert getattr(harness, name) is not None

@@ -35,6 +35,7 @@ __all__ = [
     "Timeout",
     "TooManyRequests",
     "Unauthorized",
+    "UnknownError",
     "UnsupportedMediaType",
     "qualified_kind",
     "qualified_resource",
@@ -309,6 +310,20 @@ class ServiceUnavailable(StatusError):
 class Timeout(StatusError):
     code = 504
     reason = "Timeout"
+
+
+class UnknownError(StatusError):
+    """What ``ErrorToAPIStatus`` makes of an error that is not a ``Status`` (a plain Go error):
+    500 with reason ``StatusReasonUnknown``, which is ``""`` and so left out of the JSON, and the
+    error's text as the message."""
+
+    code = 500
+    reason = ""
+
+    def to_status(self) -> dict[str, Any]:
+        status = super().to_status()
+        del status["reason"]
+        return status
 
 
 # Lookup for fault rules and tests that build an error from a code.

@@ -42,7 +42,8 @@ from fake_apiserver._errors import (
 )
 from fake_apiserver._kinds import KindSpec, by_resource
 from fake_apiserver._patch import _syntax_error as go_json_syntax_error
-from fake_apiserver._store import Store, interpret_errors, resolve_kind, summarize_data, validate_list_options
+from fake_apiserver._decode import interpret_errors, resolve_kind, summarize_data, validate_list_options
+from fake_apiserver._store import Store
 from fake_apiserver._tables import TableStream, negotiate_table, render_table
 from fake_apiserver._watch import WatchEvent, Watcher
 
@@ -290,7 +291,7 @@ def _not_json(constant: str) -> Any:
 
 def _decode_object(info: RequestInfo, group: str, version: str, kind: str) -> Obj:
     """:func:`_parse_body`, then the kind and version checks of decoding into the URL's type
-    (:func:`~fake_apiserver._store.interpret_errors`, :func:`~fake_apiserver._store.resolve_kind`)."""
+    (:func:`~fake_apiserver._decode.interpret_errors`, :func:`~fake_apiserver._decode.resolve_kind`)."""
     body = _parse_body(info, kind)
     interpret_errors(kind, body, info.body)
     obj: Obj = {} if body is None else body

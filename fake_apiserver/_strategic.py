@@ -35,10 +35,10 @@ import math
 from typing import Any, TypeVar
 
 from fake_apiserver._jsonutil import json_copy
-from fake_apiserver._errors import BadRequest, Invalid, StatusError
+from fake_apiserver._errors import BadRequest, Invalid, StatusError, UnknownError
 from fake_apiserver._kinds import PatchSchema
 
-__all__ = ["InvalidPatch", "UnknownError", "go_value", "strategic_merge"]
+__all__ = ["InvalidPatch", "go_value", "strategic_merge"]
 
 _MARKER = "$patch"
 _DELETE = "delete"
@@ -76,19 +76,6 @@ class InvalidPatch(Invalid):
         code = status.pop("code")
         status["details"] = {}
         status["code"] = code
-        return status
-
-
-class UnknownError(StatusError):
-    """A plain Go error that reached ``ErrorToAPIStatus``: 500 with ``StatusReasonUnknown`` (``""``),
-    which the ``Status`` JSON omits."""
-
-    code = 500
-    reason = ""
-
-    def to_status(self) -> dict[str, Any]:
-        status = super().to_status()
-        del status["reason"]
         return status
 
 

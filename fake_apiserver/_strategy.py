@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Union
 
 from fake_apiserver._jsonutil import json_copy
+from fake_apiserver._decode import go_json_type
 from fake_apiserver._errors import BadRequest, FieldError
 from fake_apiserver._kinds import KindSpec
 from fake_apiserver import _validation as validation
@@ -434,17 +435,7 @@ _SHAPES: dict[tuple[str, str], _Struct] = {
 
 
 def _type_error(value: Any, struct: str, path: str, go: str) -> str:
-    return f"json: cannot unmarshal {_json_type(value)} into Go struct field {struct}.{path} of type {go}"
-
-
-def _json_type(value: Any) -> str:
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    return "bool" if isinstance(value, bool) else "number"
+    return f"json: cannot unmarshal {go_json_type(value)} into Go struct field {struct}.{path} of type {go}"
 
 
 def _zero(shape: Shape) -> Any:
@@ -477,7 +468,7 @@ def _scalar_checker(go: str, struct: str, path: str) -> Checker:
         return plain
     if go == "time":  # metav1.Time.UnmarshalJSON decodes a string first
         def time(value: Any) -> str | None:
-            return None if type(value) is str else f"json: cannot unmarshal {_json_type(value)} into Go value of type string"
+            return None if type(value) is str else f"json: cannot unmarshal {go_json_type(value)} into Go value of type string"
 
         return time
     if go == "quantity":  # resource.Quantity.UnmarshalJSON takes a string or a number

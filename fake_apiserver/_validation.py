@@ -34,7 +34,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Mapping, Sequence
 
-from ._errors import BadRequest, FieldError, Invalid, StatusError
+from ._errors import BadRequest, FieldError, Invalid, StatusError, UnknownError
 from ._kinds import KindSpec
 from ._names import (
     is_dns1035_label,
@@ -632,18 +632,6 @@ def validate_binding(binding: Mapping[str, Any]) -> list[FieldError]:
     return errors
 
 
-class _NotAStatusError(StatusError):
-    """What ``ErrorToAPIStatus`` makes of an error that is not a ``Status``: 500, no reason."""
-
-    code = 500
-    reason = ""
-
-    def to_status(self) -> dict[str, Any]:
-        status = super().to_status()
-        del status["reason"]  # StatusReasonUnknown is "" and omitted from the JSON
-        return status
-
-
 def check_binding(errors: list[FieldError]) -> None:
     """Raise what the real server answers to an invalid binding.
 
@@ -653,7 +641,7 @@ def check_binding(errors: list[FieldError]) -> None:
     """
     if errors:
         rendered = [e.render() for e in _dedupe(errors)]
-        raise _NotAStatusError(rendered[0] if len(rendered) == 1 else "[" + ", ".join(rendered) + "]")
+        raise UnknownError(rendered[0] if len(rendered) == 1 else "[" + ", ".join(rendered) + "]")
 
 
 # --- node admission --------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import pytest
 
 from fake_apiserver import BadRequest, Conflict, Invalid, Store, StatusError, by_resource
 from fake_apiserver._kinds import KindSpec
-from fake_apiserver._store import resolve_kind, summarize_data, validate_list_options
+from fake_apiserver._decode import resolve_kind, summarize_data, validate_list_options
 
 EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
 

@@ -10,7 +10,8 @@ import pytest
 from fake_apiserver import _strategic
 from fake_apiserver._errors import BadRequest, StatusError
 from fake_apiserver._kinds import ListStrategy, PatchSchema, by_resource
-from fake_apiserver._strategic import InvalidPatch, UnknownError, go_value, strategic_merge
+from fake_apiserver._errors import UnknownError
+from fake_apiserver._strategic import InvalidPatch, go_value, strategic_merge
 
 _PODS = by_resource("", "v1", "pods")
 assert _PODS is not None
@@ -370,4 +371,4 @@ def test_works_with_any_mapping_schema() -> None:
 
 
 def test_public_names() -> None:
-    assert _strategic.__all__ == ["InvalidPatch", "UnknownError", "go_value", "strategic_merge"]
+    assert _strategic.__all__ == ["InvalidPatch", "go_value", "strategic_merge"]

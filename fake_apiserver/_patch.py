@@ -160,12 +160,21 @@ _EOF = "unexpected end of JSON input"
 
 def _decode(body: bytes, target: str, prefix: str) -> Any:
     """Decode ``body`` the way the handler does, into ``target``; 400 with Go's message otherwise."""
-    error = _syntax_error(body)
+    text = body.decode("utf-8", errors="replace")
     value: Any = None
+    error: str | None = None
+    try:
+        # Fast path: a body Python's decoder takes is valid JSON for Go too, unless it relies on
+        # Python's NaN/Infinity extension; only a body that fails is scanned for Go's message.
+        if b"NaN" in body or b"Infinity" in body:
+            raise ValueError
+        value = json.loads(text, parse_int=_go_int)
+    except (ValueError, RecursionError):
+        error = _syntax_error(body)
     if error is None:
-        text = body.decode("utf-8", errors="replace")
         try:
-            value = json.loads(text, parse_int=_go_int)
+            if value is None and body.strip() not in (b"null",):
+                value = json.loads(text, parse_int=_go_int)
             if target == _OPS_TARGET:
                 # Object members as pairs: Go meets duplicate keys in document order.
                 error = _ops_type_error(json.loads(text, object_pairs_hook=_Members))

@@ -286,7 +286,43 @@ class NamespaceStrategy(Strategy):
         spec.setdefault("finalizers", ["kubernetes"])
 
 
+def default_device_requests(claim_spec: Any) -> None:
+    """``SetDefaults_ExactDeviceRequest`` and ``SetDefaults_DeviceSubRequest`` of
+    ``pkg/apis/resource/v1/defaults.go``: ``allocationMode`` ExactCount, and ``count`` 1 with it."""
+    if not isinstance(claim_spec, dict):
+        return
+    devices = claim_spec.get("devices")
+    requests = devices.get("requests") if isinstance(devices, dict) else None
+    for request in requests if isinstance(requests, list) else []:
+        if not isinstance(request, dict):
+            continue
+        subs = [request.get("exactly")] + list(request.get("firstAvailable") or [])
+        for sub in subs:
+            if isinstance(sub, dict):
+                sub.setdefault("allocationMode", "ExactCount")
+                if sub["allocationMode"] == "ExactCount" and not sub.get("count"):
+                    sub["count"] = 1
+
+
+class ResourceClaimStrategy(Strategy):
+    """Claims and claim templates get the API's defaults on every write, as decoding applies them."""
+
+    def _spec_of(self, obj: Obj) -> Any:
+        spec = obj.get("spec")
+        return spec.get("spec") if self.spec.kind == "ResourceClaimTemplate" and isinstance(spec, dict) else spec
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        super().prepare_for_create(obj, now)
+        default_device_requests(self._spec_of(obj))
+
+    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+        default_device_requests(self._spec_of(new))
+        super().prepare_for_update(new, old)
+
+
 def strategy_for(spec: KindSpec, *, taint_not_ready: bool) -> Strategy:
+    if spec.group == "resource.k8s.io" and spec.resource in ("resourceclaims", "resourceclaimtemplates"):
+        return ResourceClaimStrategy(spec)
     if spec.group == "" and spec.resource == "pods":
         return PodStrategy(spec)
     if spec.group == "" and spec.resource == "nodes":

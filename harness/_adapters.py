@@ -319,7 +319,12 @@ class CallableAdapter(SchedulerAdapter, Generic[T]):
             logger.setLevel(logging.INFO)
         self._started = True
         if self._stop is not None:
-            self._handle = await self._start(kubeconfig_path, dict(feature_gates))
+            try:
+                self._handle = await self._start(kubeconfig_path, dict(feature_gates))
+            except BaseException:
+                self._started = False  # nothing to stop: stop() after a failed start is a no-op
+                logger.removeHandler(self._capture)
+                raise
         else:
             self._task = asyncio.create_task(_run(self._start, kubeconfig_path, dict(feature_gates)),
                                              name=f"scheduler {self.name}")

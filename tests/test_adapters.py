@@ -325,3 +325,23 @@ def test_callable_adapter_probe_waits_for_a_binding(tmp_path: Path) -> None:
                 await idle.start(backend.kubeconfig_path, {})
 
     run(main())
+
+
+def test_callable_adapter_stop_after_a_failed_start_is_a_no_op(tmp_path: Path) -> None:
+    stopped: list[object] = []
+
+    async def start(path: Path, gates: dict[str, bool]) -> object:
+        raise RuntimeError("refused: bad gates")
+
+    async def stop(handle: object) -> None:
+        stopped.append(handle)
+
+    async def main() -> None:
+        adapter = CallableAdapter(start, stop, name="refuser", logger_name="schedharness.test.refuser")
+        with pytest.raises(RuntimeError, match=r"^refused: bad gates$"):
+            await adapter.start(tmp_path / "kubeconfig", {})
+        await adapter.stop()
+        assert logging.getLogger("schedharness.test.refuser").handlers == []
+
+    run(main())
+    assert stopped == []

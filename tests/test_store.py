@@ -370,3 +370,23 @@ def test_json_encoding_orders_metadata_like_the_real_server() -> None:
     assert list(created["metadata"]) == ["name", "namespace", "uid", "resourceVersion", "generation",
                                          "creationTimestamp", "labels", "annotations", "finalizers"]
     assert json.dumps(created).startswith('{"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "p"')
+
+
+def test_resource_claims_get_the_apis_device_request_defaults() -> None:
+    store = Store()
+    claims = by_resource("resource.k8s.io", "v1", "resourceclaims")
+    templates = by_resource("resource.k8s.io", "v1", "resourceclaimtemplates")
+    assert claims is not None and templates is not None
+    requests = [{"name": "a", "exactly": {"deviceClassName": "gpu"}},
+                {"name": "b", "exactly": {"deviceClassName": "gpu", "allocationMode": "All"}},
+                {"name": "c", "firstAvailable": [{"name": "x", "deviceClassName": "gpu"}]}]
+    claim = store.create(claims, "default", {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                                             "metadata": {"name": "c"}, "spec": {"devices": {"requests": requests}}})
+    got = claim["spec"]["devices"]["requests"]
+    assert got[0]["exactly"] == {"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}
+    assert got[1]["exactly"] == {"deviceClassName": "gpu", "allocationMode": "All"}
+    assert got[2]["firstAvailable"] == [{"name": "x", "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}]
+    template = store.create(templates, "default", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", "metadata": {"name": "t"},
+        "spec": {"spec": {"devices": {"requests": requests[:1]}}}})
+    assert template["spec"]["spec"]["devices"]["requests"][0]["exactly"]["count"] == 1

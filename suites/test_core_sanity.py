@@ -1,0 +1,104 @@
+"""Core sanity: the scheduler under test schedules at all, as kube-scheduler does.
+
+Needed to trust any run: a scheduler that fails these makes every other verdict meaningless.
+Every criterion here must pass against a real kube-scheduler (``k8s-semantics.md`` D.3, D.4).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from harness._expectations import Expectation, format_pod
+from harness._scenario import Scenario
+from suites._support import events, watch_span
+
+#: D.3: 'Fit-error message format: 0/%v nodes are available: %v.'; a PostFilter (preemption)
+#: message may follow after a space, as the real kube-scheduler's does.
+FIT_ERROR = re.compile(r"^0/(\d+) nodes are available: (.+?\.)(?: (.*))?$")
+
+
+def _unschedulable(scenario: Scenario, pod: str, nodes: int, reasons: str) -> Expectation:
+    """PodScheduled=False/Unschedulable whose message is ``0/<nodes> nodes are available:
+    <reasons>.``, optionally followed by a PostFilter sentence."""
+    prefix = f"0/{nodes} nodes are available: {reasons}."
+
+    def test() -> bool:
+        condition = next((c for c in (scenario.pod(pod) or {}).get("status", {}).get("conditions") or []
+                          if c.get("type") == "PodScheduled"), None)
+        if condition is None or (condition.get("status"), condition.get("reason")) != ("False", "Unschedulable"):
+            return False
+        message = str(condition.get("message", ""))
+        return bool(FIT_ERROR.match(message)) and (message == prefix or message.startswith(prefix + " "))
+
+    return Expectation(f"pod {scenario.namespace}/{pod} has PodScheduled=False reason=Unschedulable with a message "
+                       f"starting {prefix!r} (0/N nodes are available: shape)",
+                       test, lambda: format_pod(scenario.namespace, pod, scenario.pod(pod)), (pod,))
+
+
+@pytest.mark.kep("KEP-5501", "Test Plan: Prerequisite testing updates (core sanity; k8s-semantics D.4)")
+@pytest.mark.feature_gates()
+@pytest.mark.criterion("core.binds-fitting-node")
+async def test_pod_is_bound_to_a_fitting_node(scenario: Scenario) -> None:
+    """k8s-semantics D.4: the scheduler binds with POST pods/binding, the server sets spec.nodeName
+    and 'sets PodScheduled=True with no reason or message', and the scheduler emits 'Normal /
+    Scheduled / action Binding / Successfully assigned %v/%v to %v'. Of two nodes only n2 has room
+    for the pod's 2 CPUs: the pod is bound to n2 within 5 s, with one binding and one Scheduled event."""
+    await scenario.create_node("n1", cpu="1")
+    await scenario.create_node("n2", cpu="4")
+    await scenario.create_pod("p", "2")
+    await scenario.eventually(scenario.pod_bound("p") & scenario.pod_condition("p", "PodScheduled", status="True"),
+                              within=5)
+    pod = scenario.pod("p") or {}
+    assert pod["spec"]["nodeName"] == "n2", f"expected p bound to n2 (the only node with 2 free CPUs), got {pod['spec']['nodeName']}"
+    scenario.expect_requests(1, verb="create", resource="pods", subresource="binding", name="p")
+
+    def scheduled_event_written() -> bool:
+        return bool(events(scenario, "p", "Scheduled"))
+
+    await scenario.eventually(scheduled_event_written, within=5)
+    await scenario.advance(1)
+    scheduled = events(scenario, "p", "Scheduled")
+    assert [(e.type, e.message) for e in scheduled] == [("Normal", "Successfully assigned default/p to n2")], (
+        f"expected one Normal Scheduled event 'Successfully assigned default/p to n2', found: "
+        f"{'; '.join(map(str, scheduled)) or '(none)'}")
+
+
+@pytest.mark.kep("KEP-5501", "Test Plan: Prerequisite testing updates (core sanity; k8s-semantics D.3)")
+@pytest.mark.feature_gates()
+@pytest.mark.criterion("core.unschedulable-message")
+async def test_pod_that_fits_nowhere_is_unschedulable_with_the_real_message(scenario: Scenario) -> None:
+    """k8s-semantics D.3: on a failed attempt the scheduler patches {PodScheduled, False,
+    Unschedulable, errMsg} with the fit-error format '0/%v nodes are available: %v.', and emits a
+    Warning FailedScheduling event. One node with 1 CPU, a pod asking 2: the message starts with
+    '0/1 nodes are available: 1 Insufficient cpu.'; only that prefix and the '0/N nodes are
+    available:' shape are checked, because the real kube-scheduler appends its preemption
+    sentence ('preemption: 0/1 nodes are available: ...'). The pod stays unbound."""
+    await scenario.create_node("n1", cpu="1")
+    await scenario.create_pod("p", "2")
+    await scenario.eventually(_unschedulable(scenario, "p", 1, "1 Insufficient cpu"), within=5)
+    await scenario.never(scenario.pod_bound("p"), within=watch_span(scenario, 60))
+    failed = events(scenario, "p", "FailedScheduling")
+    assert failed and all(e.type == "Warning" and e.message.startswith("0/1 nodes are available: 1 Insufficient cpu.")
+                          for e in failed), (
+        f"expected Warning FailedScheduling events with the fit-error message, found: "
+        f"{'; '.join(map(str, failed)) or '(none)'}")
+
+
+@pytest.mark.kep("KEP-5501", "Test Plan: Prerequisite testing updates (core sanity; k8s-semantics D.3, D.4)")
+@pytest.mark.feature_gates()
+@pytest.mark.criterion("core.node-added")
+async def test_unschedulable_pod_is_bound_after_a_node_is_added(scenario: Scenario) -> None:
+    """k8s-semantics D.3/D.4: a pod that fits nowhere is Unschedulable; a node add is an event that
+    may make it fit, after which it is scheduled. The pod waits a minute Unschedulable on n1
+    (1 CPU), then n2 (4 CPUs) is added: bound to n2 within 15 s."""
+    await scenario.create_node("n1", cpu="1")
+    await scenario.create_pod("p", "2")
+    await scenario.eventually(_unschedulable(scenario, "p", 1, "1 Insufficient cpu"), within=5)
+    await scenario.never(scenario.pod_bound("p"), within=watch_span(scenario, 60))
+    await scenario.create_node("n2", cpu="4")
+    await scenario.eventually(scenario.pod_bound("p") & scenario.pod_condition("p", "PodScheduled", status="True"),
+                              within=15)
+    pod = scenario.pod("p") or {}
+    assert pod["spec"]["nodeName"] == "n2", f"expected p bound to the new node n2, got {pod['spec']['nodeName']}"

@@ -1,0 +1,199 @@
+"""Scheduling gates (KEP-3521), and how KEP-5501 must leave them alone.
+
+The gate rules are the API server's and kube-scheduler's of today (``k8s-semantics.md`` A), so
+every criterion here that does not name KEP-5501 must pass against a real kube-scheduler. The
+KEP-5501 ones check its message unification (Proposal §2): with ``SchedulerPreEnqueuePodStatus``
+on, the SchedulingGates plugin's message equals the API server's, the de-duplication cache is
+seeded from the pod's ``SchedulingGated`` condition, and a gated pod costs no status patch.
+
+Waits for what must not happen are long (minutes) under virtual time, where they are free;
+:func:`~suites._support.watch_span` caps them on real time.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from harness._kubeclient import ApiError
+from harness._scenario import Scenario
+from suites._readings import READINGS
+from suites._support import (
+    GATED_MESSAGE,
+    NOT_READY_FOR_SCHEDULING,
+    condition_history,
+    events,
+    patched_conditions,
+    watch_span,
+)
+
+GATE_A = "example.com/a"
+GATE_B = "example.com/b"
+
+
+def _bindings(scenario: Scenario, pod: str) -> int:
+    return len(scenario.requests("create", "pods", subresource="binding", name=pod))
+
+
+async def _gated_pod_stays_gated(scenario: Scenario, seconds: float) -> None:
+    """A node that fits, a pod with two gates; for ``seconds``: never bound, no binding attempt,
+    no FailedScheduling event."""
+    await scenario.create_node("n1")
+    await scenario.create_pod("p", "100m", gates=[GATE_A, GATE_B])
+    await scenario.never(scenario.pod_bound("p"), within=watch_span(scenario, seconds))
+    assert _bindings(scenario, "p") == 0, (
+        f"expected no binding request for the gated pod p, found {_bindings(scenario, 'p')}")
+    failed = events(scenario, "p", "FailedScheduling")
+    assert failed == [], ("expected no scheduling attempt (no FailedScheduling event) for the gated pod p, found: "
+                          + "; ".join(map(str, failed)))
+
+
+@pytest.mark.kep("KEP-3521", "Proposal; k8s-semantics A.5 (scheduler side)")
+@pytest.mark.feature_gates(SchedulerPreEnqueuePodStatus=False)
+@pytest.mark.criterion("gates.gated-pod-untouched.kep5501-off")
+async def test_gated_pod_is_never_bound_and_never_patched_with_kep5501_off(scenario: Scenario) -> None:
+    """k8s-semantics A.5: 'A gated pod is parked in unschedulablePods with pInfo.Gated = true.
+    There is no scheduling attempt, no FailedScheduling event and no status patch.' Checked over
+    5 minutes with a node that fits, SchedulerPreEnqueuePodStatus=false."""
+    await _gated_pod_stays_gated(scenario, 300)
+    scenario.expect_requests(0, verb="patch", resource="pods", subresource="status", name="p")
+
+
+@pytest.mark.kep("KEP-5501", "Proposal §2 (Handling the SchedulingGated conflict); KEP-3521 k8s-semantics A.5")
+@pytest.mark.feature_gates(SchedulerPreEnqueuePodStatus=True, SchedulerAsyncAPICalls=True)
+@pytest.mark.criterion("gates.gated-pod-untouched.kep5501-on", reading=READINGS["seeding"])
+async def test_gated_pod_is_never_bound_and_keeps_schedulinggated_with_kep5501_on(scenario: Scenario) -> None:
+    """KEP-5501 Proposal §2: 'When a gated Pod is rejected, the scheduler will generate the
+    unified message, compare it to the message already on the Pod object, see that they are
+    identical, and skip sending a redundant patch.' Over 5 minutes: never bound, the API server's
+    SchedulingGated condition kept as created, no NotReadyForScheduling patch and no status patch."""
+    history = condition_history(scenario, "p")
+    await _gated_pod_stays_gated(scenario, 300)
+    assert history.reasons() == [None, "SchedulingGated"], (
+        f"expected the SchedulingGated condition from the create, never changed; {history}")
+    not_ready = scenario.requests("patch", "pods", subresource="status", name="p",
+                                  where=lambda e: any(c.get("reason") == NOT_READY_FOR_SCHEDULING
+                                                      for c in patched_conditions(e)))
+    assert not_ready == [], (
+        f"expected no NotReadyForScheduling status patch for the gated pod p, found {len(not_ready)} at "
+        f"t={[round(e.time, 3) for e in not_ready]}")
+    scenario.expect_requests(0, verb="patch", resource="pods", subresource="status", name="p")
+
+
+async def _remove_in_order(scenario: Scenario, first: str, last: str) -> None:
+    await scenario.create_node("n1")
+    await scenario.create_pod("p", "100m", gates=[GATE_A, GATE_B])
+    await scenario.never(scenario.pod_bound("p"), within=watch_span(scenario, 60))
+    await scenario.remove_gate("p", first)
+    await scenario.never(scenario.pod_bound("p"), within=watch_span(scenario, 120))
+    assert _bindings(scenario, "p") == 0, (
+        f"expected no binding request while gate {last} remains, found {_bindings(scenario, 'p')}")
+    await scenario.remove_gate("p", last)
+    await scenario.eventually(scenario.pod_bound("p") & scenario.pod_condition("p", "PodScheduled", status="True"),
+                              within=10)
+    scenario.expect_requests(1, verb="create", resource="pods", subresource="binding", name="p")
+
+
+@pytest.mark.kep("KEP-3521", "Proposal: Restricted state transition ('each schedulingGate can be removed in arbitrary order')")
+@pytest.mark.feature_gates()
+@pytest.mark.criterion("gates.removal-order.second-then-first")
+async def test_pod_is_bound_only_after_its_last_gate_is_removed_second_then_first(scenario: Scenario) -> None:
+    """KEP-3521: 'After creation, each schedulingGate can be removed in arbitrary order'; a pod is
+    ready for scheduling only when 'the .spec.schedulingGates is empty'. Two gates, the second
+    removed first: no binding (not even an attempt) for 2 minutes; bound within 10 s of the last."""
+    await _remove_in_order(scenario, GATE_B, GATE_A)
+
+
+@pytest.mark.kep("KEP-3521", "Proposal: Restricted state transition ('each schedulingGate can be removed in arbitrary order')")
+@pytest.mark.feature_gates()
+@pytest.mark.criterion("gates.removal-order.first-then-second")
+async def test_pod_is_bound_only_after_its_last_gate_is_removed_first_then_second(scenario: Scenario) -> None:
+    """KEP-3521: 'After creation, each schedulingGate can be removed in arbitrary order'. Two
+    gates, the first removed first: no binding (not even an attempt) for 2 minutes; bound within
+    10 s of the last."""
+    await _remove_in_order(scenario, GATE_A, GATE_B)
+
+
+@pytest.mark.kep("KEP-3521", "Proposal: Restricted state transition; k8s-semantics A.2 (ValidatePodUpdate)")
+@pytest.mark.feature_gates()
+@pytest.mark.criterion("gates.add-refused")
+async def test_adding_a_gate_after_create_is_refused(scenario: Scenario) -> None:
+    """k8s-semantics A.2: gates may only be removed; an added gate is refused with
+    'spec.schedulingGates[1].name: Forbidden: only deletion is allowed, but found new scheduling
+    gate ...', HTTP 422, reason Invalid, message 'Pod "<name>" is invalid: ...'. API-server
+    behaviour, checked through the scenario's own PATCH (a JSON merge patch setting the list to
+    [a, b], so the new gate's index does not depend on strategic-merge ordering); the pod keeps
+    its one gate."""
+    await scenario.create_node("n1")
+    await scenario.create_pod("p", "100m", gates=[GATE_A])
+    with pytest.raises(ApiError) as refused:
+        await scenario.patch("pods", "p", {"spec": {"schedulingGates": [{"name": GATE_A}, {"name": GATE_B}]}},
+                             type="merge")
+    error = refused.value
+    assert (error.code, error.reason, error.message) == (
+        422, "Invalid",
+        f"Pod \"p\" is invalid: spec.schedulingGates[1].name: Forbidden: only deletion is allowed, "
+        f"but found new scheduling gate '{GATE_B}'"), f"expected the API server's 422 Invalid refusal, got: {error}"
+    pod = await scenario.get("pods", "p")
+    assert pod["spec"].get("schedulingGates") == [{"name": GATE_A}], (
+        f"expected the pod to keep exactly its gate {GATE_A}, it has {pod['spec'].get('schedulingGates')}")
+    await scenario.never(scenario.pod_bound("p"), within=watch_span(scenario, 30))
+
+
+@pytest.mark.kep("KEP-3521", "Design Details (apiserver strategy); k8s-semantics A.3; KEP-5501 open question 2")
+@pytest.mark.feature_gates()
+@pytest.mark.criterion("gates.schedulinggated-condition", reading=READINGS["gated-clear"])
+async def test_schedulinggated_condition_is_set_on_create_and_left_until_binding(scenario: Scenario) -> None:
+    """k8s-semantics A.3: on create the API server adds {type: PodScheduled, status: False, reason:
+    SchedulingGated, message: 'Scheduling is blocked due to non-empty scheduling gates'}; 'When
+    the gates are removed, the apiserver does not touch the condition' until 'A successful bind
+    replaces it' with PodScheduled=True (no reason, no message). With KEP-5501 on, the scheduler
+    must not clear it either (the reading below): the only states ever seen are SchedulingGated,
+    then True, and no status patch is sent."""
+    history = condition_history(scenario, "p")
+    await scenario.create_node("n1")
+    await scenario.create_pod("p", "100m", gates=[GATE_A, GATE_B])
+    gated = await scenario.condition("p", "PodScheduled")
+    expected = {"type": "PodScheduled", "status": "False", "reason": "SchedulingGated", "message": GATED_MESSAGE,
+                "lastProbeTime": None}
+    assert gated is not None and {k: gated.get(k) for k in expected} == expected, (
+        f"expected the API server's condition {expected} on create, got {gated}")
+    assert gated.get("lastTransitionTime"), f"expected lastTransitionTime set on create, got {gated}"
+    await scenario.never(scenario.pod_bound("p"), within=watch_span(scenario, 60))
+    assert await scenario.condition("p", "PodScheduled") == gated, (
+        f"expected the condition as created while both gates remain; {history}")
+    await scenario.remove_gate("p", GATE_A)
+    await scenario.never(scenario.pod_bound("p"), within=watch_span(scenario, 60))
+    assert await scenario.condition("p", "PodScheduled") == gated, (
+        f"expected the condition untouched after removing {GATE_A}; {history}")
+    await scenario.remove_gate("p", GATE_B)
+    await scenario.eventually(scenario.pod_bound("p"), within=10)
+    await scenario.advance(watch_span(scenario, 30))
+    final = await scenario.condition("p", "PodScheduled")
+    assert final is not None and (final.get("status"), final.get("reason", ""), final.get("message", "")) == (
+        "True", "", ""), f"expected the binding's PodScheduled=True without reason or message, got {final}"
+    assert [c for _, c in history.states] == [None, gated, final], (
+        f"expected exactly: absent, SchedulingGated (from create to binding), True; {history}")
+    scenario.expect_requests(0, verb="patch", resource="pods", subresource="status", name="p")
+
+
+@pytest.mark.kep("KEP-5501", "Proposal §2 (Handling the SchedulingGated conflict); Design Details §3")
+@pytest.mark.feature_gates(SchedulerPreEnqueuePodStatus=True, SchedulerAsyncAPICalls=True)
+@pytest.mark.criterion("gates.kep5501.no-redundant-patch", reading=READINGS["seeding"])
+async def test_gated_pod_gets_no_redundant_patch_when_reevaluated(scenario: Scenario) -> None:
+    """KEP-5501 Proposal §2: the unified message 'effectively de-duplicates the updates, doesn't
+    require any change to the kube-apiserver, and preserves the current scheduler performance
+    when processing pods with scheduling gates'. A gated pod whose labels change every 30 s (each
+    update re-runs PreEnqueue, READINGS["reevaluation"]) gets exactly 0 status patches over 5
+    minutes and keeps its SchedulingGated condition."""
+    history = condition_history(scenario, "p")
+    await scenario.create_node("n1")
+    await scenario.create_pod("p", "100m", gates=[GATE_A])
+    span = watch_span(scenario, 300)
+    for tick in range(int(span // 30)):
+        await scenario.advance(30)
+        await scenario.patch("pods", "p", {"metadata": {"labels": {"tick": str(tick)}}})
+    await scenario.advance(30)
+    scenario.expect_requests(0, verb="patch", resource="pods", subresource="status", name="p")
+    assert history.reasons() == [None, "SchedulingGated"], (
+        f"expected the SchedulingGated condition kept as created; {history}")
+    assert not (await scenario.get("pods", "p"))["spec"].get("nodeName"), "expected the gated pod p unbound"

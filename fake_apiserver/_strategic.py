@@ -35,7 +35,7 @@ import math
 from typing import Any, TypeVar
 
 from fake_apiserver._jsonutil import json_copy
-from fake_apiserver._errors import BadRequest, Invalid, StatusError, UnknownError
+from fake_apiserver._errors import BadRequest, Invalid, UnknownError
 from fake_apiserver._kinds import PatchSchema
 
 __all__ = ["InvalidPatch", "go_value", "strategic_merge"]

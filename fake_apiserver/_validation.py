@@ -34,7 +34,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Mapping, Sequence
 
-from ._errors import BadRequest, FieldError, Invalid, StatusError, UnknownError
+from ._errors import BadRequest, FieldError, Invalid, UnknownError
 from ._kinds import KindSpec
 from ._names import (
     is_dns1035_label,

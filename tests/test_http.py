@@ -971,7 +971,7 @@ def test_watching_one_object_by_name() -> None:
         await api.ok("POST", PODS, pod("b"))
         async with api.session.get(f"{PODS}/a", params={"watch": "true", "timeoutSeconds": "1"}) as watch:
             assert [e["object"]["metadata"]["name"] for e in await watch_lines(watch)] == ["a"]
-        async with api.session.get(f"/api/v1/watch/namespaces/default/pods/b", params={"timeoutSeconds": "1"}) as watch:
+        async with api.session.get("/api/v1/watch/namespaces/default/pods/b", params={"timeoutSeconds": "1"}) as watch:
             assert [e["object"]["metadata"]["name"] for e in await watch_lines(watch)] == ["b"]
         mismatch = await api.get(f"{PODS}/a", watch="true", fieldSelector="metadata.name=b")
         assert (mismatch.status, mismatch.body) == (400, status(

@@ -355,7 +355,8 @@ def test_create_node_and_pod_shapes(tmp_path: Path) -> None:
         assert pod["spec"]["nodeSelector"] == {"zone": "a"}
         assert pod["metadata"]["labels"] == {"app": "x"}
         claim = await s.get("resourceclaims", "c1")
-        assert claim["spec"]["devices"]["requests"] == [{"name": "req-0", "exactly": {"deviceClassName": "gpu.example.com"}}]
+        assert claim["spec"]["devices"]["requests"] == [{"name": "req-0", "exactly": {
+            "deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": 1}}]  # the API's defaults
         await s.delete("resourceclaims", "c1")
         with pytest.raises(ApiError, match=r'^GET /apis/resource\.k8s\.io/v1/namespaces/default/resourceclaims/c1: '
                                            r'404 NotFound: resourceclaims\.resource\.k8s\.io "c1" not found$'):

@@ -41,6 +41,78 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.set_defaults(func=_serve)
 
 
+def _run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "run",
+        help="run the conformance suites and write a report",
+        description="Run the conformance suites through pytest against a scheduler and write report.json, "
+        "report.md, report.html and junit.xml, with each scenario's journal and timeline. Exit code 0 only "
+        "when no selected criterion failed; a criterion skipped because the run's feature gates or "
+        "scheduler exclude it is not a failure.",
+    )
+    p.add_argument(
+        "--scheduler", default="reference", metavar="ADAPTER",
+        help="'reference' (default: the reference scheduler in-process under virtual time), "
+        "'reference:<mutant>', or a command template with {kubeconfig}, {feature_gates} and {config} "
+        "placeholders ('cmd:' prefix optional), run on real time")
+    p.add_argument("--mutant", default=None, metavar="NAME",
+                   help="run a broken variant of the reference scheduler (see 'schedharness mutants')")
+    p.add_argument("--feature-gates", default="", metavar="A=true,B=false",
+                   help="feature gates for the scheduler; criteria needing the other value are skipped")
+    p.add_argument("--suite", action="append", default=[], metavar="NAME",
+                   help="run suites/test_<NAME>.py only (repeatable; default: every suite)")
+    p.add_argument("--report-dir", type=Path, default=None, metavar="DIR",
+                   help="where the report goes (default: reports/<UTC timestamp>/)")
+    p.add_argument("-n", "--jobs", type=int, default=None, metavar="N",
+                   help="pytest-xdist workers (default: none for the reference scheduler; for a command, "
+                   "which runs on real time, eight a core, at most 16)")
+    p.add_argument("--seed", type=int, default=0, help="the fake API server's seed (default 0)")
+    p.add_argument("--no-timeline", action="store_true", help="do not draw timeline.svg per scenario")
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from harness._run import RunError, RunOptions, normalize_scheduler, run_suites
+
+    try:
+        options = RunOptions(
+            scheduler=normalize_scheduler(args.scheduler, args.mutant), feature_gates=args.feature_gates,
+            suites=tuple(args.suite), report_dir=args.report_dir, jobs=args.jobs, seed=args.seed,
+            timeline=not args.no_timeline)
+        return run_suites(options).exit_code
+    except RunError as e:
+        print(f"schedharness run: {e}", file=sys.stderr)
+        return 2
+
+
+def _selftest_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "selftest",
+        help="prove the suites: the reference passes everything, every mutant fails something",
+        description="Run the suites against the reference scheduler and each of its mutants (one pytest run "
+        "each), print the mutant x criterion matrix and write selftest.json and selftest.md. Exit code 0 only "
+        "when the reference passes every criterion and every mutant fails at least one.",
+    )
+    p.add_argument("-n", "--jobs", type=int, default=None, metavar="N",
+                   help="pytest runs at a time (default: one a core)")
+    p.add_argument("--report-dir", type=Path, default=None, metavar="DIR",
+                   help="where the reports go (default: reports/selftest-<UTC timestamp>/)")
+    p.add_argument("--suite", action="append", default=[], metavar="NAME",
+                   help="prove these suites only (repeatable; default: every suite)")
+    p.set_defaults(func=_selftest)
+
+
+def _selftest(args: argparse.Namespace) -> int:
+    from harness._run import RunError
+    from harness._selftest import run_selftest
+
+    try:
+        return run_selftest(report_dir=args.report_dir, jobs=args.jobs, suites=tuple(args.suite)).exit_code
+    except RunError as e:
+        print(f"schedharness selftest: {e}", file=sys.stderr)
+        return 2
+
+
 async def _serve_async(args: argparse.Namespace) -> int:
     from fake_apiserver import FakeApiServer
 
@@ -85,6 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="A fake kube-apiserver, a test harness and a conformance suite for Kubernetes schedulers.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _run_parser(sub)
+    _selftest_parser(sub)
     _serve_parser(sub)
     from reference_scheduler._cli import add_subcommands
 

@@ -1,0 +1,307 @@
+"""The run's report: ``report.json``, ``report.md`` and ``report.html`` from ``results.jsonl``.
+
+The pytest plugin writes one record per scenario (``results.jsonl``); this module turns them into
+what a KEP reviewer reads: one table per feature-gate setting the criteria need (criteria met,
+failed, skipped, with their KEP sections and, where the KEP leaves a choice, the reading checked
+next to the verdict), then each failure with its message, its seed and the command that replays
+it, and each scenario's journal and timeline.
+
+Verdict policy, stated in every report: the run passes when no selected criterion failed and at
+least one ran. A *skipped* criterion is not a failure: it was left out by the run's own choice
+(its feature gates are set the other way by ``--feature-gates``, or it applies to another
+scheduler adapter); its reason is shown. An ``error`` (a failure outside the test body, e.g.
+the scheduler would not start) counts as a failure; an expected failure (``xfail``) as a skip.
+
+The HTML is a plain template filled with :func:`html.escape`d values (the standard library is
+enough for a few tables; no template engine is needed). Timelines are the plugin's SVG files,
+embedded with ``<img>`` by their path relative to the report, so the report directory can be
+moved or served as a whole. Rendering is pure: the same records give the same files.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "SKIP_POLICY",
+    "RunInfo",
+    "build_report",
+    "criterion_status",
+    "gate_label",
+    "load_results",
+    "render_html",
+    "render_markdown",
+    "write_report",
+]
+
+Record = dict[str, Any]
+
+SKIP_POLICY = ("A skipped criterion is not a failure: the run's feature gates or scheduler adapter "
+               "exclude it (the reason is shown). The run passes when no criterion failed and at "
+               "least one ran.")
+NO_GATE = "no feature gate needed"
+_STATUS = {"passed": "passed", "failed": "failed", "error": "failed", "skipped": "skipped",
+           "xfailed": "skipped"}
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What the run was: everything in ``report.json`` that is not a scenario record."""
+
+    scheduler: str
+    feature_gates: dict[str, bool]
+    started: str  # ISO 8601, UTC
+    finished: str
+    wall_seconds: float
+    seed: int = 0
+    suites: tuple[str, ...] = ()
+    command: str = ""
+    pytest_exit_code: int = 0
+    readings: Mapping[str, str] = field(default_factory=dict)  # reading key -> its text
+
+
+def load_results(path: Path) -> list[Record]:
+    """The plugin's records, one JSON object a line, in file order."""
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def gate_label(gates: Mapping[str, bool]) -> str:
+    """``{"B": False, "A": True}`` -> ``"A=true, B=false"``; no gates -> :data:`NO_GATE`."""
+    if not gates:
+        return NO_GATE
+    return ", ".join(f"{name}={'true' if on else 'false'}" for name, on in sorted(gates.items()))
+
+
+def _criterion(record: Record) -> Record:
+    status = _STATUS.get(str(record.get("status")), "failed")
+    message = str(record.get("message") or "")
+    if record.get("status") == "error" and message:
+        message = f"error outside the test body: {message}"
+    needs = record.get("needs")
+    return {
+        "id": record.get("criterion") or record["id"],
+        "test": record["id"],
+        "kep": record.get("kep"),
+        "section": record.get("section"),
+        "feature_gates": dict(needs if needs is not None else record.get("gates") or {}),
+        "run_gates": dict(record.get("gates") or {}),
+        "status": status,
+        "reason": message if status == "skipped" else None,
+        "message": message if status == "failed" else None,
+        "reading": record.get("reading"),
+        "scheduler": record.get("scheduler"),
+        "adapter": record.get("adapter"),
+        "seed": record.get("seed"),
+        "replay": record.get("replay"),
+        "virtual_seconds": record.get("virtual_seconds"),
+        "wall_seconds": record.get("wall_seconds"),
+        "journal": record.get("journal"),
+        "timeline": record.get("timeline"),
+    }
+
+
+def criterion_status(statuses: Iterable[str]) -> str:
+    """One verdict for a criterion checked by several scenarios: failed if any failed, passed if
+    any passed (and none failed), else skipped."""
+    seen = set(statuses)
+    return "failed" if "failed" in seen else "passed" if "passed" in seen else "skipped"
+
+
+def build_report(records: Iterable[Record], info: RunInfo) -> dict[str, Any]:
+    """``report.json``'s content: the run, a summary, and one entry per scenario (``criteria``,
+    in test id order)."""
+    criteria = sorted((_criterion(r) for r in records), key=lambda c: str(c["test"]))
+    by_text = {text: key for key, text in info.readings.items()}
+    for c in criteria:  # a reading given as its text is shown by its key, the text once below
+        c["reading"] = by_text.get(c["reading"], c["reading"])
+    counts = {status: sum(c["status"] == status for c in criteria) for status in ("passed", "failed", "skipped")}
+    virtual = [c["virtual_seconds"] for c in criteria if c["virtual_seconds"] is not None]
+    ok = counts["failed"] == 0 and counts["passed"] > 0 and info.pytest_exit_code in (0, 1)
+    used = sorted({str(c["reading"]) for c in criteria if c["reading"] in info.readings})
+    return {
+        "scheduler": info.scheduler,
+        "feature_gates": dict(info.feature_gates),
+        "seed": info.seed,
+        "suites": list(info.suites),
+        "command": info.command,
+        "started": info.started,
+        "finished": info.finished,
+        "wall_seconds": round(info.wall_seconds, 3),
+        "virtual_seconds": round(sum(virtual), 6),
+        "pytest_exit_code": info.pytest_exit_code,
+        "verdict": "passed" if ok else "failed",
+        "summary": counts,
+        "skip_policy": SKIP_POLICY,
+        "readings": {key: info.readings[key] for key in used},
+        "criteria": criteria,
+    }
+
+
+def _groups(report: Mapping[str, Any]) -> list[tuple[str, list[Record]]]:
+    groups: dict[str, list[Record]] = {}
+    for c in report["criteria"]:
+        groups.setdefault(gate_label(c["feature_gates"]), []).append(c)
+    return sorted(groups.items(), key=lambda item: (item[0] != NO_GATE, item[0]))
+
+
+def _kep(c: Mapping[str, Any]) -> str:
+    """``5501`` and ``"KEP-5501"`` both read ``KEP-5501``."""
+    kep = c.get("kep")
+    if kep is None:
+        return ""
+    return str(kep) if str(kep).upper().startswith("KEP") else f"KEP-{kep}"
+
+
+def _counts(rows: list[Record]) -> str:
+    n = {s: sum(r["status"] == s for r in rows) for s in ("passed", "failed", "skipped")}
+    return f"met {n['passed']} · failed {n['failed']} · skipped {n['skipped']}"
+
+
+def _gates_text(gates: Mapping[str, bool]) -> str:
+    return gate_label(gates) if gates else "scheduler defaults"
+
+
+def _seconds(c: Mapping[str, Any]) -> str:
+    if c.get("virtual_seconds") is not None:
+        return f"{c['virtual_seconds']:g} virtual s"
+    if c.get("wall_seconds") is not None:
+        return f"{c['wall_seconds']:g} s"
+    return ""
+
+
+def _md_cell(text: object) -> str:
+    return str(text if text is not None else "").replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(report: Mapping[str, Any]) -> str:
+    """``report.md``: header, a table per feature-gate setting, failures, skips, readings."""
+    s = report["summary"]
+    lines = [
+        "# schedharness report", "",
+        f"- Scheduler: `{report['scheduler']}`; feature gates: {_gates_text(report['feature_gates'])}; "
+        f"seed {report['seed']}",
+        f"- Started {report['started']}, finished {report['finished']}: {report['wall_seconds']:g} s wall, "
+        f"{report['virtual_seconds']:g} s virtual",
+        f"- Verdict: **{report['verdict'].upper()}**: {s['passed']} passed, {s['failed']} failed, "
+        f"{s['skipped']} skipped",
+        f"- {report['skip_policy']}",
+    ]
+    if report.get("command"):
+        lines.append(f"- Command: `{report['command']}`")
+    for label, rows in _groups(report):
+        lines += ["", f"## {label}", "", _counts(rows), "",
+                  "| Criterion | KEP | Section | Verdict | Reading | Artifacts |",
+                  "|---|---|---|---|---|---|"]
+        for c in rows:
+            verdict = c["status"] if c["status"] != "skipped" else f"skipped: {c['reason']}"
+            artifacts = " · ".join(f"[{name}]({c[name]})" for name in ("journal", "timeline") if c.get(name))
+            lines.append("| " + " | ".join(_md_cell(x) for x in (
+                c["id"], _kep(c), c["section"], verdict, c["reading"], artifacts)) + " |")
+    failures = [c for c in report["criteria"] if c["status"] == "failed"]
+    if failures:
+        lines += ["", "## Failures"]
+        for c in failures:
+            lines += ["", f"### {c['id']} (`{c['test']}`)", "", f"{_kep(c)} {c['section'] or ''}".strip(), "",
+                      "```", str(c["message"]).rstrip(), "```", ""]
+            if c.get("replay"):
+                lines += [f"Replay: `{c['replay']}`", ""]
+            links = [f"[{name}]({c[name]})" for name in ("journal", "timeline") if c.get(name)]
+            lines.append(" · ".join(links))
+    if report["readings"]:
+        lines += ["", "## Readings", ""]
+        lines += [f"- **{key}**: {text}" for key, text in report["readings"].items()]
+    return "\n".join(lines) + "\n"
+
+
+_CSS = """
+body{font-family:system-ui,sans-serif;margin:2em;max-width:75em;color:#212121}
+table{border-collapse:collapse;margin:.5em 0 1.5em;width:100%}
+th,td{border:1px solid #bdbdbd;padding:.3em .5em;text-align:left;vertical-align:top;font-size:.92em}
+th{background:#eeeeee}
+td:nth-child(2){white-space:nowrap}
+.passed{color:#1b5e20;font-weight:600}.failed{color:#b71c1c;font-weight:600}.skipped{color:#616161}
+pre{background:#fafafa;border:1px solid #e0e0e0;padding:.6em;white-space:pre-wrap}
+img.timeline{max-width:100%;border:1px solid #e0e0e0}
+code{font-size:.9em}
+"""
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text if text is not None else ""))
+
+
+def _links(c: Mapping[str, Any]) -> str:
+    return " · ".join(f'<a href="{_e(c[name])}">{name}</a>' for name in ("journal", "timeline") if c.get(name))
+
+
+def render_html(report: Mapping[str, Any]) -> str:
+    """``report.html``: the same content as the Markdown, with each scenario's timeline embedded."""
+    s = report["summary"]
+    out = [
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>schedharness report: {_e(report['scheduler'])} {_e(report['verdict'])}</title>",
+        f"<style>{_CSS}</style></head><body>",
+        "<h1>schedharness report</h1>", "<ul>",
+        f"<li>Scheduler: <code>{_e(report['scheduler'])}</code>; feature gates: "
+        f"{_e(_gates_text(report['feature_gates']))}; seed {_e(report['seed'])}</li>",
+        f"<li>Started {_e(report['started'])}, finished {_e(report['finished'])}: "
+        f"{report['wall_seconds']:g} s wall, {report['virtual_seconds']:g} s virtual</li>",
+        f'<li>Verdict: <span class="{_e(report["verdict"])}">{_e(report["verdict"].upper())}</span>: '
+        f"{s['passed']} passed, {s['failed']} failed, {s['skipped']} skipped</li>",
+        f"<li>{_e(report['skip_policy'])}</li>",
+    ]
+    if report.get("command"):
+        out.append(f"<li>Command: <code>{_e(report['command'])}</code></li>")
+    out.append("</ul>")
+    for label, rows in _groups(report):
+        out += [f"<h2>{_e(label)}</h2>", f"<p>{_e(_counts(rows))}</p>",
+                '<table class="criteria"><thead><tr><th>Criterion</th><th>KEP</th><th>Section</th>'
+                "<th>Verdict</th><th>Reading</th><th>Artifacts</th></tr></thead><tbody>"]
+        for c in rows:
+            reason = f": {_e(c['reason'])}" if c["status"] == "skipped" and c["reason"] else ""
+            reading = c["reading"]
+            title = report["readings"].get(reading) if isinstance(reading, str) else None
+            reading_html = f'<span title="{_e(title)}">{_e(reading)}</span>' if title else _e(reading)
+            out.append(
+                f'<tr><td><a href="#{_e(c["test"])}">{_e(c["id"])}</a></td><td>{_e(_kep(c))}</td>'
+                f'<td>{_e(c["section"])}</td><td><span class="{c["status"]}">{c["status"]}</span>{reason}</td>'
+                f"<td>{reading_html}</td><td>{_links(c)}</td></tr>")
+        out.append("</tbody></table>")
+    failures = [c for c in report["criteria"] if c["status"] == "failed"]
+    if failures:
+        out.append("<h2>Failures</h2>")
+        for c in failures:
+            out += [f"<h3>{_e(c['id'])} (<code>{_e(c['test'])}</code>)</h3>",
+                    f"<p>{_e(_kep(c))} {_e(c['section'])}</p>", f"<pre>{_e(c['message'])}</pre>"]
+            if c.get("replay"):
+                out.append(f"<p>Replay: <code>{_e(c['replay'])}</code></p>")
+    if report["readings"]:
+        out.append("<h2>Readings</h2><dl>")
+        out += [f"<dt><b>{_e(key)}</b></dt><dd>{_e(text)}</dd>" for key, text in report["readings"].items()]
+        out.append("</dl>")
+    out.append("<h2>Scenarios</h2>")
+    for c in report["criteria"]:
+        opened = " open" if c["status"] == "failed" else ""
+        out.append(f'<details id="{_e(c["test"])}"{opened}><summary><span class="{c["status"]}">'
+                   f'{c["status"]}</span> {_e(c["id"])} <code>{_e(c["test"])}</code> {_e(_seconds(c))}</summary>')
+        if c.get("timeline"):
+            out.append(f'<p><img class="timeline" loading="lazy" src="{_e(c["timeline"])}" '
+                       f'alt="timeline of {_e(c["test"])}"></p>')
+        out.append(f"<p>{_links(c)}</p></details>")
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def write_report(report_dir: Path, records: Iterable[Record], info: RunInfo) -> dict[str, Any]:
+    """Write ``report.json``, ``report.md`` and ``report.html`` into ``report_dir``; return the
+    report."""
+    report = build_report(records, info)
+    (report_dir / "report.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
+    (report_dir / "report.md").write_text(render_markdown(report))
+    (report_dir / "report.html").write_text(render_html(report))
+    return report

@@ -1,0 +1,372 @@
+"""``schedharness run``: the suites through pytest, a progress line per scenario, and the report.
+
+The suites run in a pytest subprocess (``python -m pytest <suite files> -p no:cacheprovider
+--report-dir DIR --junitxml DIR/junit.xml``), so a run is exactly what a developer gets from
+pytest by hand, the replay command in a failure is exact, and ``-n`` (pytest-xdist) can spread
+real-time scenarios over workers. pytest's own output goes to ``DIR/pytest.log``; this process
+prints one progress line per scenario instead.
+
+Progress and the criteria's needs travel on a pipe: this module is also a small pytest plugin
+(loaded in the subprocess and its xdist workers through ``PYTEST_PLUGINS``). On each test it
+adds the criterion, KEP section, reading, the feature gates the test *needs* and its virtual
+seconds to the test's ``user_properties`` (so they are in ``junit.xml`` too, and cross from an
+xdist worker to the controller with the report); the controller writes one JSON line per
+finished test to the pipe named by ``SCHEDHARNESS_PROGRESS_FD``, and :func:`run_suites` reads
+them while pytest runs.
+
+The only wall-clock read is the start timestamp (the default report directory's name and
+``started``); durations come from the monotonic clock, so ``finished`` is ``started`` plus the
+run's duration.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness._adapters import format_feature_gates, parse_feature_gates
+from harness._report import RunInfo, load_results, write_report
+
+__all__ = [
+    "PROGRESS_FD_ENV",
+    "RunError",
+    "RunOptions",
+    "RunResult",
+    "available_suites",
+    "default_report_dir",
+    "normalize_scheduler",
+    "run_argv",
+    "run_suites",
+    "suite_paths",
+    "suites_directory",
+]
+
+PROGRESS_FD_ENV = "SCHEDHARNESS_PROGRESS_FD"
+_PLUGIN = "harness._run"
+_PROPS = ("criterion", "kep", "section", "reading", "needs", "virtual_seconds", "wall_seconds")
+
+
+class RunError(Exception):
+    """The run cannot start: an unknown suite, a bad option."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """One ``schedharness run``."""
+
+    scheduler: str = "reference"
+    feature_gates: str = ""
+    suites: tuple[str, ...] = ()  # names: ``core_sanity`` selects test_core_sanity.py; () = all
+    report_dir: Path | None = None  # default: reports/<UTC timestamp>/
+    jobs: int | None = None  # pytest-xdist workers; None: 0 under virtual time, more on real time
+    seed: int = 0
+    timeline: bool = True
+    suites_dir: Path | None = None  # default: the installed ``suites`` package
+    pytest_args: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RunResult:
+    report_dir: Path
+    report: dict[str, Any]
+    exit_code: int
+
+
+def suites_directory() -> Path:
+    """The installed ``suites`` package's directory."""
+    import suites
+
+    # __path__, not __file__: an editable install may present the package as a namespace package
+    for entry in suites.__path__:
+        if Path(entry).is_dir():
+            return Path(entry).resolve()
+    raise RunError(f"the suites package has no directory: {list(suites.__path__)}")
+
+
+def available_suites(suites_dir: Path) -> list[str]:
+    """Suite names in a directory: ``test_<name>.py`` files, sorted."""
+    return sorted(p.stem.removeprefix("test_") for p in suites_dir.glob("test_*.py"))
+
+
+def suite_paths(suites_dir: Path, names: Sequence[str]) -> list[Path]:
+    """The files of the named suites (all when none is named); :class:`RunError` for an unknown
+    name. ``core_sanity``, ``test_core_sanity`` and ``core-sanity`` name the same file."""
+    known = available_suites(suites_dir)
+    if not names:
+        if not known:
+            raise RunError(f"no suites (test_*.py files) in {suites_dir}")
+        return [suites_dir / f"test_{name}.py" for name in known]
+    paths = []
+    for name in names:
+        stem = name.removesuffix(".py").removeprefix("test_").replace("-", "_")
+        if stem not in known:
+            raise RunError(f"unknown suite {name!r}; available: {', '.join(known) or 'none'}")
+        paths.append(suites_dir / f"test_{stem}.py")
+    return paths
+
+
+def normalize_scheduler(scheduler: str, mutant: str | None = None) -> str:
+    """``--scheduler`` and ``--mutant`` as the plugin's ``--scheduler`` value: ``reference``,
+    ``reference:<mutant>``, ``none`` or ``cmd:<template>`` (a bare command gets ``cmd:``)."""
+    scheduler = scheduler.strip()
+    if mutant:
+        if scheduler not in ("reference", f"reference:{mutant}"):
+            raise RunError(f"--mutant {mutant} runs the reference scheduler; it cannot go with --scheduler {scheduler}")
+        scheduler = f"reference:{mutant}"
+    if not scheduler:
+        raise RunError("--scheduler is empty")
+    if scheduler.startswith("reference:"):
+        from reference_scheduler import UnknownMutant, get_mutant
+
+        try:
+            get_mutant(scheduler.partition(":")[2])
+        except UnknownMutant as e:
+            raise RunError(str(e)) from None
+    if scheduler in ("reference", "none") or scheduler.startswith(("reference:", "cmd:")):
+        return scheduler
+    return f"cmd:{scheduler}"
+
+
+def default_report_dir(now: datetime) -> Path:
+    """``reports/<UTC timestamp>`` (relative to the working directory)."""
+    return Path("reports") / now.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+
+
+def _jobs(options: RunOptions, scheduler: str) -> int:
+    if options.jobs is not None:
+        return options.jobs
+    if not scheduler.startswith("cmd:"):
+        return 0  # virtual time: one process is fastest (an xdist worker costs more than it saves)
+    # real-time scenarios mostly wait (the longest for minutes): many workers a core
+    return min(16, 8 * (os.cpu_count() or 1))
+
+
+def run_argv(paths: Sequence[Path], report_dir: Path, scheduler: str, options: RunOptions) -> list[str]:
+    """The pytest command line of a run."""
+    argv = [sys.executable, "-m", "pytest", *map(str, paths), "-p", "no:cacheprovider",
+            f"--scheduler={scheduler}", f"--report-dir={report_dir}",
+            f"--junitxml={report_dir / 'junit.xml'}", "-o", "junit_suite_name=schedharness",
+            f"--scenario-seed={options.seed}"]
+    if options.feature_gates:
+        argv.append(f"--feature-gates={options.feature_gates}")
+    if not options.timeline:
+        argv.append("--no-timeline")
+    jobs = _jobs(options, scheduler)
+    if jobs > 0:
+        argv += ["-n", str(jobs)]
+    return argv + list(options.pytest_args)
+
+
+def _environment(progress_fd: int) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST_XDIST", "PYTEST_CURRENT_TEST"))}  # when run from inside pytest
+    plugins = [p for p in env.get("PYTEST_PLUGINS", "").split(",") if p.strip()]
+    env["PYTEST_PLUGINS"] = ",".join([*plugins, _PLUGIN] if _PLUGIN not in plugins else plugins)
+    env[PROGRESS_FD_ENV] = str(progress_fd)
+    return env
+
+
+def _progress_line(event: Mapping[str, Any], done: int, total: int | None) -> str:
+    label = event.get("criterion") or event["nodeid"]
+    status = event["status"]
+    if status == "passed":
+        if event.get("virtual_seconds") is not None:
+            tail = f" ({float(event['virtual_seconds']):g} virtual s)"
+        else:
+            tail = f" ({float(event.get('wall_seconds') or event.get('duration') or 0):.2f} s)"
+    else:
+        first = str(event.get("message") or "").strip().splitlines()
+        tail = f": {first[0][:160]}" if first else ""
+    return f"[{done}/{total if total is not None else '?'}] {label} {status}{tail}"
+
+
+def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = print,
+               now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> RunResult:
+    """Run the suites as ``options`` say, write the report, and return it with the exit code:
+    0 when no selected criterion failed and at least one ran, 1 when one failed, pytest's own
+    code (2 and up) when pytest could not run them (the tail of ``pytest.log`` is then the
+    report's message)."""
+    started = now()  # the one wall-clock read
+    begin = time.monotonic()
+    scheduler = normalize_scheduler(options.scheduler)
+    try:
+        gates = parse_feature_gates(options.feature_gates)
+    except ValueError as e:
+        raise RunError(f"--feature-gates: {e}") from None
+    suites_dir = (options.suites_dir or suites_directory()).resolve()
+    paths = suite_paths(suites_dir, options.suites)
+    report_dir = (options.report_dir or default_report_dir(started)).resolve()
+    report_dir.mkdir(parents=True, exist_ok=True)
+    (report_dir / "results.jsonl").unlink(missing_ok=True)
+    argv = run_argv(paths, report_dir, scheduler, options)
+    say = progress or (lambda line: None)
+    say(f"schedharness run: {len(paths)} suite(s) against {scheduler}, report in {report_dir}")
+    needs: dict[str, dict[str, bool]] = {}
+    read_fd, write_fd = os.pipe()
+    with open(report_dir / "pytest.log", "wb") as log:
+        try:
+            process = subprocess.Popen(argv, cwd=suites_dir.parent, stdin=subprocess.DEVNULL, stdout=log,
+                                       stderr=subprocess.STDOUT, env=_environment(write_fd), pass_fds=(write_fd,))
+        finally:
+            os.close(write_fd)
+        total: int | None = None
+        done = 0
+        try:
+            with os.fdopen(read_fd, "r") as events:
+                for line in events:
+                    event = json.loads(line)
+                    if "total" in event:
+                        total = total if total is not None else int(event["total"])
+                        continue
+                    done += 1
+                    needs[event["nodeid"]] = event.get("needs") or {}
+                    say(_progress_line(event, done, total))
+        except BaseException:  # e.g. Ctrl-C: leave no pytest (and no scheduler) behind
+            process.terminate()
+            process.wait()
+            raise
+        code = process.wait()
+    results = report_dir / "results.jsonl"
+    records = load_results(results) if results.exists() else []
+    for record in records:
+        if record["id"] in needs:
+            record["needs"] = needs[record["id"]]
+    wall = time.monotonic() - begin
+    info = RunInfo(
+        scheduler=scheduler, feature_gates=gates, seed=options.seed,
+        started=_iso(started), finished=_iso(started + timedelta(seconds=wall)), wall_seconds=wall,
+        suites=tuple(p.stem.removeprefix("test_") for p in paths), command=shlex.join(argv),
+        pytest_exit_code=code, readings=_readings())
+    report = write_report(report_dir, records, info)
+    if code not in (0, 1):
+        tail = "\n".join((report_dir / "pytest.log").read_text(errors="replace").splitlines()[-30:])
+        say(f"schedharness run: pytest exited with code {code}; the end of {report_dir / 'pytest.log'}:\n{tail}")
+        return RunResult(report_dir, report, code)
+    s = report["summary"]
+    virtual = f" ({report['virtual_seconds']:g} virtual s)" if report["virtual_seconds"] else ""
+    say(f"schedharness run: {report['verdict'].upper()}: {s['passed']} passed, {s['failed']} failed, "
+        f"{s['skipped']} skipped in {wall:.1f} s{virtual}")
+    for c in report["criteria"]:
+        if c["status"] == "failed":
+            say(f"  FAILED {c['id']} ({c['test']}): {str(c['message']).strip().splitlines()[0][:200] if c['message'] else ''}")
+            if c.get("replay"):
+                say(f"    {c['replay']}")
+    say(f"schedharness run: {report_dir / 'report.html'} · report.md · report.json · junit.xml")
+    return RunResult(report_dir, report, 0 if report["verdict"] == "passed" else 1)
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _readings() -> dict[str, str]:
+    try:
+        from suites._readings import READINGS
+    except ImportError:
+        return {}
+    return dict(READINGS)
+
+
+# ---------------------------------------------------------------------- the plugin in the subprocess
+
+
+def _marker_gates(item: pytest.Item) -> dict[str, bool]:
+    gates: dict[str, bool] = {}
+    for mark in reversed(list(item.iter_markers("feature_gates"))):
+        gates.update({name: bool(value) for name, value in mark.kwargs.items()})
+    return gates
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    """Before the teardown report is made: the scenario's facts as user properties (so the
+    controller gets them from any xdist worker, and ``junit.xml`` lists them)."""
+    from harness.pytest_plugin import _RUN
+
+    criterion = item.get_closest_marker("criterion")
+    kep = item.get_closest_marker("kep")
+    test_run = item.stash.get(_RUN, None)
+    reading = None
+    if criterion is not None:
+        reading = criterion.kwargs.get("reading", criterion.args[1] if len(criterion.args) > 1 else None)
+    values: dict[str, Any] = {
+        "criterion": criterion.args[0] if criterion is not None and criterion.args else None,
+        "kep": kep.args[0] if kep is not None and kep.args else None,
+        "section": kep.args[1] if kep is not None and len(kep.args) > 1 else None,
+        "reading": reading,
+        "needs": format_feature_gates(_marker_gates(item)),
+        "virtual_seconds": getattr(test_run, "virtual_seconds", None),
+        "wall_seconds": getattr(test_run, "wall_seconds", None),
+    }
+    item.user_properties.extend((name, value) for name, value in values.items() if value is not None)
+
+
+class _Progress:
+    """Registered on the controller only: one JSON line per finished test on the progress pipe."""
+
+    def __init__(self, fd: int) -> None:
+        self.out = os.fdopen(fd, "w", buffering=1)
+        self.phases: dict[str, list[pytest.TestReport]] = {}
+        self.total_sent = False
+
+    def _send(self, event: Mapping[str, Any]) -> None:
+        self.out.write(json.dumps(event, sort_keys=True) + "\n")
+
+    def _total(self, n: int) -> None:
+        if not self.total_sent:
+            self.total_sent = True
+            self._send({"total": n})
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if not getattr(session.config.option, "numprocesses", None):
+            self._total(len(session.items))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: Sequence[str]) -> None:
+        self._total(len(ids))
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        phases = self.phases.setdefault(report.nodeid, [])
+        phases.append(report)
+        if report.when != "teardown":
+            return
+        del self.phases[report.nodeid]
+        status, message = "passed", ""
+        for phase in phases:
+            if phase.skipped and status == "passed":
+                longrepr = phase.longrepr
+                status = "skipped"
+                message = str(longrepr[2] if isinstance(longrepr, tuple) else longrepr).removeprefix("Skipped: ")
+            elif phase.failed:
+                crash = getattr(phase.longrepr, "reprcrash", None)
+                status = "failed" if phase.when == "call" else "error"
+                message = crash.message if crash is not None else str(phase.longrepr)
+                break
+        props = {name: value for name, value in report.user_properties if name in _PROPS}
+        needs = parse_feature_gates(str(props.pop("needs", "") or ""))
+        self._send({"nodeid": report.nodeid, "status": status, "message": message, "needs": needs,
+                    "duration": round(sum(p.duration for p in phases), 6), **props})
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        self.out.close()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    fd = os.environ.get(PROGRESS_FD_ENV)
+    if fd and not hasattr(config, "workerinput"):
+        try:
+            progress = _Progress(int(fd))
+        except (OSError, ValueError):
+            return  # not started by run_suites: no progress channel
+        config.pluginmanager.register(progress, "schedharness-progress")

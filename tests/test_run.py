@@ -1,0 +1,194 @@
+"""``schedharness run``: pytest in a subprocess, progress lines, the report files, exit codes,
+replay, and the same verdict in-process and as an external process."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from harness._run import RunError, RunOptions, default_report_dir, normalize_scheduler, run_suites, suite_paths
+from harness.cli import main
+
+TINY = '''\
+import pytest
+
+
+@pytest.mark.kep(0, "Core")
+@pytest.mark.criterion("tiny.binds")
+async def test_binds(scenario):
+    await scenario.create_node("n1")
+    await scenario.create_pod("p")
+    await scenario.eventually(scenario.pod_bound("p"), within=5)
+
+
+@pytest.mark.kep(5501, "Proposal")
+@pytest.mark.feature_gates(SchedulerPreEnqueuePodStatus=True)
+@pytest.mark.criterion("tiny.reason", reading="the reason is NotReadyForScheduling")
+async def test_reason(scenario):
+    await scenario.create_node("n1")
+    await scenario.create_pod("p", claims=["c"])
+    await scenario.eventually(
+        scenario.pod_condition("p", "PodScheduled", status="False", reason="NotReadyForScheduling"), within=6)
+
+
+@pytest.mark.kep(5501, "Feature gate")
+@pytest.mark.feature_gates(SchedulerPreEnqueuePodStatus=False)
+@pytest.mark.criterion("tiny.gate-off")
+async def test_gate_off(scenario):
+    await scenario.create_pod("p", claims=["c"])
+    await scenario.never(scenario.pod_condition("p", "PodScheduled"), within=10)
+'''
+REAL = Path(__file__).resolve().parent.parent / "suites"
+
+
+@pytest.fixture
+def tiny(tmp_path: Path) -> Path:
+    suites = tmp_path / "suites"
+    suites.mkdir()
+    (suites / "test_tiny.py").write_text(TINY)
+    return suites
+
+
+def _run(suites_dir: Path, out: Path, **options: object) -> tuple[int, dict, list[str]]:
+    lines: list[str] = []
+    result = run_suites(RunOptions(suites_dir=suites_dir, report_dir=out, **options),  # type: ignore[arg-type]
+                        progress=lines.append, now=lambda: datetime(2026, 11, 22, 6, 0, tzinfo=timezone.utc))
+    return result.exit_code, result.report, lines
+
+
+def test_normalize_scheduler() -> None:
+    assert normalize_scheduler("reference") == "reference"
+    assert normalize_scheduler("reference", "no-delay") == "reference:no-delay"
+    assert normalize_scheduler("kube-scheduler --config={config}") == "cmd:kube-scheduler --config={config}"
+    assert normalize_scheduler("cmd:x {kubeconfig}") == "cmd:x {kubeconfig}"
+    with pytest.raises(RunError, match=r"^--mutant no-delay runs the reference scheduler; it cannot go with "
+                                       r"--scheduler cmd:x$"):
+        normalize_scheduler("cmd:x", "no-delay")
+    with pytest.raises(RunError, match=r"^unknown mutant 'nope'; known: clears-immediately, "):
+        normalize_scheduler("reference", "nope")
+
+
+def test_default_report_dir() -> None:
+    assert default_report_dir(datetime(2026, 11, 22, 6, 1, 2, tzinfo=timezone.utc)) == Path(
+        "reports/20261122T060102Z")
+
+
+def test_unknown_suite(tiny: Path) -> None:
+    assert suite_paths(tiny, ["tiny"]) == [tiny / "test_tiny.py"]
+    assert suite_paths(tiny, ["test_tiny.py"]) == [tiny / "test_tiny.py"]
+    with pytest.raises(RunError, match=r"^unknown suite 'nope'; available: tiny$"):
+        suite_paths(tiny, ["nope"])
+
+
+def test_run_writes_every_report_file_consistent_with_the_results(tiny: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code, report, lines = _run(tiny, out)
+    assert code == 0
+    assert lines[1:4] == ["[1/3] tiny.binds passed (0 virtual s)", "[2/3] tiny.reason passed (5 virtual s)",
+                          "[3/3] tiny.gate-off passed (10 virtual s)"]
+    assert lines[4].startswith("schedharness run: PASSED: 3 passed, 0 failed, 0 skipped in ")
+    for name in ("report.json", "report.md", "report.html", "junit.xml", "results.jsonl", "pytest.log"):
+        assert (out / name).stat().st_size > 0, name
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    on_disk = json.loads((out / "report.json").read_text())
+    assert on_disk == report
+    assert (report["started"], report["scheduler"], report["verdict"]) == ("2026-11-22T06:00:00Z", "reference",
+                                                                            "passed")
+    assert [(c["test"], c["status"]) for c in report["criteria"]] == sorted((r["id"], r["status"]) for r in records)
+    assert {c["id"]: c["feature_gates"] for c in report["criteria"]} == {
+        "tiny.binds": {}, "tiny.reason": {"SchedulerPreEnqueuePodStatus": True},
+        "tiny.gate-off": {"SchedulerPreEnqueuePodStatus": False}}
+    assert report["virtual_seconds"] == 15.0
+    cases = ET.parse(out / "junit.xml").getroot().iter("testcase")
+    props = {c.get("name"): {p.get("name"): p.get("value") for p in c.iter("property")} for c in cases}
+    assert props["test_reason"]["criterion"] == "tiny.reason"
+    assert props["test_reason"]["needs"] == "SchedulerPreEnqueuePodStatus=true"
+    for c in report["criteria"]:
+        assert (out / c["journal"]).stat().st_size > 0 and (out / c["timeline"]).read_text().startswith("<?xml")
+    md = (out / "report.md").read_text()
+    assert "| tiny.reason | KEP-5501 | Proposal | passed | the reason is NotReadyForScheduling |" in md
+    assert '<img class="timeline" loading="lazy" src="suites_test_tiny.py_test_binds/timeline.svg"' in (
+        out / "report.html").read_text()
+
+
+def test_gate_excluded_criteria_are_skipped_not_failed(tiny: Path, tmp_path: Path) -> None:
+    code, report, lines = _run(tiny, tmp_path / "out", feature_gates="SchedulerPreEnqueuePodStatus=false")
+    assert code == 0
+    assert lines[2] == ("[2/3] tiny.reason skipped: needs feature gate SchedulerPreEnqueuePodStatus=true; "
+                        "this run sets SchedulerPreEnqueuePodStatus=false (--feature-gates)")
+    assert report["summary"] == {"passed": 2, "failed": 0, "skipped": 1}
+
+
+def test_a_failure_exits_1_names_seed_and_replay_and_the_replay_gives_the_same_journal(
+        tiny: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code, report, lines = _run(tiny, out, scheduler="reference:wrong-reason", seed=3, suites=("tiny",))
+    assert code == 1
+    failed = [c for c in report["criteria"] if c["status"] == "failed"]
+    assert [c["id"] for c in failed] == ["tiny.reason"]
+    assert lines[2].startswith("[2/3] tiny.reason failed: ")
+    replay = failed[0]["replay"]
+    assert replay == (f"seed 3; replay: cd {shlex.quote(str(tiny.parent))} && python -m pytest "
+                      "suites/test_tiny.py::test_reason --scheduler=reference:wrong-reason --backend=fake "
+                      "--scenario-seed=3")
+    assert f"Replay: `{replay}`" in (out / "report.md").read_text()
+    directory, command = replay.split("replay: cd ", 1)[1].split(" && ", 1)
+    argv = shlex.split(command)
+    again = tmp_path / "again"
+    done = subprocess.run([sys.executable, *argv[1:], "-p", "no:cacheprovider", f"--report-dir={again}"],
+                          cwd=directory, capture_output=True, text=True)
+    assert done.returncode == 1, done.stdout
+    journal = failed[0]["journal"]
+    assert (again / journal).read_bytes() == (out / journal).read_bytes()
+
+
+def test_a_suite_that_does_not_import_exits_with_pytests_code(tiny: Path, tmp_path: Path) -> None:
+    (tiny / "test_broken.py").write_text("import no_such_module\n")
+    code, report, lines = _run(tiny, tmp_path / "out", suites=("broken",))
+    assert code == 2
+    assert (report["verdict"], report["pytest_exit_code"], report["criteria"]) == ("failed", 2, [])
+    assert lines[1].startswith(f"schedharness run: pytest exited with code 2; the end of {tmp_path / 'out'}/pytest.log:")
+    assert "ModuleNotFoundError: No module named 'no_such_module'" in lines[1]
+
+
+@pytest.mark.skipif(not (REAL / "test_core_sanity.py").exists(), reason="suites/test_core_sanity.py not written yet")
+def test_cli_run_on_the_real_core_sanity_suite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "report"
+    assert main(["run", "--suite", "core_sanity", "--report-dir", str(out)]) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert report["suites"] == ["core_sanity"] and report["summary"]["failed"] == 0
+    assert report["summary"]["passed"] == len(report["criteria"]) > 0
+    printed = capsys.readouterr().out.splitlines()
+    n = len(report["criteria"])
+    assert [line.split(" ", 1)[0] for line in printed[1:1 + n]] == [f"[{i}/{n}]" for i in range(1, n + 1)]
+    for name in ("report.md", "report.html", "junit.xml"):
+        assert (out / name).exists()
+
+
+@pytest.mark.skipif(not (REAL / "test_core_sanity.py").exists(), reason="suites/test_core_sanity.py not written yet")
+def test_in_process_and_external_process_give_the_same_verdicts(tmp_path: Path) -> None:
+    inproc = run_suites(RunOptions(suites=("core_sanity",), report_dir=tmp_path / "in", timeline=False),
+                        progress=None)
+    command = (f"cmd:{shlex.quote(sys.executable)} -m reference_scheduler scheduler --kubeconfig {{kubeconfig}} "
+               "--feature-gates {feature_gates}")
+    external = run_suites(RunOptions(scheduler=command, suites=("core_sanity",), report_dir=tmp_path / "ext",
+                                     jobs=3, timeline=False), progress=None)
+    verdicts = {c["id"]: c["status"] for c in inproc.report["criteria"]}
+    assert verdicts and set(verdicts.values()) == {"passed"}
+    assert {c["id"]: c["status"] for c in external.report["criteria"]} == verdicts
+    assert {c["adapter"] for c in external.report["criteria"]} == {"cmd"}
+    assert all(c["virtual_seconds"] is None for c in external.report["criteria"])
+
+
+def test_cli_refuses_an_unknown_suite(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--suite", "no_such_suite", "--report-dir", "unused"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("schedharness run: unknown suite 'no_such_suite'; available: ")
+    assert "core_sanity" in err

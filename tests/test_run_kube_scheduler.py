@@ -1,0 +1,50 @@
+"""``schedharness run`` against a real kube-scheduler: the report is honest.
+
+No Kubernetes release implements KEP-5501, so a real kube-scheduler must pass the scheduling
+gates, core sanity and the scheduling part of the DRA claim-lag criteria, and fail the KEP-5501
+criteria with a message that says what was expected and what happened. Needs a kube-scheduler
+binary named by ``SCHEDHARNESS_KUBE_SCHEDULER`` (the first, if several are ``:``-separated);
+skipped otherwise. The scenarios run on real time, in parallel, so the run takes minutes.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from harness._run import RunOptions, run_suites
+
+BINARY = (os.environ.get("SCHEDHARNESS_KUBE_SCHEDULER") or "").split(":")[0]
+
+pytestmark = pytest.mark.skipif(
+    not (BINARY and os.access(BINARY, os.X_OK)),
+    reason="set SCHEDHARNESS_KUBE_SCHEDULER to a kube-scheduler binary to run the suites against it",
+)
+
+# Criteria that need nothing of KEP-5501: a real kube-scheduler must meet them.
+SCHEDULING = ("core.", "gates.")
+SCHEDULING_PART_OF_DRA = {
+    "kep5501.dra-claim-lag.claim-before-pod",
+    "kep5501.dra-claim-lag.claim-within-delay",
+    "kep5501.dra-claim-lag.watch-lag-within-delay",
+}
+
+
+def test_a_real_kube_scheduler_gets_an_honest_report(tmp_path: Path) -> None:
+    # No {feature_gates}: a real kube-scheduler refuses the KEP-5501 gates it does not know.
+    command = f"cmd:{BINARY} --config={{config}} --secure-port=0 -v=2"
+    result = run_suites(RunOptions(scheduler=command, report_dir=tmp_path / "report", timeline=False, jobs=16),
+                        progress=lambda line: None)
+    records = {r["id"]: r for r in result.report["criteria"]}
+    must_pass = [cid for cid in records if cid.startswith(SCHEDULING) or cid in SCHEDULING_PART_OF_DRA]
+    assert len(must_pass) >= 13
+    not_met = {cid: records[cid]["message"] for cid in must_pass if records[cid]["status"] != "passed"}
+    assert not_met == {}, f"a real kube-scheduler must meet these criteria: {not_met}"
+    failed = {cid: r for cid, r in records.items() if r["status"] == "failed"}
+    assert failed, "a real kube-scheduler cannot meet KEP-5501's criteria; the report says it does"
+    for cid, record in failed.items():
+        assert cid.startswith("kep5501."), f"{cid} failed: {record['message']}"
+        assert "expected" in record["message"], f"{cid}: the failure must say what was expected: {record['message']}"
+    assert result.exit_code == 1

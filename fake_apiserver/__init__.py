@@ -39,6 +39,7 @@ from fake_apiserver._faults import (
 from fake_apiserver._http import Interceptor, RequestInfo
 from fake_apiserver._journal import Journal, JournalEntry
 from fake_apiserver._kinds import KINDS, KindSpec, ListStrategy, by_kind, by_resource
+from fake_apiserver._proxy import FaultProxy, Upstream, upstream_from_kubeconfig
 from fake_apiserver._server import FakeApiServer, kubeconfig_for
 from fake_apiserver._store import DEFAULT_NAMESPACES, Store
 
@@ -55,6 +56,7 @@ __all__ = [
     "Expired",
     "FakeApiServer",
     "FaultInjector",
+    "FaultProxy",
     "FaultRule",
     "FieldError",
     "Forbidden",
@@ -81,9 +83,11 @@ __all__ = [
     "TooManyRequests",
     "UnfiredFaults",
     "UnsupportedMediaType",
+    "Upstream",
     "WatchLag",
     "body_contains",
     "by_kind",
     "by_resource",
     "kubeconfig_for",
+    "upstream_from_kubeconfig",
 ]

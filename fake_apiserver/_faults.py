@@ -27,13 +27,13 @@ import itertools
 import json
 import random
 from dataclasses import dataclass, field
-from typing import Any, Callable, Union
+from typing import Any, Callable, Protocol, Sequence, Union
 
 from aiohttp import web
 
 from fake_apiserver._errors import BY_CODE, StatusError
 from fake_apiserver._http import Handler, RequestInfo, json_response
-from fake_apiserver._store import Store
+from fake_apiserver._kinds import KindSpec
 
 __all__ = [
     "CloseConnection",
@@ -41,6 +41,7 @@ __all__ = [
     "EndWatch",
     "FaultInjector",
     "FaultRule",
+    "LagTarget",
     "Match",
     "Respond",
     "UnfiredFaults",
@@ -213,14 +214,27 @@ def _fields(action: Action) -> str:
     return f"({', '.join(values)})" if values else "()"
 
 
+class LagTarget(Protocol):
+    """What :class:`WatchLag` rules act on: the served kinds and a per-kind lag. The fake's
+    :class:`~fake_apiserver._store.Store` is one; the fault proxy, which has no store, has its own."""
+
+    @property
+    def kinds(self) -> Sequence[KindSpec]: ...
+
+    def set_watch_lag(self, spec: KindSpec, seconds: float, *, on_hold: Callable[[], None] | None = None) -> None: ...
+
+
 class UnfiredFaults(AssertionError):
     """Raised by :meth:`FaultInjector.check` when some rules never fired."""
 
 
 class FaultInjector:
-    """The rules of one server, applied as an interceptor (put it after the journal)."""
+    """The rules of one server, applied as an interceptor (put it after the journal).
 
-    def __init__(self, store: Store, *, seed: int = 0, time: Callable[[], float] | None = None) -> None:
+    ``store`` is where :class:`WatchLag` rules take effect: the fake's store, or any other
+    :class:`LagTarget` (the fault proxy's)."""
+
+    def __init__(self, store: LagTarget, *, seed: int = 0, time: Callable[[], float] | None = None) -> None:
         self.store = store
         self.rules: list[FaultRule] = []
         self._rng = random.Random(seed)

@@ -602,7 +602,10 @@ async def stream_watch(
                 dicts = [e.to_dict() for e in events] if render is None else [
                     {"type": e.type, "object": render(e.object)} for e in events]
                 payload = b"".join(json.dumps(d, separators=(",", ":")).encode() + b"\n" for d in dicts)
-            await response.write(payload)
+            try:
+                await response.write(payload)
+            except ConnectionResetError:  # the client left (e.g. a proxy in front stopped): nothing to end
+                return response
         if watcher.stopped:
             break
         now = loop.time()

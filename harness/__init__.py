@@ -6,12 +6,13 @@ The public API is this flat list; everything else lives in private modules.
 from harness._adapters import (
     AdapterError,
     CallableAdapter,
+    ClusterSchedulerAdapter,
     ProcessAdapter,
     SchedulerAdapter,
     format_feature_gates,
     parse_feature_gates,
 )
-from harness._backend import Backend, BackendError, FakeBackend
+from harness._backend import Backend, BackendError, FakeBackend, KindBackend, KubeconfigBackend, Unsupported
 from harness._reference import reference_adapter
 from harness._scenario import Expectation, ExpectationFailed, Scenario
 from harness._virtual_time import (
@@ -31,14 +32,18 @@ __all__ = [
     "Backend",
     "BackendError",
     "CallableAdapter",
+    "ClusterSchedulerAdapter",
     "Deadlock",
     "Expectation",
     "ExpectationFailed",
     "FakeBackend",
+    "KindBackend",
+    "KubeconfigBackend",
     "ProcessAdapter",
     "RealClock",
     "Scenario",
     "SchedulerAdapter",
+    "Unsupported",
     "VirtualClock",
     "VirtualEventLoop",
     "YamlScenario",

@@ -9,13 +9,19 @@ live here:
   so ``needs_real_time`` is True and the plugin gives the test a real event loop.
 * :class:`CallableAdapter`: a scheduler written as coroutines in this process, on the test's own
   loop, so under virtual time. The reference scheduler's adapter is built on it.
+* :class:`ClusterSchedulerAdapter`: a cluster's own kube-scheduler (kind's static Pod). There is
+  nothing to start; it does not talk through the backend's fault proxy (``through_backend`` is
+  False), so the scenario cannot journal or fault its requests.
 
 Readiness is observed, not assumed: :func:`probe_scheduler` creates a probe node and a probe pod
 in the namespace ``schedharness-probe`` and waits until a scheduler binds the pod (its informers
 have synced and it schedules), then deletes both. The probe node carries a taint only the probe
 pod tolerates, so a scheduler whose cache still holds the node after the delete cannot place a
-scenario's pod on it. The namespace is left in place (deleting one is asynchronous in a real
-cluster).
+scenario's pod on it. The pod also tolerates ``node.kubernetes.io/not-ready``, which a real
+cluster's admission puts on every new node until its controller sees the node Ready, and its
+creation is retried while a new namespace has no ``default`` ServiceAccount yet (a real API
+server refuses pods until then). The namespace is left in place (deleting one is asynchronous in
+a real cluster).
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from harness._kubeclient import ApiError, Informer, KubeClient, server_from_kube
 __all__ = [
     "AdapterError",
     "CallableAdapter",
+    "ClusterSchedulerAdapter",
     "PROBE_NAMESPACE",
     "ProcessAdapter",
     "SchedulerAdapter",
@@ -79,6 +86,7 @@ class SchedulerAdapter(ABC):
 
     name: str = "scheduler"
     needs_real_time: bool = False
+    through_backend: bool = True  # its requests pass through the backend (journal, faults)
     feature_gates: dict[str, bool] = {}  # what the last start was given (for reports and tests)
 
     @abstractmethod
@@ -118,7 +126,7 @@ async def probe_scheduler(kubeconfig_path: Path, *, timeout: float = 30.0) -> No
         informer.listeners.append(check)
         await informer.start()
         try:
-            await client.request("POST", pods_path, body=_probe_pod())
+            await asyncio.wait_for(_create_probe_pod(client, pods_path), timeout)
             await asyncio.wait_for(bound.wait(), timeout)
         finally:
             await informer.stop()
@@ -129,6 +137,17 @@ async def probe_scheduler(kubeconfig_path: Path, *, timeout: float = 30.0) -> No
                 await client.request("DELETE", node_path)
     finally:
         await client.close()
+
+
+async def _create_probe_pod(client: KubeClient, pods_path: str) -> None:
+    while True:
+        try:
+            await client.request("POST", pods_path, body=_probe_pod())
+            return
+        except ApiError as e:
+            if not (e.code == 403 and "service account" in e.message):
+                raise
+        await asyncio.sleep(0.2)
 
 
 def _probe_node() -> Obj:
@@ -145,7 +164,9 @@ def _probe_pod() -> Obj:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": PROBE_NAME, "namespace": PROBE_NAMESPACE},
             "spec": {"containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}],
                      "nodeSelector": {"kubernetes.io/hostname": PROBE_NAME},
-                     "tolerations": [{"key": PROBE_TAINT, "operator": "Exists", "effect": "NoSchedule"}]}}
+                     "tolerations": [{"key": PROBE_TAINT, "operator": "Exists", "effect": "NoSchedule"},
+                                     {"key": "node.kubernetes.io/not-ready", "operator": "Exists",
+                                      "effect": "NoSchedule"}]}}
 
 
 def scheduler_config(kubeconfig_path: Path) -> Obj:
@@ -366,3 +387,23 @@ class CallableAdapter(SchedulerAdapter, Generic[T]):
 
 async def _run(main: Callable[[Path, dict[str, bool]], Awaitable[Any]], path: Path, gates: dict[str, bool]) -> Any:
     return await main(path, gates)
+
+
+class ClusterSchedulerAdapter(SchedulerAdapter):
+    """The cluster's own kube-scheduler (``--scheduler cluster``): already running, nothing to
+    start or stop. Its feature gates were set when the cluster was made (``--feature-gates`` of
+    a run that makes a kind cluster); ``start`` only records what the test asked for."""
+
+    name = "cluster"
+    needs_real_time = True
+    through_backend = False
+
+    async def start(self, kubeconfig_path: Path, feature_gates: dict[str, bool]) -> None:
+        self.feature_gates = dict(feature_gates)
+
+    async def stop(self) -> None:
+        return None
+
+    def log_text(self) -> str:
+        return ("the cluster's own kube-scheduler: its log is the static Pod's, "
+                "kubectl logs -n kube-system -l component=kube-scheduler\n")

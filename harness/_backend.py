@@ -12,6 +12,13 @@ loop. Its clock follows the loop: on a :class:`~harness.VirtualEventLoop` it is 
 same byte for byte on every run with the same seed); on any other loop it is a
 :class:`~harness.RealClock` (an external scheduler process cannot follow virtual time).
 
+:class:`KubeconfigBackend` is any existing cluster, reached through a
+:class:`~fake_apiserver.FaultProxy` started for the test: the scenario and the scheduler under test
+talk to the proxy, so the journal and the fault rules work as on the fake, on real time.
+:class:`KindBackend` is the same in front of a kind cluster the run made or reused
+(:mod:`harness._kind_setup`). Both are *shared*: the API outlives the test and other tests use it,
+so a :class:`~harness.Scenario` on them works in a namespace of its own and deletes what it made.
+
 ``taint_not_ready_nodes`` is off by default here, unlike the server's own default: a real cluster
 taints a new node ``node.kubernetes.io/not-ready`` until its kubelet reports Ready, and nothing in
 a scenario plays the kubelet, so with the taint on no pod would ever fit. A scenario that wants to
@@ -26,10 +33,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
-from fake_apiserver import FakeApiServer, FaultInjector, Journal
+from fake_apiserver import FakeApiServer, FaultInjector, FaultProxy, Journal
 from harness._virtual_time import RealClock, VirtualClock, VirtualEventLoop
 
-__all__ = ["Backend", "BackendClock", "BackendError", "FakeBackend"]
+__all__ = ["Backend", "BackendClock", "BackendError", "FakeBackend", "KindBackend", "KubeconfigBackend", "Unsupported"]
 
 
 class BackendClock(Protocol):
@@ -42,6 +49,12 @@ class BackendClock(Protocol):
 
 class BackendError(RuntimeError):
     """A backend was used before it started, or cannot do what was asked of it."""
+
+
+class Unsupported(BackendError):
+    """A step needs what this backend (or the scheduler's way to it) cannot give, e.g. the
+    request journal of a scheduler that does not talk through it. The pytest plugin reports a
+    test that raises it as skipped, with this message as the reason."""
 
 
 class Backend(ABC):
@@ -81,6 +94,12 @@ class Backend(ABC):
     @abstractmethod
     def is_virtual(self) -> bool:
         """Whether time is virtual (``advance`` is instant and the journal is reproducible)."""
+
+    @property
+    def shared(self) -> bool:
+        """Whether the API outlives the test and is shared with other tests (a real cluster): a
+        scenario then isolates itself in its own namespace and cleans up (module docstring)."""
+        return False
 
     @abstractmethod
     async def start(self) -> None:
@@ -174,3 +193,96 @@ class FakeBackend(Backend):
         if self._server is not None and not self._stopped:
             self._stopped = True
             await self._server.stop()
+
+
+class KubeconfigBackend(Backend):
+    """An existing cluster from a kubeconfig, behind a fault proxy started for this test.
+
+    The proxy's kubeconfig (plain HTTP on loopback, no credentials: the proxy holds them) is
+    written to ``workdir/kubeconfig``; the scheduler under test is given that one, so its requests
+    are journaled and can be faulted. Time is real: a cluster cannot follow a virtual clock.
+    """
+
+    name = "kubeconfig"
+
+    def __init__(self, kubeconfig: str | Path, workdir: str | Path, *, seed: int = 0,
+                 context: str | None = None) -> None:
+        self.upstream_kubeconfig = Path(kubeconfig)
+        self.workdir = Path(workdir)
+        self.seed = seed
+        self.context = context
+        self._proxy: FaultProxy | None = None
+        self._clock: RealClock | None = None
+        self._kubeconfig: Path | None = None
+        self._stopped = False
+
+    @property
+    def proxy(self) -> FaultProxy:
+        if self._proxy is None:
+            raise BackendError(f"the {self.name} backend is not running: await backend.start() first")
+        return self._proxy
+
+    @property
+    def started(self) -> bool:
+        return self._proxy is not None
+
+    @property
+    def url(self) -> str:
+        return self.proxy.url
+
+    @property
+    def kubeconfig_path(self) -> Path:
+        if self._kubeconfig is None:
+            raise BackendError(f"the {self.name} backend is not running: await backend.start() first")
+        return self._kubeconfig
+
+    @property
+    def journal(self) -> Journal:
+        return self.proxy.journal
+
+    @property
+    def faults(self) -> FaultInjector:
+        return self.proxy.faults
+
+    @property
+    def clock(self) -> RealClock:
+        if self._clock is None:
+            raise BackendError(f"the {self.name} backend is not running: await backend.start() first")
+        return self._clock
+
+    @property
+    def is_virtual(self) -> bool:
+        return False
+
+    @property
+    def shared(self) -> bool:
+        return True
+
+    async def start(self) -> None:
+        if self._proxy is not None:
+            raise BackendError(f"the {self.name} backend was already started; make a new one per run")
+        if not self.upstream_kubeconfig.is_file():
+            raise BackendError(f"the {self.name} backend: no kubeconfig at {self.upstream_kubeconfig}")
+        loop = asyncio.get_running_loop()
+        clock = RealClock(loop)
+        try:
+            proxy = FaultProxy(self.upstream_kubeconfig, context=self.context, time=clock.time, seed=self.seed)
+        except ValueError as e:
+            raise BackendError(f"the {self.name} backend: {e}") from None
+        await proxy.start()
+        self._proxy, self._clock = proxy, clock
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self._kubeconfig = proxy.write_kubeconfig(self.workdir / "kubeconfig")
+
+    async def stop(self) -> None:
+        """Stop the proxy; the journal and fault rules stay readable for the report."""
+        if self._proxy is not None and not self._stopped:
+            self._stopped = True
+            await self._proxy.stop()
+
+
+class KindBackend(KubeconfigBackend):
+    """A kind cluster (made or reused once per run, see :mod:`harness._kind_setup`) behind a fault
+    proxy started for this test."""
+
+    name = "kind"

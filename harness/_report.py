@@ -63,6 +63,7 @@ class RunInfo:
     command: str = ""
     pytest_exit_code: int = 0
     readings: Mapping[str, str] = field(default_factory=dict)  # reading key -> its text
+    backend: str = "fake"
 
 
 def load_results(path: Path) -> list[Record]:
@@ -125,6 +126,7 @@ def build_report(records: Iterable[Record], info: RunInfo) -> dict[str, Any]:
     used = sorted({str(c["reading"]) for c in criteria if c["reading"] in info.readings})
     return {
         "scheduler": info.scheduler,
+        "backend": info.backend,
         "feature_gates": dict(info.feature_gates),
         "seed": info.seed,
         "suites": list(info.suites),
@@ -183,8 +185,8 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     s = report["summary"]
     lines = [
         "# schedharness report", "",
-        f"- Scheduler: `{report['scheduler']}`; feature gates: {_gates_text(report['feature_gates'])}; "
-        f"seed {report['seed']}",
+        f"- Scheduler: `{report['scheduler']}` on backend `{report['backend']}`; feature gates: "
+        f"{_gates_text(report['feature_gates'])}; seed {report['seed']}",
         f"- Started {report['started']}, finished {report['finished']}: {report['wall_seconds']:g} s wall, "
         f"{report['virtual_seconds']:g} s virtual",
         f"- Verdict: **{report['verdict'].upper()}**: {s['passed']} passed, {s['failed']} failed, "
@@ -247,7 +249,8 @@ def render_html(report: Mapping[str, Any]) -> str:
         f"<title>schedharness report: {_e(report['scheduler'])} {_e(report['verdict'])}</title>",
         f"<style>{_CSS}</style></head><body>",
         "<h1>schedharness report</h1>", "<ul>",
-        f"<li>Scheduler: <code>{_e(report['scheduler'])}</code>; feature gates: "
+        f"<li>Scheduler: <code>{_e(report['scheduler'])}</code> on backend <code>{_e(report['backend'])}</code>; "
+        "feature gates: "
         f"{_e(_gates_text(report['feature_gates']))}; seed {_e(report['seed'])}</li>",
         f"<li>Started {_e(report['started'])}, finished {_e(report['finished'])}: "
         f"{report['wall_seconds']:g} s wall, {report['virtual_seconds']:g} s virtual</li>",

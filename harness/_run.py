@@ -74,6 +74,10 @@ class RunOptions:
     timeline: bool = True
     suites_dir: Path | None = None  # default: the installed ``suites`` package
     pytest_args: tuple[str, ...] = ()
+    backend: str = "fake"  # or "kind", "kubeconfig:PATH" (the plugin's --backend)
+    kind_cluster: str | None = None
+    kind_image: str | None = None
+    kind_keep: bool = False
 
 
 @dataclass(frozen=True)
@@ -118,7 +122,7 @@ def suite_paths(suites_dir: Path, names: Sequence[str]) -> list[Path]:
 
 def normalize_scheduler(scheduler: str, mutant: str | None = None) -> str:
     """``--scheduler`` and ``--mutant`` as the plugin's ``--scheduler`` value: ``reference``,
-    ``reference:<mutant>``, ``none`` or ``cmd:<template>`` (a bare command gets ``cmd:``)."""
+    ``reference:<mutant>``, ``cluster``, ``none`` or ``cmd:<template>`` (a bare command gets ``cmd:``)."""
     scheduler = scheduler.strip()
     if mutant:
         if scheduler not in ("reference", f"reference:{mutant}"):
@@ -133,7 +137,7 @@ def normalize_scheduler(scheduler: str, mutant: str | None = None) -> str:
             get_mutant(scheduler.partition(":")[2])
         except UnknownMutant as e:
             raise RunError(str(e)) from None
-    if scheduler in ("reference", "none") or scheduler.startswith(("reference:", "cmd:")):
+    if scheduler in ("reference", "none", "cluster") or scheduler.startswith(("reference:", "cmd:")):
         return scheduler
     return f"cmd:{scheduler}"
 
@@ -144,6 +148,8 @@ def default_report_dir(now: datetime) -> Path:
 
 
 def _jobs(options: RunOptions, scheduler: str) -> int:
+    if options.backend != "fake":
+        return 0  # one cluster: one test at a time (the plugin refuses -n there)
     if options.jobs is not None:
         return options.jobs
     if not scheduler.startswith("cmd:"):
@@ -157,7 +163,13 @@ def run_argv(paths: Sequence[Path], report_dir: Path, scheduler: str, options: R
     argv = [sys.executable, "-m", "pytest", *map(str, paths), "-p", "no:cacheprovider",
             f"--scheduler={scheduler}", f"--report-dir={report_dir}",
             f"--junitxml={report_dir / 'junit.xml'}", "-o", "junit_suite_name=schedharness",
-            f"--scenario-seed={options.seed}"]
+            f"--scenario-seed={options.seed}", f"--backend={options.backend}"]
+    if options.kind_cluster:
+        argv.append(f"--kind-cluster={options.kind_cluster}")
+    if options.kind_image:
+        argv.append(f"--kind-image={options.kind_image}")
+    if options.kind_keep:
+        argv.append("--kind-keep")
     if options.feature_gates:
         argv.append(f"--feature-gates={options.feature_gates}")
     if not options.timeline:
@@ -211,7 +223,7 @@ def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = 
     (report_dir / "results.jsonl").unlink(missing_ok=True)
     argv = run_argv(paths, report_dir, scheduler, options)
     say = progress or (lambda line: None)
-    say(f"schedharness run: {len(paths)} suite(s) against {scheduler}, report in {report_dir}")
+    say(f"schedharness run: {len(paths)} suite(s) against {scheduler} on {options.backend}, report in {report_dir}")
     needs: dict[str, dict[str, bool]] = {}
     read_fd, write_fd = os.pipe()
     with open(report_dir / "pytest.log", "wb") as log:
@@ -247,7 +259,7 @@ def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = 
         scheduler=scheduler, feature_gates=gates, seed=options.seed,
         started=_iso(started), finished=_iso(started + timedelta(seconds=wall)), wall_seconds=wall,
         suites=tuple(p.stem.removeprefix("test_") for p in paths), command=shlex.join(argv),
-        pytest_exit_code=code, readings=_readings())
+        pytest_exit_code=code, readings=_readings(), backend=options.backend)
     report = write_report(report_dir, records, info)
     if code not in (0, 1):
         tail = "\n".join((report_dir / "pytest.log").read_text(errors="replace").splitlines()[-30:])

@@ -28,16 +28,31 @@ Why it is built this way:
   touching the pods involved, so a failure can be read without rerunning it.
 * **Strict.** A fault rule the scenario added that never fired fails :meth:`Scenario.verify`;
   a step refused by the API raises :class:`~harness._kubeclient.ApiError` with the ``Status``.
+* **Shared clusters.** On a backend that is ``shared`` (a real cluster, see
+  :mod:`harness._backend`), the scenario works in a namespace of its own, made at start and
+  deleted at close with everything it created (its pods force-deleted first: no kubelet will
+  confirm their graceful deletion). Its nodes are fake, as KWOK makes them: Node objects with
+  no kubelet, labelled :data:`FAKE_NODE_LABEL`, kept Ready by renewing their Lease in
+  ``kube-node-lease`` every :data:`HEARTBEAT` seconds (the node lifecycle controller would
+  otherwise mark them unreachable after its grace period), deleted at close.
+* **What it cannot see.** When the scheduler under test does not talk through the backend (the
+  cluster's own kube-scheduler, ``sees_scheduler=False``), its requests are in no journal and
+  fault rules cannot reach it: :meth:`Scenario.requests` and :meth:`Scenario.add_fault` raise
+  :class:`~harness._backend.Unsupported`, which the pytest plugin reports as a skip with that
+  reason rather than a verdict on the wrong evidence.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import secrets
+from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Sequence
 
 from fake_apiserver import FaultRule, Journal, JournalEntry, UnfiredFaults
-from harness._backend import Backend, BackendError
+from harness._backend import Backend, BackendError, Unsupported
 from harness._expectations import (
     Expectation,
     ExpectationFailed,
@@ -47,12 +62,23 @@ from harness._expectations import (
     format_pod,
     touches,
 )
-from harness._kubeclient import PATCH_TYPES, Informer, KubeClient, resolve_kind, resource_path
+from harness._kubeclient import PATCH_TYPES, ApiError, Informer, KubeClient, resolve_kind, resource_path
 from harness._virtual_time import VirtualEventLoop
 
-__all__ = ["Expectation", "ExpectationFailed", "Scenario"]
+__all__ = ["FAKE_NODE_LABEL", "HEARTBEAT", "Expectation", "ExpectationFailed", "Scenario"]
 
 Obj = dict[str, Any]
+log = logging.getLogger("schedharness.scenario")
+#: The label of the Node objects a scenario makes on a shared cluster; its value is the
+#: scenario's namespace, so leftovers of an interrupted run can be told apart.
+FAKE_NODE_LABEL = "schedharness.io/fake-node"
+#: Seconds between node Lease renewals (the kubelet's default ``nodeLeaseDurationSeconds`` is
+#: 40 and it renews every quarter of that).
+HEARTBEAT = 10.0
+NODE_LEASE_NAMESPACE = "kube-node-lease"
+NOT_READY_TAINT = "node.kubernetes.io/not-ready"
+#: How long a shared cluster may take to make a namespace usable or untaint a new node.
+SETUP_TIMEOUT = 60.0
 DEFAULT_IMAGE = "registry.k8s.io/pause:3.10"
 DEFAULT_DEVICE_CLASS = "gpu.example.com"
 
@@ -60,13 +86,21 @@ DEFAULT_DEVICE_CLASS = "gpu.example.com"
 class Scenario:
     """Steps and expectations against one backend; ``async with Scenario(backend) as s:``.
 
-    Objects go to ``namespace``; the pods informer watches that namespace only. The scenario does
-    not delete what it made: every run gets a fresh backend.
+    Objects go to ``namespace``; the pods informer watches that namespace only. ``namespace``
+    defaults to ``default`` on a backend of its own (nothing is deleted: every run gets a fresh
+    one) and to a new ``sh-<random>`` namespace on a shared backend (module docstring).
+    ``sees_scheduler`` says whether the scheduler's requests pass through the backend.
     """
 
-    def __init__(self, backend: Backend, *, namespace: str = "default", poll: float = 0.1) -> None:
+    def __init__(self, backend: Backend, *, namespace: str | None = None, poll: float = 0.1,
+                 sees_scheduler: bool = True) -> None:
         self.backend = backend
+        self.shared = backend.shared
+        if namespace is None:
+            namespace = f"sh-{secrets.token_hex(4)}" if self.shared else "default"
         self.namespace = namespace
+        self.sees_scheduler = sees_scheduler
+        self.other_nodes: list[Obj] = []  # on a shared backend: the nodes there before the scenario
         self.poll = poll
         self.client = KubeClient(backend.url)
         self.client.on_request = self._on_request
@@ -77,11 +111,20 @@ class Scenario:
         self.start_time = 0.0
         self._faults: list[FaultRule] = []
         self._last_pod_rv = 0
+        self._made_namespace = False
+        self._cluster_objects: list[tuple[str, str]] = []  # (kind, name) of cluster-scoped objects made
+        self._leases: list[str] = []
+        self._heartbeat: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
     async def start(self) -> Scenario:
-        """Start the informer and mark where the scenario's window of the journal begins."""
+        """Start the informer and mark where the scenario's window of the journal begins (on a
+        shared backend, make the namespace first)."""
+        if self.shared:
+            await self._make_namespace()
+            nodes = await self._request("GET", resource_path(resolve_kind("nodes"), None))
+            self.other_nodes = list(nodes.get("items") or [])
         await self.pods.start()
         journal = self.backend.journal
         self.start_seq = len(journal) if journal is not None else 0
@@ -89,8 +132,16 @@ class Scenario:
         return self
 
     async def close(self) -> None:
+        """Stop watching; on a shared backend, delete what the scenario made (module docstring)."""
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+            await asyncio.gather(self._heartbeat, return_exceptions=True)
         await self.pods.stop()
-        await self.client.close()
+        try:
+            if self.shared:
+                await self._clean_up()
+        finally:
+            await self.client.close()
 
     async def __aenter__(self) -> Scenario:
         return await self.start()
@@ -112,6 +163,91 @@ class Scenario:
         """Seconds on the backend's clock (virtual seconds under a virtual loop)."""
         return self.backend.clock.time()
 
+    # ------------------------------------------------------------------ shared clusters
+
+    async def _make_namespace(self) -> None:
+        """Create the namespace, and wait for its ``default`` ServiceAccount where the API serves
+        them: a real API server refuses pods until the controller has made it ("error looking up
+        service account")."""
+        await self._request("POST", resource_path(resolve_kind("namespaces"), None), body={
+            "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.namespace}})
+        self._made_namespace = True
+        core = await self._request("GET", "/api/v1")
+        if not any(r.get("name") == "serviceaccounts" for r in core.get("resources") or []):
+            return
+        path = f"/api/v1/namespaces/{self.namespace}/serviceaccounts/default"
+        await self._wait_for(f"the default ServiceAccount of namespace {self.namespace}",
+                             lambda: self._exists(path))
+
+    async def _exists(self, path: str) -> bool:
+        try:
+            await self._request("GET", path)
+        except ApiError as e:
+            if e.code == 404:
+                return False
+            raise
+        return True
+
+    async def _wait_for(self, what: str, ready: Callable[[], Any], timeout: float = SETUP_TIMEOUT) -> None:
+        """Poll ``ready`` (a coroutine function) until it is true, or fail naming ``what``."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not await ready():
+            if loop.time() >= deadline:
+                raise BackendError(f"{what} was not ready after {timeout:g} s on the {self.backend.name} backend")
+            await asyncio.sleep(0.2)
+
+    async def _clean_up(self) -> None:
+        """Delete what the scenario made on a shared backend; every step is tried, and a failed
+        one is logged, so that a cleanup problem never hides the test's own outcome."""
+        steps: list[tuple[str, str]] = []
+        if self._made_namespace:
+            steps.append(("DELETE", f"/api/v1/namespaces/{self.namespace}/pods?gracePeriodSeconds=0"))
+        for kind, name in reversed(self._cluster_objects):
+            steps.append(("DELETE", resource_path(resolve_kind(kind), None, name)))
+        lease = resolve_kind("leases")
+        steps += [("DELETE", resource_path(lease, NODE_LEASE_NAMESPACE, name)) for name in self._leases]
+        if self._made_namespace:
+            steps.append(("DELETE", resource_path(resolve_kind("namespaces"), None, self.namespace)))
+        for method, path in steps:
+            try:
+                await self._request(method, path)
+            except ApiError as e:
+                if e.code != 404:
+                    log.warning("cleanup of namespace %s: %s", self.namespace, e)
+
+    async def _start_heartbeat(self, node: Obj) -> None:
+        """A Lease for ``node`` in kube-node-lease, renewed every :data:`HEARTBEAT` seconds (what a
+        kubelet does; owned by the node, so the garbage collector removes it with the node)."""
+        name = node["metadata"]["name"]
+        spec = resolve_kind("leases")
+        if not await self._exists(resource_path(resolve_kind("namespaces"), None, NODE_LEASE_NAMESPACE)):
+            return
+        await self._request("POST", resource_path(spec, NODE_LEASE_NAMESPACE), body={
+            "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": {"name": name, "ownerReferences": [
+                {"apiVersion": "v1", "kind": "Node", "name": name, "uid": node["metadata"].get("uid", "")}]},
+            "spec": {"holderIdentity": name, "leaseDurationSeconds": int(HEARTBEAT * 4), "renewTime": _micro_time()}})
+        self._leases.append(name)
+        if self._heartbeat is None:
+            self._heartbeat = asyncio.create_task(self._renew_leases(), name=f"heartbeat {self.namespace}")
+
+    async def _renew_leases(self) -> None:
+        spec = resolve_kind("leases")
+        while True:
+            await asyncio.sleep(HEARTBEAT)
+            for name in list(self._leases):
+                try:
+                    await self._request("PATCH", resource_path(spec, NODE_LEASE_NAMESPACE, name),
+                                        body={"spec": {"renewTime": _micro_time()}},
+                                        content_type=PATCH_TYPES["merge"])
+                except ApiError as e:
+                    log.warning("renewing the Lease of fake node %s: %s", name, e)
+
+    async def _untainted(self, name: str) -> bool:
+        node = await self._request("GET", resource_path(resolve_kind("nodes"), None, name))
+        return not any(t.get("key") == NOT_READY_TAINT for t in node.get("spec", {}).get("taints") or [])
+
     # ------------------------------------------------------------------ own requests
 
     def _on_request(self, method: str, path: str) -> object:
@@ -124,6 +260,7 @@ class Scenario:
         if journal is None or not isinstance(token, int):
             return
         verbs = _VERBS.get(method, ())
+        path = path.partition("?")[0]
         for entry in journal.entries[token:]:
             if (entry.type == "request" and entry.path == path and entry.verb in verbs
                     and entry.seq not in self.own_requests):
@@ -149,6 +286,9 @@ class Scenario:
         spec = resolve_kind(kind)
         body = {"apiVersion": spec.api_version, "kind": spec.kind, **manifest}
         result: Obj = await self._request("POST", resource_path(spec, self.namespace), body=body)
+        if not spec.namespaced:
+            self._cluster_objects.append((spec.resource if not spec.group else f"{spec.resource}.{spec.group}",
+                                          result["metadata"]["name"]))
         return result
 
     async def create_node(
@@ -157,7 +297,9 @@ class Scenario:
     ) -> Obj:
         """A Ready node with this capacity (allocatable = capacity) and the hostname label.
 
-        ``taints`` are dicts or ``key[=value]:Effect`` strings.
+        ``taints`` are dicts or ``key[=value]:Effect`` strings. On a shared backend it is a fake
+        node (module docstring): labelled, heart-beating, and returned once the cluster has taken
+        off the ``node.kubernetes.io/not-ready`` taint its admission puts on every new node.
         """
         spec: Obj = {}
         if taints:
@@ -174,7 +316,16 @@ class Scenario:
                                 "message": "kubelet is posting ready status"}],
             },
         }
-        return await self.create("nodes", node)
+        if not self.shared:
+            return await self.create("nodes", node)
+        node["metadata"]["labels"][FAKE_NODE_LABEL] = self.namespace
+        now = _rfc3339()
+        node["status"]["conditions"][0].update(lastHeartbeatTime=now, lastTransitionTime=now)
+        created = await self.create("nodes", node)
+        await self._start_heartbeat(created)
+        if not await self._untainted(name):
+            await self._wait_for(f"node {name} without the {NOT_READY_TAINT} taint", lambda: self._untainted(name))
+        return created
 
     async def create_pod(
         self, name: str, cpu: str | None = None, *, memory: str | None = None, gates: Sequence[str] = (),
@@ -259,6 +410,7 @@ class Scenario:
             raise BackendError(
                 f"the {self.backend.name} backend cannot inject faults; run this scenario on a backend "
                 "with fault injection (--backend fake)")
+        self._require_scheduler_traffic("inject faults into the scheduler's requests")
         self._faults.append(rule)
         return faults.add(rule)
 
@@ -424,6 +576,8 @@ class Scenario:
         (``events`` matches core and events.k8s.io events). ``subresource=""`` means none.
         """
         journal = self._journal("count requests")
+        if not include_own:
+            self._require_scheduler_traffic("count the scheduler's requests")
         out = []
         for entry in journal.entries[self.start_seq:]:
             if entry.type != "request" or (not include_own and entry.seq in self.own_requests):
@@ -470,6 +624,13 @@ class Scenario:
 
     # ------------------------------------------------------------------ failure messages
 
+    def _require_scheduler_traffic(self, what: str) -> None:
+        if not self.sees_scheduler:
+            raise Unsupported(
+                f"cannot {what}: the scheduler under test does not talk through the {self.backend.name} "
+                "backend's proxy (the cluster's own kube-scheduler); run one out of the cluster with "
+                "--scheduler reference or cmd:... to check this")
+
     def _journal(self, what: str) -> Journal:
         journal = self.backend.journal
         if journal is None:
@@ -513,6 +674,15 @@ def _taint(taint: str | Obj) -> Obj:
     if value:
         out["value"] = value
     return out
+
+
+def _rfc3339() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _micro_time() -> str:
+    """``metav1.MicroTime`` as the API writes it (RFC 3339 with microseconds)."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _secs(seconds: float) -> str:

@@ -53,8 +53,17 @@ def _run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument(
         "--scheduler", default="reference", metavar="ADAPTER",
         help="'reference' (default: the reference scheduler in-process under virtual time), "
-        "'reference:<mutant>', or a command template with {kubeconfig}, {feature_gates} and {config} "
-        "placeholders ('cmd:' prefix optional), run on real time")
+        "'reference:<mutant>', a command template with {kubeconfig}, {feature_gates} and {config} "
+        "placeholders ('cmd:' prefix optional), run on real time, or 'cluster' (the cluster's own "
+        "kube-scheduler, with --backend kind or kubeconfig:PATH)")
+    p.add_argument("--backend", default="fake", metavar="NAME",
+                   help="'fake' (default: a fresh fake API server per scenario), 'kind' (a kind cluster made "
+                   "or reused for the run; real time, one scenario at a time) or 'kubeconfig:PATH' (any cluster)")
+    p.add_argument("--kind-cluster", default=None, metavar="NAME",
+                   help="with --backend kind: the cluster's name (default schedharness); an existing one is reused")
+    p.add_argument("--kind-image", default=None, metavar="IMAGE|VERSION",
+                   help="with --backend kind: node image or Kubernetes version of a new cluster")
+    p.add_argument("--kind-keep", action="store_true", help="with --backend kind: keep the cluster at the end")
     p.add_argument("--mutant", default=None, metavar="NAME",
                    help="run a broken variant of the reference scheduler (see 'schedharness mutants')")
     p.add_argument("--feature-gates", default="", metavar="A=true,B=false",
@@ -78,7 +87,8 @@ def _run(args: argparse.Namespace) -> int:
         options = RunOptions(
             scheduler=normalize_scheduler(args.scheduler, args.mutant), feature_gates=args.feature_gates,
             suites=tuple(args.suite), report_dir=args.report_dir, jobs=args.jobs, seed=args.seed,
-            timeline=not args.no_timeline)
+            timeline=not args.no_timeline, backend=args.backend, kind_cluster=args.kind_cluster,
+            kind_image=args.kind_image, kind_keep=args.kind_keep)
         return run_suites(options).exit_code
     except RunError as e:
         print(f"schedharness run: {e}", file=sys.stderr)

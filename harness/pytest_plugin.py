@@ -26,6 +26,15 @@ How a test runs, and why:
   other way is skipped with a reason naming both.
 * **Strict.** After a passing test, a fault rule the scenario added that never fired fails it;
   a scheduler that died during the test fails it.
+* **Backends.** ``--backend fake`` (default) is a fresh fake API server per test.
+  ``--backend kind`` makes (or, with ``--kind-cluster NAME`` naming one that exists, reuses) a
+  kind cluster once for the run, prepares it (:mod:`harness._kind_setup`), and deletes it at the
+  end unless ``--kind-keep``; ``--backend kubeconfig:PATH`` uses any cluster as it is. On both,
+  every test gets its own fault proxy (journal and fault rules as on the fake) and its own
+  namespace, runs on real time, one test at a time (nodes are cluster-wide, so tests in parallel
+  would see each other's), and is skipped with the reason when the cluster is unavailable.
+  ``--scheduler cluster`` tests the cluster's own kube-scheduler; its requests bypass the proxy,
+  so criteria that count them or fault them are skipped with that reason.
 * **Records.** With ``--report-dir DIR``, each test writes ``DIR/<test id>/journal.jsonl``,
   ``timeline.svg`` (unless ``--no-timeline``) and ``scheduler.log``, and appends a record to
   ``DIR/results-<worker>.jsonl``; at the end of the session the controller merges them into
@@ -50,12 +59,14 @@ import pytest
 
 from harness._adapters import (
     AdapterError,
+    ClusterSchedulerAdapter,
     ProcessAdapter,
     SchedulerAdapter,
     format_feature_gates,
     parse_feature_gates,
 )
-from harness._backend import FakeBackend
+from harness._backend import FakeBackend, KindBackend, KubeconfigBackend, Unsupported
+from harness._kind_setup import ClusterSession, ClusterUnavailable, KindSettings, open_cluster_session
 from harness._reference import reference_adapter
 from harness._scenario import Scenario
 from harness._timeline import render_timeline
@@ -67,7 +78,7 @@ __all__ = ["Settings", "yaml_scenario_params"]
 
 DEFERRED = ("sh_backend", "sh_clock", "sh_journal", "sh_scheduler", "scenario")
 MARKERS = ("kep", "feature_gates", "criterion", "adapters")
-BACKENDS = ("fake",)
+BACKENDS = ("fake", "kind", "kubeconfig:PATH")
 
 
 @dataclass(frozen=True)
@@ -80,11 +91,17 @@ class Settings:
     report_dir: Path | None
     seed: int
     timeline: bool = True
+    kind: KindSettings = KindSettings()
+
+    @property
+    def real_cluster(self) -> bool:
+        return self.backend != "fake"
 
 
 _SETTINGS = pytest.StashKey[Settings]()
 _RUN = pytest.StashKey["_TestRun"]()
 _PHASES = pytest.StashKey[dict[str, pytest.TestReport]]()
+_CLUSTER = pytest.StashKey["ClusterSession | ClusterUnavailable"]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -94,14 +111,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="the scheduler under test: 'reference' (default: the built-in reference scheduler, "
              "in-process under virtual time), 'reference:<mutant>' (one of its broken variants, see "
              "'schedharness mutants'), 'cmd:<command template>' with {kubeconfig}, {feature_gates} and "
-             "{config} placeholders (any scheduler process, on real time), or 'none' (tests that need a "
+             "{config} placeholders (any scheduler process, on real time), 'cluster' (the cluster's own "
+             "kube-scheduler; --backend kind or kubeconfig:PATH only), or 'none' (tests that need a "
              "scheduler are skipped)")
     group.addoption(
         "--feature-gates", default="", metavar="A=true,B=false",
         help="feature gates given to the scheduler; tests needing the opposite value are skipped")
     group.addoption(
         "--backend", default="fake", metavar="NAME",
-        help="where the Kubernetes API comes from: 'fake' (the in-process fake API server; the only one so far)")
+        help="where the Kubernetes API comes from: 'fake' (default: a fresh in-process fake API server per "
+             "test), 'kind' (a kind cluster made or reused for the run) or 'kubeconfig:PATH' (any cluster)")
+    group.addoption(
+        "--kind-cluster", default="schedharness", metavar="NAME",
+        help="with --backend kind: the cluster's name; an existing cluster of that name is reused as it is")
+    group.addoption(
+        "--kind-image", default=None, metavar="IMAGE|VERSION",
+        help="with --backend kind: node image or Kubernetes version (v1.35.0 means kindest/node:v1.35.0)")
+    group.addoption(
+        "--kind-keep", action="store_true", default=False,
+        help="with --backend kind: keep the cluster at the end (reuse it with the same --kind-cluster)")
+    group.addoption(
+        "--kind-apiserver-feature-gates", default="", metavar="A=true,B=false",
+        help="with --backend kind: kube-apiserver feature gates of a new cluster (the kube-scheduler's are "
+             "--feature-gates, with --scheduler cluster)")
     group.addoption(
         "--report-dir", default=None, metavar="DIR",
         help="write DIR/results.jsonl and, per test, DIR/<test id>/journal.jsonl and scheduler.log")
@@ -133,10 +165,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _settings(config: pytest.Config) -> Settings:
     scheduler = str(config.getoption("--scheduler", "none"))
-    if scheduler not in ("none", "reference") and not (scheduler.startswith("cmd:") and scheduler[4:].strip()):
+    if scheduler not in ("none", "reference", "cluster") and not (scheduler.startswith("cmd:") and scheduler[4:].strip()):
         if not scheduler.startswith("reference:"):
             raise pytest.UsageError(
-                f"--scheduler {scheduler}: use 'reference', 'reference:<mutant>', 'cmd:<command template>' or 'none'")
+                f"--scheduler {scheduler}: use 'reference', 'reference:<mutant>', 'cmd:<command template>', "
+                "'cluster' or 'none'")
         from reference_scheduler import UnknownMutant, get_mutant
 
         try:
@@ -144,16 +177,26 @@ def _settings(config: pytest.Config) -> Settings:
         except UnknownMutant as e:
             raise pytest.UsageError(f"--scheduler {scheduler}: {e}") from None
     backend = str(config.getoption("--backend", "fake"))
-    if backend not in BACKENDS:
+    if backend not in ("fake", "kind") and not (backend.startswith("kubeconfig:") and backend[11:].strip()):
         raise pytest.UsageError(f"--backend {backend}: unknown backend; available: {', '.join(BACKENDS)}")
+    if scheduler == "cluster" and backend == "fake":
+        raise pytest.UsageError("--scheduler cluster tests a cluster's own scheduler: use --backend kind or "
+                                "kubeconfig:PATH (the fake has no scheduler)")
+    if backend != "fake" and int(getattr(config.option, "numprocesses", 0) or 0) > 0:
+        raise pytest.UsageError(f"--backend {backend} runs one test at a time on one cluster (nodes are "
+                                "cluster-wide): drop -n")
     try:
         gates = parse_feature_gates(str(config.getoption("--feature-gates", "") or ""))
+        apiserver_gates = parse_feature_gates(str(config.getoption("--kind-apiserver-feature-gates", "") or ""))
     except ValueError as e:
         raise pytest.UsageError(f"--feature-gates: {e}") from None
+    kind = KindSettings(cluster=str(config.getoption("--kind-cluster", "schedharness")),
+                        image=config.getoption("--kind-image", None), keep=bool(config.getoption("--kind-keep", False)),
+                        apiserver_feature_gates=apiserver_gates)
     report = config.getoption("--report-dir", None)
     report_dir = Path(str(report)).resolve() if report else None
     return Settings(scheduler, gates, backend, report_dir, int(config.getoption("--scenario-seed", 0) or 0),
-                    timeline=not config.getoption("--no-timeline", False))
+                    timeline=not config.getoption("--no-timeline", False), kind=kind)
 
 
 def _marker_gates(item: pytest.Item) -> dict[str, bool]:
@@ -164,8 +207,17 @@ def _marker_gates(item: pytest.Item) -> dict[str, bool]:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    run_gates = config.stash[_SETTINGS].feature_gates
+    settings = config.stash[_SETTINGS]
+    run_gates = settings.feature_gates
     for item in items:
+        if settings.scheduler == "cluster":  # its gates were set when the cluster started
+            unknown = [f"{name}={'true' if need else 'false'}" for name, need in sorted(_marker_gates(item).items())
+                       if name not in run_gates]
+            if unknown:
+                item.add_marker(pytest.mark.skip(
+                    reason=f"needs feature gate {', '.join(unknown)}; the cluster's scheduler runs with the gates "
+                           "of --feature-gates only"))
+                continue
         conflicts = [f"{name}={'true' if need else 'false'}" for name, need in sorted(_marker_gates(item).items())
                      if name in run_gates and run_gates[name] != need]
         if conflicts:
@@ -222,6 +274,8 @@ def sh_adapter(request: pytest.FixtureRequest, sh_workdir: Path) -> SchedulerAda
     """The scheduler adapter of this run (unstarted), from ``--scheduler``; None for ``none``.
     Override it in a conftest to run another scheduler."""
     scheduler = request.config.stash[_SETTINGS].scheduler
+    if scheduler == "cluster":
+        return ClusterSchedulerAdapter()
     if scheduler.startswith("cmd:"):
         return ProcessAdapter(scheduler[4:].strip(), sh_workdir)
     if scheduler == "reference" or scheduler.startswith("reference:"):
@@ -238,7 +292,8 @@ class _TestRun:
     gates: dict[str, bool]
     seed: int
     wanted: set[str] = field(default_factory=set)
-    backend: FakeBackend | None = None
+    cluster: ClusterSession | None = None
+    backend: FakeBackend | KubeconfigBackend | None = None
     scheduler: SchedulerAdapter | None = None
     scenario: Scenario | None = None
     timeline_title: str | None = None  # set when a timeline is wanted
@@ -253,10 +308,37 @@ def _sh_run(request: pytest.FixtureRequest, sh_adapter: SchedulerAdapter | None,
     settings = request.config.stash[_SETTINGS]
     gates = {**_marker_gates(request.node), **settings.feature_gates}
     test_run = _TestRun(sh_adapter, sh_workdir, gates, settings.seed)
+    if settings.real_cluster:
+        test_run.cluster = _cluster_session(request.config)
     if settings.report_dir is not None and settings.timeline:
         test_run.timeline_title = request.node.nodeid
     request.node.stash[_RUN] = test_run
     return test_run
+
+
+def _cluster_session(config: pytest.Config) -> ClusterSession:
+    """The run's cluster, made on first need; every test of the run skips with the reason when
+    there is none (it is tried once)."""
+    session = config.stash.get(_CLUSTER, None)
+    if session is None:
+        settings = config.stash[_SETTINGS]
+        workdir = (settings.report_dir or Path(str(config.rootpath)) / ".schedharness") / "cluster"
+        try:
+            session = open_cluster_session(
+                settings.backend, workdir, kind=settings.kind, in_cluster_scheduler=settings.scheduler == "cluster",
+                scheduler_feature_gates=settings.feature_gates)
+        except ClusterUnavailable as e:
+            session = e
+        config.stash[_CLUSTER] = session
+    if isinstance(session, ClusterUnavailable):
+        pytest.skip(str(session))
+    return session
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    session = config.stash.get(_CLUSTER, None)
+    if isinstance(session, ClusterSession):
+        session.close()
 
 
 class _Deferred:
@@ -342,7 +424,7 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
         _run_on_loop(_plain(func(**kwargs)), virtual=True)
         return True
     adapter = test_run.adapter if test_run.wanted & {"sh_scheduler", "scenario"} else None
-    virtual = not (adapter is not None and adapter.needs_real_time)
+    virtual = test_run.cluster is None and not (adapter is not None and adapter.needs_real_time)
     _run_on_loop(_run_test(func, kwargs, test_run, adapter), virtual=virtual)
     return True
 
@@ -365,23 +447,29 @@ async def _run_test(func: Any, kwargs: dict[str, Any], test_run: _TestRun,
     __tracebackhide__ = True
     loop = asyncio.get_running_loop()
     wall_start, loop_start = time.perf_counter(), loop.time()
-    backend = FakeBackend(test_run.workdir, seed=test_run.seed)
+    backend = _backend(test_run)
     test_run.backend = backend
     scenario: Scenario | None = None
     failure: str | None = None
     passed = False
+    skipped: str | None = None
     try:
         await backend.start()
         if adapter is not None:
             test_run.scheduler = adapter
             await adapter.start(backend.kubeconfig_path, test_run.gates)
         if "scenario" in test_run.wanted:
-            scenario = test_run.scenario = await Scenario(backend).start()
+            sees_scheduler = adapter is None or adapter.through_backend
+            scenario = test_run.scenario = await Scenario(backend, sees_scheduler=sees_scheduler).start()
         values = {"sh_backend": backend, "sh_clock": backend.clock, "sh_journal": backend.journal,
                   "sh_scheduler": adapter, "scenario": scenario}
-        await func(**{name: values[value.name] if isinstance(value, _Deferred) else value
-                      for name, value in kwargs.items()})
-        passed = True
+        try:
+            await func(**{name: values[value.name] if isinstance(value, _Deferred) else value
+                          for name, value in kwargs.items()})
+        except Unsupported as e:
+            skipped = str(e)
+        else:
+            passed = True
     finally:
         try:
             if scenario is not None:
@@ -395,11 +483,22 @@ async def _run_test(func: Any, kwargs: dict[str, Any], test_run: _TestRun,
             test_run.virtual_seconds = loop.time() - loop_start if virtual else None
             test_run.wall_seconds = time.perf_counter() - wall_start
             _write_artifacts(test_run)
+    if skipped is not None:
+        pytest.skip(skipped)
     if passed:
         if failure is not None:
             raise AdapterError(failure)
         if scenario is not None:
             scenario.verify()
+
+
+def _backend(test_run: _TestRun) -> FakeBackend | KubeconfigBackend:
+    """The test's backend: a fresh fake, or a fault proxy in front of the run's cluster."""
+    session = test_run.cluster
+    if session is None:
+        return FakeBackend(test_run.workdir, seed=test_run.seed)
+    kind = KindBackend if session.backend == "kind" else KubeconfigBackend
+    return kind(session.kubeconfig, test_run.workdir, seed=test_run.seed)
 
 
 def _write_artifacts(test_run: _TestRun) -> None:
@@ -433,6 +532,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 def _replay(item: pytest.Item, settings: Settings) -> str:
     args = ["python", "-m", "pytest", item.nodeid, f"--scheduler={settings.scheduler}",
             f"--backend={settings.backend}", f"--scenario-seed={settings.seed}"]
+    if settings.backend == "kind":
+        args += [f"--kind-cluster={settings.kind.cluster}", "--kind-keep"]
+        if settings.kind.image:
+            args.append(f"--kind-image={settings.kind.image}")
     if settings.feature_gates:
         args.append(f"--feature-gates={format_feature_gates(settings.feature_gates)}")
     return f"seed {settings.seed}; replay: cd {shlex.quote(str(item.config.rootpath))} && {shlex.join(args)}"

@@ -19,7 +19,13 @@ is a candidate for :mod:`harness._scenario`:
   written out: the real API server defaults them (``ExactCount``, 1) and kube-scheduler's
   DynamicResources filter refuses a request without them (``unsupported count mode``), while the
   fake does not default them yet;
-* :func:`require_faults` skips a criterion on a backend that cannot inject faults;
+* :func:`require_faults` skips a criterion on a backend that cannot inject faults, or when the
+  scheduler under test does not talk through the backend (the cluster's own kube-scheduler);
+* :func:`missing_claim` is the DynamicResources PreEnqueue message for a claim not (yet) seen,
+  in the scenario's namespace (its own one on a shared cluster);
+* :func:`fit_error` is the start of kube-scheduler's fit-error message for the scenario's nodes
+  plus the nodes a shared cluster had before (cordoned by the kind backend, so they count as
+  ``node(s) were unschedulable``);
 * :func:`watch_span` is how long to watch for something that must not happen: the full span under
   virtual time (free), capped on real time so a run against a real scheduler stays short.
 """
@@ -50,6 +56,8 @@ __all__ = [
     "dra_cluster",
     "event_lines",
     "events",
+    "fit_error",
+    "missing_claim",
     "journal_lines",
     "patched_conditions",
     "require_faults",
@@ -192,9 +200,40 @@ async def create_claim(scenario: Scenario, name: str, device_class: str = DEFAUL
 
 
 def require_faults(scenario: Scenario) -> None:
-    """Skip the calling criterion when the backend cannot inject faults (it needs them)."""
+    """Skip the calling criterion when the backend cannot inject faults into the scheduler's
+    requests (it needs them)."""
     if scenario.backend.faults is None:
         pytest.skip(f"needs fault injection; the {scenario.backend.name} backend has none (--backend fake has it)")
+    if not scenario.sees_scheduler:
+        pytest.skip("needs fault injection into the scheduler's requests; the cluster's own kube-scheduler does "
+                    "not talk through the fault proxy (run one out of the cluster: --scheduler reference or cmd:...)")
+
+
+def missing_claim(scenario: Scenario, claim: str) -> str:
+    """The DynamicResources PreEnqueue message for a ResourceClaim not found (k8s-semantics G)."""
+    return f'could not find ResourceClaim "{scenario.namespace}/{claim}"'
+
+
+#: NodeUnschedulable's reason (``ErrReasonUnschedulable``).
+UNSCHEDULABLE_NODES = "node(s) were unschedulable"
+
+
+def fit_error(scenario: Scenario, nodes: int, reasons: dict[str, int]) -> str:
+    """``0/<n> nodes are available: <reasons>.`` for ``nodes`` made by the scenario failing with
+    ``reasons`` (``{"Insufficient cpu": 1}``), counting the nodes a shared cluster already had:
+    cordoned ones add to ``node(s) were unschedulable``. Reasons are sorted as kube-scheduler
+    sorts them. Skips the criterion when a node the scenario did not make is schedulable: the
+    message (and where the pod goes) would depend on that node."""
+    counts = dict(reasons)
+    schedulable = [n["metadata"]["name"] for n in scenario.other_nodes if not n.get("spec", {}).get("unschedulable")]
+    if schedulable:
+        pytest.skip(f"the cluster has schedulable nodes this scenario did not make ({', '.join(schedulable)}); "
+                    "its fit-error message cannot be predicted (cordon them, or use --backend kind)")
+    if scenario.other_nodes:
+        counts[UNSCHEDULABLE_NODES] = counts.get(UNSCHEDULABLE_NODES, 0) + len(scenario.other_nodes)
+    total = nodes + len(scenario.other_nodes)
+    listed = ", ".join(sorted(f"{count} {reason}" for reason, count in counts.items()))
+    return f"0/{total} nodes are available: {listed}."
 
 
 def watch_span(scenario: Scenario, seconds: float) -> float:

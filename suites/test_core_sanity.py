@@ -12,17 +12,16 @@ import pytest
 
 from harness._expectations import Expectation, format_pod
 from harness._scenario import Scenario
-from suites._support import events, watch_span
+from suites._support import events, fit_error, watch_span
 
 #: D.3: 'Fit-error message format: 0/%v nodes are available: %v.'; a PostFilter (preemption)
 #: message may follow after a space, as the real kube-scheduler's does.
 FIT_ERROR = re.compile(r"^0/(\d+) nodes are available: (.+?\.)(?: (.*))?$")
 
 
-def _unschedulable(scenario: Scenario, pod: str, nodes: int, reasons: str) -> Expectation:
-    """PodScheduled=False/Unschedulable whose message is ``0/<nodes> nodes are available:
-    <reasons>.``, optionally followed by a PostFilter sentence."""
-    prefix = f"0/{nodes} nodes are available: {reasons}."
+def _unschedulable(scenario: Scenario, pod: str, prefix: str) -> Expectation:
+    """PodScheduled=False/Unschedulable whose message is ``prefix`` (``0/<nodes> nodes are
+    available: <reasons>.``), optionally followed by a PostFilter sentence."""
 
     def test() -> bool:
         condition = next((c for c in (scenario.pod(pod) or {}).get("status", {}).get("conditions") or []
@@ -60,8 +59,9 @@ async def test_pod_is_bound_to_a_fitting_node(scenario: Scenario) -> None:
     await scenario.eventually(scheduled_event_written, within=5)
     await scenario.advance(1)
     scheduled = events(scenario, "p", "Scheduled")
-    assert [(e.type, e.message) for e in scheduled] == [("Normal", "Successfully assigned default/p to n2")], (
-        f"expected one Normal Scheduled event 'Successfully assigned default/p to n2', found: "
+    assigned = f"Successfully assigned {scenario.namespace}/p to n2"
+    assert [(e.type, e.message) for e in scheduled] == [("Normal", assigned)], (
+        f"expected one Normal Scheduled event {assigned!r}, found: "
         f"{'; '.join(map(str, scheduled)) or '(none)'}")
 
 
@@ -77,10 +77,11 @@ async def test_pod_that_fits_nowhere_is_unschedulable_with_the_real_message(scen
     sentence ('preemption: 0/1 nodes are available: ...'). The pod stays unbound."""
     await scenario.create_node("n1", cpu="1")
     await scenario.create_pod("p", "2")
-    await scenario.eventually(_unschedulable(scenario, "p", 1, "1 Insufficient cpu"), within=5)
+    prefix = fit_error(scenario, 1, {"Insufficient cpu": 1})
+    await scenario.eventually(_unschedulable(scenario, "p", prefix), within=5)
     await scenario.never(scenario.pod_bound("p"), within=watch_span(scenario, 60))
     failed = events(scenario, "p", "FailedScheduling")
-    assert failed and all(e.type == "Warning" and e.message.startswith("0/1 nodes are available: 1 Insufficient cpu.")
+    assert failed and all(e.type == "Warning" and e.message.startswith(prefix)
                           for e in failed), (
         f"expected Warning FailedScheduling events with the fit-error message, found: "
         f"{'; '.join(map(str, failed)) or '(none)'}")
@@ -95,7 +96,7 @@ async def test_unschedulable_pod_is_bound_after_a_node_is_added(scenario: Scenar
     (1 CPU), then n2 (4 CPUs) is added: bound to n2 within 15 s."""
     await scenario.create_node("n1", cpu="1")
     await scenario.create_pod("p", "2")
-    await scenario.eventually(_unschedulable(scenario, "p", 1, "1 Insufficient cpu"), within=5)
+    await scenario.eventually(_unschedulable(scenario, "p", fit_error(scenario, 1, {"Insufficient cpu": 1})), within=5)
     await scenario.never(scenario.pod_bound("p"), within=watch_span(scenario, 60))
     await scenario.create_node("n2", cpu="4")
     await scenario.eventually(scenario.pod_bound("p") & scenario.pod_condition("p", "PodScheduled", status="True"),

@@ -36,6 +36,7 @@ from suites._support import (
     event_lines,
     events,
     journal_lines,
+    missing_claim,
     require_faults,
     sets_not_ready,
     status_patches,
@@ -51,7 +52,6 @@ DELAY = 5.0  # "The delay value will be hardcoded to a default of 5 seconds"
 GATES = {"SchedulerPreEnqueuePodStatus": True, "SchedulerAsyncAPICalls": True}
 DEVICE_CLASS = "gpu.example.com"  # also the driver's name (suites._support.add_devices)
 CLAIMS = "resourceclaims.resource.k8s.io"
-MISSING = 'could not find ResourceClaim "default/gpu"'
 
 
 # ---------------------------------------------------------------------- local helpers
@@ -60,7 +60,7 @@ MISSING = 'could not find ResourceClaim "default/gpu"'
 def expect_no_not_ready_events(scenario: Scenario, pod: str) -> None:
     seen = events(scenario, pod, NOT_READY)
     assert not seen, (
-        f"expected no NotReadyForScheduling event for default/{pod} (the rejection resolved within the "
+        f"expected no NotReadyForScheduling event for {scenario.namespace}/{pod} (the rejection resolved within the "
         f"delay); found {len(seen)}:\n{event_lines(seen)}")
 
 
@@ -69,11 +69,11 @@ def expect_one_not_ready_patch_and_event(scenario: Scenario, pod: str, at: float
     patches = status_patches(scenario, pod)
     setting = [e for e in patches if sets_not_ready(e)]
     assert len(setting) == 1 and setting[0].code == 200 and at - 0.1 <= setting[0].time <= at + 0.2, (
-        f"expected exactly one status patch of default/{pod} writing reason {NOT_READY}, answered 200, "
+        f"expected exactly one status patch of {scenario.namespace}/{pod} writing reason {NOT_READY}, answered 200, "
         f"at t={at:.3f}; found {len(setting)} (all status patches below):\n{journal_lines(scenario, patches)}")
     seen = events(scenario, pod, NOT_READY)
     assert len(seen) == 1, (
-        f"expected exactly one NotReadyForScheduling event for default/{pod}, sent with the patch; "
+        f"expected exactly one NotReadyForScheduling event for {scenario.namespace}/{pod}, sent with the patch; "
         f"found {len(seen)}:\n{event_lines(seen)}")
 
 
@@ -157,7 +157,7 @@ async def test_a_claim_created_after_the_delay_shows_the_condition_then_the_pod_
     not_ready = scenario.pod_condition("p", "PodScheduled", reason=NOT_READY)
     await scenario.never(not_ready, within=DELAY - 0.1)
     await scenario.eventually(scenario.pod_condition("p", "PodScheduled", status="False", reason=NOT_READY,
-                                                     message=MISSING), within=0.2)
+                                                     message=missing_claim(scenario, "gpu")), within=0.2)
     await scenario.advance(t0 + 10 - scenario.now)
     await create_claim(scenario, "gpu")
     await scenario.eventually(scenario.pod_bound("p"), within=1.5)
@@ -181,7 +181,7 @@ async def test_a_claim_that_never_comes_gives_one_condition_one_patch_and_one_ev
     t0 = scenario.now
     await scenario.create_pod("p", claims=["gpu"])
     await scenario.never(scenario.pod_condition("p", "PodScheduled", reason=NOT_READY), within=DELAY - 0.1)
-    shown = scenario.pod_condition("p", "PodScheduled", status="False", reason=NOT_READY, message=MISSING)
+    shown = scenario.pod_condition("p", "PodScheduled", status="False", reason=NOT_READY, message=missing_claim(scenario, "gpu"))
     await scenario.eventually(shown, within=0.2)
     # a binding would replace the condition, so this also checks that the pod is never bound
     await scenario.never(~shown, within=watch_span(scenario, 300))
@@ -240,7 +240,7 @@ async def test_a_claim_seen_after_the_delay_shows_the_condition_until_the_pod_is
     await create_claim(scenario, "gpu")
     await scenario.never(scenario.pod_condition("p", "PodScheduled", reason=NOT_READY), within=DELAY - 0.1)
     await scenario.eventually(scenario.pod_condition("p", "PodScheduled", status="False", reason=NOT_READY,
-                                                     message=MISSING), within=0.2)
+                                                     message=missing_claim(scenario, "gpu")), within=0.2)
     await scenario.eventually(scenario.pod_bound("p"), within=t0 + 8 + 1.5 - scenario.now)
     await expect_condition_gone_for_good(scenario, "p")
     expect_one_not_ready_patch_and_event(scenario, "p", at=t0 + DELAY)

@@ -28,13 +28,13 @@ from suites._support import (
     condition_patches,
     create_claim,
     events,
+    missing_claim,
     patched_conditions,
     require_faults,
     watch_span,
 )
 
 DELAY = 5.0  # "The delay value will be hardcoded to a default of 5 seconds" (Proposal §3)
-MISSING = 'could not find ResourceClaim "default/c"'
 
 
 async def _rejected_pod(scenario: Scenario) -> None:
@@ -59,7 +59,7 @@ async def test_persistent_rejection_is_reported_after_the_delay_not_before(scena
     status patch."""
     await _rejected_pod(scenario)
     await scenario.never(scenario.pod_condition("p", "PodScheduled"), within=DELAY - 0.1)
-    await scenario.eventually(_not_ready(scenario, message=MISSING), within=0.3)
+    await scenario.eventually(_not_ready(scenario, message=missing_claim(scenario, "c")), within=0.3)
     scenario.expect_requests(1, verb="patch", resource="pods", subresource="status", name="p")
 
 
@@ -105,11 +105,11 @@ async def test_stable_message_gives_exactly_one_patch_and_one_event(scenario: Sc
         await scenario.advance(30)
         await scenario.patch("pods", "p", {"metadata": {"labels": {"tick": str(tick)}}})
     await scenario.advance(30)
-    await scenario.eventually(_not_ready(scenario, message=MISSING), within=1)
+    await scenario.eventually(_not_ready(scenario, message=missing_claim(scenario, "c")), within=1)
     [patch] = scenario.expect_requests(1, verb="patch", resource="pods", subresource="status", name="p")
     seen = events(scenario, "p", NOT_READY_FOR_SCHEDULING)
-    assert [(e.reason, e.message) for e in seen] == [(NOT_READY_FOR_SCHEDULING, MISSING)], (
-        f"expected exactly one event with reason {NOT_READY_FOR_SCHEDULING} and message {MISSING!r}, found "
+    assert [(e.reason, e.message) for e in seen] == [(NOT_READY_FOR_SCHEDULING, missing_claim(scenario, "c"))], (
+        f"expected exactly one event with reason {NOT_READY_FOR_SCHEDULING} and message {missing_claim(scenario, 'c')!r}, found "
         f"{len(seen)}: {'; '.join(map(str, seen)) or '(none)'}")
     assert seen[0].time >= patch.time, (
         f"expected the event sent with the delayed patch (t={patch.time:.3f}), it was sent at t={seen[0].time:.3f}")
@@ -133,7 +133,7 @@ async def test_condition_is_cleared_after_the_pod_passes_and_the_clear_is_delaye
     require_faults(scenario)
     history = condition_history(scenario, "p")
     await _rejected_pod(scenario)
-    await scenario.eventually(_not_ready(scenario, message=MISSING), within=DELAY + 1)
+    await scenario.eventually(_not_ready(scenario, message=missing_claim(scenario, "c")), within=DELAY + 1)
     await scenario.advance(20 - scenario.now + scenario.start_time)
     await scenario.add_fault(FaultRule(Match(resource="resourceclaims", subresource="status", name="c"),
                                        Delay(15), name="slow-prebind", times=1))

@@ -29,6 +29,7 @@ from suites._support import (
     event_lines,
     events,
     journal_lines,
+    missing_claim,
     status_patches,
     watch_span,
 )
@@ -36,8 +37,6 @@ from suites._support import (
 __all__: list[str] = []
 
 
-MISSING_A = 'could not find ResourceClaim "default/a"'
-MISSING_B = 'could not find ResourceClaim "default/b"'
 DELAY = 5.0  # "The delay value will be hardcoded to a default of 5 seconds"
 GATES = {"SchedulerPreEnqueuePodStatus": True, "SchedulerAsyncAPICalls": True}
 
@@ -90,28 +89,28 @@ async def test_a_message_that_changes_inside_the_delay_is_sent_once_at_the_first
     t0 = scenario.now
     await scenario.create_pod("p", claims=["a", "b"])
     await scenario.advance(2)
-    await scenario.create_claim("a")  # the message flips from "default/a" to "default/b"
+    await scenario.create_claim("a")  # the message flips from claim a to claim b
     not_ready = scenario.pod_condition("p", "PodScheduled", reason=NOT_READY)
     await scenario.never(not_ready, within=t0 + DELAY - 0.1 - scenario.now)
     await scenario.eventually(scenario.pod_condition("p", "PodScheduled", status="False", reason=NOT_READY,
-                                                     message=MISSING_B), within=0.2)
+                                                     message=missing_claim(scenario, "b")), within=0.2)
     await scenario.advance(watch_span(scenario, 60))
     await scenario.settle()
 
     patches = status_patches(scenario, "p")
     assert len(patches) == 1 and patches[0].code == 200 and t0 + DELAY - 0.1 <= patches[0].time <= t0 + DELAY + 0.2, (
-        f"expected exactly one status patch of default/p, answered 200, at t0+5 = t={t0 + DELAY:.3f} "
+        f"expected exactly one status patch of {scenario.namespace}/p, answered 200, at t0+5 = t={t0 + DELAY:.3f} "
         f"(5 s after the first rejection at t0={t0:.3f}; the flip at t0+2 must not reset the delay); "
         f"found {len(patches)}:\n{journal_lines(scenario, patches)}")
-    assert not_ready_messages(history) == [MISSING_B], (
-        f"expected the pod to show only the last-captured message {MISSING_B!r} (the pending patch with "
-        f"{MISSING_A!r} overwritten), seen:\n{history}")
+    assert not_ready_messages(history) == [missing_claim(scenario, "b")], (
+        f"expected the pod to show only the last-captured message {missing_claim(scenario, 'b')!r} (the pending patch with "
+        f"{missing_claim(scenario, 'a')!r} overwritten), seen:\n{history}")
     seen = events(scenario, "p", NOT_READY)
     assert len(seen) == 1, (
-        f"expected exactly one NotReadyForScheduling event for default/p, the one sent with the patch; "
+        f"expected exactly one NotReadyForScheduling event for {scenario.namespace}/p, the one sent with the patch; "
         f"found {len(seen)}:\n{event_lines(seen)}")
     await scenario.eventually(scenario.pod_condition("p", "PodScheduled", status="False", reason=NOT_READY,
-                                                     message=MISSING_B), within=0.1)
+                                                     message=missing_claim(scenario, "b")), within=0.1)
 
 
 FLIP_PERIOD = 2.0
@@ -155,7 +154,7 @@ async def test_a_message_flipping_back_and_forth_gives_a_bounded_number_of_patch
     last_flip = scenario.now
     await scenario.advance(DELAY + 0.5)
     await scenario.eventually(scenario.pod_condition("p", "PodScheduled", status="False", reason=NOT_READY,
-                                                     message=MISSING_B), within=0.1)
+                                                     message=missing_claim(scenario, "b")), within=0.1)
     await scenario.advance(watch_span(scenario, 60))
     await scenario.settle()
 
@@ -168,7 +167,7 @@ async def test_a_message_flipping_back_and_forth_gives_a_bounded_number_of_patch
         f"{'never' if first is None else f't={first:.3f}'}:\n{journal_lines(scenario, patches)}")
     assert len(ok) <= FLIP_BOUND, (
         f"expected at most ceil({FLIP_DURATION:g}/{DELAY:g})+1 = {FLIP_BOUND} successful status patches of "
-        f"default/p for {flips} flips over {FLIP_DURATION:g} s (one per delay window, plus the last message); "
+        f"{scenario.namespace}/p for {flips} flips over {FLIP_DURATION:g} s (one per delay window, plus the last message); "
         f"found {len(ok)}:\n{journal_lines(scenario, patches)}")
     late = [e for e in patches if e.time > last_flip + DELAY + 0.2]
     assert not late, (
@@ -178,5 +177,5 @@ async def test_a_message_flipping_back_and_forth_gives_a_bounded_number_of_patch
     assert len(seen) == len(ok), (
         f"expected exactly one NotReadyForScheduling event per successful status patch ({len(ok)}); "
         f"found {len(seen)} events:\n{event_lines(seen)}\npatches:\n{journal_lines(scenario, patches)}")
-    assert not_ready_messages(history)[-1:] == [MISSING_B], (
-        f"expected the pod to end showing the last message {MISSING_B!r}; seen:\n{history}")
+    assert not_ready_messages(history)[-1:] == [missing_claim(scenario, "b")], (
+        f"expected the pod to end showing the last message {missing_claim(scenario, 'b')!r}; seen:\n{history}")

@@ -9,7 +9,7 @@ re-evaluated by the PreEnqueue plugins will trigger a retry of the status patch"
 checked for each way the patch can fail, as its own criterion: answered ``500``, ``503``, ``429``
 (with ``Retry-After: 1``) or ``409``, or the connection dropped without an answer.
 
-The rejected pod waits for a missing DRA claim (``could not find ResourceClaim "default/gpu"``,
+The rejected pod waits for a missing DRA claim (``could not find ResourceClaim "<namespace>/gpu"``,
 ``k8s-semantics.md`` B.4); the cluster has a DeviceClass and a ResourceSlice so that the claim,
 once created, can be allocated by any scheduler. Fault rules target exactly the patch they mean
 with a body predicate: the ``NotReadyForScheduling`` patch (a body writing that reason) or the
@@ -38,6 +38,7 @@ from suites._support import (
     create_claim,
     dra_cluster,
     journal_lines,
+    missing_claim,
     require_faults,
     sets_not_ready,
     status_patches,
@@ -53,8 +54,7 @@ DELAY = 5.0  # "The delay value will be hardcoded to a default of 5 seconds"
 GATES = {"SchedulerPreEnqueuePodStatus": True, "SchedulerAsyncAPICalls": True}
 DEVICE_CLASS = "gpu.example.com"  # also the driver's name (suites._support.add_devices)
 CLAIMS = "resourceclaims.resource.k8s.io"
-MISSING = 'could not find ResourceClaim "default/gpu"'
-SENT_NOT_READY = "the NotReadyForScheduling status patch of default/p to be sent 5 s after the rejection"
+SENT_NOT_READY = "the NotReadyForScheduling status patch of p to be sent 5 s after the rejection"
 
 #: the NotReadyForScheduling patch: a status patch writing that reason
 NOT_READY_BODY = {"status": {"conditions": [{"reason": NOT_READY}]}}
@@ -80,8 +80,8 @@ def params(family: str, reading: str | None) -> list[Any]:
 # ---------------------------------------------------------------------- local helpers
 
 
-def status_patch_of(pod: str, body: Obj) -> Match:
-    return Match(verb="patch", resource="pods", subresource="status", namespace="default", name=pod,
+def status_patch_of(scenario: Scenario, pod: str, body: Obj) -> Match:
+    return Match(verb="patch", resource="pods", subresource="status", namespace=scenario.namespace, name=pod,
                  body=body_contains(body))
 
 
@@ -93,7 +93,7 @@ def ok(entry: JournalEntry) -> bool:
 def expect_fired(scenario: Scenario, rule: FaultRule, what: str, pod: str = "p") -> None:
     assert rule.fired >= 1, (
         f"expected {what} by t={scenario.now:.3f}, so that fault rule {rule.describe()!r} refused it; the rule "
-        f"never fired. Status patches of default/{pod}:\n{journal_lines(scenario, status_patches(scenario, pod))}")
+        f"never fired. Status patches of {scenario.namespace}/{pod}:\n{journal_lines(scenario, status_patches(scenario, pod))}")
 
 
 # ---------------------------------------------------------------------- criteria
@@ -114,7 +114,7 @@ async def test_a_failed_status_patch_neither_stops_scheduling_nor_loses_the_pod(
     ``NotReadyForScheduling`` condition."""
     require_faults(scenario)
     await dra_cluster(scenario)
-    rule = await scenario.add_fault(FaultRule(status_patch_of("p", NOT_READY_BODY), failure, name="refuse-not-ready",
+    rule = await scenario.add_fault(FaultRule(status_patch_of(scenario, "p", NOT_READY_BODY), failure, name="refuse-not-ready",
                                               times=1))
     await scenario.create_pod("p", claims=["gpu"])
     await scenario.advance(DELAY + 0.5)
@@ -146,7 +146,7 @@ async def test_a_failed_status_patch_is_retried_when_the_pod_is_re_evaluated(
     failed patch(es), all before the update, then exactly one successful one, after it."""
     require_faults(scenario)
     await dra_cluster(scenario)
-    rule = await scenario.add_fault(FaultRule(status_patch_of("p", NOT_READY_BODY), failure, name="refuse-not-ready"))
+    rule = await scenario.add_fault(FaultRule(status_patch_of(scenario, "p", NOT_READY_BODY), failure, name="refuse-not-ready"))
     await scenario.create_pod("p", claims=["gpu"])
     await scenario.advance(DELAY + 0.5)
     expect_fired(scenario, rule, SENT_NOT_READY)
@@ -156,16 +156,16 @@ async def test_a_failed_status_patch_is_retried_when_the_pod_is_re_evaluated(
     updated = scenario.now
     await scenario.patch("pods", "p", {"metadata": {"labels": {"schedharness.io/touched": "1"}}})
     await scenario.eventually(scenario.pod_condition("p", "PodScheduled", status="False", reason=NOT_READY,
-                                                     message=MISSING), within=DELAY + 0.5)
+                                                     message=missing_claim(scenario, "gpu")), within=DELAY + 0.5)
 
     patches = [e for e in status_patches(scenario, "p") if sets_not_ready(e)]
     failed = [e for e in patches if not ok(e)]
     succeeded = [e for e in patches if ok(e)]
     assert failed and all(e.time < updated for e in failed), (
-        f"expected the refused NotReadyForScheduling patch(es) of default/p before the update at t={updated:.3f}; "
+        f"expected the refused NotReadyForScheduling patch(es) of {scenario.namespace}/p before the update at t={updated:.3f}; "
         f"found:\n{journal_lines(scenario, patches)}")
     assert len(succeeded) == 1 and succeeded[0].time >= updated, (
-        f"expected exactly one successful NotReadyForScheduling patch of default/p, sent after the update at "
+        f"expected exactly one successful NotReadyForScheduling patch of {scenario.namespace}/p, sent after the update at "
         f"t={updated:.3f} (the retry on re-evaluation); found {len(succeeded)}:\n{journal_lines(scenario, patches)}")
 
 
@@ -194,14 +194,14 @@ async def test_a_failed_clear_leaves_no_stale_condition_once_the_pod_is_re_evalu
     t0 = scenario.now
     await scenario.create_pod("p", claims=["gpu"])
     await scenario.eventually(scenario.pod_condition("p", "PodScheduled", status="False", reason=NOT_READY,
-                                                     message=MISSING), within=DELAY + 0.5)
-    clear = await scenario.add_fault(FaultRule(status_patch_of("p", CLEAR_BODY), failure, name="refuse-clear", times=1))
+                                                     message=missing_claim(scenario, "gpu")), within=DELAY + 0.5)
+    clear = await scenario.add_fault(FaultRule(status_patch_of(scenario, "p", CLEAR_BODY), failure, name="refuse-clear", times=1))
     await scenario.add_fault(FaultRule(Match(verb="update", resource=CLAIMS, subresource="status", name="gpu"),
                                        Delay(10.0), name="slow-prebind", times=1))
     await scenario.advance(t0 + 10 - scenario.now)
     await create_claim(scenario, "gpu")
     await scenario.advance(DELAY + 0.5)
-    expect_fired(scenario, clear, "the delayed clear of default/p to be sent 5 s after it passed PreEnqueue")
+    expect_fired(scenario, clear, f"the delayed clear of {scenario.namespace}/p to be sent 5 s after it passed PreEnqueue")
     not_ready = scenario.pod_condition("p", "PodScheduled", reason=NOT_READY)
     await scenario.eventually(scenario.pod_bound("p") & ~not_ready, within=10)
     await scenario.never(not_ready, within=watch_span(scenario, 60))

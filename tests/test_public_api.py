@@ -9,12 +9,12 @@ import harness
 def test_fake_apiserver_exports() -> None:
     assert sorted(fake_apiserver.__all__) == [
         "AlreadyExists", "BadRequest", "Clock", "CloseConnection", "Conflict", "DEFAULT_NAMESPACES",
-        "Delay", "EndWatch", "Expired", "FakeApiServer", "FaultInjector", "FaultRule", "FieldError",
+        "Delay", "EndWatch", "Expired", "FakeApiServer", "FaultInjector", "FaultProxy", "FaultRule", "FieldError",
         "Forbidden", "Gone", "Interceptor", "InternalError", "Invalid", "Journal", "JournalEntry", "KINDS",
         "KindSpec", "ListStrategy", "Match", "MethodNotAllowed", "NotAcceptable", "NotFound",
         "RequestEntityTooLarge", "RequestInfo", "Respond", "ServiceUnavailable", "StatusError", "Store",
-        "SystemClock", "Timeout", "TooManyRequests", "UnfiredFaults", "UnsupportedMediaType", "WatchLag",
-        "body_contains", "by_kind", "by_resource", "kubeconfig_for",
+        "SystemClock", "Timeout", "TooManyRequests", "UnfiredFaults", "UnsupportedMediaType", "Upstream", "WatchLag",
+        "body_contains", "by_kind", "by_resource", "kubeconfig_for", "upstream_from_kubeconfig",
     ]
     for name in fake_apiserver.__all__:
         assert getattr(fake_apiserver, name) is not None
@@ -22,9 +22,9 @@ def test_fake_apiserver_exports() -> None:
 
 def test_harness_exports() -> None:
     assert sorted(harness.__all__) == [
-        "AdapterError", "Backend", "BackendError", "CallableAdapter", "DEFAULT_EPOCH", "Deadlock", "Expectation",
-        "ExpectationFailed", "FakeBackend", "ProcessAdapter", "RealClock", "Scenario", "SchedulerAdapter",
-        "VirtualClock", "VirtualEventLoop", "YamlScenario", "YamlScenarioError", "format_feature_gates",
+        "AdapterError", "Backend", "BackendError", "CallableAdapter", "ClusterSchedulerAdapter", "DEFAULT_EPOCH",
+        "Deadlock", "Expectation", "ExpectationFailed", "FakeBackend", "KindBackend", "KubeconfigBackend",
+        "ProcessAdapter", "RealClock", "Scenario", "SchedulerAdapter", "Unsupported", "VirtualClock", "VirtualEventLoop", "YamlScenario", "YamlScenarioError", "format_feature_gates",
         "load_scenario", "parse_feature_gates", "reference_adapter", "run", "run_yaml_scenario",
     ]
     for name in harness.__all__:

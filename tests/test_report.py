@@ -82,7 +82,7 @@ def test_markdown_tables_failures_and_readings() -> None:
     assert md == """\
 # schedharness report
 
-- Scheduler: `reference:no-delay`; feature gates: SchedulerPreEnqueuePodStatus=true; seed 7
+- Scheduler: `reference:no-delay` on backend `fake`; feature gates: SchedulerPreEnqueuePodStatus=true; seed 7
 - Started 2026-11-22T06:00:00Z, finished 2026-11-22T06:00:03Z: 3.25 s wall, 15 s virtual
 - Verdict: **FAILED**: 2 passed, 2 failed, 1 skipped
 - A skipped criterion is not a failure: the run's feature gates or scheduler adapter exclude it (the reason is \

@@ -1,0 +1,153 @@
+"""Scenarios on a shared backend (a real cluster, here the fake API server behind the fault
+proxy, exactly as a kind cluster is reached): their own namespace, fake nodes that heart-beat
+through their Lease, cleanup; steps a cluster's own scheduler cannot support are skipped; the
+suites' helpers that depend on what else is in the cluster."""
+
+from __future__ import annotations
+
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fake_apiserver import FakeApiServer, FaultRule, Match, Respond
+from harness._adapters import CallableAdapter
+from harness._backend import KubeconfigBackend, Unsupported
+from harness._kind_setup import without_fake_nodes
+from harness._kubeclient import ApiError, KubeClient
+from harness._scenario import FAKE_NODE_LABEL, HEARTBEAT, Scenario
+from harness._virtual_time import run
+from suites._support import fit_error, missing_claim, require_faults
+from test_scenario import first_fit_scheduler
+
+Obj = dict[str, Any]
+
+
+async def _status(client: KubeClient, path: str) -> int:
+    try:
+        await client.request("GET", path)
+    except ApiError as e:
+        return e.code
+    return 200
+
+
+def test_a_scenario_on_a_shared_backend_works_in_its_own_namespace_and_cleans_up(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with FakeApiServer(taint_not_ready_nodes=False) as server:
+            upstream = server.write_kubeconfig(tmp_path / "cluster.kubeconfig")
+            direct = KubeClient(server.url)
+            backend = KubeconfigBackend(upstream, tmp_path / "test")
+            await backend.start()
+            scheduler = CallableAdapter(first_fit_scheduler, name="first-fit")
+            await scheduler.start(backend.kubeconfig_path, {})
+            scenario = await Scenario(backend).start()
+            ns = scenario.namespace
+            assert ns.startswith("sh-") and len(ns) == 11
+            assert scenario.shared and scenario.other_nodes == []
+            node = await scenario.create_node("n1")
+            assert node["metadata"]["labels"] == {"kubernetes.io/hostname": "n1", FAKE_NODE_LABEL: ns}
+            await scenario.create_pod("p", "1")
+            await scenario.eventually(scenario.pod_bound("p"), within=5)
+            lease = await direct.request("GET", "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1")
+            assert lease["spec"]["holderIdentity"] == "n1"
+            assert lease["metadata"]["ownerReferences"][0]["name"] == "n1"
+            await scenario.advance(2.5 * HEARTBEAT)  # virtual: two renewals
+            renewals = scenario.requests("patch", "leases", name="n1", include_own=True)
+            assert [e.body for e in renewals][0].keys() == {"spec"} and len(renewals) == 2
+            assert scenario.requests("create", "pods", subresource="binding", name="p")[0].code == 201
+            await scenario.close()
+            await scheduler.stop()
+            await backend.stop()
+            assert await _status(direct, f"/api/v1/namespaces/{ns}") == 404
+            assert await _status(direct, f"/api/v1/namespaces/{ns}/pods/p") == 404
+            assert await _status(direct, "/api/v1/nodes/n1") == 404
+            assert await _status(direct, "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1") == 404
+            cleanup = [(e.verb, e.path, e.query) for e in backend.journal.entries
+                       if e.seq in scenario.own_requests and e.verb in ("delete", "deletecollection")]
+            assert cleanup == [
+                ("deletecollection", f"/api/v1/namespaces/{ns}/pods", {"gracePeriodSeconds": "0"}),
+                ("delete", "/api/v1/nodes/n1", {}),
+                ("delete", "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1", {}),
+                ("delete", f"/api/v1/namespaces/{ns}", {}),
+            ]
+            await direct.close()
+
+    run(main())
+
+
+def test_steps_the_clusters_own_scheduler_cannot_support_raise_unsupported(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with FakeApiServer() as server:
+            backend = KubeconfigBackend(server.write_kubeconfig(tmp_path / "kc"), tmp_path / "test")
+            await backend.start()
+            scenario = await Scenario(backend, sees_scheduler=False).start()
+            with pytest.raises(Unsupported, match=(
+                    r"^cannot count the scheduler's requests: the scheduler under test does not talk through the "
+                    r"kubeconfig backend's proxy \(the cluster's own kube-scheduler\); run one out of the cluster "
+                    r"with --scheduler reference or cmd:\.\.\. to check this$")):
+                scenario.expect_requests(1, verb="patch", resource="pods")
+            with pytest.raises(Unsupported, match=r"^cannot inject faults into the scheduler's requests: "):
+                await scenario.add_fault(FaultRule(Match(verb="patch"), Respond(500)))
+            with pytest.raises(pytest.skip.Exception, match=r"^needs fault injection into the scheduler's requests; "
+                               r"the cluster's own kube-scheduler does not talk through the fault proxy"):
+                require_faults(scenario)
+            assert scenario.requests("get", "pods", include_own=True) == []  # its own requests stay countable
+            await scenario.close()
+            await backend.stop()
+
+    run(main())
+
+
+def test_a_missing_kubeconfig_is_a_backend_error(tmp_path: Path) -> None:
+    async def main() -> None:
+        backend = KubeconfigBackend(tmp_path / "nope", tmp_path)
+        with pytest.raises(Exception, match=rf"^the kubeconfig backend: no kubeconfig at {tmp_path}/nope$"):
+            await backend.start()
+        await backend.stop()
+
+    run(main())
+
+
+def _scenario(namespace: str, other_nodes: list[Obj]) -> Any:
+    return types.SimpleNamespace(namespace=namespace, other_nodes=other_nodes)
+
+
+def test_fit_error_counts_the_clusters_cordoned_nodes_as_unschedulable() -> None:
+    assert fit_error(_scenario("default", []), 1, {"Insufficient cpu": 1}) == (
+        "0/1 nodes are available: 1 Insufficient cpu.")
+    cordoned = {"metadata": {"name": "kind-control-plane"}, "spec": {"unschedulable": True}}
+    assert fit_error(_scenario("sh-1", [cordoned]), 1, {"Insufficient cpu": 1}) == (
+        "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable.")
+    assert fit_error(_scenario("sh-1", [cordoned]), 2, {"node(s) were unschedulable": 1, "Insufficient cpu": 1}) == (
+        "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) were unschedulable.")
+
+
+def test_fit_error_skips_when_a_node_the_scenario_did_not_make_is_schedulable() -> None:
+    free = {"metadata": {"name": "worker"}, "spec": {}}
+    with pytest.raises(pytest.skip.Exception, match=(
+            r"^the cluster has schedulable nodes this scenario did not make \(worker\); its fit-error message "
+            r"cannot be predicted \(cordon them, or use --backend kind\)$")):
+        fit_error(_scenario("sh-1", [free]), 1, {"Insufficient cpu": 1})
+
+
+def test_missing_claim_names_the_scenarios_namespace() -> None:
+    assert missing_claim(_scenario("sh-ab12", []), "gpu") == 'could not find ResourceClaim "sh-ab12/gpu"'
+
+
+def test_daemonsets_get_a_requirement_in_every_node_selector_term() -> None:
+    keep_off = {"key": FAKE_NODE_LABEL, "operator": "DoesNotExist"}
+    assert without_fake_nodes(None) == {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [keep_off]}]}}}
+    linux = {"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]}
+    arm = {"key": "kubernetes.io/arch", "operator": "In", "values": ["arm64"]}
+    affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [linux]}, {"matchExpressions": [arm]}]}},
+        "podAntiAffinity": {"x": 1}}
+    patched = without_fake_nodes(affinity)
+    assert patched == {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [linux, keep_off]}, {"matchExpressions": [arm, keep_off]}]}},
+        "podAntiAffinity": {"x": 1}}
+    assert without_fake_nodes(patched) == patched  # once only
+    assert affinity["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][  # type: ignore[index]
+        "nodeSelectorTerms"][0] == {"matchExpressions": [linux]}  # the input is left alone

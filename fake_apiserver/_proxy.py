@@ -53,7 +53,7 @@ from fake_apiserver._faults import FaultInjector
 from fake_apiserver._http import MAX_BODY_BYTES, Interceptor, RequestInfo, _parse_path, _read_body, status_response
 from fake_apiserver._journal import Journal
 from fake_apiserver._kinds import KINDS, KindSpec
-from fake_apiserver._server import kubeconfig_for
+from fake_apiserver._server import ADMIN_PREFIX, kubeconfig_for
 from fake_apiserver._watch import WatchEvent
 
 __all__ = ["FaultProxy", "Upstream", "upstream_from_kubeconfig"]
@@ -255,12 +255,14 @@ class FaultProxy:
     rules' random draws. ``async with FaultProxy(path) as proxy:`` listens on ``host`` and a free
     port; clients use :meth:`kubeconfig` or :meth:`write_kubeconfig` (plain HTTP, no credentials).
     ``proxy.journal`` and ``proxy.faults`` are the fake's own classes; ``proxy.upstream`` is what
-    the kubeconfig said (a kubeconfig the proxy cannot use raises ``ValueError`` here).
+    the kubeconfig said (a kubeconfig the proxy cannot use raises ``ValueError`` here). With
+    ``admin``, the fake's admin path is served too (``/schedharness/v1/faults`` to list, add and
+    clear rules as JSON, ``/schedharness/v1/journal`` as JSON lines), for ``schedharness proxy``.
     """
 
     def __init__(self, upstream: str | os.PathLike[str] | Mapping[str, Any], *, context: str | None = None,
                  time: Callable[[], float] | None = None, seed: int = 0, host: str = "127.0.0.1",
-                 port: int = 0) -> None:
+                 port: int = 0, admin: bool = False) -> None:
         base: Path | None = None
         if isinstance(upstream, Mapping):
             config: Any = upstream
@@ -275,6 +277,7 @@ class FaultProxy:
         self.upstream = upstream_from_kubeconfig(config, context, base=base)
         self.host = host
         self.port = port
+        self.admin = admin
         self._time = time
         self._lag = _ProxyLag()
         self.journal = Journal(time)
@@ -311,6 +314,8 @@ class FaultProxy:
             return self
         context = _ssl_context(self.upstream)
         app = web.Application()
+        if self.admin:
+            self._admin_routes(app)
         app.router.add_route("*", "/{tail:.*}", self._handle)
         runner = web.AppRunner(app, handle_signals=False, access_log=None, handler_cancellation=True,
                                shutdown_timeout=SHUTDOWN_TIMEOUT)
@@ -348,6 +353,14 @@ class FaultProxy:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
+
+    def _admin_routes(self, app: web.Application) -> None:
+        self.faults.admin_routes(app, ADMIN_PREFIX)
+
+        async def journal(request: web.Request) -> web.Response:
+            return web.Response(text=self.journal.to_jsonl(), content_type="application/jsonl")
+
+        app.router.add_get(f"{ADMIN_PREFIX}/journal", journal)
 
     # ------------------------------------------------------------------ the edge
 

@@ -120,7 +120,9 @@ async def prepare_cluster(kubeconfig: Path, *, in_cluster_scheduler: bool) -> li
             await _until("every node of the cluster is Ready", lambda: _all_ready(client))
             cordoned = await _cordon(client)
             await _keep_daemonsets_off_fake_nodes(client)
-            if not in_cluster_scheduler:
+            if in_cluster_scheduler:
+                await _until("the cluster's own kube-scheduler is Ready", lambda: _cluster_scheduler_ready(client))
+            else:
                 await _until("the cluster's own kube-scheduler is gone", lambda: _no_cluster_scheduler(client))
             return cordoned
         finally:
@@ -207,6 +209,17 @@ async def _keep_daemonsets_off_fake_nodes(client: KubeClient) -> None:
                              content_type=PATCH_TYPES["merge"])
 
 
-async def _no_cluster_scheduler(client: KubeClient) -> bool:
+async def _scheduler_pods(client: KubeClient) -> list[Obj]:
+    """The mirror Pods of kubeadm's kube-scheduler static Pod (label ``component=kube-scheduler``)."""
     pods = await client.request("GET", "/api/v1/namespaces/kube-system/pods?labelSelector=component%3Dkube-scheduler")
-    return not pods.get("items")
+    return list(pods.get("items") or [])
+
+
+async def _no_cluster_scheduler(client: KubeClient) -> bool:
+    return not await _scheduler_pods(client)
+
+
+async def _cluster_scheduler_ready(client: KubeClient) -> bool:
+    pods = await _scheduler_pods(client)
+    return bool(pods) and all(any(c.get("type") == "Ready" and c.get("status") == "True"
+                                  for c in p.get("status", {}).get("conditions") or []) for p in pods)

@@ -78,6 +78,7 @@ class RunOptions:
     kind_cluster: str | None = None
     kind_image: str | None = None
     kind_keep: bool = False
+    kind_apiserver_feature_gates: str = ""
 
 
 @dataclass(frozen=True)
@@ -170,6 +171,8 @@ def run_argv(paths: Sequence[Path], report_dir: Path, scheduler: str, options: R
         argv.append(f"--kind-image={options.kind_image}")
     if options.kind_keep:
         argv.append("--kind-keep")
+    if options.kind_apiserver_feature_gates:
+        argv.append(f"--kind-apiserver-feature-gates={options.kind_apiserver_feature_gates}")
     if options.feature_gates:
         argv.append(f"--feature-gates={options.feature_gates}")
     if not options.timeline:

@@ -64,6 +64,8 @@ def _run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--kind-image", default=None, metavar="IMAGE|VERSION",
                    help="with --backend kind: node image or Kubernetes version of a new cluster")
     p.add_argument("--kind-keep", action="store_true", help="with --backend kind: keep the cluster at the end")
+    p.add_argument("--kind-apiserver-feature-gates", default="", metavar="A=true,B=false",
+                   help="with --backend kind: kube-apiserver feature gates of a new cluster")
     p.add_argument("--mutant", default=None, metavar="NAME",
                    help="run a broken variant of the reference scheduler (see 'schedharness mutants')")
     p.add_argument("--feature-gates", default="", metavar="A=true,B=false",
@@ -88,7 +90,8 @@ def _run(args: argparse.Namespace) -> int:
             scheduler=normalize_scheduler(args.scheduler, args.mutant), feature_gates=args.feature_gates,
             suites=tuple(args.suite), report_dir=args.report_dir, jobs=args.jobs, seed=args.seed,
             timeline=not args.no_timeline, backend=args.backend, kind_cluster=args.kind_cluster,
-            kind_image=args.kind_image, kind_keep=args.kind_keep)
+            kind_image=args.kind_image, kind_keep=args.kind_keep,
+            kind_apiserver_feature_gates=args.kind_apiserver_feature_gates)
         return run_suites(options).exit_code
     except RunError as e:
         print(f"schedharness run: {e}", file=sys.stderr)
@@ -161,6 +164,54 @@ def _serve(args: argparse.Namespace) -> int:
     return asyncio.run(main)
 
 
+def _proxy_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "proxy",
+        help="run the fault proxy in front of a real cluster until SIGINT/SIGTERM",
+        description="Forward to the cluster of a kubeconfig through the fake's fault rules and request journal, "
+        "on real time, until SIGINT or SIGTERM. Point a scheduler at the kubeconfig it writes (plain HTTP on "
+        "loopback; the proxy holds the credentials); add fault rules with POST /schedharness/v1/faults and read "
+        "the journal at GET /schedharness/v1/journal.",
+    )
+    p.add_argument("--upstream", required=True, metavar="KUBECONFIG", help="the real cluster's kubeconfig")
+    p.add_argument("--context", default=None, help="its context to use (default: current-context)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback only)")
+    p.add_argument("--port", type=int, default=0, help="port to bind (default: a free port)")
+    p.add_argument("--kubeconfig", default="schedharness-proxy.kubeconfig",
+                   help="where to write the proxy's kubeconfig (default: ./schedharness-proxy.kubeconfig)")
+    p.add_argument("--seed", type=int, default=0, help="seed of probabilistic fault rules")
+    p.set_defaults(func=_proxy)
+
+
+async def _proxy_async(args: argparse.Namespace) -> int:
+    from fake_apiserver import FaultProxy
+
+    try:
+        proxy = FaultProxy(args.upstream, context=args.context, seed=args.seed, host=args.host, port=args.port,
+                           admin=True)
+    except ValueError as e:
+        print(f"schedharness proxy: {e}", file=sys.stderr)
+        return 2
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await proxy.start()
+    path = proxy.write_kubeconfig(Path(args.kubeconfig))
+    print(f"schedharness: proxying {proxy.upstream_url} at {proxy.url}", flush=True)
+    print(f"schedharness: kubeconfig written to {path.resolve()}", flush=True)
+    try:
+        await stop.wait()
+    finally:
+        await proxy.stop()
+    print("schedharness: stopped", flush=True)
+    return 0
+
+
+def _proxy(args: argparse.Namespace) -> int:
+    return asyncio.run(_proxy_async(args))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="schedharness",
@@ -170,6 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
     _run_parser(sub)
     _selftest_parser(sub)
     _serve_parser(sub)
+    _proxy_parser(sub)
     from reference_scheduler._cli import add_subcommands
 
     add_subcommands(sub)

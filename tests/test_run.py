@@ -13,7 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from harness._run import RunError, RunOptions, default_report_dir, normalize_scheduler, run_suites, suite_paths
+from harness._run import (
+    RunError,
+    RunOptions,
+    default_report_dir,
+    normalize_scheduler,
+    run_argv,
+    run_suites,
+    suite_paths,
+)
 from harness.cli import main
 
 TINY = '''\
@@ -73,6 +81,19 @@ def test_normalize_scheduler() -> None:
         normalize_scheduler("cmd:x", "no-delay")
     with pytest.raises(RunError, match=r"^unknown mutant 'nope'; known: clears-immediately, "):
         normalize_scheduler("reference", "nope")
+
+
+def test_a_cluster_run_is_serial_and_passes_the_kind_options_on(tmp_path: Path) -> None:
+    options = RunOptions(scheduler="cluster", backend="kind", jobs=8, kind_cluster="dev", kind_image="v1.35.0",
+                         kind_keep=True, kind_apiserver_feature_gates="A=true", feature_gates="B=false")
+    argv = run_argv([Path("suites/test_x.py")], tmp_path, "cluster", options)
+    assert argv[3:] == [
+        "suites/test_x.py", "-p", "no:cacheprovider", "--scheduler=cluster", f"--report-dir={tmp_path}",
+        f"--junitxml={tmp_path / 'junit.xml'}", "-o", "junit_suite_name=schedharness", "--scenario-seed=0",
+        "--backend=kind", "--kind-cluster=dev", "--kind-image=v1.35.0", "--kind-keep",
+        "--kind-apiserver-feature-gates=A=true", "--feature-gates=B=false"]  # no -n: one cluster, one at a time
+    fake = run_argv([Path("suites/test_x.py")], tmp_path, "cmd:x", RunOptions(scheduler="cmd:x", jobs=3))
+    assert fake[-3:] == ["--backend=fake", "-n", "3"]
 
 
 def test_default_report_dir() -> None:

@@ -336,20 +336,10 @@ class ApiHandler:
         self.encoded = EncodedObjects()
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
-        info = RequestInfo(
-            method=request.method,
-            path=request.path,
-            query=request.rel_url.query,
-            content_type=request.headers.get("Content-Type", ""),
-        )
         if not self.server_address and request.host:
             self.server_address = request.host
         try:
-            if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
-                raise RequestEntityTooLarge(f"Request entity too large: limit is {MAX_BODY_BYTES}")
-            if request.can_read_body:
-                info.body = await _read_body(request)
-            _parse_path(info)
+            info = await read_request(request)
             negotiated = info.path in ("/api", "/apis") or info.path.startswith(("/api/", "/apis/"))
             if negotiated and not _accepts_json(request.headers.get("Accept", "")):  # health, version: raw
                 raise NotAcceptable(
@@ -539,6 +529,19 @@ class ApiHandler:
             )
         finally:
             watcher.stop("client gone")
+
+
+async def read_request(request: web.Request) -> RequestInfo:
+    """The request parsed once: method, path, query, content type, the whole body (413 past the
+    limit) and, for an API path, what it is about. Shared by the fake and the fault proxy."""
+    info = RequestInfo(method=request.method, path=request.path, query=request.rel_url.query,
+                       content_type=request.headers.get("Content-Type", ""))
+    if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
+        raise RequestEntityTooLarge(f"Request entity too large: limit is {MAX_BODY_BYTES}")
+    if request.can_read_body:
+        info.body = await _read_body(request)
+    _parse_path(info)
+    return info
 
 
 async def _read_body(request: web.Request) -> bytes:

@@ -48,12 +48,12 @@ from aiohttp import web
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
-from fake_apiserver._errors import InternalError, RequestEntityTooLarge, ServiceUnavailable, StatusError
+from fake_apiserver._errors import InternalError, ServiceUnavailable, StatusError
 from fake_apiserver._faults import FaultInjector
-from fake_apiserver._http import MAX_BODY_BYTES, Interceptor, RequestInfo, _parse_path, _read_body, status_response
+from fake_apiserver._http import Interceptor, RequestInfo, read_request, status_response
 from fake_apiserver._journal import Journal
 from fake_apiserver._kinds import KINDS, KindSpec
-from fake_apiserver._server import ADMIN_PREFIX, kubeconfig_for
+from fake_apiserver._server import add_admin_routes, kubeconfig_for
 from fake_apiserver._watch import WatchEvent
 
 __all__ = ["FaultProxy", "Upstream", "upstream_from_kubeconfig"]
@@ -355,25 +355,13 @@ class FaultProxy:
         await self.stop()
 
     def _admin_routes(self, app: web.Application) -> None:
-        self.faults.admin_routes(app, ADMIN_PREFIX)
-
-        async def journal(request: web.Request) -> web.Response:
-            return web.Response(text=self.journal.to_jsonl(), content_type="application/jsonl")
-
-        app.router.add_get(f"{ADMIN_PREFIX}/journal", journal)
+        add_admin_routes(app, self.faults, self.journal)
 
     # ------------------------------------------------------------------ the edge
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
-        info = RequestInfo(method=request.method, path=request.path, query=request.rel_url.query,
-                           content_type=request.headers.get("Content-Type", ""))
         try:
-            if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
-                raise RequestEntityTooLarge(f"Request entity too large: limit is {MAX_BODY_BYTES}")
-            if request.can_read_body:
-                info.body = await _read_body(request)
-            _parse_path(info)
-            return await self._chain(0, info, request)
+            return await self._chain(0, await read_request(request), request)
         except StatusError as e:
             return status_response(e)
         except (ConnectionResetError, asyncio.CancelledError):

@@ -40,6 +40,17 @@ def kubeconfig_for(url: str, *, name: str = "schedharness", namespace: str = "de
     }
 
 
+def add_admin_routes(app: web.Application, faults: FaultInjector, journal: Journal) -> None:
+    """The admin path: fault rules and the journal, never under ``/api`` or ``/apis`` (the fake's
+    and the fault proxy's)."""
+    faults.admin_routes(app, ADMIN_PREFIX)
+
+    async def journal_lines(request: web.Request) -> web.Response:
+        return web.Response(text=journal.to_jsonl(), content_type="application/jsonl")
+
+    app.router.add_get(f"{ADMIN_PREFIX}/journal", journal_lines)
+
+
 class FakeApiServer:
     """A fake kube-apiserver on a real socket.
 
@@ -84,13 +95,7 @@ class FakeApiServer:
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def _admin_routes(self, app: web.Application) -> None:
-        """The admin path: fault rules and the journal, never under ``/api`` or ``/apis``."""
-        self.faults.admin_routes(app, ADMIN_PREFIX)
-
-        async def journal(request: web.Request) -> web.Response:
-            return web.Response(text=self.journal.to_jsonl(), content_type="application/jsonl")
-
-        app.router.add_get(f"{ADMIN_PREFIX}/journal", journal)
+        add_admin_routes(app, self.faults, self.journal)
 
     def _schedule(self, delay: float, fn: Any) -> object:
         loop = self._loop or asyncio.get_running_loop()

@@ -14,7 +14,7 @@ verdict depend on that cluster alone is done here, once, before the first test:
   gets a required node-affinity term that the label :data:`~harness._scenario.FAKE_NODE_LABEL`
   does not exist, as KWOK's documentation has its users do, so their pods neither take room on
   a scenario's nodes nor wait there for a kubelet.
-* **No leftovers.** Fake nodes an interrupted run left behind are deleted.
+* **No leftovers.** Fake nodes and scenario namespaces an interrupted run left behind are deleted.
 
 At the end the cluster is deleted if the run made it, unless told to keep it; a kept or reused
 cluster gets its nodes uncordoned and its scheduler back.
@@ -37,7 +37,7 @@ from typing import Any
 from fake_apiserver import FaultProxy
 from harness._kind import KindCluster, KindError, KindOptions, kind_unavailable
 from harness._kubeclient import PATCH_TYPES, ApiError, KubeClient
-from harness._scenario import FAKE_NODE_LABEL
+from harness._scenario import FAKE_NODE_LABEL, SCENARIO_NAMESPACE_LABEL
 
 __all__ = ["ClusterSession", "ClusterUnavailable", "KindSettings", "open_cluster_session"]
 
@@ -116,7 +116,7 @@ async def prepare_cluster(kubeconfig: Path, *, in_cluster_scheduler: bool) -> li
     async with FaultProxy(kubeconfig) as proxy:
         client = KubeClient(proxy.url)
         try:
-            await client.request("DELETE", f"/api/v1/nodes?labelSelector={FAKE_NODE_LABEL}")
+            await _delete_leftovers(client)
             await _until("every node of the cluster is Ready", lambda: _all_ready(client))
             cordoned = await _cordon(client)
             await _keep_daemonsets_off_fake_nodes(client)
@@ -127,6 +127,17 @@ async def prepare_cluster(kubeconfig: Path, *, in_cluster_scheduler: bool) -> li
             return cordoned
         finally:
             await client.close()
+
+
+async def _delete_leftovers(client: KubeClient) -> None:
+    """What an interrupted run left: its fake nodes, and its namespaces (pods force-deleted first:
+    no kubelet will confirm a graceful deletion on a fake node)."""
+    await client.request("DELETE", f"/api/v1/nodes?labelSelector={FAKE_NODE_LABEL}")
+    namespaces = await client.request("GET", f"/api/v1/namespaces?labelSelector={SCENARIO_NAMESPACE_LABEL}")
+    for ns in namespaces.get("items") or []:
+        name = ns["metadata"]["name"]
+        await client.request("DELETE", f"/api/v1/namespaces/{name}/pods?gracePeriodSeconds=0")
+        await client.request("DELETE", f"/api/v1/namespaces/{name}")
 
 
 async def _until(what: str, check: Any, timeout: float = SETTLE_TIMEOUT) -> None:

@@ -65,13 +65,15 @@ from harness._expectations import (
 from harness._kubeclient import PATCH_TYPES, ApiError, Informer, KubeClient, resolve_kind, resource_path
 from harness._virtual_time import VirtualEventLoop
 
-__all__ = ["FAKE_NODE_LABEL", "HEARTBEAT", "Expectation", "ExpectationFailed", "Scenario"]
+__all__ = ["FAKE_NODE_LABEL", "HEARTBEAT", "SCENARIO_NAMESPACE_LABEL", "Expectation", "ExpectationFailed", "Scenario"]
 
 Obj = dict[str, Any]
 log = logging.getLogger("schedharness.scenario")
 #: The label of the Node objects a scenario makes on a shared cluster; its value is the
 #: scenario's namespace, so leftovers of an interrupted run can be told apart.
 FAKE_NODE_LABEL = "schedharness.io/fake-node"
+#: The label of the namespaces scenarios make on a shared cluster (value: ``"true"``).
+SCENARIO_NAMESPACE_LABEL = "schedharness.io/scenario"
 #: Seconds between node Lease renewals (the kubelet's default ``nodeLeaseDurationSeconds`` is
 #: 40 and it renews every quarter of that).
 HEARTBEAT = 10.0
@@ -170,7 +172,8 @@ class Scenario:
         them: a real API server refuses pods until the controller has made it ("error looking up
         service account")."""
         await self._request("POST", resource_path(resolve_kind("namespaces"), None), body={
-            "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.namespace}})
+            "apiVersion": "v1", "kind": "Namespace",
+            "metadata": {"name": self.namespace, "labels": {SCENARIO_NAMESPACE_LABEL: "true"}}})
         self._made_namespace = True
         core = await self._request("GET", "/api/v1")
         if not any(r.get("name") == "serviceaccounts" for r in core.get("resources") or []):

@@ -7,7 +7,7 @@ import asyncio
 import signal
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 __all__ = ["main"]
 
@@ -132,13 +132,19 @@ async def _serve_async(args: argparse.Namespace) -> int:
     server = FakeApiServer(
         host=args.host, port=args.port, seed=args.seed, taint_not_ready_nodes=not args.ready_nodes
     )
+    return await _until_signalled(server, Path(args.kubeconfig), lambda: f"serving the Kubernetes API at {server.url}")
+
+
+async def _until_signalled(server: Any, kubeconfig: Path, announce: Callable[[], str]) -> int:
+    """Start ``server`` (the fake or the proxy), write its kubeconfig, print where it is, and
+    serve until SIGINT or SIGTERM."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):  # before the URL is printed: a caller may signal at once
         loop.add_signal_handler(sig, stop.set)
     await server.start()
-    path = server.write_kubeconfig(Path(args.kubeconfig))
-    print(f"schedharness: serving the Kubernetes API at {server.url}", flush=True)
+    path = server.write_kubeconfig(kubeconfig)
+    print(f"schedharness: {announce()}", flush=True)
     print(f"schedharness: kubeconfig written to {path.resolve()}", flush=True)
     try:
         await stop.wait()
@@ -192,20 +198,7 @@ async def _proxy_async(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"schedharness proxy: {e}", file=sys.stderr)
         return 2
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    await proxy.start()
-    path = proxy.write_kubeconfig(Path(args.kubeconfig))
-    print(f"schedharness: proxying {proxy.upstream_url} at {proxy.url}", flush=True)
-    print(f"schedharness: kubeconfig written to {path.resolve()}", flush=True)
-    try:
-        await stop.wait()
-    finally:
-        await proxy.stop()
-    print("schedharness: stopped", flush=True)
-    return 0
+    return await _until_signalled(proxy, Path(args.kubeconfig), lambda: f"proxying {proxy.upstream_url} at {proxy.url}")
 
 
 def _proxy(args: argparse.Namespace) -> int:

@@ -116,6 +116,10 @@ def test_kind_backend_makes_prepares_uses_and_deletes_the_cluster(serve: Serve, 
     stand_ins = StandIns(tmp_path / "stand-ins")
     (stand_ins.home / "upstream.kubeconfig").write_text(serve.kubeconfig.read_text())
     _control_plane(serve, "sh-e2e-control-plane")
+    serve.post("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {  # an earlier run's
+        "name": "sh-left", "labels": {"schedharness.io/scenario": "true"}}})
+    serve.post("/api/v1/nodes", {"apiVersion": "v1", "kind": "Node", "metadata": {
+        "name": "left", "labels": {"schedharness.io/fake-node": "sh-left"}}})
     report = tmp_path / "report"
     result = _pytest(*CRITERIA[:2], "--backend=kind", "--kind-cluster=sh-e2e", "--kind-image=v1.35.0",
                      "--scheduler=reference", f"--report-dir={report}", "--no-timeline",

@@ -260,6 +260,21 @@ def _informed(entries: list[JournalEntry]) -> set[str]:
     return {e.resource for e in entries if e.type == "request" and e.verb in ("list", "watch")}
 
 
+
+def start_kube_scheduler(binary: str, kubeconfig: Path, tmp: Path, log: Path) -> subprocess.Popen[bytes]:
+    """A kube-scheduler on ``kubeconfig`` with JSON content type and no leader election, logging
+    to ``log`` at -v=2."""
+    config = tmp / "kube-scheduler.yaml"
+    config.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\n"
+        "kind: KubeSchedulerConfiguration\n"
+        f"clientConnection: {{kubeconfig: {kubeconfig}, contentType: application/json}}\n"
+        "leaderElection: {leaderElect: false}\n"
+    )
+    with log.open("wb") as out:
+        return subprocess.Popen([binary, f"--config={config}", "--secure-port=0", "-v=2"],
+                                stdout=out, stderr=subprocess.STDOUT)
+
 @pytest.fixture(scope="module", params=BINARIES or ["<unset>"])
 def scheduler(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scheduler]:
     """A fake with one ready node, a kube-scheduler started against it, and a bound probe pod."""
@@ -274,18 +289,9 @@ def scheduler(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     server.journal.keep_watch_objects = True  # the initial-events-end bookmark is read from them
     with ServerThread(server) as fake:
         kubeconfig = server.write_kubeconfig(tmp / "kubeconfig")
-        config = tmp / "kube-scheduler.yaml"
-        config.write_text(
-            "apiVersion: kubescheduler.config.k8s.io/v1\n"
-            "kind: KubeSchedulerConfiguration\n"
-            f"clientConnection: {{kubeconfig: {kubeconfig}, contentType: application/json}}\n"
-            "leaderElection: {leaderElect: false}\n"
-        )
         fake.call(lambda: server.store.create(NODES, None, node_manifest(NODE, "2")))
         log = tmp / "kube-scheduler.log"
-        with log.open("wb") as out:
-            proc = subprocess.Popen([binary, f"--config={config}", "--secure-port=0", "-v=2"],
-                                    stdout=out, stderr=subprocess.STDOUT)
+        proc = start_kube_scheduler(binary, kubeconfig, tmp, log)
         sched = Scheduler(binary, minor, fake, proc, log)
         try:
             with sched.reported():

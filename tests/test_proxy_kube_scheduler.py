@@ -35,6 +35,7 @@ from test_kube_scheduler import (
     _wait,
     node_manifest,
     pod_manifest,
+    start_kube_scheduler,
 )
 
 from fake_apiserver import FakeApiServer, FaultProxy, FaultRule, JournalEntry, Match, Respond
@@ -89,18 +90,9 @@ def scheduler(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
         proxy.journal.keep_watch_objects = True  # the initial-events-end bookmark is read from them
         asyncio.run_coroutine_threadsafe(proxy.start(), fake.loop).result(SAFETY_TIMEOUT)
         kubeconfig = proxy.write_kubeconfig(tmp / "kubeconfig")
-        config = tmp / "kube-scheduler.yaml"
-        config.write_text(
-            "apiVersion: kubescheduler.config.k8s.io/v1\n"
-            "kind: KubeSchedulerConfiguration\n"
-            f"clientConnection: {{kubeconfig: {kubeconfig}, contentType: application/json}}\n"
-            "leaderElection: {leaderElect: false}\n"
-        )
         fake.call(lambda: server.store.create(NODES, None, node_manifest(NODE, "2")))
         log = tmp / "kube-scheduler.log"
-        with log.open("wb") as out:
-            proc = subprocess.Popen([binary, f"--config={config}", "--secure-port=0", "-v=2"],
-                                    stdout=out, stderr=subprocess.STDOUT)
+        proc = start_kube_scheduler(binary, kubeconfig, tmp, log)
         sched = ProxiedScheduler(binary, fake, proxy, proc, log)
         try:
             sched.create_pod("probe")

@@ -38,6 +38,7 @@ from typing import IO, Any, Awaitable, Callable, Generic, TypeVar
 import yaml
 
 from harness._kubeclient import ApiError, Informer, KubeClient, server_from_kubeconfig
+from harness._scenario import FAKE_NODE_LABEL
 
 __all__ = [
     "AdapterError",
@@ -153,7 +154,9 @@ async def _create_probe_pod(client: KubeClient, pods_path: str) -> None:
 def _probe_node() -> Obj:
     capacity = {"cpu": "1", "memory": "1Gi", "pods": "10"}
     return {"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": PROBE_NAME, "labels": {"kubernetes.io/hostname": PROBE_NAME}},
+            # the fake-node label keeps a kind cluster's DaemonSets off it (harness._kind_setup)
+            "metadata": {"name": PROBE_NAME, "labels": {"kubernetes.io/hostname": PROBE_NAME,
+                                                        FAKE_NODE_LABEL: PROBE_NAMESPACE}},
             "spec": {"taints": [{"key": PROBE_TAINT, "effect": "NoSchedule"}]},
             "status": {"capacity": capacity, "allocatable": dict(capacity),
                        "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",

@@ -13,7 +13,9 @@ verdict depend on that cluster alone is done here, once, before the first test:
 * **DaemonSets keep off fake nodes.** Every DaemonSet in ``kube-system`` (kube-proxy, kindnet)
   gets a required node-affinity term that the label :data:`~harness._scenario.FAKE_NODE_LABEL`
   does not exist, as KWOK's documentation has its users do, so their pods neither take room on
-  a scenario's nodes nor wait there for a kubelet.
+  a scenario's nodes nor wait there for a kubelet. The change rolls their pods, and DaemonSet
+  pods are placed by the scheduler: so it is made, and its rollout waited for, while the
+  cluster's own scheduler runs (it is stopped only afterwards).
 * **No leftovers.** Fake nodes and scenario namespaces an interrupted run left behind are deleted.
 
 At the end the cluster is deleted if the run made it, unless told to keep it; a kept or reused
@@ -99,32 +101,43 @@ def open_cluster_session(backend: str, workdir: Path, *, kind: KindSettings, in_
     cluster = KindCluster(name=kind.cluster, options=options, workdir=workdir, keep=kind.keep, kind=kind.kind)
     try:
         kubeconfig = cluster.up()
-        if in_cluster_scheduler:
-            cluster.enable_scheduler()
-        else:
-            cluster.disable_scheduler()
+        cluster.enable_scheduler()  # a kept cluster may have it stopped; the DaemonSet rollout needs it
         session = ClusterSession("kind", kubeconfig, cluster)
-        session.cordoned = asyncio.run(prepare_cluster(kubeconfig, in_cluster_scheduler=in_cluster_scheduler))
+        session.cordoned = asyncio.run(prepare_cluster(kubeconfig))
+        if not in_cluster_scheduler:
+            cluster.disable_scheduler()
+        asyncio.run(settle_scheduler(kubeconfig, running=in_cluster_scheduler))
     except (KindError, ApiError, TimeoutError) as e:
         cluster.down()
         raise ClusterUnavailable(f"--backend kind: the cluster {kind.cluster!r} could not be prepared: {e}") from None
     return session
 
 
-async def prepare_cluster(kubeconfig: Path, *, in_cluster_scheduler: bool) -> list[str]:
-    """Prepare a kind cluster for the suites (module docstring); return the nodes it cordoned."""
+async def prepare_cluster(kubeconfig: Path) -> list[str]:
+    """Prepare a kind cluster for the suites, its own scheduler running (module docstring);
+    return the nodes it cordoned."""
     async with FaultProxy(kubeconfig) as proxy:
         client = KubeClient(proxy.url)
         try:
             await _delete_leftovers(client)
             await _until("every node of the cluster is Ready", lambda: _all_ready(client))
-            cordoned = await _cordon(client)
-            await _keep_daemonsets_off_fake_nodes(client)
-            if in_cluster_scheduler:
+            patched = await _keep_daemonsets_off_fake_nodes(client)
+            for name in patched:
+                await _until(f"the rollout of DaemonSet kube-system/{name}", lambda: _rolled_out(client, name))
+            return await _cordon(client)
+        finally:
+            await client.close()
+
+
+async def settle_scheduler(kubeconfig: Path, *, running: bool) -> None:
+    """Wait until the cluster's own kube-scheduler is Ready (``running``) or gone."""
+    async with FaultProxy(kubeconfig) as proxy:
+        client = KubeClient(proxy.url)
+        try:
+            if running:
                 await _until("the cluster's own kube-scheduler is Ready", lambda: _cluster_scheduler_ready(client))
             else:
                 await _until("the cluster's own kube-scheduler is gone", lambda: _no_cluster_scheduler(client))
-            return cordoned
         finally:
             await client.close()
 
@@ -202,8 +215,10 @@ def without_fake_nodes(affinity: Obj | None) -> Obj:
     return out
 
 
-async def _keep_daemonsets_off_fake_nodes(client: KubeClient) -> None:
+async def _keep_daemonsets_off_fake_nodes(client: KubeClient) -> list[str]:
+    """Patch the kube-system DaemonSets that lack the requirement; return their names."""
     path = "/apis/apps/v1/namespaces/kube-system/daemonsets"
+    patched: list[str] = []
     try:
         daemonsets = (await client.request("GET", path)).get("items") or []
     except ApiError as e:
@@ -218,6 +233,18 @@ async def _keep_daemonsets_off_fake_nodes(client: KubeClient) -> None:
         await client.request("PATCH", f"{path}/{ds['metadata']['name']}",
                              body={"spec": {"template": {"spec": {"affinity": affinity}}}},
                              content_type=PATCH_TYPES["merge"])
+        patched.append(ds["metadata"]["name"])
+    return patched
+
+
+async def _rolled_out(client: KubeClient, name: str) -> bool:
+    """``kubectl rollout status`` for a DaemonSet: the controller saw the change, and every pod it
+    wants is updated and available."""
+    ds = await client.request("GET", f"/apis/apps/v1/namespaces/kube-system/daemonsets/{name}")
+    status = ds.get("status") or {}
+    desired = status.get("desiredNumberScheduled", 0)
+    return (status.get("observedGeneration", 0) >= ds["metadata"].get("generation", 0)
+            and status.get("updatedNumberScheduled", 0) == desired and status.get("numberAvailable", 0) == desired)
 
 
 async def _scheduler_pods(client: KubeClient) -> list[Obj]:

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from fake_apiserver import DEFAULT_NAMESPACES
-from test_kind import DISABLE, StandIns
+from test_kind import DISABLE, ENABLE, StandIns
 
 ROOT = Path(__file__).resolve().parent.parent
 CRITERIA = [
@@ -134,6 +134,7 @@ def test_kind_backend_makes_prepares_uses_and_deletes_the_cluster(serve: Serve, 
         ["kind", "create", "cluster", "--name", "sh-e2e", "--config", str(workdir / "kind-config.yaml"),
          "--wait", "300s", "--kubeconfig", str(workdir / "kubeconfig")],
         ["kind", "get", "nodes", "--name", "sh-e2e"],
+        ["docker", "exec", "sh-e2e-control-plane", "sh", "-c", ENABLE],
         ["docker", "exec", "sh-e2e-control-plane", "sh", "-c", DISABLE],
         ["kind", "delete", "cluster", "--name", "sh-e2e"],
     ]

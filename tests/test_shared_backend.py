@@ -151,3 +151,55 @@ def test_daemonsets_get_a_requirement_in_every_node_selector_term() -> None:
     assert without_fake_nodes(patched) == patched  # once only
     assert affinity["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][  # type: ignore[index]
         "nodeSelectorTerms"][0] == {"matchExpressions": [linux]}  # the input is left alone
+
+
+def test_daemonsets_are_patched_and_their_rollout_awaited(tmp_path: Path) -> None:
+    """Against a small stand-in of the apps/v1 DaemonSet API (the fake does not serve DaemonSets):
+    the patch sent, and the rollout judged on observedGeneration, updated and available pods."""
+    from aiohttp import web
+
+    from harness._kind_setup import _keep_daemonsets_off_fake_nodes, _rolled_out
+
+    base = "/apis/apps/v1/namespaces/kube-system/daemonsets"
+    ds: Obj = {"metadata": {"name": "kube-proxy", "generation": 1}, "spec": {"template": {"spec": {}}},
+               "status": {"observedGeneration": 1, "desiredNumberScheduled": 1, "updatedNumberScheduled": 1,
+                          "numberAvailable": 1}}
+    patches: list[Any] = []
+
+    async def daemonsets(request: web.Request) -> web.Response:
+        return web.json_response({"items": [ds]})
+
+    async def daemonset(request: web.Request) -> web.Response:
+        if request.method == "PATCH":
+            patches.append((request.content_type, await request.json()))
+            ds["metadata"]["generation"] = 2
+            ds["status"].update(updatedNumberScheduled=0, numberAvailable=0)
+        return web.json_response(ds)
+
+    async def main() -> None:
+        app = web.Application()
+        app.router.add_get(base, daemonsets)
+        app.router.add_route("*", f"{base}/kube-proxy", daemonset)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        client = KubeClient(f"http://127.0.0.1:{port}")
+        try:
+            assert await _keep_daemonsets_off_fake_nodes(client) == ["kube-proxy"]
+            assert patches == [("application/merge-patch+json", {"spec": {"template": {"spec": {
+                "affinity": without_fake_nodes(None)}}}})]
+            assert not await _rolled_out(client, "kube-proxy")  # the controller has not seen generation 2
+            ds["status"]["observedGeneration"] = 2
+            assert not await _rolled_out(client, "kube-proxy")  # seen, the new pod not there yet
+            ds["status"].update(updatedNumberScheduled=1, numberAvailable=1)
+            assert await _rolled_out(client, "kube-proxy")
+            ds["spec"]["template"]["spec"]["affinity"] = without_fake_nodes(None)
+            assert await _keep_daemonsets_off_fake_nodes(client) == []  # already there: no second patch
+            assert len(patches) == 1
+        finally:
+            await client.close()
+            await runner.cleanup()
+
+    run(main())

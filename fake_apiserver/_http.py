@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Mapping, Protocol
+from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
 
 from aiohttp import web
 
@@ -346,19 +346,13 @@ class ApiHandler:
                     "only the following media types are accepted: application/json, application/yaml, "
                     "application/vnd.kubernetes.protobuf" + _JSON_HINT
                 )
-            return await self._chain(0, info, request)
+            return await run_chain(self.interceptors, info, request, self.dispatch)
         except StatusError as e:
             return status_response(e)
         except (ConnectionResetError, asyncio.CancelledError):
             raise
         except Exception as e:  # never a traceback to the client
-            return status_response(InternalError(f"Internal error occurred: {type(e).__name__}: {e}"))
-
-    async def _chain(self, index: int, info: RequestInfo, request: web.Request) -> web.StreamResponse:
-        if index < len(self.interceptors):
-            interceptor = self.interceptors[index]
-            return await interceptor(info, request, lambda i, r: self._chain(index + 1, i, r))
-        return await self.dispatch(info, request)
+            return status_response(internal_error(e))
 
     async def dispatch(self, info: RequestInfo, request: web.Request) -> web.StreamResponse:
         try:
@@ -529,6 +523,24 @@ class ApiHandler:
             )
         finally:
             watcher.stop("client gone")
+
+
+def internal_error(e: Exception) -> InternalError:
+    """What an unexpected exception becomes: a 500 ``Status``, never a traceback."""
+    return InternalError(f"Internal error occurred: {type(e).__name__}: {e}")
+
+
+async def run_chain(interceptors: Sequence[Interceptor], info: RequestInfo, request: web.Request,
+                    last: Handler) -> web.StreamResponse:
+    """Pass the request through ``interceptors`` in order, then to ``last`` (the fake's store or
+    the proxy's upstream)."""
+
+    async def at(index: int, info: RequestInfo, request: web.Request) -> web.StreamResponse:
+        if index < len(interceptors):
+            return await interceptors[index](info, request, lambda i, r: at(index + 1, i, r))
+        return await last(info, request)
+
+    return await at(0, info, request)
 
 
 async def read_request(request: web.Request) -> RequestInfo:

@@ -48,9 +48,9 @@ from aiohttp import web
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
-from fake_apiserver._errors import InternalError, ServiceUnavailable, StatusError
+from fake_apiserver._errors import ServiceUnavailable, StatusError
 from fake_apiserver._faults import FaultInjector
-from fake_apiserver._http import Interceptor, RequestInfo, read_request, status_response
+from fake_apiserver._http import Interceptor, RequestInfo, internal_error, read_request, run_chain, status_response
 from fake_apiserver._journal import Journal
 from fake_apiserver._kinds import KINDS, KindSpec
 from fake_apiserver._server import add_admin_routes, kubeconfig_for
@@ -361,18 +361,13 @@ class FaultProxy:
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         try:
-            return await self._chain(0, await read_request(request), request)
+            return await run_chain(self.interceptors, await read_request(request), request, self._forward)
         except StatusError as e:
             return status_response(e)
         except (ConnectionResetError, asyncio.CancelledError):
             raise
         except Exception as e:  # never a traceback to the client
-            return status_response(InternalError(f"Internal error occurred: {type(e).__name__}: {e}"))
-
-    async def _chain(self, index: int, info: RequestInfo, request: web.Request) -> web.StreamResponse:
-        if index < len(self.interceptors):
-            return await self.interceptors[index](info, request, lambda i, r: self._chain(index + 1, i, r))
-        return await self._forward(info, request)
+            return status_response(internal_error(e))
 
     def _unreachable(self, e: BaseException) -> web.Response:
         message = f"the fault proxy cannot reach the upstream API server {self.upstream_url}: {type(e).__name__}: {e}"

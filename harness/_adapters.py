@@ -38,7 +38,7 @@ from typing import IO, Any, Awaitable, Callable, Generic, TypeVar
 import yaml
 
 from harness._kubeclient import ApiError, Informer, KubeClient, server_from_kubeconfig
-from harness._scenario import FAKE_NODE_LABEL
+from harness._shared_cluster import FAKE_NODE_LABEL
 
 __all__ = [
     "AdapterError",

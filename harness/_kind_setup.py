@@ -11,7 +11,7 @@ verdict depend on that cluster alone is done here, once, before the first test:
   (``spec.unschedulable``), so a scenario's pod never lands on the kind node; fit-error messages
   then count them as ``node(s) were unschedulable`` (:func:`suites._support.fit_error`).
 * **DaemonSets keep off fake nodes.** Every DaemonSet in ``kube-system`` (kube-proxy, kindnet)
-  gets a required node-affinity term that the label :data:`~harness._scenario.FAKE_NODE_LABEL`
+  gets a required node-affinity term that the label :data:`~harness._shared_cluster.FAKE_NODE_LABEL`
   does not exist, as KWOK's documentation has its users do, so their pods neither take room on
   a scenario's nodes nor wait there for a kubelet. The change rolls their pods, and DaemonSet
   pods are placed by the scheduler: so it is made, and its rollout waited for, while the
@@ -39,7 +39,7 @@ from typing import Any
 from fake_apiserver import FaultProxy
 from harness._kind import KindCluster, KindError, KindOptions, kind_unavailable
 from harness._kubeclient import PATCH_TYPES, ApiError, KubeClient
-from harness._scenario import FAKE_NODE_LABEL, SCENARIO_NAMESPACE_LABEL
+from harness._shared_cluster import FAKE_NODE_LABEL, SCENARIO_NAMESPACE_LABEL
 
 __all__ = ["ClusterSession", "ClusterUnavailable", "KindSettings", "open_cluster_session"]
 

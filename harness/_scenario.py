@@ -31,10 +31,8 @@ Why it is built this way:
 * **Shared clusters.** On a backend that is ``shared`` (a real cluster, see
   :mod:`harness._backend`), the scenario works in a namespace of its own, made at start and
   deleted at close with everything it created (its pods force-deleted first: no kubelet will
-  confirm their graceful deletion). Its nodes are fake, as KWOK makes them: Node objects with
-  no kubelet, labelled :data:`FAKE_NODE_LABEL`, kept Ready by renewing their Lease in
-  ``kube-node-lease`` every :data:`HEARTBEAT` seconds (the node lifecycle controller would
-  otherwise mark them unreachable after its grace period), deleted at close.
+  confirm their graceful deletion). Its nodes are fake, as KWOK makes them
+  (:mod:`harness._shared_cluster`), deleted at close.
 * **What it cannot see.** When the scheduler under test does not talk through the backend (the
   cluster's own kube-scheduler, ``sees_scheduler=False``), its requests are in no journal and
   fault rules cannot reach it: :meth:`Scenario.requests` and :meth:`Scenario.add_fault` raise
@@ -46,9 +44,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import secrets
-from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Sequence
 
 from fake_apiserver import FaultRule, Journal, JournalEntry, UnfiredFaults
@@ -62,25 +58,13 @@ from harness._expectations import (
     format_pod,
     touches,
 )
-from harness._kubeclient import PATCH_TYPES, ApiError, Informer, KubeClient, resolve_kind, resource_path
+from harness._kubeclient import PATCH_TYPES, Informer, KubeClient, resolve_kind, resource_path
+from harness._shared_cluster import SharedCluster
 from harness._virtual_time import VirtualEventLoop
 
-__all__ = ["FAKE_NODE_LABEL", "HEARTBEAT", "SCENARIO_NAMESPACE_LABEL", "Expectation", "ExpectationFailed", "Scenario"]
+__all__ = ["Expectation", "ExpectationFailed", "Scenario"]
 
 Obj = dict[str, Any]
-log = logging.getLogger("schedharness.scenario")
-#: The label of the Node objects a scenario makes on a shared cluster; its value is the
-#: scenario's namespace, so leftovers of an interrupted run can be told apart.
-FAKE_NODE_LABEL = "schedharness.io/fake-node"
-#: The label of the namespaces scenarios make on a shared cluster (value: ``"true"``).
-SCENARIO_NAMESPACE_LABEL = "schedharness.io/scenario"
-#: Seconds between node Lease renewals (the kubelet's default ``nodeLeaseDurationSeconds`` is
-#: 40 and it renews every quarter of that).
-HEARTBEAT = 10.0
-NODE_LEASE_NAMESPACE = "kube-node-lease"
-NOT_READY_TAINT = "node.kubernetes.io/not-ready"
-#: How long a shared cluster may take to make a namespace usable or untaint a new node.
-SETUP_TIMEOUT = 60.0
 DEFAULT_IMAGE = "registry.k8s.io/pause:3.10"
 DEFAULT_DEVICE_CLASS = "gpu.example.com"
 
@@ -113,18 +97,15 @@ class Scenario:
         self.start_time = 0.0
         self._faults: list[FaultRule] = []
         self._last_pod_rv = 0
-        self._made_namespace = False
-        self._cluster_objects: list[tuple[str, str]] = []  # (kind, name) of cluster-scoped objects made
-        self._leases: list[str] = []
-        self._heartbeat: asyncio.Task[None] | None = None
+        self._cluster = SharedCluster(self._request, namespace, backend.name) if self.shared else None
 
     # ------------------------------------------------------------------ lifecycle
 
     async def start(self) -> Scenario:
         """Start the informer and mark where the scenario's window of the journal begins (on a
         shared backend, make the namespace first)."""
-        if self.shared:
-            await self._make_namespace()
+        if self._cluster is not None:
+            await self._cluster.make_namespace()
             nodes = await self._request("GET", resource_path(resolve_kind("nodes"), None))
             self.other_nodes = list(nodes.get("items") or [])
         await self.pods.start()
@@ -135,13 +116,12 @@ class Scenario:
 
     async def close(self) -> None:
         """Stop watching; on a shared backend, delete what the scenario made (module docstring)."""
-        if self._heartbeat is not None:
-            self._heartbeat.cancel()
-            await asyncio.gather(self._heartbeat, return_exceptions=True)
+        if self._cluster is not None:
+            await self._cluster.stop_heartbeat()
         await self.pods.stop()
         try:
-            if self.shared:
-                await self._clean_up()
+            if self._cluster is not None:
+                await self._cluster.clean_up()
         finally:
             await self.client.close()
 
@@ -164,92 +144,6 @@ class Scenario:
     def now(self) -> float:
         """Seconds on the backend's clock (virtual seconds under a virtual loop)."""
         return self.backend.clock.time()
-
-    # ------------------------------------------------------------------ shared clusters
-
-    async def _make_namespace(self) -> None:
-        """Create the namespace, and wait for its ``default`` ServiceAccount where the API serves
-        them: a real API server refuses pods until the controller has made it ("error looking up
-        service account")."""
-        await self._request("POST", resource_path(resolve_kind("namespaces"), None), body={
-            "apiVersion": "v1", "kind": "Namespace",
-            "metadata": {"name": self.namespace, "labels": {SCENARIO_NAMESPACE_LABEL: "true"}}})
-        self._made_namespace = True
-        core = await self._request("GET", "/api/v1")
-        if not any(r.get("name") == "serviceaccounts" for r in core.get("resources") or []):
-            return
-        path = f"/api/v1/namespaces/{self.namespace}/serviceaccounts/default"
-        await self._wait_for(f"the default ServiceAccount of namespace {self.namespace}",
-                             lambda: self._exists(path))
-
-    async def _exists(self, path: str) -> bool:
-        try:
-            await self._request("GET", path)
-        except ApiError as e:
-            if e.code == 404:
-                return False
-            raise
-        return True
-
-    async def _wait_for(self, what: str, ready: Callable[[], Any], timeout: float = SETUP_TIMEOUT) -> None:
-        """Poll ``ready`` (a coroutine function) until it is true, or fail naming ``what``."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while not await ready():
-            if loop.time() >= deadline:
-                raise BackendError(f"{what} was not ready after {timeout:g} s on the {self.backend.name} backend")
-            await asyncio.sleep(0.2)
-
-    async def _clean_up(self) -> None:
-        """Delete what the scenario made on a shared backend; every step is tried, and a failed
-        one is logged, so that a cleanup problem never hides the test's own outcome."""
-        steps: list[tuple[str, str]] = []
-        if self._made_namespace:
-            steps.append(("DELETE", f"/api/v1/namespaces/{self.namespace}/pods?gracePeriodSeconds=0"))
-        for kind, name in reversed(self._cluster_objects):
-            steps.append(("DELETE", resource_path(resolve_kind(kind), None, name)))
-        lease = resolve_kind("leases")
-        steps += [("DELETE", resource_path(lease, NODE_LEASE_NAMESPACE, name)) for name in self._leases]
-        if self._made_namespace:
-            steps.append(("DELETE", resource_path(resolve_kind("namespaces"), None, self.namespace)))
-        for method, path in steps:
-            try:
-                await self._request(method, path)
-            except ApiError as e:
-                if e.code != 404:
-                    log.warning("cleanup of namespace %s: %s", self.namespace, e)
-
-    async def _start_heartbeat(self, node: Obj) -> None:
-        """A Lease for ``node`` in kube-node-lease, renewed every :data:`HEARTBEAT` seconds (what a
-        kubelet does; owned by the node, so the garbage collector removes it with the node)."""
-        name = node["metadata"]["name"]
-        spec = resolve_kind("leases")
-        if not await self._exists(resource_path(resolve_kind("namespaces"), None, NODE_LEASE_NAMESPACE)):
-            return
-        await self._request("POST", resource_path(spec, NODE_LEASE_NAMESPACE), body={
-            "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
-            "metadata": {"name": name, "ownerReferences": [
-                {"apiVersion": "v1", "kind": "Node", "name": name, "uid": node["metadata"].get("uid", "")}]},
-            "spec": {"holderIdentity": name, "leaseDurationSeconds": int(HEARTBEAT * 4), "renewTime": _micro_time()}})
-        self._leases.append(name)
-        if self._heartbeat is None:
-            self._heartbeat = asyncio.create_task(self._renew_leases(), name=f"heartbeat {self.namespace}")
-
-    async def _renew_leases(self) -> None:
-        spec = resolve_kind("leases")
-        while True:
-            await asyncio.sleep(HEARTBEAT)
-            for name in list(self._leases):
-                try:
-                    await self._request("PATCH", resource_path(spec, NODE_LEASE_NAMESPACE, name),
-                                        body={"spec": {"renewTime": _micro_time()}},
-                                        content_type=PATCH_TYPES["merge"])
-                except ApiError as e:
-                    log.warning("renewing the Lease of fake node %s: %s", name, e)
-
-    async def _untainted(self, name: str) -> bool:
-        node = await self._request("GET", resource_path(resolve_kind("nodes"), None, name))
-        return not any(t.get("key") == NOT_READY_TAINT for t in node.get("spec", {}).get("taints") or [])
 
     # ------------------------------------------------------------------ own requests
 
@@ -289,9 +183,8 @@ class Scenario:
         spec = resolve_kind(kind)
         body = {"apiVersion": spec.api_version, "kind": spec.kind, **manifest}
         result: Obj = await self._request("POST", resource_path(spec, self.namespace), body=body)
-        if not spec.namespaced:
-            self._cluster_objects.append((spec.resource if not spec.group else f"{spec.resource}.{spec.group}",
-                                          result["metadata"]["name"]))
+        if not spec.namespaced and self._cluster is not None:
+            self._cluster.made(spec, result["metadata"]["name"])
         return result
 
     async def create_node(
@@ -319,16 +212,9 @@ class Scenario:
                                 "message": "kubelet is posting ready status"}],
             },
         }
-        if not self.shared:
+        if self._cluster is None:
             return await self.create("nodes", node)
-        node["metadata"]["labels"][FAKE_NODE_LABEL] = self.namespace
-        now = _rfc3339()
-        node["status"]["conditions"][0].update(lastHeartbeatTime=now, lastTransitionTime=now)
-        created = await self.create("nodes", node)
-        await self._start_heartbeat(created)
-        if not await self._untainted(name):
-            await self._wait_for(f"node {name} without the {NOT_READY_TAINT} taint", lambda: self._untainted(name))
-        return created
+        return await self._cluster.create_node(node, self.create)
 
     async def create_pod(
         self, name: str, cpu: str | None = None, *, memory: str | None = None, gates: Sequence[str] = (),
@@ -677,15 +563,6 @@ def _taint(taint: str | Obj) -> Obj:
     if value:
         out["value"] = value
     return out
-
-
-def _rfc3339() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _micro_time() -> str:
-    """``metav1.MicroTime`` as the API writes it (RFC 3339 with microseconds)."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _secs(seconds: float) -> str:

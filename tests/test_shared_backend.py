@@ -16,7 +16,8 @@ from harness._adapters import CallableAdapter
 from harness._backend import KubeconfigBackend, Unsupported
 from harness._kind_setup import without_fake_nodes
 from harness._kubeclient import ApiError, KubeClient
-from harness._scenario import FAKE_NODE_LABEL, HEARTBEAT, Scenario
+from harness._scenario import Scenario
+from harness._shared_cluster import FAKE_NODE_LABEL, HEARTBEAT
 from harness._virtual_time import run
 from suites._support import fit_error, missing_claim, require_faults
 from test_scenario import first_fit_scheduler

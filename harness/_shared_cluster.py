@@ -1,0 +1,180 @@
+"""What a scenario does on a shared backend (a real cluster), apart from its steps.
+
+A :class:`~harness._scenario.Scenario` on a backend that is ``shared`` hands this part to
+:class:`SharedCluster`:
+
+* **Its own namespace**, labelled :data:`SCENARIO_NAMESPACE_LABEL` (so the leftovers of an
+  interrupted run can be found), made at start; pods are created only once its ``default``
+  ServiceAccount exists, since a real API server refuses them before ("error looking up service
+  account").
+* **Fake nodes, as KWOK makes them:** Node objects with no kubelet, labelled
+  :data:`FAKE_NODE_LABEL` (value: the namespace), Ready with a heartbeat time, kept Ready by
+  renewing their Lease in ``kube-node-lease`` every :data:`HEARTBEAT` seconds (the node
+  lifecycle controller would otherwise mark them unreachable after its grace period), and handed
+  back only once the cluster has taken off the ``node.kubernetes.io/not-ready`` taint its
+  admission puts on every new node.
+* **Cleanup** at close: the namespace's pods force-deleted (no kubelet will confirm a graceful
+  deletion), the cluster-scoped objects it made, the leases, the namespace. Every step is tried;
+  a failed one is logged, so a cleanup problem never hides the test's own outcome.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import datetime, timezone
+from typing import Any, Awaitable, Callable
+
+from fake_apiserver import KindSpec
+from harness._backend import BackendError
+from harness._kubeclient import PATCH_TYPES, ApiError, resolve_kind, resource_path
+
+__all__ = ["FAKE_NODE_LABEL", "HEARTBEAT", "SCENARIO_NAMESPACE_LABEL", "SharedCluster"]
+
+Obj = dict[str, Any]
+Request = Callable[..., Awaitable[Any]]
+log = logging.getLogger("schedharness.scenario")
+
+#: The label of the Node objects a scenario makes on a shared cluster; its value is the
+#: scenario's namespace, so leftovers of an interrupted run can be told apart.
+FAKE_NODE_LABEL = "schedharness.io/fake-node"
+#: The label of the namespaces scenarios make on a shared cluster (value: ``"true"``).
+SCENARIO_NAMESPACE_LABEL = "schedharness.io/scenario"
+#: Seconds between node Lease renewals (the kubelet's default ``nodeLeaseDurationSeconds`` is
+#: 40 and it renews every quarter of that).
+HEARTBEAT = 10.0
+NODE_LEASE_NAMESPACE = "kube-node-lease"
+NOT_READY_TAINT = "node.kubernetes.io/not-ready"
+#: How long a shared cluster may take to make a namespace usable or untaint a new node.
+SETUP_TIMEOUT = 60.0
+
+
+class SharedCluster:
+    """A scenario's namespace, fake nodes and cleanup on a shared backend (module docstring).
+
+    ``request(method, path, *, body=None, content_type=...)`` is the scenario's own request
+    function, so that these requests are journaled as the scenario's."""
+
+    def __init__(self, request: Request, namespace: str, backend: str) -> None:
+        self.request = request
+        self.namespace = namespace
+        self.backend = backend
+        self.made_namespace = False
+        self.cluster_objects: list[tuple[str, str]] = []  # (resource[.group], name) of cluster-scoped objects
+        self.leases: list[str] = []
+        self.heartbeat: asyncio.Task[None] | None = None
+
+    def made(self, spec: KindSpec, name: str) -> None:
+        """Record a cluster-scoped object the scenario made, to delete it at close."""
+        self.cluster_objects.append((f"{spec.resource}.{spec.group}" if spec.group else spec.resource, name))
+
+    async def create_node(self, node: Obj, create: Callable[[str, Obj], Awaitable[Obj]]) -> Obj:
+        """Create ``node`` (a Ready Node manifest) as a fake node with ``create``."""
+        name = node["metadata"]["name"]
+        node["metadata"].setdefault("labels", {})[FAKE_NODE_LABEL] = self.namespace
+        now = _rfc3339()
+        for condition in node.get("status", {}).get("conditions") or []:
+            condition.update(lastHeartbeatTime=now, lastTransitionTime=now)
+        created = await create("nodes", node)
+        await self.start_heartbeat(created)
+        if not await self._untainted(name):
+            await self._wait_for(f"node {name} without the {NOT_READY_TAINT} taint", lambda: self._untainted(name))
+        return created
+
+    async def stop_heartbeat(self) -> None:
+        if self.heartbeat is not None:
+            self.heartbeat.cancel()
+            await asyncio.gather(self.heartbeat, return_exceptions=True)
+
+    async def make_namespace(self) -> None:
+        """Create the namespace, and wait for its ``default`` ServiceAccount where the API serves
+        them: a real API server refuses pods until the controller has made it ("error looking up
+        service account")."""
+        await self.request("POST", resource_path(resolve_kind("namespaces"), None), body={
+            "apiVersion": "v1", "kind": "Namespace",
+            "metadata": {"name": self.namespace, "labels": {SCENARIO_NAMESPACE_LABEL: "true"}}})
+        self.made_namespace = True
+        core = await self.request("GET", "/api/v1")
+        if not any(r.get("name") == "serviceaccounts" for r in core.get("resources") or []):
+            return
+        path = f"/api/v1/namespaces/{self.namespace}/serviceaccounts/default"
+        await self._wait_for(f"the default ServiceAccount of namespace {self.namespace}",
+                             lambda: self._exists(path))
+
+    async def _exists(self, path: str) -> bool:
+        try:
+            await self.request("GET", path)
+        except ApiError as e:
+            if e.code == 404:
+                return False
+            raise
+        return True
+
+    async def _wait_for(self, what: str, ready: Callable[[], Any], timeout: float = SETUP_TIMEOUT) -> None:
+        """Poll ``ready`` (a coroutine function) until it is true, or fail naming ``what``."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not await ready():
+            if loop.time() >= deadline:
+                raise BackendError(f"{what} was not ready after {timeout:g} s on the {self.backend} backend")
+            await asyncio.sleep(0.2)
+
+    async def clean_up(self) -> None:
+        """Delete what the scenario made on a shared backend; every step is tried, and a failed
+        one is logged, so that a cleanup problem never hides the test's own outcome."""
+        steps: list[tuple[str, str]] = []
+        if self.made_namespace:
+            steps.append(("DELETE", f"/api/v1/namespaces/{self.namespace}/pods?gracePeriodSeconds=0"))
+        for kind, name in reversed(self.cluster_objects):
+            steps.append(("DELETE", resource_path(resolve_kind(kind), None, name)))
+        lease = resolve_kind("leases")
+        steps += [("DELETE", resource_path(lease, NODE_LEASE_NAMESPACE, name)) for name in self.leases]
+        if self.made_namespace:
+            steps.append(("DELETE", resource_path(resolve_kind("namespaces"), None, self.namespace)))
+        for method, path in steps:
+            try:
+                await self.request(method, path)
+            except ApiError as e:
+                if e.code != 404:
+                    log.warning("cleanup of namespace %s: %s", self.namespace, e)
+
+    async def start_heartbeat(self, node: Obj) -> None:
+        """A Lease for ``node`` in kube-node-lease, renewed every :data:`HEARTBEAT` seconds (what a
+        kubelet does; owned by the node, so the garbage collector removes it with the node)."""
+        name = node["metadata"]["name"]
+        spec = resolve_kind("leases")
+        if not await self._exists(resource_path(resolve_kind("namespaces"), None, NODE_LEASE_NAMESPACE)):
+            return
+        await self.request("POST", resource_path(spec, NODE_LEASE_NAMESPACE), body={
+            "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": {"name": name, "ownerReferences": [
+                {"apiVersion": "v1", "kind": "Node", "name": name, "uid": node["metadata"].get("uid", "")}]},
+            "spec": {"holderIdentity": name, "leaseDurationSeconds": int(HEARTBEAT * 4), "renewTime": _micro_time()}})
+        self.leases.append(name)
+        if self.heartbeat is None:
+            self.heartbeat = asyncio.create_task(self._renew_leases(), name=f"heartbeat {self.namespace}")
+
+    async def _renew_leases(self) -> None:
+        spec = resolve_kind("leases")
+        while True:
+            await asyncio.sleep(HEARTBEAT)
+            for name in list(self.leases):
+                try:
+                    await self.request("PATCH", resource_path(spec, NODE_LEASE_NAMESPACE, name),
+                                        body={"spec": {"renewTime": _micro_time()}},
+                                        content_type=PATCH_TYPES["merge"])
+                except ApiError as e:
+                    log.warning("renewing the Lease of fake node %s: %s", name, e)
+
+    async def _untainted(self, name: str) -> bool:
+        node = await self.request("GET", resource_path(resolve_kind("nodes"), None, name))
+        return not any(t.get("key") == NOT_READY_TAINT for t in node.get("spec", {}).get("taints") or [])
+
+
+def _rfc3339() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _micro_time() -> str:
+    """``metav1.MicroTime`` as the API writes it (RFC 3339 with microseconds)."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

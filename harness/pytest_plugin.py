@@ -367,7 +367,8 @@ def _need_scheduler(request: pytest.FixtureRequest, test_run: _TestRun) -> None:
 
 @pytest.fixture
 def sh_backend(request: pytest.FixtureRequest, _sh_run: _TestRun) -> Any:
-    """The running backend (:class:`~harness._backend.FakeBackend`) on the test's loop."""
+    """The running backend on the test's loop: a :class:`~harness._backend.FakeBackend`, or with
+    ``--backend kind|kubeconfig:PATH`` a :class:`~harness._backend.KubeconfigBackend`."""
     return _need(request, _sh_run, "sh_backend")
 
 

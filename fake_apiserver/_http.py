@@ -338,21 +338,17 @@ class ApiHandler:
     async def handle(self, request: web.Request) -> web.StreamResponse:
         if not self.server_address and request.host:
             self.server_address = request.host
-        try:
-            info = await read_request(request)
-            negotiated = info.path in ("/api", "/apis") or info.path.startswith(("/api/", "/apis/"))
-            if negotiated and not _accepts_json(request.headers.get("Accept", "")):  # health, version: raw
-                raise NotAcceptable(
-                    "only the following media types are accepted: application/json, application/yaml, "
-                    "application/vnd.kubernetes.protobuf" + _JSON_HINT
-                )
-            return await run_chain(self.interceptors, info, request, self.dispatch)
-        except StatusError as e:
-            return status_response(e)
-        except (ConnectionResetError, asyncio.CancelledError):
-            raise
-        except Exception as e:  # never a traceback to the client
-            return status_response(internal_error(e))
+        return await answered(self._handle(request))
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        info = await read_request(request)
+        negotiated = info.path in ("/api", "/apis") or info.path.startswith(("/api/", "/apis/"))
+        if negotiated and not _accepts_json(request.headers.get("Accept", "")):  # health, version: raw
+            raise NotAcceptable(
+                "only the following media types are accepted: application/json, application/yaml, "
+                "application/vnd.kubernetes.protobuf" + _JSON_HINT
+            )
+        return await run_chain(self.interceptors, info, request, self.dispatch)
 
     async def dispatch(self, info: RequestInfo, request: web.Request) -> web.StreamResponse:
         try:
@@ -525,9 +521,17 @@ class ApiHandler:
             watcher.stop("client gone")
 
 
-def internal_error(e: Exception) -> InternalError:
-    """What an unexpected exception becomes: a 500 ``Status``, never a traceback."""
-    return InternalError(f"Internal error occurred: {type(e).__name__}: {e}")
+async def answered(work: Awaitable[web.StreamResponse]) -> web.StreamResponse:
+    """``work``'s answer, or its error as a ``Status`` (an unexpected exception as a 500): never
+    a traceback to the client. The edge of the fake and of the fault proxy."""
+    try:
+        return await work
+    except StatusError as e:
+        return status_response(e)
+    except (ConnectionResetError, asyncio.CancelledError):
+        raise
+    except Exception as e:
+        return status_response(InternalError(f"Internal error occurred: {type(e).__name__}: {e}"))
 
 
 async def run_chain(interceptors: Sequence[Interceptor], info: RequestInfo, request: web.Request,

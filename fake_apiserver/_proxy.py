@@ -48,9 +48,9 @@ from aiohttp import web
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
-from fake_apiserver._errors import ServiceUnavailable, StatusError
+from fake_apiserver._errors import ServiceUnavailable
 from fake_apiserver._faults import FaultInjector
-from fake_apiserver._http import Interceptor, RequestInfo, internal_error, read_request, run_chain, status_response
+from fake_apiserver._http import Interceptor, RequestInfo, answered, read_request, run_chain, status_response
 from fake_apiserver._journal import Journal
 from fake_apiserver._kinds import KINDS, KindSpec
 from fake_apiserver._server import add_admin_routes, kubeconfig_for
@@ -360,14 +360,10 @@ class FaultProxy:
     # ------------------------------------------------------------------ the edge
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
-        try:
-            return await run_chain(self.interceptors, await read_request(request), request, self._forward)
-        except StatusError as e:
-            return status_response(e)
-        except (ConnectionResetError, asyncio.CancelledError):
-            raise
-        except Exception as e:  # never a traceback to the client
-            return status_response(internal_error(e))
+        return await answered(self._serve(request))
+
+    async def _serve(self, request: web.Request) -> web.StreamResponse:
+        return await run_chain(self.interceptors, await read_request(request), request, self._forward)
 
     def _unreachable(self, e: BaseException) -> web.Response:
         message = f"the fault proxy cannot reach the upstream API server {self.upstream_url}: {type(e).__name__}: {e}"

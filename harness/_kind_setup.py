@@ -34,12 +34,12 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 from fake_apiserver import FaultProxy
 from harness._kind import KindCluster, KindError, KindOptions, kind_unavailable
 from harness._kubeclient import PATCH_TYPES, ApiError, KubeClient
-from harness._shared_cluster import FAKE_NODE_LABEL, SCENARIO_NAMESPACE_LABEL
+from harness._shared_cluster import FAKE_NODE_LABEL, SCENARIO_NAMESPACE_LABEL, poll_until
 
 __all__ = ["ClusterSession", "ClusterUnavailable", "KindSettings", "open_cluster_session"]
 
@@ -153,13 +153,8 @@ async def _delete_leftovers(client: KubeClient) -> None:
         await client.request("DELETE", f"/api/v1/namespaces/{name}")
 
 
-async def _until(what: str, check: Any, timeout: float = SETTLE_TIMEOUT) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not await check():
-        if loop.time() >= deadline:
-            raise TimeoutError(f"{what}: not after {timeout:g} s")
-        await asyncio.sleep(1.0)
+async def _until(what: str, check: Callable[[], Awaitable[bool]]) -> None:
+    await poll_until(what, check, timeout=SETTLE_TIMEOUT, every=1.0)
 
 
 async def _nodes(client: KubeClient) -> list[Obj]:

@@ -296,31 +296,16 @@ def _readings() -> dict[str, str]:
 # ---------------------------------------------------------------------- the plugin in the subprocess
 
 
-def _marker_gates(item: pytest.Item) -> dict[str, bool]:
-    gates: dict[str, bool] = {}
-    for mark in reversed(list(item.iter_markers("feature_gates"))):
-        gates.update({name: bool(value) for name, value in mark.kwargs.items()})
-    return gates
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_teardown(item: pytest.Item) -> None:
     """Before the teardown report is made: the scenario's facts as user properties (so the
     controller gets them from any xdist worker, and ``junit.xml`` lists them)."""
-    from harness.pytest_plugin import _RUN
+    from harness.pytest_plugin import _RUN, criterion_facts, marker_gates
 
-    criterion = item.get_closest_marker("criterion")
-    kep = item.get_closest_marker("kep")
     test_run = item.stash.get(_RUN, None)
-    reading = None
-    if criterion is not None:
-        reading = criterion.kwargs.get("reading", criterion.args[1] if len(criterion.args) > 1 else None)
     values: dict[str, Any] = {
-        "criterion": criterion.args[0] if criterion is not None and criterion.args else None,
-        "kep": kep.args[0] if kep is not None and kep.args else None,
-        "section": kep.args[1] if kep is not None and len(kep.args) > 1 else None,
-        "reading": reading,
-        "needs": format_feature_gates(_marker_gates(item)),
+        **criterion_facts(item),
+        "needs": format_feature_gates(marker_gates(item)),
         "virtual_seconds": getattr(test_run, "virtual_seconds", None),
         "wall_seconds": getattr(test_run, "wall_seconds", None),
     }

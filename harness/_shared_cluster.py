@@ -29,7 +29,7 @@ from fake_apiserver import KindSpec
 from harness._backend import BackendError
 from harness._kubeclient import PATCH_TYPES, ApiError, resolve_kind, resource_path
 
-__all__ = ["FAKE_NODE_LABEL", "HEARTBEAT", "SCENARIO_NAMESPACE_LABEL", "SharedCluster"]
+__all__ = ["FAKE_NODE_LABEL", "HEARTBEAT", "SCENARIO_NAMESPACE_LABEL", "SharedCluster", "poll_until"]
 
 Obj = dict[str, Any]
 Request = Callable[..., Awaitable[Any]]
@@ -49,6 +49,17 @@ NOT_READY_TAINT = "node.kubernetes.io/not-ready"
 SETUP_TIMEOUT = 60.0
 
 
+async def poll_until(what: str, ready: Callable[[], Awaitable[bool]], *, timeout: float, every: float) -> None:
+    """Await ``ready()`` every ``every`` seconds until it is true; ``TimeoutError`` naming ``what``
+    after ``timeout`` seconds. For a real cluster's controllers, which nothing can be told to wait on."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not await ready():
+        if loop.time() >= deadline:
+            raise TimeoutError(f"{what}: not after {timeout:g} s")
+        await asyncio.sleep(every)
+
+
 class SharedCluster:
     """A scenario's namespace, fake nodes and cleanup on a shared backend (module docstring).
 
@@ -63,6 +74,7 @@ class SharedCluster:
         self.cluster_objects: list[tuple[str, str]] = []  # (resource[.group], name) of cluster-scoped objects
         self.leases: list[str] = []
         self.heartbeat: asyncio.Task[None] | None = None
+        self.lease_namespace: bool | None = None  # whether kube-node-lease exists (None: not asked yet)
 
     def made(self, spec: KindSpec, name: str) -> None:
         """Record a cluster-scoped object the scenario made, to delete it at close."""
@@ -110,14 +122,11 @@ class SharedCluster:
             raise
         return True
 
-    async def _wait_for(self, what: str, ready: Callable[[], Any], timeout: float = SETUP_TIMEOUT) -> None:
-        """Poll ``ready`` (a coroutine function) until it is true, or fail naming ``what``."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while not await ready():
-            if loop.time() >= deadline:
-                raise BackendError(f"{what} was not ready after {timeout:g} s on the {self.backend} backend")
-            await asyncio.sleep(0.2)
+    async def _wait_for(self, what: str, ready: Callable[[], Awaitable[bool]]) -> None:
+        try:
+            await poll_until(what, ready, timeout=SETUP_TIMEOUT, every=0.2)
+        except TimeoutError:
+            raise BackendError(f"{what} was not ready after {SETUP_TIMEOUT:g} s on the {self.backend} backend") from None
 
     async def clean_up(self) -> None:
         """Delete what the scenario made on a shared backend; every step is tried, and a failed
@@ -143,7 +152,9 @@ class SharedCluster:
         kubelet does; owned by the node, so the garbage collector removes it with the node)."""
         name = node["metadata"]["name"]
         spec = resolve_kind("leases")
-        if not await self._exists(resource_path(resolve_kind("namespaces"), None, NODE_LEASE_NAMESPACE)):
+        if self.lease_namespace is None:  # asked once: every node of the scenario gets the same answer
+            self.lease_namespace = await self._exists(resource_path(resolve_kind("namespaces"), None, NODE_LEASE_NAMESPACE))
+        if not self.lease_namespace:
             return
         await self.request("POST", resource_path(spec, NODE_LEASE_NAMESPACE), body={
             "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",

@@ -74,7 +74,7 @@ from harness._virtual_time import VirtualEventLoop
 from harness._yaml_scenarios import load_scenario
 from harness._virtual_time import run as run_virtual
 
-__all__ = ["Settings", "yaml_scenario_params"]
+__all__ = ["Settings", "criterion_facts", "marker_gates", "yaml_scenario_params"]
 
 DEFERRED = ("sh_backend", "sh_clock", "sh_journal", "sh_scheduler", "scenario")
 MARKERS = ("kep", "feature_gates", "criterion", "adapters")
@@ -199,11 +199,27 @@ def _settings(config: pytest.Config) -> Settings:
                     timeline=not config.getoption("--no-timeline", False), kind=kind)
 
 
-def _marker_gates(item: pytest.Item) -> dict[str, bool]:
+def marker_gates(item: pytest.Item) -> dict[str, bool]:
+    """The feature gates a test's ``feature_gates`` markers ask for (the closest marker wins)."""
     gates: dict[str, bool] = {}
     for mark in reversed(list(item.iter_markers("feature_gates"))):
         gates.update({name: bool(value) for name, value in mark.kwargs.items()})
     return gates
+
+
+def criterion_facts(item: pytest.Item) -> dict[str, Any]:
+    """What a test's ``criterion`` and ``kep`` markers say: criterion, kep, section, reading."""
+    criterion = item.get_closest_marker("criterion")
+    kep = item.get_closest_marker("kep")
+    reading = None
+    if criterion is not None:
+        reading = criterion.kwargs.get("reading", criterion.args[1] if len(criterion.args) > 1 else None)
+    return {
+        "criterion": criterion.args[0] if criterion is not None and criterion.args else None,
+        "kep": kep.args[0] if kep is not None and kep.args else None,
+        "section": kep.args[1] if kep is not None and len(kep.args) > 1 else None,
+        "reading": reading,
+    }
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -211,14 +227,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     run_gates = settings.feature_gates
     for item in items:
         if settings.scheduler == "cluster":  # its gates were set when the cluster started
-            unknown = [f"{name}={'true' if need else 'false'}" for name, need in sorted(_marker_gates(item).items())
+            unknown = [f"{name}={'true' if need else 'false'}" for name, need in sorted(marker_gates(item).items())
                        if name not in run_gates]
             if unknown:
                 item.add_marker(pytest.mark.skip(
                     reason=f"needs feature gate {', '.join(unknown)}; the cluster's scheduler runs with the gates "
                            "of --feature-gates only"))
                 continue
-        conflicts = [f"{name}={'true' if need else 'false'}" for name, need in sorted(_marker_gates(item).items())
+        conflicts = [f"{name}={'true' if need else 'false'}" for name, need in sorted(marker_gates(item).items())
                      if name in run_gates and run_gates[name] != need]
         if conflicts:
             sets = ", ".join(f"{c.split('=')[0]}={'false' if c.endswith('true') else 'true'}" for c in conflicts)
@@ -306,7 +322,7 @@ class _TestRun:
 @pytest.fixture
 def _sh_run(request: pytest.FixtureRequest, sh_adapter: SchedulerAdapter | None, sh_workdir: Path) -> _TestRun:
     settings = request.config.stash[_SETTINGS]
-    gates = {**_marker_gates(request.node), **settings.feature_gates}
+    gates = {**marker_gates(request.node), **settings.feature_gates}
     test_run = _TestRun(sh_adapter, sh_workdir, gates, settings.seed)
     if settings.real_cluster:
         test_run.cluster = _cluster_session(request.config)
@@ -563,19 +579,11 @@ def _status(phases: dict[str, pytest.TestReport]) -> tuple[str, str]:
 def _append_record(item: pytest.Item, settings: Settings) -> None:
     assert settings.report_dir is not None
     status, message = _status(item.stash.get(_PHASES, {}))
-    kep = item.get_closest_marker("kep")
-    criterion = item.get_closest_marker("criterion")
     test_run = item.stash.get(_RUN, None)
-    reading = None
-    if criterion is not None:
-        reading = criterion.kwargs.get("reading", criterion.args[1] if len(criterion.args) > 1 else None)
     record: dict[str, Any] = {
         "id": item.nodeid,
-        "criterion": criterion.args[0] if criterion is not None and criterion.args else None,
-        "kep": kep.args[0] if kep is not None and kep.args else None,
-        "section": kep.args[1] if kep is not None and len(kep.args) > 1 else None,
-        "gates": test_run.gates if test_run is not None else {**_marker_gates(item), **settings.feature_gates},
-        "reading": reading,
+        **criterion_facts(item),
+        "gates": test_run.gates if test_run is not None else {**marker_gates(item), **settings.feature_gates},
         "status": status,
         "message": message,
         "scheduler": settings.scheduler,

@@ -261,6 +261,16 @@ def _informed(entries: list[JournalEntry]) -> set[str]:
 
 
 
+def binary_or_skip(request: pytest.FixtureRequest) -> str:
+    """The fixture's kube-scheduler binary (its param), or a skip with the reason."""
+    binary = str(request.param)
+    if not BINARIES:
+        pytest.skip(NO_BINARY)
+    if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
+        pytest.skip(f"not an executable file: {binary}")
+    return binary
+
+
 def start_kube_scheduler(binary: str, kubeconfig: Path, tmp: Path, log: Path) -> subprocess.Popen[bytes]:
     """A kube-scheduler on ``kubeconfig`` with JSON content type and no leader election, logging
     to ``log`` at -v=2."""
@@ -278,11 +288,7 @@ def start_kube_scheduler(binary: str, kubeconfig: Path, tmp: Path, log: Path) ->
 @pytest.fixture(scope="module", params=BINARIES or ["<unset>"])
 def scheduler(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scheduler]:
     """A fake with one ready node, a kube-scheduler started against it, and a bound probe pod."""
-    binary = str(request.param)
-    if not BINARIES:
-        pytest.skip(NO_BINARY)
-    if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
-        pytest.skip(f"not an executable file: {binary}")
+    binary = binary_or_skip(request)
     minor = _minor(binary)
     tmp = tmp_path_factory.mktemp(f"kube-scheduler-v1.{minor}")
     server = FakeApiServer(taint_not_ready_nodes=False)

@@ -12,7 +12,6 @@ probe pod bound); waits poll with a safety timeout only a hang reaches.
 from __future__ import annotations
 
 import asyncio
-import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +22,6 @@ from test_kube_scheduler import (
     BASE_INFORMED,
     BINARIES,
     NAMESPACE,
-    NO_BINARY,
     NODE,
     NODES,
     PODS,
@@ -33,6 +31,7 @@ from test_kube_scheduler import (
     _minor,
     _synced,
     _wait,
+    binary_or_skip,
     node_manifest,
     pod_manifest,
     start_kube_scheduler,
@@ -78,11 +77,7 @@ class ProxiedScheduler:
 
 @pytest.fixture(scope="module", params=BINARIES or ["<unset>"])
 def scheduler(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProxiedScheduler]:
-    binary = str(request.param)
-    if not BINARIES:
-        pytest.skip(NO_BINARY)
-    if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
-        pytest.skip(f"not an executable file: {binary}")
+    binary = binary_or_skip(request)
     tmp = tmp_path_factory.mktemp(f"proxied-kube-scheduler-v1.{_minor(binary)}")
     server = FakeApiServer(taint_not_ready_nodes=False)
     with ServerThread(server) as fake:

@@ -2,7 +2,8 @@
 
 ``--scheduler reference`` (the default) runs :class:`reference_scheduler.Scheduler` through
 :class:`~harness._adapters.CallableAdapter`, with the run's feature gates and, for
-``--scheduler reference:<mutant>``, one of its broken variants. Its clock is the loop's: a
+``--scheduler reference:<name>``, one of its variants (a mutant, a control or a shape variant,
+:data:`reference_scheduler.VARIANTS`). Its clock is the loop's: a
 :class:`~harness._virtual_time.VirtualClock` on the virtual loop, a
 :class:`~harness._virtual_time.RealClock` otherwise. Feature gates the reference scheduler does
 not know are refused at start, as kube-scheduler refuses them.
@@ -20,7 +21,7 @@ __all__ = ["reference_adapter"]
 
 
 def reference_adapter(mutant: str | None = None, *, delay: float | None = None) -> CallableAdapter[object]:
-    """An unstarted adapter running the reference scheduler (or the named mutant)."""
+    """An unstarted adapter running the reference scheduler (or the named variant)."""
     from reference_scheduler import DEFAULT_DELAY, Scheduler, get_mutant, parse_feature_gates
 
     if mutant:

@@ -1,18 +1,29 @@
-"""``schedharness selftest``: the suites proven against the reference scheduler and its mutants.
+"""``schedharness selftest``: the suites proven against the reference scheduler and its variants.
 
-A conformance suite is only worth citing if it catches broken schedulers. The reference
-scheduler ships with mutants, each breaking one KEP-5501 rule (``schedharness mutants``); the
-selftest runs the suites once against the reference and once against each mutant (one pytest run
-each, ``--scheduler reference:<mutant>``, :func:`harness._run.run_suites`), and holds two
-promises: the reference passes every criterion, and every mutant fails at least one. The matrix
-(mutant x criterion: ``P`` passed, ``F`` failed, ``S`` skipped) and which criteria killed which
-mutant go to ``selftest.json`` and ``selftest.md``; each run's full report stays in
-``<report dir>/<scheduler>/``.
+A conformance suite is only worth citing if it catches broken schedulers and passes correct ones
+whatever their requests look like. The reference scheduler ships with variants
+(``schedharness mutants``, :data:`reference_scheduler.VARIANTS`), each with what is expected of
+it: *shape variants* behave as the reference and only write the pod's condition with another
+request (PUT, JSON patch, merge patch); *mutants* each break one KEP-5501 rule; *controls* are not
+schedulers at all (``does-nothing``). The selftest runs the suites once against the reference and
+once against each variant (one pytest run each, ``--scheduler reference:<name>``,
+:func:`harness._run.run_suites`), and holds four promises:
+
+* the reference fails no criterion (and its run passes);
+* no shape variant fails a criterion: a verdict depends on what a write did, not on its shape;
+* every mutant and control fails at least one criterion (a survivor is named);
+* every criterion fails for at least one mutant or control: a criterion nothing fails is listed
+  by name ("criteria no variant fails"), as it has not been shown to catch anything.
+
+The matrix (a row per scheduler, grouped: reference, shape variants, mutants, controls; a column
+per criterion: ``P`` passed, ``F`` failed, ``S`` skipped, ``-`` not run), which criteria killed
+which mutant or control, and which criteria a shape variant failed go to ``selftest.json`` and
+``selftest.md``; each run's full report stays in ``<report dir>/<scheduler>/``.
 
 The runs are independent processes, so ``-n`` runs that many of them at a time (better than
 pytest-xdist inside each run: the suite is short under virtual time, and a worker pool's start-up
-would cost more than it saves). Timelines are not drawn (about 0.15 s a scenario, times thirteen
-runs); the journals are kept, and ``schedharness run --mutant NAME`` draws them for one mutant.
+would cost more than it saves). Timelines are not drawn (about 0.15 s a scenario, times seventeen
+runs); the journals are kept, and ``schedharness run --mutant NAME`` draws them for one variant.
 """
 
 from __future__ import annotations
@@ -29,9 +40,15 @@ from typing import Any
 from harness._report import criterion_status
 from harness._run import RunOptions, RunResult, run_suites
 
-__all__ = ["SelftestResult", "build_matrix", "render_matrix", "run_selftest"]
+__all__ = ["GROUPS", "SelftestResult", "build_matrix", "render_matrix", "run_selftest"]
 
 _LETTER = {"passed": "P", "failed": "F", "skipped": "S"}
+# (kind, heading, key in selftest.json), in the matrix's row order after the reference
+GROUPS: tuple[tuple[str, str, str], ...] = (
+    ("shape", "shape variants", "shapes"),
+    ("mutant", "mutants", "mutants"),
+    ("control", "controls", "controls"),
+)
 
 
 @dataclass(frozen=True)
@@ -49,45 +66,67 @@ def _criteria(report: dict[str, Any]) -> dict[str, str]:
     return {cid: criterion_status(s) for cid, s in statuses.items()}
 
 
-def build_matrix(reports: dict[str, dict[str, Any]], mutants: dict[str, dict[str, str]]) -> dict[str, Any]:
+def build_matrix(reports: dict[str, dict[str, Any]], variants: dict[str, dict[str, str]]) -> dict[str, Any]:
     """``selftest.json``'s content from the run reports by scheduler (``reference`` and
-    ``reference:<mutant>``) and the mutants' descriptions (name -> description, violates)."""
+    ``reference:<name>``) and the variants (name -> ``kind`` (``shape``, ``mutant`` or
+    ``control``), ``description``, ``violates``), in the order given within each kind."""
     reference = _criteria(reports["reference"])
     rows: dict[str, dict[str, str]] = {"reference": reference}
-    for name in mutants:
+    for name in variants:
         rows[name] = _criteria(reports[f"reference:{name}"])
     criteria = sorted({cid for row in rows.values() for cid in row})
-    not_passed = sorted(cid for cid in criteria if reference.get(cid) != "passed")
-    killed = {name: sorted(cid for cid, status in rows[name].items() if status == "failed") for name in mutants}
-    survivors = sorted(name for name, by in killed.items() if not by)
-    reference_ok = not any(reference.get(cid) == "failed" for cid in criteria) and bool(reference)
-    reference_ok = reference_ok and reports["reference"]["verdict"] == "passed"
-    return {
-        "ok": reference_ok and not survivors,
+    failed = {name: sorted(cid for cid, status in row.items() if status == "failed") for name, row in rows.items()}
+    reference_ok = bool(reference) and not failed["reference"] and reports["reference"]["verdict"] == "passed"
+    by_kind = {kind: [name for name, info in variants.items() if info["kind"] == kind] for kind, _, _ in GROUPS}
+    must_fail = by_kind["mutant"] + by_kind["control"]
+    survivors = [name for name in must_fail if not failed[name]]
+    shape_failures = {name: failed[name] for name in by_kind["shape"] if failed[name]}
+    caught = {cid for name in must_fail for cid in failed[name]}
+    uncaught = [cid for cid in criteria if cid not in caught]
+    selftest: dict[str, Any] = {
+        "ok": reference_ok and not shape_failures and not survivors and not uncaught,
         "criteria": criteria,
-        "reference": {"verdict": reports["reference"]["verdict"], "not_passed": not_passed,
+        "reference": {"verdict": reports["reference"]["verdict"], "failed": failed["reference"],
+                      "not_passed": sorted(cid for cid in criteria if reference.get(cid) != "passed"),
                       "report": reports["reference"].get("report_dir")},
-        "mutants": {name: {"killed_by": killed[name], "description": info["description"],
-                           "violates": info["violates"], "report": reports[f"reference:{name}"].get("report_dir")}
-                    for name, info in mutants.items()},
         "survivors": survivors,
+        "shape_failures": shape_failures,
+        "uncaught": uncaught,
+        "groups": [["reference", ["reference"]]] + [[heading, by_kind[kind]] for kind, heading, _ in GROUPS],
         "matrix": {name: {cid: _LETTER[row[cid]] if cid in row else "-" for cid in criteria}
                    for name, row in rows.items()},
     }
+    for kind, _, key in GROUPS:
+        selftest[key] = {
+            name: {"failed": failed[name], "description": variants[name]["description"],
+                   "violates": variants[name].get("violates", ""),
+                   "expected": "pass every criterion" if kind == "shape" else "fail at least one criterion",
+                   "report": reports[f"reference:{name}"].get("report_dir"),
+                   **({} if kind == "shape" else {"killed_by": failed[name]})}
+            for name in by_kind[kind]}
+    return selftest
+
+
+def _uncaught_line(selftest: dict[str, Any]) -> str:
+    return "criteria no variant fails: " + (", ".join(selftest["uncaught"]) or "none")
 
 
 def render_matrix(selftest: dict[str, Any]) -> str:
-    """The matrix as text: a row per scheduler, a column per criterion (numbered, with a key)."""
+    """The matrix as text: a row per scheduler under its group's heading, a column per criterion
+    (numbered, with a key), then the criteria no mutant or control fails."""
     criteria: list[str] = selftest["criteria"]
-    names = list(selftest["matrix"])
-    width = max(len(n) for n in names)
-    header = " " * width + "  " + " ".join(f"{i + 1:>2}" for i in range(len(criteria)))
-    lines = [header]
-    for name in names:
-        row = selftest["matrix"][name]
-        lines.append(f"{name:<{width}}  " + " ".join(f"{row[cid]:>2}" for cid in criteria))
+    groups: list[tuple[str, list[str]]] = [(heading, names) for heading, names in selftest["groups"] if names]
+    width = max(len(name) for _, names in groups for name in names)
+    lines = [" " * width + "  " + " ".join(f"{i + 1:>2}" for i in range(len(criteria)))]
+    for heading, names in groups:
+        if heading != "reference":
+            lines.append(f"-- {heading}")
+        for name in names:
+            row = selftest["matrix"][name]
+            lines.append(f"{name:<{width}}  " + " ".join(f"{row[cid]:>2}" for cid in criteria))
     lines.append("")
     lines += [f"{i + 1:>2} {cid}" for i, cid in enumerate(criteria)]
+    lines += ["", _uncaught_line(selftest)]
     return "\n".join(lines)
 
 
@@ -95,38 +134,69 @@ def _markdown(selftest: dict[str, Any]) -> str:
     criteria: list[str] = selftest["criteria"]
     verdict = "PASSED" if selftest["ok"] else "FAILED"
     lines = ["# schedharness selftest", "",
-             f"Verdict: **{verdict}**: the reference scheduler must pass every criterion and every mutant "
-             "must fail at least one.", "",
-             "## Which criteria killed which mutant", "",
-             "| Mutant | What is broken | Killed by |", "|---|---|---|"]
-    for name, info in selftest["mutants"].items():
-        killed = ", ".join(info["killed_by"]) or "**nothing: the mutant survives**"
-        lines.append(f"| {name} | {info['description']} | {killed} |")
-    if selftest["reference"]["not_passed"]:
-        lines += ["", "Reference criteria not passed: " + ", ".join(selftest["reference"]["not_passed"])]
-    lines += ["", "## Matrix (P passed, F failed, S skipped)", "",
+             f"Verdict: **{verdict}**: the reference scheduler and every shape variant must pass every criterion, "
+             "every mutant and control must fail at least one, and every criterion must fail for at least one "
+             "mutant or control.", ""]
+    if selftest["reference"]["failed"]:
+        lines += ["Reference criteria failed: " + ", ".join(selftest["reference"]["failed"]), ""]
+    elif selftest["reference"]["not_passed"]:
+        lines += ["Reference criteria not passed: " + ", ".join(selftest["reference"]["not_passed"]), ""]
+    lines += ["## Shape variants: must pass every criterion", "",
+              "| Shape variant | What differs | Failed |", "|---|---|---|"]
+    for name, info in selftest["shapes"].items():
+        failed = ", ".join(info["failed"]) or "nothing"
+        lines.append(f"| {name} | {info['description']} | {failed} |")
+    for _, heading, key in GROUPS[1:]:
+        lines += ["", f"## {heading.capitalize()}: must fail at least one criterion", "",
+                  f"| {heading.capitalize()[:-1]} | What is broken | Killed by |", "|---|---|---|"]
+        for name, info in selftest[key].items():
+            killed = ", ".join(info["killed_by"]) or "**nothing: it survives**"
+            lines.append(f"| {name} | {info['description']} | {killed} |")
+    lines += ["", _uncaught_line(selftest).capitalize() + ".", "",
+              "## Matrix (P passed, F failed, S skipped, - not run)", "",
               "| | " + " | ".join(str(i + 1) for i in range(len(criteria))) + " |",
               "|---|" + "---|" * len(criteria)]
-    for name, row in selftest["matrix"].items():
-        lines.append(f"| {name} | " + " | ".join(row[cid] for cid in criteria) + " |")
+    for heading, names in selftest["groups"]:
+        if heading != "reference" and names:
+            lines.append(f"| *{heading}* |" + " |" * len(criteria))
+        for name in names:
+            row = selftest["matrix"][name]
+            lines.append(f"| {name} | " + " | ".join(row[cid] for cid in criteria) + " |")
     lines += ["", "Criteria:", ""] + [f"{i + 1}. {cid}" for i, cid in enumerate(criteria)]
     return "\n".join(lines) + "\n"
 
 
+def _summary(selftest: dict[str, Any]) -> list[str]:
+    """The lines printed after the matrix: what each variant did against what it must do."""
+    lines = []
+    if selftest["reference"]["failed"]:
+        lines.append("reference: FAILS " + ", ".join(selftest["reference"]["failed"]))
+    elif selftest["reference"]["not_passed"]:
+        lines.append("reference: not passed: " + ", ".join(selftest["reference"]["not_passed"]))
+    for name, info in selftest["shapes"].items():
+        lines.append(f"{name}: FAILS {', '.join(info['failed'])}" if info["failed"] else f"{name}: passes everything")
+    for _, _, key in GROUPS[1:]:
+        for name, info in selftest[key].items():
+            lines.append(f"{name}: killed by {', '.join(info['killed_by'])}" if info["killed_by"]
+                         else f"{name}: SURVIVES")
+    return lines
+
+
 def run_selftest(*, report_dir: Path | None = None, jobs: int | None = None, suites: Sequence[str] = (),
-                 suites_dir: Path | None = None, mutants: Sequence[str] | None = None,
+                 suites_dir: Path | None = None, variants: Sequence[str] | None = None,
                  progress: Callable[[str], None] | None = print,
                  now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> SelftestResult:
-    """Run the reference and each mutant (all by default), write ``selftest.json`` and
-    ``selftest.md``, print the matrix; exit code 0 only when the reference passes everything and
-    no mutant survives."""
-    from reference_scheduler import MUTANTS, get_mutant
+    """Run the reference and each variant (all by default: shape variants, mutants, controls),
+    write ``selftest.json`` and ``selftest.md``, print the matrix; exit code 0 only when every
+    promise of the module docstring holds."""
+    from reference_scheduler import VARIANTS, get_mutant
 
-    chosen = [get_mutant(name) for name in mutants] if mutants is not None else list(MUTANTS)
+    chosen = [get_mutant(name) for name in variants] if variants is not None else list(VARIANTS)
+    chosen = [v for kind, _, _ in GROUPS for v in chosen if v.kind == kind]
     started = now()
     base = (report_dir or Path("reports") / started.strftime("selftest-%Y%m%dT%H%M%SZ")).resolve()
     base.mkdir(parents=True, exist_ok=True)
-    schedulers = ["reference", *(f"reference:{m.name}" for m in chosen)]
+    schedulers = ["reference", *(f"reference:{v.name}" for v in chosen)]
     say = progress or (lambda line: None)
     say(f"schedharness selftest: {len(schedulers)} runs, report in {base}")
 
@@ -141,14 +211,12 @@ def run_selftest(*, report_dir: Path | None = None, jobs: int | None = None, sui
     with ThreadPoolExecutor(max_workers=max(1, jobs or os.cpu_count() or 1)) as pool:
         results = dict(zip(schedulers, pool.map(one, schedulers)))
     reports = {name: {**r.report, "report_dir": str(r.report_dir.relative_to(base))} for name, r in results.items()}
-    selftest = build_matrix(reports, {m.name: {"description": m.description, "violates": m.violates}
-                                      for m in chosen})
+    selftest = build_matrix(reports, {v.name: {"kind": v.kind, "description": v.description, "violates": v.violates}
+                                      for v in chosen})
     (base / "selftest.json").write_text(json.dumps(selftest, indent=2, sort_keys=True) + "\n")
     (base / "selftest.md").write_text(_markdown(selftest))
     say(render_matrix(selftest))
-    for name, info in selftest["mutants"].items():
-        say(f"{name}: killed by {', '.join(info['killed_by'])}" if info["killed_by"] else f"{name}: SURVIVES")
-    if selftest["reference"]["not_passed"]:
-        say("reference: not passed: " + ", ".join(selftest["reference"]["not_passed"]))
+    for line in _summary(selftest):
+        say(line)
     say(f"schedharness selftest: {'PASSED' if selftest['ok'] else 'FAILED'}; {base / 'selftest.md'}")
     return SelftestResult(base, selftest, 0 if selftest["ok"] else 1)

@@ -67,7 +67,8 @@ def _run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--kind-apiserver-feature-gates", default="", metavar="A=true,B=false",
                    help="with --backend kind: kube-apiserver feature gates of a new cluster")
     p.add_argument("--mutant", default=None, metavar="NAME",
-                   help="run a broken variant of the reference scheduler (see 'schedharness mutants')")
+                   help="run a variant of the reference scheduler: a mutant, a control or a shape variant "
+                   "(see 'schedharness mutants')")
     p.add_argument("--feature-gates", default="", metavar="A=true,B=false",
                    help="feature gates for the scheduler; criteria needing the other value are skipped")
     p.add_argument("--suite", action="append", default=[], metavar="NAME",
@@ -101,10 +102,13 @@ def _run(args: argparse.Namespace) -> int:
 def _selftest_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "selftest",
-        help="prove the suites: the reference passes everything, every mutant fails something",
-        description="Run the suites against the reference scheduler and each of its mutants (one pytest run "
-        "each), print the mutant x criterion matrix and write selftest.json and selftest.md. Exit code 0 only "
-        "when the reference passes every criterion and every mutant fails at least one.",
+        help="prove the suites: the reference and its shape variants pass everything, every mutant and "
+        "control fails something",
+        description="Run the suites against the reference scheduler and each of its variants (shape variants, "
+        "mutants, controls: 'schedharness mutants'; one pytest run each), print the scheduler x criterion matrix "
+        "grouped by kind and write selftest.json and selftest.md. Exit code 0 only when the reference and every "
+        "shape variant fail no criterion, every mutant and control fails at least one, and every criterion fails "
+        "for at least one mutant or control.",
     )
     p.add_argument("-n", "--jobs", type=int, default=None, metavar="N",
                    help="pytest runs at a time (default: one a core)")

@@ -1,4 +1,4 @@
-"""A reference kube-scheduler in Python that implements KEP-5501, and its broken variants.
+"""A reference kube-scheduler in Python that implements KEP-5501, and its variants.
 
 It talks to any API server only over HTTP with a kubeconfig, like kube-scheduler, and runs either
 in-process on the current event loop (:class:`Scheduler`, under virtual time in the harness) or as
@@ -13,7 +13,10 @@ Where each part, and each of the suite's readings of the KEP's open questions, i
 * ``_gates``: the two feature gates, their defaults and dependency (decision 7);
 * ``_queue``: which events re-run PreEnqueue (decision 8); ``_conditions``: ``lastTransitionTime``;
 * ``_plugins``: PreEnqueue and Filter plugins and their messages; ``_dra``: DRA allocation and
-  what is not supported; ``_mutants``: the broken variants and the sentences they violate.
+  what is not supported; ``_mutants``: the variants (mutants and the sentences they violate,
+  controls, shape variants) and what the selftest expects of each; ``_writers``: how a status
+  condition is written (the strategic merge patch kube-scheduler sends, and the shape variants'
+  PUT, JSON patch and merge patch).
 
 Not implemented: preemption, scoring beyond least-requested, leader election (run one instance,
 or give it its own ``--scheduler-name``), protobuf, the streaming list.
@@ -34,7 +37,7 @@ from reference_scheduler._clock import Clock, WallClock
 from reference_scheduler._dispatcher import ApiDispatcher, CallResult, PodBindingCall, PodStatusPatchCall
 from reference_scheduler._gates import DEPENDENCY_MESSAGE, FeatureGateError, FeatureGates, parse_feature_gates
 from reference_scheduler._informer import POD_FIELD_SELECTOR, Informer
-from reference_scheduler._mutants import MUTANTS, Mutant, UnknownMutant, get_mutant
+from reference_scheduler._mutants import MUTANTS, VARIANTS, Mutant, UnknownMutant, get_mutant
 from reference_scheduler._plugins import (
     GANG_LABEL,
     GANG_MIN_ANNOTATION,
@@ -48,6 +51,7 @@ from reference_scheduler._plugins import (
 from reference_scheduler._queue import QueuedPodInfo, SchedulingQueue
 from reference_scheduler._reporting import DEFAULT_DELAY, PreEnqueueStatusReporter
 from reference_scheduler._scheduler import Scheduler
+from reference_scheduler._writers import ConditionWriter
 
 __all__ = [
     "DEFAULT_DELAY",
@@ -57,12 +61,14 @@ __all__ = [
     "GATED_MESSAGE",
     "MUTANTS",
     "POD_FIELD_SELECTOR",
+    "VARIANTS",
     "ApiDispatcher",
     "ApiError",
     "BadRequestError",
     "CallResult",
     "Clock",
     "ClusterEvent",
+    "ConditionWriter",
     "ConflictError",
     "DynamicResources",
     "ExpiredError",

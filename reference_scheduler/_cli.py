@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from reference_scheduler._gates import FeatureGateError, parse_feature_gates
-from reference_scheduler._mutants import MUTANTS, UnknownMutant, get_mutant
+from reference_scheduler._mutants import KINDS, VARIANTS, UnknownMutant, VariantKind, get_mutant
 from reference_scheduler._reporting import DEFAULT_DELAY
 
 __all__ = ["add_subcommands", "build_parser", "main"]
@@ -33,20 +33,37 @@ def add_subcommands(subparsers: Any) -> None:
     p.add_argument("--kubeconfig", required=True, help="kubeconfig of the API server to schedule on")
     p.add_argument("--feature-gates", default="",
                    help="A=true,B=false for SchedulerPreEnqueuePodStatus and SchedulerAsyncAPICalls (default: both true)")
-    p.add_argument("--mutant", default=None, help="run a broken variant (see `mutants`)")
+    p.add_argument("--mutant", default=None, help="run a variant: a mutant, a control or a shape variant (see `mutants`)")
     p.add_argument("--delay", type=float, default=DEFAULT_DELAY,
                    help=f"delay of NotReadyForScheduling patches and clears in seconds (default {DEFAULT_DELAY:g})")
     p.add_argument("--scheduler-name", default="default-scheduler", help="schedule pods with this spec.schedulerName")
     p.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
     p.set_defaults(func=_scheduler)
-    m = subparsers.add_parser("mutants", help="list the broken variants of the reference scheduler",
-                              description="List the mutants: name, what is broken, and the KEP-5501 sentence violated.")
+    m = subparsers.add_parser(
+        "mutants", help="list the variants of the reference scheduler (shape variants, mutants, controls)",
+        description="List the variants by kind: name, what differs from the reference scheduler, the KEP-5501 "
+        "sentence a mutant violates, and what the selftest expects of it.")
     m.set_defaults(func=_mutants)
 
 
+_HEADINGS: dict[VariantKind, str] = {
+    "shape": "Shape variants: correct KEP-5501 behaviour, another request writes the PodScheduled condition",
+    "mutant": "Mutants: each breaks one KEP-5501 rule",
+    "control": "Controls: not a scheduler, by design",
+}
+
+
 def _mutants(args: argparse.Namespace) -> int:
-    for mutant in MUTANTS:
-        print(f"{mutant.name}\n    {mutant.description}\n    violates: \"{mutant.violates}\"")
+    blocks = []
+    for kind in KINDS:
+        lines = [_HEADINGS[kind]]
+        for variant in (v for v in VARIANTS if v.kind == kind):
+            lines += [variant.name, f"    {variant.description}"]
+            if variant.violates:
+                lines.append(f"    violates: \"{variant.violates}\"")
+            lines.append(f"    expected: {variant.expectation}")
+        blocks.append("\n".join(lines))
+    print("\n\n".join(blocks))
     return 0
 
 

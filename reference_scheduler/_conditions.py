@@ -1,13 +1,13 @@
-"""Pod condition arithmetic and the status patch the scheduler sends (pure functions).
+"""Pod condition arithmetic and the strategic merge patch the scheduler sends (pure functions).
 
 :func:`update_condition` is ``podutil.UpdatePodCondition``: it replaces the element of that type
 and keeps ``lastTransitionTime`` when the status is unchanged (so a ``False`` to ``False`` change of
 ``PodScheduled`` keeps the time the pod first became unscheduled: the suite's reading of
 open question 8). :func:`status_patch` is what ``strategicpatch.CreateTwoWayMergePatch`` gives for
-the ``conditions`` list of ``v1.PodStatus`` (merge key ``type``): changed fields of changed
-elements with their ``type``, whole new elements, ``{"$patch":"delete","type":...}`` for removed
-ones, and ``$setElementOrder/conditions`` naming the final order — the shape of
-``k8s-semantics.md`` D.3. Keys are sorted, as Go's ``json.Marshal`` of a map sorts them.
+the ``conditions`` list of ``v1.PodStatus`` (merge key ``type``, ``omitempty``), with one
+deliberate difference for a list that becomes empty (its docstring). Keys are sorted, as Go's
+``json.Marshal`` of a map sorts them. The other ways of writing the same condition (PUT, JSON
+patch, merge patch) are in :mod:`reference_scheduler._writers`.
 """
 
 from __future__ import annotations
@@ -88,7 +88,25 @@ def clear_condition(conditions: list[Obj], reason: str) -> list[Obj] | None:
 def status_patch(old: list[Obj], new: list[Obj], *, force: frozenset[str] = frozenset()) -> Obj | None:
     """The strategic merge patch taking ``status.conditions`` from ``old`` to ``new``; None if empty.
 
+    As ``CreateTwoWayMergePatch`` of two ``v1.PodStatus`` (``k8s-semantics.md`` D.3): when
+    ``old`` is empty, Go's ``omitempty`` leaves ``conditions`` out of the original, so the patch
+    carries the new list whole and no ``$setElementOrder`` (recorded from kube-scheduler v1.35 for
+    a pod with no conditions); otherwise changed fields of changed elements with their ``type``,
+    whole new elements, ``{"$patch":"delete","type":...}`` for removed ones, and
+    ``$setElementOrder/conditions`` naming the final order (recorded for a gated pod).
+
+    When ``new`` is empty (the clear removing a pod's only condition), ``CreateTwoWayMergePatch``
+    would see no ``conditions`` key in the modified status and send ``{"conditions": null}``,
+    which deletes the whole list. This sends ``{"conditions": [{"$patch": "delete", "type": ...}]}``
+    instead: on the pod the scheduler read, the stored result is the same (no ``conditions`` key;
+    ``tests/test_ref_units.py`` checks both bodies against the fake's store), but a strategic patch
+    carries no resourceVersion, and ``null`` would also delete a condition another writer added
+    after that read, where the element delete removes only what the scheduler meant to remove.
+    No ``$setElementOrder``: there is no order left to give.
+
     ``force`` names condition types sent whole even when unchanged (only the ``no-dedup`` mutant)."""
+    if not old:
+        return {"status": {"conditions": [dict(c) for c in new]}} if new else None
     old_by_type = {c.get("type"): c for c in old}
     new_types = {c.get("type") for c in new}
     entries: list[Obj] = []
@@ -109,4 +127,6 @@ def status_patch(old: list[Obj], new: list[Obj], *, force: frozenset[str] = froz
     if not entries:
         return None
     entries.sort(key=lambda e: str(e.get("type", "")))
+    if not new:
+        return {"status": {"conditions": entries}}
     return {"status": {"$setElementOrder/conditions": [{"type": c.get("type")} for c in new], "conditions": entries}}

@@ -36,7 +36,8 @@ from typing import Any, ClassVar
 
 from reference_scheduler._client import KubeClient, resource_path
 from reference_scheduler._clock import Clock, format_time
-from reference_scheduler._conditions import clear_condition, conditions_of, status_patch, update_condition
+from reference_scheduler._conditions import clear_condition, conditions_of, update_condition
+from reference_scheduler._writers import STRATEGIC, ConditionWriter
 
 __all__ = [
     "ApiCall",
@@ -119,27 +120,34 @@ class ApiCall:
 class PodStatusPatchCall(ApiCall):
     """Set ``condition`` (a ``PodScheduled`` condition), or with ``clear_reason`` remove the
     ``PodScheduled`` condition if it has that reason. Merging: the newer call wins whole (each
-    call carries one complete desired state of the one condition type the scheduler writes)."""
+    call carries one complete desired state of the one condition type the scheduler writes).
+
+    ``writer`` sends it (:mod:`reference_scheduler._writers`; the scheduler's one writer, by
+    default the strategic merge patch kube-scheduler sends); the call type stays
+    ``pod_status_patch`` whatever the request, as it is one kind of call to the dispatcher."""
 
     call_type = "pod_status_patch"
     relevance = 1
 
-    def __init__(self, pod: Obj, *, condition: Obj | None = None, clear_reason: str | None = None, kind: str = "") -> None:
+    def __init__(self, pod: Obj, *, condition: Obj | None = None, clear_reason: str | None = None, kind: str = "",
+                 writer: ConditionWriter = STRATEGIC) -> None:
         super().__init__(pod)
         if (condition is None) == (clear_reason is None):
             raise ValueError("exactly one of condition and clear_reason")
         self.condition = condition
         self.clear_reason = clear_reason
         self.kind = kind  # why: "not-ready", "clear", "unschedulable" (for callbacks and logs)
+        self.writer = writer
+
+    def change(self, conditions: list[Obj], now: str) -> list[Obj] | None:
+        """The conditions to write instead of ``conditions``; None when nothing would change."""
+        if self.condition is not None:
+            return update_condition(conditions, self.condition, now)
+        assert self.clear_reason is not None
+        return clear_condition(conditions, self.clear_reason)
 
     def desired(self, pod: Obj | None, now: str) -> list[Obj] | None:
-        if pod is None:
-            return None
-        current = conditions_of(pod)
-        if self.condition is not None:
-            return update_condition(current, self.condition, now)
-        assert self.clear_reason is not None
-        return clear_condition(current, self.clear_reason)
+        return None if pod is None else self.change(conditions_of(pod), now)
 
     def is_noop(self, pod: Obj | None) -> bool:
         return self.desired(pod, "") is None
@@ -147,19 +155,7 @@ class PodStatusPatchCall(ApiCall):
     async def execute(self, client: KubeClient, pod: Obj | None, now: str, *, force: bool = False) -> Obj | None:
         if pod is None:
             return None
-        current = conditions_of(pod)
-        new = self.desired(pod, now)
-        if new is None and not force:
-            return None
-        forced: frozenset[str] = frozenset()
-        if new is None:  # only the no-dedup mutant sends an unchanged condition
-            new = current
-            forced = frozenset({"PodScheduled"})
-        body = status_patch(current, new, force=forced)
-        if body is None:
-            return None
-        path = resource_path("", "v1", "pods", self.namespace, self.name, "status")
-        return await client.patch(path, body)
+        return await self.writer.write(client, pod, lambda conditions: self.change(conditions, now), force=force)
 
 
 class PodBindingCall(ApiCall):

@@ -1,23 +1,46 @@
-"""Broken variants of the reference scheduler, each breaking exactly one KEP-5501 rule.
+"""Variants of the reference scheduler, and what the selftest expects of each.
 
-A mutant is a name, a description, the KEP sentence it violates and a small function that flips
-one switch on an assembled :class:`~reference_scheduler._scheduler.Scheduler` (a reporter flag, a
-dispatcher flag, a plugin option): no copies of the scheduler. The suite proves each conformance
-criterion catches what it claims by running it against the mutant it targets.
+A variant is a name, a description, the KEP sentence it violates (if any), a small function that
+flips one switch on an assembled :class:`~reference_scheduler._scheduler.Scheduler` (a reporter
+flag, a dispatcher flag, a plugin option, the condition writer): no copies of the scheduler, and
+its ``kind``, which says what the selftest (``harness._selftest``) expects:
+
+* ``mutant`` (:data:`MUTANTS`): breaks exactly one KEP-5501 rule; must fail at least one
+  criterion. Running the suites against each is how they prove they catch what they claim.
+* ``control``: not a scheduler at all, by design (``does-nothing``); must fail at least one
+  criterion, so a suite that passes whatever happens is caught.
+* ``shape``: correct KEP-5501 behaviour, only the HTTP request that writes the pod's conditions
+  differs (:mod:`reference_scheduler._writers`); must pass every criterion, which shows a verdict
+  depends on what a write did at the API, not on the request's shape.
+
+Every variant is a name for ``--scheduler reference:<name>`` and ``--mutant <name>``
+(:func:`get_mutant`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from reference_scheduler._conditions import UNSCHEDULABLE
+from reference_scheduler._writers import JSON_PATCH_WRITER, MERGE_PATCH_WRITER, PUT_WRITER, ConditionWriter
 
 if TYPE_CHECKING:
     from reference_scheduler._scheduler import Scheduler
 
-__all__ = ["MUTANTS", "Mutant", "UnknownMutant", "get_mutant"]
+__all__ = ["CONTROLS", "EXPECTATIONS", "KINDS", "MUTANTS", "PROBE_NAMESPACE", "SHAPES", "VARIANTS", "Mutant",
+           "UnknownMutant", "VariantKind", "get_mutant"]
+
+VariantKind = Literal["mutant", "control", "shape"]
+KINDS: tuple[VariantKind, ...] = ("shape", "mutant", "control")
+EXPECTATIONS: dict[VariantKind, str] = {
+    "mutant": "must fail at least one criterion",
+    "control": "must fail at least one criterion",
+    "shape": "must pass every criterion",
+}
+# harness._adapters.PROBE_NAMESPACE: where an adapter's readiness probe pod is (a test pins the two)
+PROBE_NAMESPACE = "schedharness-probe"
 
 
 class UnknownMutant(ValueError):
@@ -26,10 +49,22 @@ class UnknownMutant(ValueError):
 
 @dataclass(frozen=True)
 class Mutant:
+    """One variant; ``kind`` says what the selftest expects of it (module docstring)."""
+
     name: str
     description: str
     violates: str
     apply: Callable[[Scheduler], None]
+    kind: VariantKind = "mutant"
+
+    @property
+    def must_fail(self) -> bool:
+        """True for a mutant or control (fails at least one criterion), False for a shape variant."""
+        return self.kind != "shape"
+
+    @property
+    def expectation(self) -> str:
+        return EXPECTATIONS[self.kind]
 
 
 def _no_delay(s: Scheduler) -> None:
@@ -118,7 +153,39 @@ MUTANTS: tuple[Mutant, ...] = (
            "a retry of the status patch.", _never_retries),
 )
 
-_BY_NAME = {m.name: m for m in MUTANTS}
+
+def _writes_with(writer: ConditionWriter) -> Callable[[Scheduler], None]:
+    def apply(s: Scheduler) -> None:
+        s.use_writer(writer)
+
+    return apply
+
+
+def _does_nothing(s: Scheduler) -> None:
+    s.namespaces = frozenset({PROBE_NAMESPACE})  # binds an adapter's probe pod, and nothing else
+
+
+SHAPES: tuple[Mutant, ...] = (
+    Mutant("status-by-put", "writes the PodScheduled condition with PUT pods/<name>/status (the whole pod with its "
+           "resourceVersion, client-go UpdateStatus); on 409 re-reads the pod and retries", "",
+           _writes_with(PUT_WRITER), "shape"),
+    Mutant("status-by-json-patch", "writes the PodScheduled condition with a JSON patch (RFC 6902) by index, each "
+           "replace or remove guarded by a test of the element's type; on 422 re-reads the pod and retries", "",
+           _writes_with(JSON_PATCH_WRITER), "shape"),
+    Mutant("status-by-merge-patch", "writes the PodScheduled condition with a merge patch (RFC 7386) replacing the "
+           "whole conditions list, metadata.resourceVersion as precondition; on 409 re-reads the pod and retries", "",
+           _writes_with(MERGE_PATCH_WRITER), "shape"),
+)
+
+CONTROLS: tuple[Mutant, ...] = (
+    Mutant("does-nothing", f"binds only the adapter's probe pod (namespace {PROBE_NAMESPACE}); never binds, patches "
+           "or emits an event for any other pod", "", _does_nothing, "control"),
+)
+
+VARIANTS: tuple[Mutant, ...] = (*SHAPES, *MUTANTS, *CONTROLS)
+"""Every variant, shape variants first, then mutants, then controls (the selftest's row order)."""
+
+_BY_NAME = {m.name: m for m in VARIANTS}
 
 
 def get_mutant(name: str) -> Mutant:

@@ -18,9 +18,12 @@ The queue calls three hooks, at the points of the KEP's ``runPreEnqueuePlugins``
   delay". Decision 2 (open question 2): the clear removes only a ``PodScheduled`` condition whose
   reason is ``NotReadyForScheduling``; a gated pod whose gates are removed shows
   ``SchedulingGated``, so its clear is a no-op and no patch is sent (the binding replaces the
-  condition), as the KEP's message unification intends. Decision 6 (open question 6): the clear is
-  a strategic merge patch deleting the element (``{"$patch":"delete","type":"PodScheduled"}``
-  with ``$setElementOrder/conditions``), so the pod looks like a fresh ungated pod.
+  condition), as the KEP's message unification intends. Decision 6 (open question 6): the clear
+  removes the element, so the pod looks like a fresh ungated pod; the reference sends a strategic
+  merge patch deleting it (``{"$patch":"delete","type":"PodScheduled"}``, with
+  ``$setElementOrder/conditions`` when other conditions remain; ``_conditions.status_patch`` says
+  why not ``"conditions": null`` when none remain). The shape variants remove it with another
+  request (:mod:`reference_scheduler._writers`); the pod ends the same.
 
 Events (decision 3, open question 3): "An Event is emitted for the Pod with the reason
 ``NotReadyForScheduling`` and the rejection message". It is sent when the delayed patch is
@@ -56,6 +59,7 @@ from reference_scheduler._conditions import NOT_READY_FOR_SCHEDULING, rejection_
 from reference_scheduler._dispatcher import ApiDispatcher, CallResult, PodStatusPatchCall
 from reference_scheduler._events import EventRecorder
 from reference_scheduler._queue import QueuedPodInfo
+from reference_scheduler._writers import STRATEGIC, ConditionWriter
 
 __all__ = ["DEFAULT_DELAY", "EVENT_ACTION", "EVENT_TYPE", "PreEnqueueStatusReporter"]
 
@@ -76,8 +80,10 @@ class PreEnqueueStatusReporter:
         enabled: bool,
         delay: float = DEFAULT_DELAY,
         on_lost: Callable[[QueuedPodInfo], None] | None = None,
+        writer: ConditionWriter = STRATEGIC,
     ) -> None:
         self.dispatcher = dispatcher
+        self.writer = writer
         self.recorder = recorder
         self.enabled = enabled
         self.delay = delay
@@ -110,7 +116,7 @@ class PreEnqueueStatusReporter:
             return
         pinfo.last_message = message
         condition = {"type": "PodScheduled", "status": "False", "reason": self.reason, "message": message}
-        call = PodStatusPatchCall(pinfo.pod, condition=condition, kind="not-ready")
+        call = PodStatusPatchCall(pinfo.pod, condition=condition, kind="not-ready", writer=self.writer)
         call.check_noop = self.dedup
         call.on_finish.append(lambda result: self._rejection_finished(pinfo, message, result))
         self.patches_enqueued += 1
@@ -124,7 +130,7 @@ class PreEnqueueStatusReporter:
         pinfo.last_message = ""
         if not self.clears:
             return
-        call = PodStatusPatchCall(pinfo.pod, clear_reason=self.reason, kind="clear")
+        call = PodStatusPatchCall(pinfo.pod, clear_reason=self.reason, kind="clear", writer=self.writer)
         call.on_finish.append(lambda result: self._clear_finished(pinfo, cleared, result))
         self.clears_enqueued += 1
         self.dispatcher.add(call, self.delay if self.clear_delay is None else self.clear_delay)

@@ -50,6 +50,7 @@ from reference_scheduler._plugins import (
 from reference_scheduler._queue import QueuedPodInfo, SchedulingQueue, pod_key
 from reference_scheduler._reporting import DEFAULT_DELAY, PreEnqueueStatusReporter
 from reference_scheduler._resources import pod_requests
+from reference_scheduler._writers import STRATEGIC, ConditionWriter
 
 __all__ = ["Scheduler", "SCHEDULER_ERROR", "NO_NODES_MESSAGE"]
 
@@ -65,8 +66,11 @@ class Scheduler:
     """``Scheduler(kubeconfig, clock=VirtualClock(loop))``; ``await s.start()`` ... ``await s.stop()``.
 
     ``pre_enqueue`` adds PreEnqueue plugins after the built-in ones (SchedulingGates,
-    DynamicResources, GangQuorum); ``mutant`` names a broken variant
-    (:data:`reference_scheduler._mutants.MUTANTS`)."""
+    DynamicResources, GangQuorum); ``mutant`` names a variant
+    (:data:`reference_scheduler._mutants.VARIANTS`: a broken mutant, a control or a shape variant).
+
+    ``writer`` sends every status condition write (:meth:`use_writer`); ``namespaces``, when
+    set, limits the pods the scheduler takes to those namespaces (None: every namespace)."""
 
     def __init__(
         self,
@@ -108,9 +112,11 @@ class Scheduler:
             GangQuorum(self._unassigned_and_assigned_pods),
             *pre_enqueue,
         ]
+        self.writer: ConditionWriter = STRATEGIC
+        self.namespaces: frozenset[str] | None = None
         self.reporter = PreEnqueueStatusReporter(
             self.dispatcher, self.recorder, enabled=self.gates.pre_enqueue_pod_status, delay=delay,
-            on_lost=self._lose,
+            on_lost=self._lose, writer=self.writer,
         )
         self.queue = SchedulingQueue(self.plugins, self.reporter)
         self.allocator = ClaimAllocator(self.claims.get, self.claims.values, self.slices.values, self.classes.get)
@@ -123,6 +129,12 @@ class Scheduler:
         self._direct: set[asyncio.Task[Any]] = set()
         if self.mutant is not None:
             self.mutant.apply(self)
+
+    def use_writer(self, writer: ConditionWriter) -> None:
+        """Send every status condition write (KEP-5501's patch and clear, a failed attempt's
+        condition) through ``writer``: the one switch of the shape variants."""
+        self.writer = writer
+        self.reporter.writer = writer
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -190,6 +202,8 @@ class Scheduler:
 
     def _ours(self, pod: Obj) -> bool:
         spec = pod.get("spec") or {}
+        if self.namespaces is not None and (pod.get("metadata") or {}).get("namespace") not in self.namespaces:
+            return False
         return spec.get("schedulerName", "default-scheduler") == self.scheduler_name and not spec.get("nodeName")
 
     def _unassigned_and_assigned_pods(self) -> list[Obj]:
@@ -329,7 +343,7 @@ class Scheduler:
             self.queue.unschedulable(pinfo, message)
         self.recorder.emit(pod, "Warning", "FailedScheduling", "Scheduling", truncate_note(message))
         condition = {"type": "PodScheduled", "status": "False", "reason": reason, "message": message}
-        call = PodStatusPatchCall(pod, condition=condition, kind="unschedulable")
+        call = PodStatusPatchCall(pod, condition=condition, kind="unschedulable", writer=self.writer)
         if self.dispatcher is not None:
             self.dispatcher.add(call)
         else:

@@ -24,8 +24,11 @@ resource synced: a LIST (v1.30) or a streaming list whose ``k8s.io/initial-event
 bookmark was delivered (v1.35, client-go ``WatchListClient`` on by default, E.4). Waits poll
 with a 60 s safety timeout that only a hang reaches.
 
-The messages and bodies asserted exactly below are what the two binaries really sent (read from
-their logs and the journal); they follow k8s-semantics D.3 and D.4: the fit error
+The bodies asserted exactly below are what the binaries really sent (read from their logs and the
+journal). v1.35's status patches and binding are recorded in
+``tests/data/kube_scheduler_v1.35_requests.json`` (read through ``recorded_requests``), which the
+reference scheduler's tests share; the tables below say how v1.30 differs. They follow
+k8s-semantics D.3 and D.4: the fit error
 ``0/%v nodes are available: %v.`` with the PostFilter messages after it, the strategic-merge
 status patch built by ``CreateTwoWayMergePatch`` (``$setElementOrder/conditions`` only when the
 old status already had conditions), the binding body of ``DefaultBinder``, and a
@@ -55,6 +58,7 @@ import pytest
 from fake_apiserver import FakeApiServer, JournalEntry, KindSpec, Store, by_resource
 from fake_apiserver._discovery import api_resource_list
 from fake_apiserver._watch import INITIAL_EVENTS_END
+from recorded_requests import RECORDED, recorded_body
 
 SAFETY_TIMEOUT = 60.0  # seconds; only ever reached when something hangs
 POLL = 0.05
@@ -78,14 +82,13 @@ INFORMED = {
         "resourceslices.resource.k8s.io", "deviceclasses.resource.k8s.io",
     },
 }
-# The FailedScheduling message for a pod requesting more cpu than the one node has. v1.35 adds
-# the DynamicResources PostFilter message, and its NodeResourcesFit marks a request above the
-# node's allocatable as unresolvable, so preemption reports itself not helpful.
+# The FailedScheduling message for a pod requesting more cpu than the one node has, where it
+# differs from v1.35's recorded one. v1.35 adds the DynamicResources PostFilter message, and its
+# NodeResourcesFit marks a request above the node's allocatable as unresolvable, so preemption
+# reports itself not helpful; v1.30 does neither.
 UNSCHEDULABLE = {
     30: "0/1 nodes are available: 1 Insufficient cpu. "
         "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.",
-    35: "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, "
-        "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
 }
 # k8s-semantics D.3: "0/%v nodes are available: %v." then the PostFilter messages.
 FIT_ERROR = re.compile(r"^0/1 nodes are available: 1 Insufficient cpu\. .*preemption: 0/1 nodes are available: 1 .+\.$")
@@ -348,14 +351,13 @@ def test_a_pod_that_fits_is_bound(scheduler: Scheduler) -> None:
             "type": "PodScheduled", "status": "True", "lastProbeTime": None}
         assert RFC3339.match(cond["lastTransitionTime"])
         [binding] = scheduler.requests("create", "pods", subresource="binding", name="fits")
-        assert (binding.path, binding.content_type, binding.code) == (
-            "/api/v1/namespaces/default/pods/fits/binding", "application/json", 201)
-        meta = {"name": "fits", "namespace": NAMESPACE, "uid": created["metadata"]["uid"]}
+        assert _request_line(binding) == _recorded_line("binding")
+        expected = recorded_body("binding", binding.body)
+        assert expected["metadata"]["uid"] == created["metadata"]["uid"]
         # v1.30's apimachinery encodes the zero creationTimestamp as null; v1.35's omits it.
         if {30: True, 35: False}.get(scheduler.minor, "creationTimestamp" in binding.body["metadata"]):
-            meta = {"creationTimestamp": None, **meta}
-        assert binding.body == {"kind": "Binding", "apiVersion": "v1", "metadata": meta,
-                                "target": {"kind": "Node", "name": NODE}}
+            expected["metadata"] = {"creationTimestamp": None, **expected["metadata"]}
+        assert binding.body == expected
         event = _wait("the Scheduled event", lambda: _event(scheduler, "fits"), scheduler.explain)
         assert (event["reason"], event["type"], event["action"], event["note"]) == (
             "Scheduled", "Normal", "Binding", f"Successfully assigned default/fits to {NODE}")
@@ -383,6 +385,26 @@ def _sends_observed_generation(scheduler: Scheduler, sent: dict[str, Any]) -> bo
     return {30: False, 35: True}.get(scheduler.minor, "observedGeneration" in sent)
 
 
+def _request_line(entry: JournalEntry) -> tuple[str, str, int]:
+    return entry.path, entry.content_type, entry.code
+
+
+def _recorded_line(name: str) -> tuple[str, str, int]:
+    return RECORDED[name]["path"], RECORDED[name]["content_type"], RECORDED[name]["code"]
+
+
+def _as_this_version(scheduler: Scheduler, body: dict[str, Any], sent: dict[str, Any]) -> dict[str, Any]:
+    """A recorded v1.35 status patch as this binary's minor version sends it: v1.30 sends no
+    ``observedGeneration`` and its own message (``UNSCHEDULABLE``); a minor version neither
+    table lists keeps what it sent of both (its message checked against the D.3 format)."""
+    if scheduler.minor != 35:
+        for cond in body["status"]["conditions"]:
+            cond["message"] = UNSCHEDULABLE.get(scheduler.minor, sent["message"])
+            if not _sends_observed_generation(scheduler, sent):
+                cond.pop("observedGeneration", None)
+    return body
+
+
 def _condition(pod: dict[str, Any]) -> dict[str, Any] | None:
     conds = [c for c in pod["status"].get("conditions", []) if c["type"] == "PodScheduled"]
     return conds[0] if conds and conds[0].get("reason") == "Unschedulable" else None
@@ -392,22 +414,17 @@ def test_an_unschedulable_pod_gets_the_condition_by_strategic_merge_patch(schedu
     """D.3: ``PodScheduled=False`` reason ``Unschedulable`` with the fit-error message, sent as a
     strategic-merge ``PATCH pods/big/status`` (no ``$setElementOrder``: the pod had no
     conditions), and a ``FailedScheduling`` Warning event with action ``Scheduling``."""
-    message = UNSCHEDULABLE.get(scheduler.minor)
     with scheduler.reported():
         created = scheduler.create_pod("big", "3")
+        assert created["metadata"]["generation"] == 1  # the recorded observedGeneration
         patch = _wait("the status patch of big", lambda: _status_patch(scheduler, "big"), scheduler.explain)
-        assert (patch.path, patch.content_type, patch.code) == (
-            "/api/v1/namespaces/default/pods/big/status", "application/strategic-merge-patch+json", 200)
+        assert _request_line(patch) == _recorded_line("unschedulable_without_conditions")
         [sent] = patch.body["status"]["conditions"]
         assert FIT_ERROR.match(sent["message"])
         assert RFC3339.match(sent["lastTransitionTime"])
-        expected: dict[str, Any] = {
-            "type": "PodScheduled", "status": "False", "reason": "Unschedulable", "lastProbeTime": None,
-            "lastTransitionTime": sent["lastTransitionTime"],
-            "message": message if message is not None else sent["message"]}
-        if _sends_observed_generation(scheduler, sent):
-            expected["observedGeneration"] = created["metadata"]["generation"]
-        assert patch.body == {"status": {"conditions": [expected]}}
+        body = _as_this_version(scheduler, recorded_body("unschedulable_without_conditions", patch.body), sent)
+        assert patch.body == body
+        [expected] = body["status"]["conditions"]
 
         stored = _wait("the Unschedulable condition", lambda: _condition(scheduler.pod("big")), scheduler.explain)
         assert stored == expected
@@ -433,7 +450,6 @@ def test_a_pod_released_from_its_gate_gets_set_element_order(scheduler: Schedule
     its gate is removed and it fails to fit, the scheduler's patch replaces that condition by its
     merge key, so the body carries ``$setElementOrder/conditions`` and only the changed fields
     (``lastTransitionTime`` is kept: the status stays ``False``)."""
-    message = UNSCHEDULABLE.get(scheduler.minor)
     with scheduler.reported():
         created = scheduler.create_pod("gated", "3", gated=True)
         gated_cond = created["status"]["conditions"][0]
@@ -441,16 +457,14 @@ def test_a_pod_released_from_its_gate_gets_set_element_order(scheduler: Schedule
             "SchedulingGated", "Scheduling is blocked due to non-empty scheduling gates")
         released = scheduler.fake.call(lambda: scheduler.fake.server.store.patch(
             PODS, NAMESPACE, "gated", b'{"spec":{"schedulingGates":null}}', "application/merge-patch+json"))
+        assert released["metadata"]["generation"] == 2  # the recorded observedGeneration
         patch = _wait("the status patch of gated", lambda: _status_patch(scheduler, "gated"), scheduler.explain)
+        assert _request_line(patch) == _recorded_line("unschedulable_released_from_its_gate")
         [sent] = patch.body["status"]["conditions"]
         assert FIT_ERROR.match(sent["message"])
-        expected: dict[str, Any] = {"type": "PodScheduled", "reason": "Unschedulable",
-                                    "message": message if message is not None else sent["message"]}
-        if _sends_observed_generation(scheduler, sent):
-            expected["observedGeneration"] = released["metadata"]["generation"]
-        assert patch.content_type == "application/strategic-merge-patch+json"
-        assert patch.body == {"status": {"$setElementOrder/conditions": [{"type": "PodScheduled"}],
-                                         "conditions": [expected]}}
+        body = _as_this_version(scheduler, recorded_body("unschedulable_released_from_its_gate", patch.body), sent)
+        assert patch.body == body
+        [expected] = body["status"]["conditions"]
         stored = _wait("the Unschedulable condition", lambda: _condition(scheduler.pod("gated")), scheduler.explain)
         assert stored == {**gated_cond, **expected}  # lastTransitionTime and lastProbeTime kept
 

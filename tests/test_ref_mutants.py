@@ -1,5 +1,7 @@
 """Each mutant breaks exactly the rule it names: the scenario that exposes it shows a difference
-from the reference scheduler, and nothing else about that scenario changes."""
+from the reference scheduler, and nothing else about that scenario changes. Each shape variant
+changes only the request: the pod's condition goes through the same states at the same times,
+with the same events. The control does nothing but bind the probe pod."""
 
 from __future__ import annotations
 
@@ -10,8 +12,10 @@ import pytest
 from test_ref_support import Env, gates, with_env
 
 from harness._virtual_time import run
-from reference_scheduler import MUTANTS, ClusterEvent, UnknownMutant, get_mutant
+from harness._adapters import PROBE_NAMESPACE as HARNESS_PROBE_NAMESPACE
+from reference_scheduler import MUTANTS, VARIANTS, ClusterEvent, KubeClient, UnknownMutant, get_mutant
 from reference_scheduler._cli import main as cli_main
+from reference_scheduler._mutants import PROBE_NAMESPACE
 
 Obj = dict[str, Any]
 
@@ -39,25 +43,23 @@ def _observe(env: Env, pod: str) -> Obj:
     }
 
 
-async def _claim_at_12(env: Env, **kw: Any) -> Obj:
+async def _claim_at_12(env: Env, **kw: Any) -> None:
     await env.create_node("n1")
     await env.start_scheduler(**kw)
     await env.create_pod("p", resourceClaims=[{"name": "c", "resourceClaimName": "claim"}])
     await asyncio.sleep(12)
     await env.create_claim("claim")
     await asyncio.sleep(10)
-    return _observe(env, "p")
 
 
-async def _gated(env: Env, **kw: Any) -> Obj:
+async def _gated(env: Env, **kw: Any) -> None:
     await env.create_node("n1")
     await env.start_scheduler(**kw)
     await env.create_pod("p", schedulingGates=[{"name": "example.com/a"}])
     await asyncio.sleep(20)
-    return _observe(env, "p")
 
 
-async def _changing(env: Env, **kw: Any) -> Obj:
+async def _changing(env: Env, **kw: Any) -> None:
     await env.create_node("n1")
     await env.start_scheduler(pre_enqueue=[Block()], **kw)
     await env.create_pod("p", annotations={"block": "m1"})
@@ -66,10 +68,9 @@ async def _changing(env: Env, **kw: Any) -> Obj:
     await asyncio.sleep(7)
     await env.patch_pod("p", {"metadata": {"labels": {"touched": "1"}}})
     await asyncio.sleep(10)
-    return _observe(env, "p")
 
 
-async def _failing(env: Env, **kw: Any) -> Obj:
+async def _failing(env: Env, **kw: Any) -> None:
     failed: list[int] = []
 
     def first(info: Any) -> bool:
@@ -87,7 +88,6 @@ async def _failing(env: Env, **kw: Any) -> Obj:
     await asyncio.sleep(10)
     await env.create_claim("claim")
     await asyncio.sleep(5)
-    return _observe(env, "p")
 
 
 CLAIM = ("NotReadyForScheduling", 'could not find ResourceClaim "default/claim"')
@@ -100,6 +100,14 @@ REFERENCE = {
                 "bound": True},
 }
 SCENARIOS = {"claim": _claim_at_12, "gated": _gated, "changing": _changing, "failing": _failing}
+
+
+def _observed(scenario: str, **kw: Any) -> Obj:
+    async def main(env: Env) -> Obj:
+        await SCENARIOS[scenario](env, **kw)
+        return _observe(env, "p")
+
+    return dict(run(with_env(main)))
 
 EXPOSED: dict[str, tuple[str, dict[str, Any], Obj]] = {
     "no-delay": ("claim", {}, {"patches": [(0.0, 200, CLAIM)], "events": [(0.0, "NotReadyForScheduling")], "bound": True}),
@@ -127,27 +135,32 @@ EXPOSED: dict[str, tuple[str, dict[str, Any], Obj]] = {
 
 def test_every_mutant_has_a_kep_sentence_and_is_listed() -> None:
     assert len(MUTANTS) >= 10
-    assert len({m.name for m in MUTANTS}) == len(MUTANTS)
-    assert all(m.description and m.violates for m in MUTANTS)
+    assert len({m.name for m in VARIANTS}) == len(VARIANTS)
+    assert all(m.description and m.violates and m.kind == "mutant" and m.must_fail for m in MUTANTS)
     assert set(EXPOSED) | {"never-clears"} == {m.name for m in MUTANTS}
+    assert [(m.name, m.kind, m.must_fail, bool(m.violates)) for m in VARIANTS if m.kind != "mutant"] == [
+        ("status-by-put", "shape", False, False), ("status-by-json-patch", "shape", False, False),
+        ("status-by-merge-patch", "shape", False, False), ("does-nothing", "control", True, False)]
+    assert [m.name for m in VARIANTS] == [*(m.name for m in VARIANTS if m.kind == "shape"),
+                                          *(m.name for m in MUTANTS), "does-nothing"]
     with pytest.raises(UnknownMutant, match=r"^unknown mutant 'nope'; known: clears-immediately, "):
         get_mutant("nope")
 
 
 def test_reference_scenarios() -> None:
     for name, scenario in SCENARIOS.items():
-        assert run(with_env(scenario)) == REFERENCE[name], name
+        assert _observed(name) == REFERENCE[name], name
 
 
 def test_ignores_feature_gate_reference_reports_nothing_with_gate_off() -> None:
-    observed = run(with_env(lambda env: _claim_at_12(env, gates=gates(pre_enqueue_pod_status=False))))
+    observed = _observed("claim", gates=gates(pre_enqueue_pod_status=False))
     assert observed == {"patches": [], "events": [], "bound": True}
 
 
 @pytest.mark.parametrize("mutant", sorted(EXPOSED))
 def test_mutant_is_exposed_by_its_scenario(mutant: str) -> None:
     scenario, kwargs, expected = EXPOSED[mutant]
-    observed = run(with_env(lambda env: SCENARIOS[scenario](env, mutant=mutant, **kwargs)))
+    observed = _observed(scenario, mutant=mutant, **kwargs)
     assert observed == expected
     if "gates" not in kwargs:
         assert observed != REFERENCE[scenario]
@@ -166,12 +179,31 @@ def test_clear_mutants_flip_one_switch(mutant: str | None, clear_delay: float | 
     assert run(with_env(main)) == (clear_delay, clears)
 
 
-def test_cli_lists_mutants(capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_lists_the_variants_by_kind_with_what_is_expected(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli_main(["mutants"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("no-delay\n    patches the NotReadyForScheduling condition as soon as a pod is rejected\n"
-                          "    violates: \"To handle transient rejections")
-    assert out.count("violates:") == len(MUTANTS)
+    shapes, mutants, controls = out.split("\n\n")
+    assert shapes.splitlines()[:4] == [
+        "Shape variants: correct KEP-5501 behaviour, another request writes the PodScheduled condition",
+        "status-by-put",
+        "    writes the PodScheduled condition with PUT pods/<name>/status (the whole pod with its resourceVersion, "
+        "client-go UpdateStatus); on 409 re-reads the pod and retries",
+        "    expected: must pass every criterion"]
+    assert shapes.count("expected: must pass every criterion") == 3 and "violates" not in shapes
+    assert mutants.splitlines()[:5] == [
+        "Mutants: each breaks one KEP-5501 rule",
+        "no-delay",
+        "    patches the NotReadyForScheduling condition as soon as a pod is rejected",
+        "    violates: \"To handle transient rejections and reduce API server load, the scheduler will not act on "
+        "this immediately. Instead, it will use a delayed dispatch mechanism\"",
+        "    expected: must fail at least one criterion"]
+    assert mutants.count("violates:") == mutants.count("expected: must fail at least one criterion") == len(MUTANTS)
+    assert controls == (
+        "Controls: not a scheduler, by design\n"
+        "does-nothing\n"
+        "    binds only the adapter's probe pod (namespace schedharness-probe); never binds, patches or emits an "
+        "event for any other pod\n"
+        "    expected: must fail at least one criterion\n")
 
 
 def test_cli_refuses_the_gate_dependency(capsys: pytest.CaptureFixture[str]) -> None:
@@ -179,3 +211,101 @@ def test_cli_refuses_the_gate_dependency(capsys: pytest.CaptureFixture[str]) -> 
     assert capsys.readouterr().err == (
         "schedharness scheduler: invalid feature gates: SchedulerPreEnqueuePodStatus=true requires "
         "SchedulerAsyncAPICalls=true\n")
+
+
+# -- shape variants and the control ------------------------------------------------------------
+
+
+def _pod_scheduled_states(scenario: str, **kw: Any) -> Obj:
+    """What a scenario did at the API, whatever the requests: every state of the pod's
+    PodScheduled condition as a watch delivered it, the events, the binding."""
+
+    async def main(env: Env) -> Obj:
+        states: list[tuple[float, Obj | None]] = [(0.0, None)]
+
+        async def watch() -> None:
+            async with KubeClient(env.server.kubeconfig) as client:
+                async for event in client.watch("/api/v1/namespaces/default/pods",
+                                                {"fieldSelector": "metadata.name=p"}):
+                    cond = next((c for c in event["object"]["status"].get("conditions") or []
+                                 if c["type"] == "PodScheduled"), None)
+                    if states[-1][1] != cond:
+                        states.append((env.now(), cond))
+
+        watcher = asyncio.get_running_loop().create_task(watch())
+        try:
+            await STATE_SCENARIOS[scenario](env, **kw)
+        finally:
+            watcher.cancel()
+        return {"states": states, "events": [(r.time, r.body["reason"]) for r in env.events("p")],
+                "bound": [(r.time, r.code) for r in env.bindings("p")],
+                "status writes": [(r.time, r.verb, r.code) for r in env.requests
+                                  if r.subresource == "status" and r.name == "p"]}
+
+    return dict(run(with_env(main)))
+
+
+async def _unschedulable(env: Env, **kw: Any) -> None:
+    await env.create_node("n1")
+    await env.start_scheduler(**kw)
+    await env.create_pod("p", nodeSelector={"disk": "ssd"})
+    await asyncio.sleep(3)
+    await env.create_node("n2", labels={"disk": "ssd"})
+    await asyncio.sleep(3)
+
+
+STATE_SCENARIOS = {"claim": _claim_at_12, "changing": _changing, "failing": _failing, "unschedulable": _unschedulable}
+
+
+@pytest.mark.parametrize("scenario", STATE_SCENARIOS)
+def test_the_reference_scenarios_go_through_these_states(scenario: str) -> None:
+    """The yardstick of the shape variants, pinned: when the condition appears and changes."""
+    observed = _pod_scheduled_states(scenario)
+    reasons = [(t, c and (c.get("reason") or c["status"]), c and c.get("message")) for t, c in observed["states"]]
+    assert reasons == {
+        "claim": [(0.0, None, None), (5.0, "NotReadyForScheduling", CLAIM[1]), (12.0, "True", None)],
+        "changing": [(0.0, None, None), (5.0, "NotReadyForScheduling", "m2")],
+        "failing": [(0.0, None, None), (13.0, "NotReadyForScheduling", CLAIM[1]), (18.0, "True", None)],
+        "unschedulable": [(0.0, None, None), (0.0, "Unschedulable",
+                                              "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector."),
+                          (3.0, "True", None)],
+    }[scenario]
+
+
+@pytest.mark.parametrize("scenario", STATE_SCENARIOS)
+@pytest.mark.parametrize("variant", [m.name for m in VARIANTS if m.kind == "shape"])
+def test_a_shape_variant_leaves_the_same_states_with_other_requests(variant: str, scenario: str) -> None:
+    reference = _pod_scheduled_states(scenario)
+    shaped = _pod_scheduled_states(scenario, mutant=variant)
+    assert {k: v for k, v in shaped.items() if k != "status writes"} == {
+        k: v for k, v in reference.items() if k != "status writes"}
+    assert [(t, code) for t, _, code in shaped["status writes"]] == [(t, code) for t, _, code in reference["status writes"]]
+    assert {verb for _, verb, _ in shaped["status writes"]} == {"update" if variant == "status-by-put" else "patch"}
+
+
+def test_probe_namespace_is_the_harness_probes() -> None:
+    assert PROBE_NAMESPACE == HARNESS_PROBE_NAMESPACE
+
+
+def test_does_nothing_binds_the_probe_pod_and_touches_no_other_pod() -> None:
+    async def main(env: Env) -> Obj:
+        await env.create_node("n1")
+        await env.post("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                              "metadata": {"name": PROBE_NAMESPACE}})
+        await env.start_scheduler(mutant="does-nothing")
+        await env.create_pod("p")
+        await env.create_pod("u", nodeSelector={"x": "y"})
+        await env.create_pod("c", resourceClaims=[{"name": "c", "resourceClaimName": "claim"}])
+        await env.post(f"/api/v1/namespaces/{PROBE_NAMESPACE}/pods", {
+            "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "probe"},
+            "spec": {"containers": [{"name": "c", "image": "busybox:1"}]}})
+        await asyncio.sleep(30)
+        probe = await env.get(f"/api/v1/namespaces/{PROBE_NAMESPACE}/pods/probe")
+        mine = [r for r in env.requests if r.subresource or r.resource not in ("nodes", "namespaces", "pods")]
+        return {"probe": probe["spec"].get("nodeName"),
+                "scheduler's writes": [(r.verb, r.resource, r.subresource, r.name or r.body["regarding"]["name"])
+                                       for r in mine],
+                "others": [(await env.pod(n))["spec"].get("nodeName") for n in "puc"]}
+
+    assert run(with_env(main)) == {"probe": "n1", "others": [None, None, None], "scheduler's writes": [
+        ("create", "pods", "binding", "probe"), ("create", "events", "", "probe")]}

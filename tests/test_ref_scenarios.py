@@ -1,13 +1,17 @@
 """The reference scheduler against the fake API server under virtual time (KEP-5501 scenarios).
 
 Each test ends with the exact status and the exact number of status PATCHes and events the KEP
-implies, counted from every request the server received."""
+implies, counted from every request the server received. The requests the reference copies from
+kube-scheduler (its status patch and its binding) are held to what kube-scheduler v1.35 sent
+(``tests/data/kube_scheduler_v1.35_requests.json``), not to the reference's own output."""
 
 from __future__ import annotations
 
 import asyncio
+import copy
 from typing import Any
 
+from recorded_requests import RECORDED, recorded_body
 from test_ref_support import Env, gates, with_env
 
 from harness._virtual_time import run
@@ -16,10 +20,21 @@ from reference_scheduler import GANG_LABEL, GANG_MIN_ANNOTATION, GATED_MESSAGE
 CLAIM_MISSING = 'could not find ResourceClaim "default/claim"'
 
 
+def _recorded_shape(name: str, **fields: Any) -> dict[str, Any]:
+    """kube-scheduler v1.35's recorded status patch ``name`` with ``fields`` set in its one
+    condition and without ``observedGeneration``: the reference does not implement KEP-5067 (pod
+    observedGeneration tracking), the one field of kube-scheduler's it knowingly leaves out."""
+    body = copy.deepcopy(RECORDED[name]["body"])
+    [cond] = body["status"]["conditions"]
+    del cond["observedGeneration"]
+    cond.update(fields)
+    return body
+
+
 def _not_ready_patch(message: str, when: str) -> dict[str, Any]:
-    return {"status": {"$setElementOrder/conditions": [{"type": "PodScheduled"}], "conditions": [
-        {"lastProbeTime": None, "lastTransitionTime": when, "message": message,
-         "reason": "NotReadyForScheduling", "status": "False", "type": "PodScheduled"}]}}
+    """For a pod with no conditions: kube-scheduler's patch for one, with KEP-5501's reason."""
+    return _recorded_shape("unschedulable_without_conditions", reason="NotReadyForScheduling", message=message,
+                           lastTransitionTime=when)
 
 
 def _scheduled(pod: dict[str, Any]) -> list[dict[str, Any]]:
@@ -194,10 +209,8 @@ def test_unschedulable_pod_gets_the_real_message_and_is_bound_when_a_node_fits()
         await asyncio.sleep(3)
         message = ("0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, "
                    "1 node(s) were unschedulable.")
-        assert [(r.time, r.body) for r in env.status_patches("u")] == [(0.0, {"status": {
-            "$setElementOrder/conditions": [{"type": "PodScheduled"}], "conditions": [
-                {"lastProbeTime": None, "lastTransitionTime": "2026-01-01T00:00:00Z", "message": message,
-                 "reason": "Unschedulable", "status": "False", "type": "PodScheduled"}]}})]
+        assert [(r.time, r.body) for r in env.status_patches("u")] == [(0.0, _recorded_shape(
+            "unschedulable_without_conditions", message=message, lastTransitionTime="2026-01-01T00:00:00Z"))]
         assert [(r.body["type"], r.body["reason"], r.body["action"], r.body["note"]) for r in env.events("u")] == [
             ("Warning", "FailedScheduling", "Scheduling", message)]
         await env.create_node("n3", labels={"disk": "ssd"})
@@ -207,6 +220,56 @@ def test_unschedulable_pod_gets_the_real_message_and_is_bound_when_a_node_fits()
         assert len(env.status_patches("u")) == 1
 
     run(with_env(main))
+
+
+def test_the_requests_kube_scheduler_sends_are_the_recorded_ones() -> None:
+    """k8s-semantics D.3 and D.4 against kube-scheduler v1.35 in the same scenario (one node of 2
+    cpu; ``big`` asks 3 and has no conditions, ``gated`` asks 3 and is released from its gate,
+    ``fits`` asks 1): the same method, path, content type and body, but for the lastTransitionTime
+    and uid of the run, kube-scheduler's ``observedGeneration`` (KEP-5067, not implemented here),
+    and its message, which is the fit error followed by PostFilter messages (the reference has no
+    PostFilter plugins), so the reference's must be that fit error exactly."""
+
+    async def main(env: Env) -> dict[str, list[Any]]:
+        capacity = {"cpu": "2", "memory": "4Gi", "pods": "110"}
+        await env.post("/api/v1/nodes", {
+            "apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "labels": {"kubernetes.io/hostname": "n1"}},
+            "status": {"capacity": capacity, "allocatable": capacity, "conditions": [
+                {"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "kubelet is posting ready status"}]}})
+        await env.start_scheduler()
+
+        def containers(cpu: str) -> list[dict[str, Any]]:
+            return [{"name": "c", "image": "registry.k8s.io/pause:3.10", "resources": {"requests": {"cpu": cpu}}}]
+
+        await env.create_pod("big", containers=containers("3"))
+        await env.create_pod("gated", containers=containers("3"), schedulingGates=[{"name": "example.com/hold"}])
+        await asyncio.sleep(1)
+        await env.patch_pod("gated", {"spec": {"schedulingGates": None}})
+        await env.create_pod("fits", containers=containers("1"))
+        await asyncio.sleep(3)
+        sent: dict[str, list[Any]] = {}
+        for e in env.server.journal.entries:
+            if e.type == "request" and e.subresource in ("status", "binding"):
+                sent.setdefault(e.name, []).append((e.verb, e.path, e.content_type, e.code, e.body))
+        return sent
+
+    sent = run(with_env(main))
+    assert {pod: len(requests) for pod, requests in sent.items()} == {"big": 1, "gated": 1, "fits": 1}
+    for pod, name in (("big", "unschedulable_without_conditions"), ("gated", "unschedulable_released_from_its_gate")):
+        recorded = RECORDED[name]
+        [(verb, path, content_type, code, body)] = sent[pod]
+        assert (verb, path, content_type, code) == ("patch", recorded["path"], recorded["content_type"], recorded["code"])
+        expected = recorded_body(name, body)
+        [cond] = expected["status"]["conditions"]
+        del cond["observedGeneration"]
+        assert cond["message"].startswith(recorded["fit_error"] + " ")
+        cond["message"] = recorded["fit_error"]
+        assert body == expected, pod
+    recorded = RECORDED["binding"]
+    [(verb, path, content_type, code, body)] = sent["fits"]
+    assert (verb, path, content_type, code) == ("create", recorded["path"], recorded["content_type"], recorded["code"])
+    assert body == recorded_body("binding", body)
+    assert list(body) == list(recorded["body"])  # the order of a typed object's fields
 
 
 def test_feature_gate_off_reports_nothing_and_keeps_the_old_gate_message() -> None:

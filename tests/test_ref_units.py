@@ -4,6 +4,7 @@ queue, dispatcher and the KEP-5501 reporter."""
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -42,8 +43,8 @@ def _pod(name: str, uid: str = "", **spec: Any) -> Obj:
 def test_public_api_is_pinned() -> None:
     assert reference_scheduler.__all__ == [
         "DEFAULT_DELAY", "DEPENDENCY_MESSAGE", "GANG_LABEL", "GANG_MIN_ANNOTATION", "GATED_MESSAGE", "MUTANTS",
-        "POD_FIELD_SELECTOR", "ApiDispatcher", "ApiError", "BadRequestError", "CallResult", "Clock", "ClusterEvent",
-        "ConflictError", "DynamicResources", "ExpiredError", "FeatureGateError", "FeatureGates", "GangQuorum",
+        "POD_FIELD_SELECTOR", "VARIANTS", "ApiDispatcher", "ApiError", "BadRequestError", "CallResult", "Clock",
+        "ClusterEvent", "ConditionWriter", "ConflictError", "DynamicResources", "ExpiredError", "FeatureGateError", "FeatureGates", "GangQuorum",
         "Informer", "KubeClient", "Mutant", "NotFoundError", "PodBindingCall", "PodStatusPatchCall",
         "PreEnqueuePlugin", "PreEnqueueStatusReporter", "QueuedPodInfo", "Scheduler", "SchedulingGates",
         "SchedulingQueue", "TransportError", "UnknownMutant", "WallClock", "get_mutant", "parse_feature_gates",
@@ -84,6 +85,52 @@ def test_update_condition_keeps_transition_time_on_false_to_false() -> None:
     assert status_patch(old, old[:1]) == {"status": {
         "$setElementOrder/conditions": [{"type": "Ready"}],
         "conditions": [{"$patch": "delete", "type": "PodScheduled"}]}}
+
+
+def test_status_patch_sets_element_order_only_when_the_old_status_had_conditions() -> None:
+    """``CreateTwoWayMergePatch`` of ``v1.PodStatus`` (``conditions,omitempty``): no old list, the
+    new list whole (the shape kube-scheduler v1.35 sent, ``tests/data``); an old list, the changed
+    fields and ``$setElementOrder/conditions``."""
+    cond = {"type": "PodScheduled", "status": "False", "reason": "R", "message": "m", "lastProbeTime": None,
+            "lastTransitionTime": "T0"}
+    assert status_patch([], [cond]) == {"status": {"conditions": [cond]}}
+    assert status_patch([], []) is None
+    gated = {**cond, "reason": "SchedulingGated"}
+    assert status_patch([gated], [cond]) == {"status": {"$setElementOrder/conditions": [{"type": "PodScheduled"}],
+                                                        "conditions": [{"reason": "R", "type": "PodScheduled"}]}}
+
+
+def test_a_clear_that_empties_the_list_deletes_the_element_with_the_effect_of_null() -> None:
+    """``CreateTwoWayMergePatch`` would send ``"conditions": null`` for an emptied list; the
+    reference deletes the element instead (``status_patch``'s docstring), which leaves the pod it
+    read exactly as ``null`` would, and keeps a condition another writer added since."""
+    from fake_apiserver import Store, by_resource
+
+    pods = by_resource("", "v1", "pods")
+    assert pods is not None
+    cond = {"type": "PodScheduled", "status": "False", "reason": "NotReadyForScheduling", "message": "m",
+            "lastProbeTime": None, "lastTransitionTime": "2026-01-01T00:00:00Z"}
+    body = status_patch([cond], [])
+    assert body == {"status": {"conditions": [{"$patch": "delete", "type": "PodScheduled"}]}}
+    smp = "application/strategic-merge-patch+json"
+
+    def after(*patches: Obj) -> Obj:
+        store = Store()
+        store.create(pods, "default", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                                       "spec": {"containers": [{"name": "c", "image": "i"}]}})
+        for patch in patches:
+            store.patch(pods, "default", "p", json.dumps(patch).encode(), smp, subresource="status")
+        return dict(store.get(pods, "default", "p")["status"])
+
+    set_it = {"status": {"conditions": [cond]}}
+    assert after(set_it, body) == after(set_it, {"status": {"conditions": None}}) == {
+        "phase": "Pending", "qosClass": "BestEffort"}
+    other = {"type": "example.com/Ready", "status": "True", "lastProbeTime": None,
+             "lastTransitionTime": "2026-01-01T00:00:00Z"}
+    added = {"status": {"$setElementOrder/conditions": [{"type": "PodScheduled"}, {"type": other["type"]}],
+                        "conditions": [other]}}
+    assert after(set_it, added, body)["conditions"] == [other]
+    assert "conditions" not in after(set_it, added, {"status": {"conditions": None}})
 
 
 # -- plugins -----------------------------------------------------------------------------------

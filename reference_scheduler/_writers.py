@@ -1,0 +1,209 @@
+"""How the scheduler writes a pod's conditions: one strategy object, chosen once per scheduler.
+
+Every status write of the scheduler (KEP-5501's ``NotReadyForScheduling`` condition, its clear,
+the ``Unschedulable`` or ``SchedulerError`` condition of a failed attempt) is "take the pod's
+``status.conditions`` to what :class:`~reference_scheduler._dispatcher.PodStatusPatchCall` wants".
+A :class:`ConditionWriter` turns that into HTTP. The reference's is :data:`STRATEGIC`, the
+request kube-scheduler sends (``PatchPodStatus``, ``k8s-semantics.md`` D.3). The others are
+*shape variants* (:mod:`reference_scheduler._mutants`): correct KEP-5501 behaviour with another
+request, so the selftest can show a conformance verdict depends on what a write did, not on how
+it was sent.
+
+* :class:`PutWriter`: ``PUT pods/<name>/status`` with the whole pod as last known, its
+  ``metadata.resourceVersion`` an optimistic lock (client-go ``UpdateStatus``).
+* :class:`JsonPatchWriter`: RFC 6902 by index, each ``replace``/``remove`` of element ``i``
+  guarded by a ``test`` of its ``type``; new elements appended (``/status/conditions/-``), or the
+  whole list added when the pod has none.
+* :class:`MergePatchWriter`: RFC 7386 replacing the whole list, with ``metadata.resourceVersion``
+  in the body as a precondition. An emptied list is sent as ``null`` (a Go struct marshalled with
+  ``omitempty`` would leave the key out, and the merge would keep the old list).
+
+Each writer leaves the same conditions as the strategic patch: the new list is computed by the
+call from the pod's current conditions (:func:`~reference_scheduler._conditions.update_condition`
+and its ``lastTransitionTime`` rules, or ``clear_condition``), and only its own element changes.
+The three that can be refused because the pod changed under them (409 Conflict for a stale
+resourceVersion, 422 for a failed ``test``) re-read the pod and recompute the list from it, as
+``retry.RetryOnConflict(retry.DefaultRetry, ...)`` does: at most :data:`RETRY_STEPS` attempts,
+:data:`RETRY_INTERVAL` apart, without jitter so that a journal replays byte for byte. A refusal
+that outlasts them, or any other error, is raised: the call failed, and the reporter's
+retry-on-re-evaluation (``_reporting``) takes over as for a failed strategic patch. The strategic
+patch has no precondition and kube-scheduler does not retry it, so neither does :data:`STRATEGIC`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from reference_scheduler._client import JSON_PATCH, MERGE_PATCH, ApiError, KubeClient, resource_path
+from reference_scheduler._conditions import conditions_of, status_patch
+
+__all__ = [
+    "JSON_PATCH_WRITER",
+    "MERGE_PATCH_WRITER",
+    "PUT_WRITER",
+    "RETRY_INTERVAL",
+    "RETRY_STEPS",
+    "STRATEGIC",
+    "ConditionChange",
+    "ConditionWriter",
+    "JsonPatchWriter",
+    "MergePatchWriter",
+    "PutWriter",
+    "StrategicPatchWriter",
+    "json_patch_ops",
+]
+
+Obj = dict[str, Any]
+ConditionChange = Callable[[list[Obj]], list[Obj] | None]
+"""The pod's current conditions -> the list to write, or None when nothing would change."""
+
+RETRY_STEPS = 5  # retry.DefaultRetry.Steps
+RETRY_INTERVAL = 0.01  # retry.DefaultRetry.Duration, 10 ms; Factor 1.0; the 0.1 jitter left out
+FORCED = frozenset({"PodScheduled"})  # the only type the scheduler writes
+
+
+class ConditionWriter:
+    """Writes ``change(conditions)`` to a pod's status; subclasses say how (:meth:`send`)."""
+
+    name: ClassVar[str] = ""
+    retry_codes: ClassVar[frozenset[int]] = frozenset()  # refusals that mean "re-read and retry"
+
+    async def write(self, client: KubeClient, pod: Obj, change: ConditionChange, *, force: bool = False) -> Obj | None:
+        """The server's answer to the write, or None when nothing had to be sent (``change`` gave
+        None, or the pod was re-created under a retry). ``force`` sends an unchanged
+        ``PodScheduled`` anyway (only the ``no-dedup`` mutant)."""
+        meta = pod.get("metadata") or {}
+        namespace, name, uid = str(meta.get("namespace", "")), str(meta.get("name", "")), meta.get("uid")
+        current = pod
+        for step in range(1, RETRY_STEPS + 1):
+            old = conditions_of(current)
+            new = change(old)
+            forced = False
+            if new is None:
+                if not force:
+                    return None
+                new, forced = old, True
+            try:
+                return await self.send(client, resource_path("", "v1", "pods", namespace, name, "status"),
+                                       current, old, new, forced=forced)
+            except ApiError as e:
+                if e.code not in self.retry_codes or step == RETRY_STEPS:
+                    raise
+            await asyncio.sleep(RETRY_INTERVAL)
+            current = await client.get(resource_path("", "v1", "pods", namespace, name))
+            if uid and (current.get("metadata") or {}).get("uid") != uid:
+                return None  # a new pod of the same name: not this call's pod
+        raise AssertionError("unreachable: the last step returns or raises")
+
+    async def send(self, client: KubeClient, path: str, pod: Obj, old: list[Obj], new: list[Obj], *,
+                   forced: bool) -> Obj | None:
+        """One request taking ``pod``'s conditions ``old`` to ``new``; None if there is nothing to send."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+
+class StrategicPatchWriter(ConditionWriter):
+    """``PATCH pods/<name>/status``, ``application/strategic-merge-patch+json``, the body of
+    :func:`~reference_scheduler._conditions.status_patch`; no retry (none in kube-scheduler)."""
+
+    name = "strategic-merge-patch"
+
+    async def send(self, client: KubeClient, path: str, pod: Obj, old: list[Obj], new: list[Obj], *,
+                   forced: bool) -> Obj | None:
+        body = status_patch(old, new, force=FORCED if forced else frozenset())
+        return None if body is None else await client.patch(path, body)
+
+
+class PutWriter(ConditionWriter):
+    """``PUT pods/<name>/status`` with the whole pod and the new list (an empty list left out,
+    as Go's ``omitempty`` does); 409 Conflict re-reads and retries."""
+
+    name = "put"
+    retry_codes = frozenset({409})
+
+    async def send(self, client: KubeClient, path: str, pod: Obj, old: list[Obj], new: list[Obj], *,
+                   forced: bool) -> Obj | None:
+        body = {"kind": "Pod", "apiVersion": "v1", **copy.deepcopy(pod)}
+        status = body.setdefault("status", {})
+        if new:
+            status["conditions"] = copy.deepcopy(new)
+        else:
+            status.pop("conditions", None)
+        return await client.put(path, body)
+
+
+class JsonPatchWriter(ConditionWriter):
+    """``PATCH``, ``application/json-patch+json``, the operations of :func:`json_patch_ops`;
+    422 (a ``test`` failed: the list changed since the read) re-reads and retries."""
+
+    name = "json-patch"
+    retry_codes = frozenset({422})
+
+    async def send(self, client: KubeClient, path: str, pod: Obj, old: list[Obj], new: list[Obj], *,
+                   forced: bool) -> Obj | None:
+        ops = json_patch_ops(old, new, force=FORCED if forced else frozenset(), has_status="status" in pod)
+        return await client.patch(path, ops, JSON_PATCH) if ops else None
+
+
+class MergePatchWriter(ConditionWriter):
+    """``PATCH``, ``application/merge-patch+json``: ``{"metadata": {"resourceVersion": rv},
+    "status": {"conditions": new}}`` (``null`` for an empty list); 409 re-reads and retries."""
+
+    name = "merge-patch"
+    retry_codes = frozenset({409})
+
+    async def send(self, client: KubeClient, path: str, pod: Obj, old: list[Obj], new: list[Obj], *,
+                   forced: bool) -> Obj | None:
+        body: Obj = {"status": {"conditions": copy.deepcopy(new) or None}}
+        rv = (pod.get("metadata") or {}).get("resourceVersion")
+        if rv:
+            body["metadata"] = {"resourceVersion": rv}
+        return await client.patch(path, body, MERGE_PATCH)
+
+
+def json_patch_ops(old: list[Obj], new: list[Obj], *, force: frozenset[str] = frozenset(),
+                   has_status: bool = True) -> list[Obj]:
+    """RFC 6902 operations taking ``/status/conditions`` from ``old`` to ``new`` (empty: no change).
+
+    By index, each guarded by a ``test`` of the element's ``type`` so that a list changed since
+    the read fails with 422 instead of hitting the wrong element: ``replace`` of changed elements,
+    then ``remove`` from the highest index down (the lower indices stay valid), then ``add`` of
+    new elements at ``/status/conditions/-``; a pod with no conditions gets the list whole.
+    ``new`` must keep ``old``'s order for the types it keeps and put new types last, which is what
+    ``update_condition`` and ``clear_condition`` give; a reordering raises ``ValueError``."""
+    old_types = [c.get("type") for c in old]
+    new_by_type = {c.get("type"): c for c in new}
+    kept = [t for t in old_types if t in new_by_type]
+    added = [c for c in new if c.get("type") not in old_types]
+    if [c.get("type") for c in new] != kept + [c.get("type") for c in added]:
+        raise ValueError(f"json_patch_ops: {[c.get('type') for c in new]} reorders {old_types}")
+    if not old:
+        if not new:
+            return []
+        if not has_status:
+            return [{"op": "add", "path": "/status", "value": {"conditions": copy.deepcopy(new)}}]
+        return [{"op": "add", "path": "/status/conditions", "value": copy.deepcopy(new)}]
+    ops: list[Obj] = []
+    for i, cond in enumerate(old):
+        t = cond.get("type")
+        if t in new_by_type and (new_by_type[t] != cond or t in force):
+            ops += [{"op": "test", "path": f"/status/conditions/{i}/type", "value": t},
+                    {"op": "replace", "path": f"/status/conditions/{i}", "value": copy.deepcopy(new_by_type[t])}]
+    for i in reversed(range(len(old))):
+        t = old[i].get("type")
+        if t not in new_by_type:
+            ops += [{"op": "test", "path": f"/status/conditions/{i}/type", "value": t},
+                    {"op": "remove", "path": f"/status/conditions/{i}"}]
+    ops += [{"op": "add", "path": "/status/conditions/-", "value": copy.deepcopy(c)} for c in added]
+    return ops
+
+
+STRATEGIC = StrategicPatchWriter()
+PUT_WRITER = PutWriter()
+JSON_PATCH_WRITER = JsonPatchWriter()
+MERGE_PATCH_WRITER = MergePatchWriter()

@@ -1,0 +1,33 @@
+"""Shared by the tests (no tests here): the requests a real kube-scheduler v1.35 sent, recorded in
+``tests/data/kube_scheduler_v1.35_requests.json`` (its ``provenance`` says from which run).
+
+``tests/test_kube_scheduler.py`` holds a binary to them; the reference scheduler's tests
+(``tests/test_ref_scenarios.py``) hold the reference's requests to them, so what the reference
+claims to copy from kube-scheduler is checked against kube-scheduler, not against itself.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonpointer
+
+DATA = Path(__file__).parent / "data" / "kube_scheduler_v1.35_requests.json"
+RECORDED: dict[str, dict[str, Any]] = json.loads(DATA.read_text())["requests"]
+
+
+def recorded_body(name: str, sent: Any) -> Any:
+    """The recorded body of request ``name`` with its variable values (timestamps, uids) taken
+    from ``sent``; a variable that ``sent`` lacks fails here, naming the pointer."""
+    request = RECORDED[name]
+    body = copy.deepcopy(request["body"])
+    for pointer in request["variable"]:
+        try:
+            value = jsonpointer.resolve_pointer(sent, pointer)
+        except jsonpointer.JsonPointerException as e:
+            raise AssertionError(f"{name}: the body sent has no {pointer}: {json.dumps(sent)}") from e
+        jsonpointer.set_pointer(body, pointer, value)
+    return body

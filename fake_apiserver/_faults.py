@@ -1,7 +1,8 @@
 """Fault injection: rules that make the server misbehave on exactly the requests they name.
 
 A :class:`FaultRule` is a :class:`Match` (verb, group/resource, subresource, namespace, name,
-content type, and a predicate on the decoded body), an action and a firing policy:
+content type, a predicate on the decoded body, and a predicate on the write's *effect*), an
+action and a firing policy:
 
 * actions: :class:`Respond` (answer a ``Status`` with any code, e.g. 500, 503, 429 with
   ``Retry-After``, 409, 422), :class:`Delay` (hold the request for virtual seconds, then serve
@@ -11,6 +12,13 @@ content type, and a predicate on the decoded body), an action and a firing polic
   ResourceClaim late while a GET sees it at once);
 * firing: the first ``times`` matches, every ``every``-th match, only inside ``[start, until)`` of
   the server's loop time, and/or with ``probability`` drawn from the injector's seeded RNG.
+
+A rule that should refuse "the write that would set this condition", whatever verb and patch type
+carries it, matches on ``effect`` (an :class:`~fake_apiserver._effects.EffectPredicate` such as
+``sets_condition("PodScheduled", reason="NotReadyForScheduling")``): the injector asks the server
+for a preview of the write (a dry run, :mod:`fake_apiserver._effects`) and fires only when the
+predicate holds for the object before and after. The body predicate stays for what only the
+request says (a header-like field, a malformed body); criteria use effects.
 
 Strict by default: :meth:`FaultInjector.unfired` lists rules that never fired and
 :meth:`FaultInjector.check` raises :class:`UnfiredFaults` for them, because a fault that never
@@ -31,6 +39,7 @@ from typing import Any, Callable, Protocol, Sequence, Union
 
 from aiohttp import web
 
+from fake_apiserver._effects import Effect, EffectPredicate, Previewer, is_write
 from fake_apiserver._errors import BY_CODE, StatusError
 from fake_apiserver._http import Handler, RequestInfo, json_response
 from fake_apiserver._kinds import KindSpec
@@ -77,8 +86,10 @@ class Match:
     name: str | None = None
     content_type: str | None = None
     body: Callable[[Any], bool] | None = None
+    effect: EffectPredicate | None = None
 
     def matches(self, info: RequestInfo) -> bool:
+        """Every field but ``effect`` (which needs a preview: :meth:`FaultInjector.matches`)."""
         if self.verb is not None and info.verb != self.verb:
             return False
         if self.resource is not None and self.resource not in (info.resource, info.group_resource):
@@ -175,6 +186,8 @@ class FaultRule:
                                           ("content_type", m.content_type)) if v is not None]
         if m.body is not None:
             parts.append("body=<predicate>")
+        if m.effect is not None:
+            parts.append(f"effect=<{m.effect.description}>")
         return f"{self.name or 'rule'}: {type(self.action).__name__}{_fields(self.action)} on {' '.join(parts) or 'any request'}"
 
     def to_dict(self) -> dict[str, Any]:
@@ -241,6 +254,9 @@ class FaultInjector:
         self._time = time
         self._ids = itertools.count(1)
         self.on_close: Callable[[RequestInfo, str], None] | None = None
+        #: what a write would do (the fake's dry run, the proxy's ``dryRun=All``); rules with an
+        #: ``effect`` never fire without it
+        self.preview: Previewer | None = None
 
     def now(self) -> float:
         return self._time() if self._time is not None else asyncio.get_running_loop().time()
@@ -302,9 +318,23 @@ class FaultInjector:
             return False
         return True
 
+    async def matches(self, rule: FaultRule, info: RequestInfo) -> bool:
+        """``rule``'s match holds for ``info``, its effect predicate included (the preview is
+        asked once per request and kept in ``info.extra["preview"]`` for the journal)."""
+        if not rule.match.matches(info):
+            return False
+        if rule.match.effect is None:
+            return True
+        if not is_write(info) or self.preview is None:
+            return False
+        if "preview" not in info.extra:
+            info.extra["preview"] = await self.preview(info)
+        effect = info.extra["preview"]
+        return isinstance(effect, Effect) and rule.match.effect(effect.before, effect.after)
+
     async def __call__(self, info: RequestInfo, request: web.Request, call_next: Handler) -> web.StreamResponse:
         for rule in list(self.rules):
-            if isinstance(rule.action, WatchLag) or not rule.match.matches(info):
+            if isinstance(rule.action, WatchLag) or not await self.matches(rule, info):
                 continue
             if isinstance(rule.action, EndWatch) and info.verb != "watch":
                 continue

@@ -40,6 +40,7 @@ from fake_apiserver._errors import (
     Timeout,
     UnsupportedMediaType,
 )
+from fake_apiserver._effects import Effect, is_write
 from fake_apiserver._kinds import KindSpec, by_resource
 from fake_apiserver._patch import _syntax_error as go_json_syntax_error
 from fake_apiserver._decode import interpret_errors, resolve_kind, summarize_data, validate_list_options
@@ -392,6 +393,35 @@ class ApiHandler:
         if path.startswith("/api/") or self._served_group_version(path):
             raise RouteNotFound()
         return _page_not_found()
+
+    async def preview(self, info: RequestInfo) -> Effect | None:
+        """The effect ``info`` would have if served now (a dry run against the store), or ``None``
+        when it would be refused or writes no one object (:mod:`fake_apiserver._effects`)."""
+        spec = info.spec
+        if spec is None or not is_write(info) or (info.subresource and info.subresource not in spec.subresources):
+            return None
+        store, ns = self.store, info.namespace or None
+        try:
+            before = store.get(spec, ns, info.name) if info.name else None
+            if info.subresource == "binding" and info.verb == "create":
+                return Effect(before, store.bound(info.namespace, info.name, _decode_object(info, "", "v1", "Binding")))
+            if info.verb == "create" and not info.name:
+                return Effect(None, store.create(spec, ns, _decode_object(info, spec.group, spec.version, spec.kind),
+                                                 dry_run=True))
+            if info.verb == "update" and info.name:
+                body = _decode_object(info, spec.group, spec.version, spec.kind)
+                return Effect(before, store.update(spec, ns, info.name, body, subresource=info.subresource or None,
+                                                   dry_run=True))
+            if info.verb == "patch" and info.name:
+                return Effect(before, store.patch(spec, ns, info.name, info.body, info.content_type,
+                                                  subresource=info.subresource or None, dry_run=True))
+            if info.verb == "delete" and info.name and not info.subresource:
+                kept = store.delete(spec, ns, info.name, dry_run=True)
+                held = bool((before or {}).get("metadata", {}).get("finalizers"))
+                return Effect(before, kept if held else None)
+        except StatusError:
+            return None
+        return None
 
     def _served_group_version(self, path: str) -> bool:
         """Whether ``path`` lies under a served ``/apis/<group>/<version>`` (a go-restful root)."""

@@ -10,6 +10,11 @@ ports and versions there.
 Watch events are journaled per watcher, as they are written to the stream, with the ``seq`` of
 the watch request that opened the stream, so "what did the scheduler's informer see, and when"
 is a query too.
+
+A write carries its effect (:mod:`fake_apiserver._effects`): ``before`` and ``after``, the object
+as it was just before the write and as it was stored by it, with ``effect="applied"``. A write a
+fault rule refused carries the effect it would have had when a rule asked for a preview, with
+``effect="intended"``. Criteria read these, never the body's shape.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from aiohttp import web
 
+from fake_apiserver._effects import Effect, current_request, is_write
 from fake_apiserver._http import Handler, RequestInfo
 from fake_apiserver._watch import WatchEvent
 
@@ -38,6 +44,8 @@ class JournalEntry:
     error, ``""`` on success), and ``fault`` (the name of the fault rule that answered, if any).
     For a watch event: ``watch`` (the seq of the watch request), ``event`` (ADDED, MODIFIED,
     DELETED, BOOKMARK, ERROR), ``resource``, ``namespace``, ``name`` and ``rv`` of the object.
+    A write also has ``before``/``after`` and ``effect`` (``applied``, ``intended`` or ``""``:
+    module docstring).
     """
 
     seq: int
@@ -59,6 +67,14 @@ class JournalEntry:
     event: str = ""
     rv: str = ""
     object: Any = None
+    before: Any = None
+    after: Any = None
+    effect: str = ""
+
+    @property
+    def applied(self) -> bool:
+        """The write was stored: ``before``/``after`` are what it did."""
+        return self.effect == "applied"
 
     def to_json(self) -> str:
         """One JSON line, keys sorted, empty fields left out."""
@@ -82,6 +98,17 @@ def _reason_of(response: web.StreamResponse) -> str:
         return str(json.loads(bytes(response.body)).get("reason", ""))  # type: ignore[arg-type]
     except (ValueError, AttributeError, TypeError):
         return ""
+
+
+def _answered_object(response: web.StreamResponse) -> dict[str, Any] | None:
+    """The object a write answered with (not a ``Status``), or ``None``."""
+    if not isinstance(response, web.Response) or not response.body:
+        return None
+    try:
+        obj = json.loads(bytes(response.body))  # type: ignore[arg-type]
+    except (ValueError, TypeError):
+        return None
+    return obj if isinstance(obj, dict) and obj.get("kind") not in (None, "Status") else None
 
 
 def _decode_body(body: bytes) -> Any:
@@ -127,13 +154,29 @@ class Journal:
                     fault=str(info.extra.get("fault", "")),
                 )
             return response
-        response = await call_next(info, request)
+        if is_write(info):
+            token = current_request.set(info)
+            try:
+                response = await call_next(info, request)
+            finally:
+                current_request.reset(token)
+        else:
+            response = await call_next(info, request)
+        if is_write(info) and "effect" not in info.extra and 200 <= response.status < 300:
+            unchanged = _answered_object(response)  # a no-op write commits nothing: the object is as it was
+            if unchanged is not None:
+                info.extra["effect"] = Effect(unchanged, unchanged)
         self._record_request(info, start, response.status, _reason_of(response),
                              fault=str(info.extra.get("fault", "")))
         return response
 
     def _record_request(self, info: RequestInfo, start: float, code: int, reason: str, fault: str = "") -> int:
         seq = self._next_seq()
+        effect, kind = info.extra.get("effect"), "applied"
+        if not isinstance(effect, Effect) or not 200 <= code < 300:
+            effect, kind = (info.extra.get("preview"), "intended") if fault else (None, "")
+        if not isinstance(effect, Effect):
+            effect, kind = None, ""
         self.entries.append(JournalEntry(
             seq=seq,
             time=start,
@@ -150,6 +193,9 @@ class Journal:
             code=code,
             reason=reason,
             fault=fault,
+            before=effect.before if effect is not None else None,
+            after=effect.after if effect is not None else None,
+            effect=kind,
         ))
         return seq
 

@@ -145,6 +145,11 @@ class KindSpec:
         return f"{self.group}/{self.version}" if self.group else self.version
 
     @property
+    def group_resource(self) -> str:
+        """``resource.group`` (``pods`` in the core group), as the journal names a resource."""
+        return f"{self.resource}.{self.group}" if self.group else self.resource
+
+    @property
     def list_kind(self) -> str:
         return f"{self.kind}List"
 

@@ -24,6 +24,14 @@ turn too), and a LIST of that kind leaves out the objects the proxy saw created 
 a POST through it) less than ``seconds`` ago. Updates are not rolled back in a LIST, and objects
 written around the proxy (by the upstream's own controllers, or by a client talking to the
 upstream directly) are not hidden from it.
+
+Effects (:mod:`fake_apiserver._effects`) are read, not known: for a write the proxy GETs the object
+from the upstream just before forwarding it, and takes the answer (or, for a binding or a delete
+answered with a ``Status``, a GET after it) as the object after; a binding's result is computed as
+``BindingREST`` leaves the pod, so that its journal entry is written before the pod's watch event
+can reach a client. A change another writer makes in between is folded into the effect. A preview, which a fault rule matching an effect asks for, is
+the same request sent with ``dryRun=All``; a binding has no dry-run answer that shows the pod, so
+its preview is computed the same way.
 """
 
 from __future__ import annotations
@@ -48,6 +56,7 @@ from aiohttp import web
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
+from fake_apiserver._effects import Effect, is_write
 from fake_apiserver._errors import ServiceUnavailable
 from fake_apiserver._faults import FaultInjector
 from fake_apiserver._http import Interceptor, RequestInfo, answered, read_request, run_chain, status_response
@@ -191,6 +200,24 @@ def _event(line: bytes) -> WatchEvent | None:
     return WatchEvent(str(data.get("type", "")), data["object"], int(rv) if rv.isdigit() else 0)
 
 
+def _bound(pod: dict[str, Any] | None, binding: bytes) -> dict[str, Any] | None:
+    """The pod as a binding leaves it (``BindingREST``: ``spec.nodeName`` set, ``PodScheduled=True``
+    in place of any earlier ``PodScheduled``), or ``None`` when either is unreadable."""
+    try:
+        target = json.loads(binding)["target"]["name"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    if pod is None:
+        return None
+    after = json.loads(json.dumps(pod))
+    after.setdefault("spec", {})["nodeName"] = target
+    status = after.setdefault("status", {})
+    status.pop("nominatedNodeName", None)
+    status["conditions"] = [*(c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"),
+                            {"type": "PodScheduled", "status": "True"}]
+    return after
+
+
 def _identity(obj: Any) -> tuple[str, str, str]:
     meta = (obj.get("metadata") if isinstance(obj, dict) else None) or {}
     return str(meta.get("namespace", "")), str(meta.get("name", "")), str(meta.get("uid", ""))
@@ -283,6 +310,7 @@ class FaultProxy:
         self.journal = Journal(time)
         self.faults = FaultInjector(self._lag, seed=seed, time=time)
         self.faults.on_close = self.journal.record_closed
+        self.faults.preview = self.preview
         self.interceptors: list[Interceptor] = [self.journal, self.faults]
         self._runner: web.AppRunner | None = None
         self._session: aiohttp.ClientSession | None = None
@@ -369,18 +397,69 @@ class FaultProxy:
         message = f"the fault proxy cannot reach the upstream API server {self.upstream_url}: {type(e).__name__}: {e}"
         return status_response(ServiceUnavailable(message))
 
+    def _headers(self, request: web.Request | None) -> dict[str, str]:
+        given = request.headers if request is not None else {}
+        headers = {"Accept": _json_accept(given.get("Accept", "")), "Accept-Encoding": "identity"}
+        for name in ("Content-Type", "User-Agent"):
+            if name in given:
+                headers[name] = given[name]
+        if self.upstream.token:  # the client's own Authorization is never forwarded
+            headers["Authorization"] = f"Bearer {self.upstream.token}"
+        return headers
+
+    async def _object(self, info: RequestInfo) -> dict[str, Any] | None:
+        """The upstream's current copy of the object ``info`` writes (``None``: absent or unreadable)."""
+        session = self._session
+        if session is None or not info.name:
+            return None
+        path = info.path[: -len(info.subresource) - 1] if info.subresource else info.path
+        try:
+            async with session.get(URL(self.upstream.server.rstrip("/") + path),
+                                   headers={**self._headers(None), "Accept": "application/json"}) as got:
+                found = await got.json(content_type=None) if got.status == 200 else None
+        except (aiohttp.ClientError, OSError, asyncio.TimeoutError, ValueError):
+            return None
+        return found if isinstance(found, dict) and found.get("kind") != "Status" else None
+
+    async def preview(self, info: RequestInfo) -> Effect | None:
+        """What the write ``info`` would do: the object now and the upstream's dry-run answer
+        (module docstring; a binding's is computed)."""
+        session = self._session
+        if session is None or not is_write(info):
+            return None
+        before = await self._object(info)
+        if info.subresource == "binding":
+            if before is None or (before.get("spec") or {}).get("nodeName"):
+                return None
+            bound = _bound(before, info.body)
+            return None if bound is None else Effect(before, bound)
+        url = URL(self.upstream.server.rstrip("/") + info.path).with_query({**info.query, "dryRun": "All"})
+        headers = {**self._headers(None), "Accept": "application/json"}
+        if info.content_type:
+            headers["Content-Type"] = info.content_type
+        try:
+            async with session.request(info.method, url, data=info.body or None, headers=headers) as answer:
+                if not 200 <= answer.status < 300:
+                    return None
+                result = await answer.json(content_type=None)
+        except (aiohttp.ClientError, OSError, asyncio.TimeoutError, ValueError):
+            return None
+        if info.verb == "delete":
+            kept = isinstance(result, dict) and result.get("kind") != "Status" and \
+                (result.get("metadata") or {}).get("deletionTimestamp")
+            return Effect(before, result if kept else None)
+        return Effect(before, result if isinstance(result, dict) else None)
+
     async def _forward(self, info: RequestInfo, request: web.Request) -> web.StreamResponse:
         """Send the request upstream as received (method, raw path and query, body) with the
-        upstream's credentials; answer what it answers."""
+        upstream's credentials; answer what it answers. A write's effect is read around it
+        (module docstring)."""
         session = self._session
         if session is None:
             return status_response(ServiceUnavailable("the fault proxy is stopped"))
-        headers = {"Accept": _json_accept(request.headers.get("Accept", "")), "Accept-Encoding": "identity"}
-        for name in ("Content-Type", "User-Agent"):
-            if name in request.headers:
-                headers[name] = request.headers[name]
-        if self.upstream.token:  # the client's own Authorization is never forwarded
-            headers["Authorization"] = f"Bearer {self.upstream.token}"
+        writes = is_write(info) and info.query.get("dryRun") != "All"
+        before = await self._object(info) if writes else None
+        headers = self._headers(request)
         url = URL(self.upstream.server.rstrip("/") + request.raw_path, encoded=True)
         started = self.now()
         try:
@@ -395,12 +474,31 @@ class FaultProxy:
         except (aiohttp.ClientError, OSError, asyncio.TimeoutError) as e:
             upstream.close()
             return self._unreachable(e)
+        if writes and 200 <= upstream.status < 300:
+            # a binding's result is computed, not read: a read would let the pod's watch event
+            # reach the client before the journal has the binding
+            after = _bound(before, info.body) if info.subresource == "binding" else await self._after(info, body)
+            info.extra["effect"] = Effect(before, after)
         if upstream.status == 201 and info.verb == "create" and not info.subresource:
             self._lag.created(info, body, started)  # the request's start: no later than its watch events
         elif upstream.status == 200 and info.verb == "list":
             body = self._lag.visible(info, body, self.now())
         return web.Response(status=upstream.status, reason=upstream.reason, body=body,
                             headers=_answer_headers(upstream.headers))
+
+    async def _after(self, info: RequestInfo, body: bytes) -> dict[str, Any] | None:
+        """The object a successful write left: its answer when that is the object, else a GET."""
+        try:
+            answer = json.loads(body)
+        except ValueError:
+            answer = None
+        if isinstance(answer, dict) and answer.get("kind") not in (None, "Status") and not info.subresource == "binding":
+            if info.verb == "delete" and not (answer.get("metadata") or {}).get("deletionTimestamp"):
+                return await self._object(info)  # answered with the deleted object: GET tells if it is gone
+            return answer
+        if not info.name:
+            return None
+        return await self._object(info)
 
     async def _stream(self, info: RequestInfo, request: web.Request,
                       upstream: aiohttp.ClientResponse) -> web.StreamResponse:

@@ -18,7 +18,7 @@ from aiohttp import web
 
 from fake_apiserver._clock import Clock
 from fake_apiserver._faults import FaultInjector
-from fake_apiserver._http import Interceptor, build_app
+from fake_apiserver._http import HANDLER_KEY, Interceptor, build_app
 from fake_apiserver._journal import Journal
 from fake_apiserver._store import Store
 
@@ -91,6 +91,7 @@ class FakeApiServer:
         self.app = build_app(
             self.store, self.interceptors, extra_routes=self._admin_routes if admin else None
         )
+        self.faults.preview = self.app[HANDLER_KEY].preview
         self._runner: web.AppRunner | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 

@@ -46,6 +46,7 @@ from typing import Any, Callable, Iterable
 from fake_apiserver._jsonutil import json_copy
 from fake_apiserver._clock import Clock, SystemClock, format_time
 from fake_apiserver._decode import parse_resource_version, resolve_kind
+from fake_apiserver._effects import record_commit
 from fake_apiserver._errors import (
     AlreadyExists,
     BadRequest,
@@ -160,7 +161,9 @@ class Store:
 
     def _commit(self, spec: KindSpec, old: Obj | None, new: Obj | None, rv: int) -> None:
         """Store a change and hand it to the kind's watch cache; a kind that shares its storage
-        with another (core and events.k8s.io Events) gets the same change in the other's shape."""
+        with another (core and events.k8s.io Events) gets the same change in the other's shape.
+        The request being served learns its effect (:func:`~fake_apiserver._effects.record_commit`)."""
+        record_commit(spec.group, spec.resource, old, new)
         self._commit_one((spec.group, spec.resource), spec, Change(rv, old, new))
         partner = _COHABITING.get((spec.group, spec.resource))
         if partner is not None:
@@ -586,6 +589,16 @@ class Store:
         conflict on ``pods`` quoting the storage error); the pod's state gives the plain errors
         that ``assignPod`` wraps as a conflict on ``pods/binding``.
         """
+        new = self.bound(namespace, name, body)
+        old = self.get(PODS, namespace, name)
+        rv = self._next_rv()
+        new["metadata"]["resourceVersion"] = str(rv)
+        self._commit(PODS, old, _ordered(new), rv)
+        return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
+
+    def bound(self, namespace: str, name: str, body: Any) -> Obj:
+        """The pod as a binding would leave it, with every check of :meth:`bind`, nothing written
+        (a preview of the binding's effect)."""
         if not isinstance(body, dict):
             raise BadRequest("the object provided is unrecognized (must be of type Binding)")
         body = json_copy(body)
@@ -621,10 +634,7 @@ class Store:
         status.pop("nominatedNodeName", None)
         now = self._now()
         update_pod_condition(status, {"type": "PodScheduled", "status": "True"}, now)
-        rv = self._next_rv()
-        new["metadata"]["resourceVersion"] = str(rv)
-        self._commit(PODS, old, _ordered(new), rv)
-        return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
+        return new
 
     def close(self) -> None:
         for cache in self._caches.values():

@@ -209,6 +209,8 @@ class ProcessAdapter(SchedulerAdapter):
         self.argv: list[str] = []
         self.log_path = self.workdir / "scheduler.log"
         self.returncode: int | None = None
+        #: the exit code when the process ended by itself before it was ready, else None
+        self.early_exit: int | None = None
         self._process: asyncio.subprocess.Process | None = None
         self._log: IO[bytes] | None = None
         self._stopping = False
@@ -230,6 +232,7 @@ class ProcessAdapter(SchedulerAdapter):
 
     async def start(self, kubeconfig_path: Path, feature_gates: dict[str, bool]) -> None:
         self.feature_gates = dict(feature_gates)
+        self.early_exit = None
         self.argv = self.command(kubeconfig_path, feature_gates)
         self.workdir.mkdir(parents=True, exist_ok=True)
         self._log = open(self.log_path, "wb")
@@ -252,6 +255,7 @@ class ProcessAdapter(SchedulerAdapter):
         exited.cancel()
         await asyncio.gather(probe, exited, return_exceptions=True)
         if process.returncode is not None:
+            self.early_exit = process.returncode
             why = f"exited with code {process.returncode} before it was ready"
         elif probe.done() and isinstance(probe.exception(), (asyncio.TimeoutError, TimeoutError)):
             why = (f"did not bind the probe pod {PROBE_NAMESPACE}/{PROBE_NAME} within "
@@ -337,6 +341,7 @@ class CallableAdapter(SchedulerAdapter, Generic[T]):
 
     async def start(self, kubeconfig_path: Path, feature_gates: dict[str, bool]) -> None:
         self.feature_gates = dict(feature_gates)
+        self.early_exit = None
         logger = logging.getLogger(self.logger_name)
         logger.addHandler(self._capture)
         if logger.level == logging.NOTSET or logger.level > logging.INFO:
@@ -403,6 +408,7 @@ class ClusterSchedulerAdapter(SchedulerAdapter):
 
     async def start(self, kubeconfig_path: Path, feature_gates: dict[str, bool]) -> None:
         self.feature_gates = dict(feature_gates)
+        self.early_exit = None
 
     async def stop(self) -> None:
         return None

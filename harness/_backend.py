@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Protocol
@@ -36,7 +37,8 @@ from typing import Protocol
 from fake_apiserver import FakeApiServer, FaultInjector, FaultProxy, Journal
 from harness._virtual_time import RealClock, VirtualClock, VirtualEventLoop
 
-__all__ = ["Backend", "BackendClock", "BackendError", "FakeBackend", "KindBackend", "KubeconfigBackend", "Unsupported"]
+__all__ = ["REAL_TIME_SLACK", "VIRTUAL_SLACK", "Backend", "BackendClock", "BackendError", "FakeBackend", "KindBackend",
+           "KubeconfigBackend", "Slack", "Unsupported"]
 
 
 class BackendClock(Protocol):
@@ -55,6 +57,26 @@ class Unsupported(BackendError):
     """A step needs what this backend (or the scheduler's way to it) cannot give, e.g. the
     request journal of a scheduler that does not talk through it. The pytest plugin reports a
     test that raises it as skipped, with this message as the reason."""
+
+
+@dataclass(frozen=True)
+class Slack:
+    """How far from a time a KEP names (``5 s after the scheduler saw the pod``) a scheduler's
+    write may land and still be on time: ``early`` before it (clock granularity only: a scheduler
+    cannot act on an object before its watch delivered it) and ``late`` after it (its queue,
+    its dispatcher, the network). Tight under virtual time, where nothing takes time unless a
+    timer says so; on real time, what a busy 2-core machine needs for a correct scheduler in
+    another process. Written once here and printed in every report."""
+
+    early: float
+    late: float
+
+    def describe(self) -> str:
+        return f"a write may land {self.early:g} s before and {self.late:g} s after the time a criterion names"
+
+
+VIRTUAL_SLACK = Slack(early=0.01, late=0.2)
+REAL_TIME_SLACK = Slack(early=0.05, late=2.0)
 
 
 class Backend(ABC):
@@ -94,6 +116,11 @@ class Backend(ABC):
     @abstractmethod
     def is_virtual(self) -> bool:
         """Whether time is virtual (``advance`` is instant and the journal is reproducible)."""
+
+    @property
+    def slack(self) -> Slack:
+        """The timing slack of this backend's criteria (:class:`Slack`)."""
+        return VIRTUAL_SLACK if self.is_virtual else REAL_TIME_SLACK
 
     @property
     def shared(self) -> bool:

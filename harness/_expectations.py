@@ -61,6 +61,15 @@ class Expectation:
         )
 
 
+    def __or__(self, other: Expectation) -> Expectation:
+        return Expectation(
+            f"({self.description}) or ({other.description})",
+            lambda: self.test() or other.test(),
+            lambda: f"{self.observe()}; {other.observe()}",
+            self.pods + tuple(p for p in other.pods if p not in self.pods),
+        )
+
+
 Predicate = Union[Expectation, Callable[[], bool]]
 
 

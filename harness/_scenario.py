@@ -48,7 +48,7 @@ import secrets
 from typing import Any, Callable, Iterable, Sequence
 
 from fake_apiserver import FaultRule, Journal, JournalEntry, UnfiredFaults
-from harness._backend import Backend, BackendError, Unsupported
+from harness._backend import Backend, BackendError, Slack, Unsupported
 from harness._expectations import (
     Expectation,
     ExpectationFailed,
@@ -61,6 +61,7 @@ from harness._expectations import (
 from harness._kubeclient import PATCH_TYPES, Informer, KubeClient, resolve_kind, resource_path
 from harness._shared_cluster import SharedCluster
 from harness._virtual_time import VirtualEventLoop
+from harness._writes import Write, delivered, writes_of
 
 __all__ = ["Expectation", "ExpectationFailed", "Scenario"]
 
@@ -453,6 +454,52 @@ class Scenario:
         while True:
             await asyncio.sleep(self.poll)
             check("", {})
+
+    def writes(self, name: str, kind: str = "pods", *, include_own: bool = False) -> list[Write]:
+        """The writes of one object since the scenario started (any verb and subresource, with
+        their effects: :mod:`harness._writes`), the scheduler's only unless ``include_own``."""
+        journal = self._journal("read writes")
+        if not include_own:
+            self._require_scheduler_traffic("read the scheduler's writes")
+        spec = resolve_kind(kind)
+        entries = [e for e in journal.entries[self.start_seq:] if include_own or e.seq not in self.own_requests]
+        return writes_of(entries, spec.group_resource, self.namespace if spec.namespaced else "", name)
+
+    def delivered(self, kind: str, name: str, rv: int | str = 0, *, since: float | None = None,
+                  deleted: bool = False) -> float | None:
+        """When the scheduler's watch was handed ``name`` at resourceVersion ``rv`` or later, no
+        earlier than ``since`` (default: the scenario's start; ``deleted``: its deletion)
+        (:func:`harness._writes.delivered`); ``None`` if not yet."""
+        journal = self._journal("tell when the scheduler saw an object")
+        self._require_scheduler_traffic("tell when the scheduler saw an object")
+        spec = resolve_kind(kind)
+        # the scheduler's watches were opened before the scenario started: read the whole journal
+        return delivered(journal.entries, self.own_requests, spec.group_resource,
+                         self.namespace if spec.namespaced else "", name, int(rv),
+                         self.start_time if since is None else since, deleted=deleted)
+
+    async def seen(self, kind: str, obj: Obj | str, within: float = 30.0, *, since: float | None = None,
+                   deleted: bool = False) -> float:
+        """Wait until the scheduler has been handed ``obj`` (as a step returned it, or a name:
+        any version since ``since``; ``deleted``: its deletion) and return when: the start of a
+        window "after the scheduler saw it". Fails after ``within`` s."""
+        __tracebackhide__ = True  # a failure points at the scenario's line
+        meta = obj.get("metadata") or {} if isinstance(obj, dict) else {"name": obj}
+        name, rv = str(meta.get("name", "")), str(meta.get("resourceVersion", "0"))
+        start = self.now
+        while (at := self.delivered(kind, name, 0 if deleted else rv, since=since, deleted=deleted)) is None:
+            if self.now - start >= within:
+                what = "the deletion of " if deleted else ""
+                raise ExpectationFailed(
+                    f"expected the scheduler's watch to be handed {what}{kind} {name} (resourceVersion {rv} or later) "
+                    f"within {_secs(within)} s of t={start:.3f}; it was not (no LIST or GET of {kind} either)")
+            await asyncio.sleep(self.poll)
+        return at
+
+    @property
+    def slack(self) -> Slack:
+        """How early or late a scheduler's write may land (:class:`~harness._backend.Slack`)."""
+        return self.backend.slack
 
     def requests(
         self, verb: str | None = None, resource: str | None = None, *, subresource: str | None = None,

@@ -61,6 +61,9 @@ MSG_MORE_RELEVANT = "a more relevant call was enqueued for this object: call ove
 MSG_SAME_TYPE = "a call of the same type was enqueued for this object: call overwritten"
 MSG_NO_EFFECT = "call does not need to be executed because it has no effect: call skipped"
 MSG_CLOSED = "api dispatcher is closed"
+#: A call due within this many seconds counts as due now: a timer set for ``due - now`` may fire at
+#: a time a float's rounding below ``due``, and waiting again for that difference would spin.
+DUE_TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -283,7 +286,7 @@ class ApiDispatcher:
         loop = asyncio.get_running_loop()
         while True:
             now = loop.time()
-            while self._heap and self._heap[0][0] <= now:
+            while self._heap and self._heap[0][0] <= now + DUE_TOLERANCE:
                 _, seq, uid = heapq.heappop(self._heap)
                 entry = self._pending.get(uid)
                 if entry is None or entry.seq != seq:

@@ -43,8 +43,25 @@ READINGS: dict[str, str] = {
         "call for the same Pod is already enqueued, its delay will not be reset.' (design discussion)"
     ),
     "clear-writes": (
-        "Q6 what the clear writes: the PodScheduled condition element is deleted (strategic merge "
-        "patch with $patch: delete), so the pod looks like a fresh ungated pod until scheduled."
+        "Q6 what the clear writes: after the clear the pod has no PodScheduled condition at all (the "
+        "element is removed, by whatever request), and every other condition is as it was, so the "
+        "pod looks like a fresh ungated pod until scheduled."
+    ),
+    "clear-or-binding": (
+        "Q9 a clear pending when the binding comes: the clear is due 5 s after the pod passed "
+        "PreEnqueue; if the scheduler's binding for the pod is issued before that, the binding may "
+        "take the pending clear's place (KEP-5229's call queue: a more relevant call for the same "
+        "object overwrites a pending one) and the API server's PodScheduled=True replaces the "
+        "condition. Both outcomes are accepted: a clear no earlier than 5 s after the pass, or no "
+        "clear and the binding. Removing the condition earlier is not."
+    ),
+    "prebind-order": (
+        "Q10 the binding cycle's order: a scheduler that allocates a ResourceClaim records the "
+        "allocation in the claim's status before it binds the pod (KEP-4381, PreBind), and the "
+        "binding call is issued only after that write is answered; so while that write is held, a "
+        "pending clear is not overwritten and is sent 5 s after the pass. A scheduler that binds "
+        "before recording the allocation is outside this reading: the criterion is skipped for it, "
+        "saying so."
     ),
     "defaults": (
         "Q7 defaults: the suite runs with SchedulerPreEnqueuePodStatus=true and "

@@ -1,33 +1,40 @@
 """What several suites need and the scenario DSL does not offer (yet): events, condition
-histories, DRA devices, fault gating and real-time spans.
+histories, the scheduler's condition writes, DRA devices, fault gating and real-time spans.
 
 Everything here reads and writes only through the API and the journal, like the DSL, so a
-criterion built on it stays honest against any scheduler. The API is small on purpose; each piece
-is a candidate for :mod:`harness._scenario`:
+criterion built on it stays honest against any scheduler. What a scheduler wrote is read as an
+*effect* (:mod:`harness._writes`): which condition became what, and when, whatever verb or patch
+type carried it. The API is small on purpose; each piece is a candidate for
+:mod:`harness._scenario`:
 
 * :func:`events` reads the events a scheduler wrote about a pod, from either API
   (``events.k8s.io/v1`` with ``note``, core ``v1`` with ``message``), as :class:`SeenEvent`;
-* :func:`patched_conditions` reads the ``status.conditions`` a status PATCH sent, and
-  :func:`condition_patches` lists the scheduler's status PATCHes of a pod that write conditions
-  (leaving out one that only sets ``nominatedNodeName``, which kube-scheduler v1.35 sends before
-  a PreBind that does work, e.g. DRA allocation);
+* :func:`condition_writes` lists the scheduler's writes of a pod that changed its ``PodScheduled``
+  condition or changed nothing at all (a redundant write is an API call the KEP counts), stored
+  or refused by a fault, leaving out bindings and writes that changed only other fields (such as
+  the ``status.nominatedNodeName`` kube-scheduler v1.35 sets before a PreBind that does work);
+  :func:`not_ready_writes` and :func:`clears` pick the ones that set or removed the
+  ``NotReadyForScheduling`` condition;
 * :class:`ConditionHistory` (:func:`condition_history`) records every distinct state of one pod
   condition the scenario's informer saw, so "left untouched until the binding" is one equality;
+* :data:`SETS_NOT_READY` and :data:`CLEARS_NOT_READY` are effect predicates for fault rules that
+  refuse exactly those writes, whatever their shape;
 * :func:`add_devices` publishes a DeviceClass and a ResourceSlice so a claim made with
   :func:`create_claim` can be allocated on a node;
 * :func:`create_claim` makes a ResourceClaim for one device with ``allocationMode`` and ``count``
-  written out: the real API server defaults them (``ExactCount``, 1) and kube-scheduler's
-  DynamicResources filter refuses a request without them (``unsupported count mode``), while the
-  fake does not default them yet;
+  written out (the real API server defaults them; kube-scheduler's allocator needs them);
 * :func:`require_faults` skips a criterion on a backend that cannot inject faults, or when the
   scheduler under test does not talk through the backend (the cluster's own kube-scheduler);
-* :func:`missing_claim` is the DynamicResources PreEnqueue message for a claim not (yet) seen,
-  in the scenario's namespace (its own one on a shared cluster);
 * :func:`fit_error` is the start of kube-scheduler's fit-error message for the scenario's nodes
   plus the nodes a shared cluster had before (cordoned by the kind backend, so they count as
   ``node(s) were unschedulable``);
 * :func:`watch_span` is how long to watch for something that must not happen: the full span under
   virtual time (free), capped on real time so a run against a real scheduler stays short.
+
+Rejection messages are never predicted: the KEP defines the reason ``NotReadyForScheduling`` and
+that the message is the last-captured rejection message, not its words (those belong to a plugin).
+A criterion compares the condition's message with what the scheduler itself wrote elsewhere (its
+event) or earlier (a state the scenario made it report).
 """
 
 from __future__ import annotations
@@ -39,32 +46,40 @@ from typing import Any
 import pytest
 
 from fake_apiserver import JournalEntry
+from fake_apiserver._effects import EffectPredicate, binds, removes_condition, sets_condition
 from harness._expectations import condition_of, format_condition
 from harness._kubeclient import ApiError
 from harness._scenario import DEFAULT_DEVICE_CLASS, Scenario
+from harness._writes import Write, format_writes
 
 __all__ = [
+    "CLEARS_NOT_READY",
+    "DELAY",
     "GATED_MESSAGE",
     "NOT_READY_FOR_SCHEDULING",
     "REAL_TIME_CAP",
+    "SETS_NOT_READY",
     "ConditionHistory",
     "SeenEvent",
+    "Write",
     "add_devices",
+    "clears",
     "condition_history",
-    "condition_patches",
+    "condition_writes",
     "create_claim",
     "dra_cluster",
     "event_lines",
     "events",
+    "expect_gone_for_good",
+    "expect_no_condition_writes",
+    "expect_not_ready_after",
+    "expect_one_not_ready_event",
     "fit_error",
-    "missing_claim",
+    "format_writes",
     "journal_lines",
-    "patched_conditions",
+    "not_ready_writes",
     "require_faults",
-    "sets_not_ready",
-    "status_patches",
     "watch_span",
-    "writes_pod_scheduled",
 ]
 
 Obj = dict[str, Any]
@@ -76,6 +91,8 @@ GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
 NOT_READY_FOR_SCHEDULING = "NotReadyForScheduling"
 #: Longest "must not happen" watch on real time, in seconds.
 REAL_TIME_CAP = 30.0
+#: "The delay value will be hardcoded to a default of 5 seconds" (KEP-5501 Proposal §3).
+DELAY = 5.0
 
 
 @dataclass(frozen=True)
@@ -116,19 +133,34 @@ def events(scenario: Scenario, pod: str, reason: str | None = None) -> list[Seen
     return out
 
 
-def patched_conditions(entry: JournalEntry) -> list[Obj]:
-    """The ``status.conditions`` elements a status PATCH sent (strategic or merge patch; a
-    ``$patch: delete`` element is returned as sent)."""
-    body = entry.body if isinstance(entry.body, dict) else {}
-    conditions = (body.get("status") or {}).get("conditions") or []
-    return [c for c in conditions if isinstance(c, dict)]
+def condition_writes(scenario: Scenario, pod: str, type_: str = "PodScheduled") -> list[Write]:
+    """The scheduler's writes of ``pod`` since the scenario started that changed condition
+    ``type_`` or changed nothing (stored, or refused by a fault with a known intent), oldest first;
+    bindings left out (module docstring)."""
+    return [w for w in scenario.writes(pod) if not w.binding and w.known and (w.changes(type_) or w.redundant)]
 
 
-def condition_patches(scenario: Scenario, pod: str) -> list[JournalEntry]:
-    """The scheduler's status PATCHes of ``pod`` since the scenario started that write
-    ``status.conditions`` (any answer code), oldest first."""
-    return scenario.requests("patch", "pods", subresource="status", name=pod,
-                             where=lambda entry: bool(patched_conditions(entry)))
+def _not_ready(condition: Obj | None) -> bool:
+    return condition is not None and condition.get("reason") == NOT_READY_FOR_SCHEDULING
+
+
+def not_ready_writes(scenario: Scenario, pod: str) -> list[Write]:
+    """The scheduler's writes of ``pod`` that set (or would have set) ``PodScheduled`` with reason
+    NotReadyForScheduling, or changed nothing while it showed that reason (redundant)."""
+    return [w for w in condition_writes(scenario, pod) if _not_ready(w.condition_after())]
+
+
+def clears(scenario: Scenario, pod: str) -> list[Write]:
+    """The scheduler's writes of ``pod``, other than a binding, that removed (or would have
+    removed) a NotReadyForScheduling ``PodScheduled`` condition."""
+    return [w for w in condition_writes(scenario, pod)
+            if _not_ready(w.condition_before()) and not _not_ready(w.condition_after())]
+
+
+#: A write that sets ``PodScheduled`` with reason NotReadyForScheduling (any verb, any patch type).
+SETS_NOT_READY: EffectPredicate = sets_condition("PodScheduled", reason="NotReadyForScheduling")
+#: A write other than a binding that removes a NotReadyForScheduling ``PodScheduled`` condition.
+CLEARS_NOT_READY: EffectPredicate = removes_condition("PodScheduled", reason="NotReadyForScheduling") & ~binds()
 
 
 @dataclass
@@ -209,11 +241,6 @@ def require_faults(scenario: Scenario) -> None:
                     "not talk through the fault proxy (run one out of the cluster: --scheduler reference or cmd:...)")
 
 
-def missing_claim(scenario: Scenario, claim: str) -> str:
-    """The DynamicResources PreEnqueue message for a ResourceClaim not found (k8s-semantics G)."""
-    return f'could not find ResourceClaim "{scenario.namespace}/{claim}"'
-
-
 #: NodeUnschedulable's reason (``ErrReasonUnschedulable``).
 UNSCHEDULABLE_NODES = "node(s) were unschedulable"
 
@@ -250,25 +277,6 @@ async def dra_cluster(scenario: Scenario, node: str = "n1", devices: int = 4,
     await add_devices(scenario, node, count=devices, device_class=device_class)
 
 
-def writes_pod_scheduled(entry: JournalEntry) -> bool:
-    """A status patch that writes (or deletes) the ``PodScheduled`` condition: the patches KEP-5501
-    is about. Other status patches are left out: kube-scheduler v1.35 sets
-    ``status.nominatedNodeName`` alone before a binding cycle with PreBind work (a DRA claim), as
-    seen in the suites' runs against it."""
-    return any(c.get("type") == "PodScheduled" for c in patched_conditions(entry))
-
-
-def status_patches(scenario: Scenario, pod: str) -> list[JournalEntry]:
-    """The scheduler's ``PATCH pods/<pod>/status`` requests writing ``PodScheduled`` since the
-    scenario started (any answer code), oldest first."""
-    return scenario.requests("patch", "pods", subresource="status", name=pod, where=writes_pod_scheduled)
-
-
-def sets_not_ready(entry: JournalEntry) -> bool:
-    """A status patch whose body writes a ``PodScheduled`` element with reason NotReadyForScheduling."""
-    return any(c.get("reason") == NOT_READY_FOR_SCHEDULING for c in patched_conditions(entry))
-
-
 def journal_lines(scenario: Scenario, entries: list[JournalEntry]) -> str:
     """Journal entries formatted for a failure message (``(none)`` when there are none)."""
     journal = scenario.backend.journal
@@ -280,3 +288,60 @@ def journal_lines(scenario: Scenario, entries: list[JournalEntry]) -> str:
 def event_lines(seen: list[SeenEvent]) -> str:
     """Events formatted for a failure message."""
     return "\n".join(f"  {e}" for e in seen) or "  (none)"
+
+
+async def expect_not_ready_after(scenario: Scenario, pod: str, seen_at: float) -> Write:
+    """KEP-5501's delayed report, timed from the scheduler's view: the pod shows no
+    NotReadyForScheduling condition until ``seen_at + DELAY`` (``seen_at``: when the scheduler's
+    watch was handed the state it rejects), then ``PodScheduled=False`` with that reason and a
+    non-empty message, written by exactly one stored scheduler write landing within the backend's
+    slack of that time. Returns the write."""
+    __tracebackhide__ = True
+    slack, due = scenario.slack, seen_at + DELAY
+    not_ready = scenario.pod_condition(pod, "PodScheduled", reason=NOT_READY_FOR_SCHEDULING)
+    await scenario.never(not_ready, within=max(0.0, due - slack.early - scenario.now))
+    await scenario.eventually(scenario.pod_condition(pod, "PodScheduled", status="False", reason=NOT_READY_FOR_SCHEDULING),
+                              within=max(0.0, due + slack.late - scenario.now))
+    writes = [w for w in not_ready_writes(scenario, pod) if w.applied]
+    assert len(writes) == 1 and due - slack.early <= writes[0].time <= due + slack.late, (
+        f"expected exactly one stored write of {scenario.namespace}/{pod} setting PodScheduled=False/"
+        f"{NOT_READY_FOR_SCHEDULING} at t={due:.3f} ({DELAY:g} s after the scheduler saw it at t={seen_at:.3f}; "
+        f"slack: {slack.describe()}); found {len(writes)}; the scheduler's condition writes:\n"
+        f"{format_writes(condition_writes(scenario, pod))}")
+    message = (writes[0].condition_after() or {}).get("message")
+    assert message, (f"expected the condition to carry the last-captured rejection message (KEP-5501 Proposal), "
+                     f"it has none: {writes[0].describe()}")
+    return writes[0]
+
+
+async def expect_gone_for_good(scenario: Scenario, pod: str, within: float = DELAY) -> None:
+    """The NotReadyForScheduling condition does not linger (replaced by the binding, or removed
+    by a clear within ``within`` s plus the slack) and does not come back."""
+    __tracebackhide__ = True
+    not_ready = scenario.pod_condition(pod, "PodScheduled", reason=NOT_READY_FOR_SCHEDULING)
+    await scenario.eventually(~not_ready, within=within + scenario.slack.late)
+    await scenario.never(not_ready, within=watch_span(scenario, 60))
+
+
+def expect_no_condition_writes(scenario: Scenario, pod: str, why: str) -> None:
+    """The scheduler wrote nothing to the pod's ``PodScheduled`` condition (no stored or refused
+    write changing it, and no redundant write); bindings and other fields do not count."""
+    __tracebackhide__ = True
+    writes = condition_writes(scenario, pod)
+    assert not writes, (f"expected no scheduler write of {scenario.namespace}/{pod}'s PodScheduled condition ({why}); "
+                        f"found {len(writes)}:\n{format_writes(writes)}")
+
+
+def expect_one_not_ready_event(scenario: Scenario, pod: str, write: Write) -> SeenEvent:
+    """Exactly one NotReadyForScheduling event regarding ``pod``, its message the one the
+    condition got (both are the scheduler's own words), sent no earlier than ``write``
+    (READINGS["events"])."""
+    __tracebackhide__ = True
+    seen = events(scenario, pod, NOT_READY_FOR_SCHEDULING)
+    message = (write.condition_after() or {}).get("message")
+    assert [e.message for e in seen] == [message], (
+        f"expected exactly one {NOT_READY_FOR_SCHEDULING} event for {scenario.namespace}/{pod} with the condition's "
+        f"message {message!r}; found {len(seen)}:\n{event_lines(seen)}")
+    assert seen[0].time >= write.time - scenario.slack.early, (
+        f"expected the event sent with the delayed write (t={write.time:.3f}), it was sent at t={seen[0].time:.3f}")
+    return seen[0]

@@ -1,16 +1,17 @@
-"""KEP-5501 message flip: the rejection message changes while a patch is pending.
+"""KEP-5501 message flip: the rejection message changes while a write is pending.
 
-The changing message comes from the DynamicResources PreEnqueue plugin, so that any KEP-5501
-scheduler produces it and nothing here depends on an out-of-tree plugin: a pod names two claims,
-``a`` and ``b``, and the plugin reports the first one missing (``k8s-semantics.md`` B.4:
-``could not find ResourceClaim "<ns>/<claim>"``, checked in ``spec.resourceClaims`` order). With
-both missing the message names ``a``; creating ``a`` while ``b`` is still missing turns it into the
-message naming ``b``; deleting ``a`` turns it back. Claim ``b`` never exists, so the pod never
-passes PreEnqueue: every status patch writing its ``PodScheduled`` condition is a
-``NotReadyForScheduling`` patch, and no device allocation is needed.
+The changing message comes from a DRA rejection, so that any KEP-5501 scheduler produces one and
+nothing here depends on an out-of-tree plugin: pod ``p`` names three claims, ``a``, ``b`` and
+``c``, and exactly one of them is missing at any time ("only a missing", "only b missing", ...).
+The pod therefore never passes PreEnqueue (every intermediate step of a flip deletes before it
+creates, so at least one claim is always missing), every write of its ``PodScheduled`` condition
+is a ``NotReadyForScheduling`` one, and no device allocation is needed.
 
-What is judged is only what the API shows: the pod's ``PodScheduled`` condition as the scenario's
-informer saw it, and the scheduler's status patches and events in the request journal.
+The words of the messages are the scheduler's own and are never predicted. The scenario first
+makes the scheduler report two states and learns their messages from the condition it wrote; a
+scheduler whose message does not depend on which claim is missing gives the same message twice,
+and the criterion is skipped for it, saying so (no flip can be made). Then the flips are judged
+against the learned messages. Times start when the scheduler's watch was handed the first flip.
 """
 
 from __future__ import annotations
@@ -19,50 +20,87 @@ import math
 
 import pytest
 
-from fake_apiserver import JournalEntry
 from harness import Scenario
 from suites._readings import READINGS
+from suites._support import DELAY
 from suites._support import NOT_READY_FOR_SCHEDULING as NOT_READY
 from suites._support import (
     ConditionHistory,
     condition_history,
     event_lines,
     events,
-    journal_lines,
-    missing_claim,
-    status_patches,
+    expect_not_ready_after,
+    format_writes,
+    not_ready_writes,
     watch_span,
 )
 
 __all__: list[str] = []
 
-
-DELAY = 5.0  # "The delay value will be hardcoded to a default of 5 seconds"
 GATES = {"SchedulerPreEnqueuePodStatus": True, "SchedulerAsyncAPICalls": True}
+CLAIMS = "resourceclaims.resource.k8s.io"
+NAMES = ("a", "b", "c")
 
 
 # ---------------------------------------------------------------------- local helpers
 
 
-def succeeded(entries: list[JournalEntry]) -> list[JournalEntry]:
-    return [e for e in entries if 200 <= e.code < 300]
-
-
-def not_ready_messages(history: ConditionHistory) -> list[str]:
-    """The messages the pod showed with reason NotReadyForScheduling, in order (repeats folded)."""
+def not_ready_messages(history: ConditionHistory, since: float = 0.0) -> list[str]:
+    """The messages the pod showed with reason NotReadyForScheduling from ``since`` on, in order
+    (repeats folded)."""
     out: list[str] = []
-    for _, c in history.states:
-        if c is not None and c.get("reason") == NOT_READY and out[-1:] != [str(c.get("message", ""))]:
+    for t, c in history.states:
+        if t >= since and c is not None and c.get("reason") == NOT_READY and out[-1:] != [str(c.get("message", ""))]:
             out.append(str(c.get("message", "")))
     return out
 
 
-async def set_claim(scenario: Scenario, name: str, present: bool) -> None:
-    """Create or delete the (unallocated, finalizer-free) claim ``name``."""
-    if present:
-        await scenario.create_claim(name)
-    else:
-        await scenario.delete("resourceclaims", name)
+def shown_message(scenario: Scenario) -> str:
+    condition = (scenario.pod("p") or {}).get("status", {}).get("conditions") or []
+    return next((str(c.get("message", "")) for c in condition if c.get("type") == "PodScheduled"), "")
+
+
+async def only_missing(scenario: Scenario, missing: str, present: set[str]) -> float:
+    """Make ``missing`` the only missing claim (deleting it first, then creating the others that
+    are absent); ``present`` is updated. Returns when the scheduler saw the deletion, or, when
+    ``missing`` was already absent, the last creation."""
+    since = scenario.now
+    seen_at = None
+    if missing in present:
+        await scenario.delete("resourceclaims", missing)
+        present.discard(missing)
+        seen_at = await scenario.seen(CLAIMS, missing, since=since, deleted=True)
+    for name in NAMES:
+        if name != missing and name not in present:
+            claim = await scenario.create_claim(name)
+            present.add(name)
+            if seen_at is None:
+                seen_at = await scenario.seen(CLAIMS, claim)
+    assert seen_at is not None
+    return seen_at
+
+
+async def learn_two_messages(scenario: Scenario, first: str, second: str) -> tuple[str, str, set[str]]:
+    """Pod ``p`` made with only ``first`` missing, reported; then only ``second`` missing,
+    reported. Returns both messages (skips when the scheduler gives the same one) and the claims
+    present."""
+    await scenario.create_node("n1")
+    present: set[str] = set()
+    for name in NAMES:
+        if name != first:
+            await scenario.create_claim(name)
+            present.add(name)
+    seen = await scenario.seen("pods", await scenario.create_pod("p", claims=list(NAMES)))
+    await expect_not_ready_after(scenario, "p", seen)
+    one = shown_message(scenario)
+    changed = await only_missing(scenario, second, present)
+    await scenario.advance(changed + DELAY + scenario.slack.late - scenario.now)
+    await scenario.settle()
+    two = shown_message(scenario)
+    if two == one:
+        pytest.skip(f"the scheduler's rejection message does not depend on which claim is missing ({one!r} for "
+                    f"claim {first} and for claim {second}): no message flip can be made")
+    return one, two, present
 
 
 # ---------------------------------------------------------------------- criteria
@@ -79,42 +117,44 @@ async def test_a_message_that_changes_inside_the_delay_is_sent_once_at_the_first
     rejection message'; design discussion (k8s-semantics.md B.2): 'If a previous API call for the
     same Pod is already enqueued, its delay will not be reset.'
 
-    The pod is rejected with the message naming claim ``a`` at t0; at t0+2 claim ``a`` appears and
-    the message names ``b``. Expected: no condition before t0+5; exactly one status patch, at t0+5
-    (5 s after the first rejection, not after the flip), carrying the message naming ``b``; the
-    message naming ``a`` never reaches the pod; one ``NotReadyForScheduling`` event; and a minute
-    later the pod still shows the last message with no further patch."""
+    The scheduler reports "only a missing" (message A) and then "only c missing" (message C).
+    At T the state becomes "only b missing", and 2 s later "only a missing" again. Expected: no
+    write until 5 s after the scheduler saw the first flip; then exactly one write, at that time
+    (the second flip does not reset the delay), carrying A, the last-captured message; the
+    intermediate message never reaches the pod; one event per write, with its message; and a
+    minute later the pod still shows A with no further write."""
     history = condition_history(scenario, "p")
-    await scenario.create_node("n1")
-    t0 = scenario.now
-    await scenario.create_pod("p", claims=["a", "b"])
+    message_a, _, present = await learn_two_messages(scenario, "a", "c")
+    before = len(not_ready_writes(scenario, "p"))
+    flip = await only_missing(scenario, "b", present)
+    t_flip = scenario.now
     await scenario.advance(2)
-    await scenario.create_claim("a")  # the message flips from claim a to claim b
-    not_ready = scenario.pod_condition("p", "PodScheduled", reason=NOT_READY)
-    await scenario.never(not_ready, within=t0 + DELAY - 0.1 - scenario.now)
-    await scenario.eventually(scenario.pod_condition("p", "PodScheduled", status="False", reason=NOT_READY,
-                                                     message=missing_claim(scenario, "b")), within=0.2)
+    await only_missing(scenario, "a", present)
+    slack = scenario.slack
+    await scenario.advance(flip + DELAY + slack.late - scenario.now)
     await scenario.advance(watch_span(scenario, 60))
     await scenario.settle()
 
-    patches = status_patches(scenario, "p")
-    assert len(patches) == 1 and patches[0].code == 200 and t0 + DELAY - 0.1 <= patches[0].time <= t0 + DELAY + 0.2, (
-        f"expected exactly one status patch of {scenario.namespace}/p, answered 200, at t0+5 = t={t0 + DELAY:.3f} "
-        f"(5 s after the first rejection at t0={t0:.3f}; the flip at t0+2 must not reset the delay); "
-        f"found {len(patches)}:\n{journal_lines(scenario, patches)}")
-    assert not_ready_messages(history) == [missing_claim(scenario, "b")], (
-        f"expected the pod to show only the last-captured message {missing_claim(scenario, 'b')!r} (the pending patch with "
-        f"{missing_claim(scenario, 'a')!r} overwritten), seen:\n{history}")
-    seen = events(scenario, "p", NOT_READY)
-    assert len(seen) == 1, (
-        f"expected exactly one NotReadyForScheduling event for {scenario.namespace}/p, the one sent with the patch; "
-        f"found {len(seen)}:\n{event_lines(seen)}")
-    await scenario.eventually(scenario.pod_condition("p", "PodScheduled", status="False", reason=NOT_READY,
-                                                     message=missing_claim(scenario, "b")), within=0.1)
+    writes = [w for w in not_ready_writes(scenario, "p")[before:] if w.applied]
+    assert len(writes) == 1 and flip + DELAY - slack.early <= writes[0].time <= flip + DELAY + slack.late, (
+        f"expected exactly one write of {scenario.namespace}/p's condition at t={flip + DELAY:.3f} ({DELAY:g} s after "
+        f"the scheduler saw the first flip at t={flip:.3f}; the flip 2 s later must not reset the delay); found "
+        f"{len(writes)}:\n{format_writes(writes)}")
+    message = (writes[0].condition_after() or {}).get("message")
+    assert message == message_a, (
+        f"expected the write to carry the last-captured message {message_a!r} (the state after the second flip, "
+        f"reported before), it carried {message!r}")
+    assert not_ready_messages(history, since=t_flip)[-1:] == [message_a] and shown_message(scenario) == message_a, (
+        f"expected the pod to show {message_a!r} from the write on, the intermediate message never; seen:\n{history}")
+    sent = events(scenario, "p", NOT_READY)
+    stored = [w for w in not_ready_writes(scenario, "p") if w.applied]
+    assert [e.message for e in sent] == [(w.condition_after() or {}).get("message") for w in stored], (
+        f"expected one NotReadyForScheduling event per stored write, with its message; events:\n{event_lines(sent)}\n"
+        f"writes:\n{format_writes(stored)}")
 
 
 FLIP_PERIOD = 2.0
-FLIP_DURATION = 58.0  # 29 flips: claim a created at t0+2, deleted at t0+4, ..., created at t0+58
+FLIP_DURATION = 58.0  # 29 flips, ending with only b missing
 FLIP_BOUND = math.ceil(FLIP_DURATION / DELAY) + 1  # 13
 
 
@@ -130,52 +170,55 @@ async def test_a_message_flipping_back_and_forth_gives_a_bounded_number_of_patch
     will only be enqueued if the status is new or different from the cached one'; and (B.2) 'If a
     previous API call for the same Pod is already enqueued, its delay will not be reset.'
 
-    Claim ``a`` is created and deleted every 2 s for 58 s (29 flips, ending with ``a`` present), so
-    the message alternates between the ones naming ``a`` and ``b`` faster than the delay.
+    The scheduler reports "only a missing" (message A) and then "only c missing" (message C). Then
+    the state flips between "only a missing" and "only b missing" every 2 s for 58 s (29 flips,
+    starting and ending with only a missing, A), faster than the delay; every state of the first
+    window differs from what the pod shows (C), so no reading of "a message back to the shown one"
+    matters before the first write.
 
-    The bound: a patch is sent only when a delay window of 5 s expires with a changed message
-    pending, and a window is opened by a changed message and never extended; so at most one patch
+    The bound: a write is sent only when a delay window of 5 s expires with a changed message
+    pending, and a window is opened by a changed message and never extended; so at most one write
     per 5 s while the message keeps changing, plus the one carrying the last message:
-    ``ceil(58 / 5) + 1 = 13`` successful status patches from t0 until a minute after the flipping
-    stopped, and exactly one ``NotReadyForScheduling`` event per successful patch. Liveness, the
-    other half: the first window is not reset by the flips, so the condition appears at t0+5 while
-    the message is still changing, and in the end the pod shows the last message (naming ``b``)."""
+    ``ceil(58 / 5) + 1 = 13`` stored writes from the first flip until a minute after the flipping
+    stopped, none later than 5 s after the scheduler saw the last flip, and one
+    ``NotReadyForScheduling`` event per stored write. Liveness, the other half: the first window
+    is not reset by the flips, so a write comes 5 s after the scheduler saw the first flip while
+    the message is still changing, and in the end the pod shows A."""
     history = condition_history(scenario, "p")
-    await scenario.create_node("n1")
-    t0 = scenario.now
-    await scenario.create_pod("p", claims=["a", "b"])
-    present = False
+    message_a, message_c, present = await learn_two_messages(scenario, "a", "c")
+    before = len(not_ready_writes(scenario, "p"))
+    events_before = len(events(scenario, "p", NOT_READY))
     flips = int(FLIP_DURATION / FLIP_PERIOD)
-    for _ in range(flips):
-        await scenario.advance(FLIP_PERIOD)
-        present = not present
-        await set_claim(scenario, "a", present)
-    assert present, "the flipping must end with claim a present (the last message names b)"
-    last_flip = scenario.now
-    await scenario.advance(DELAY + 0.5)
-    await scenario.eventually(scenario.pod_condition("p", "PodScheduled", status="False", reason=NOT_READY,
-                                                     message=missing_claim(scenario, "b")), within=0.1)
+    first = last = 0.0
+    missing = "b"
+    for i in range(flips):
+        if i:
+            await scenario.advance(FLIP_PERIOD)
+        missing = "a" if missing == "b" else "b"
+        last = await only_missing(scenario, missing, present)
+        first = first or last
+    assert missing == "a", "the flipping must end with only a missing (message A)"
+    slack = scenario.slack
+    await scenario.advance(last + DELAY + slack.late - scenario.now)
     await scenario.advance(watch_span(scenario, 60))
     await scenario.settle()
 
-    patches = status_patches(scenario, "p")
-    ok = succeeded(patches)
-    first = ok[0].time if ok else None
-    assert first is not None and t0 + DELAY - 0.1 <= first <= t0 + DELAY + 0.2, (
-        f"expected the first status patch at t0+5 = t={t0 + DELAY:.3f}: the first delay window is not "
-        f"reset by the flips every {FLIP_PERIOD:g} s; first successful patch at "
-        f"{'never' if first is None else f't={first:.3f}'}:\n{journal_lines(scenario, patches)}")
-    assert len(ok) <= FLIP_BOUND, (
-        f"expected at most ceil({FLIP_DURATION:g}/{DELAY:g})+1 = {FLIP_BOUND} successful status patches of "
-        f"{scenario.namespace}/p for {flips} flips over {FLIP_DURATION:g} s (one per delay window, plus the last message); "
-        f"found {len(ok)}:\n{journal_lines(scenario, patches)}")
-    late = [e for e in patches if e.time > last_flip + DELAY + 0.2]
+    writes = [w for w in not_ready_writes(scenario, "p")[before:] if w.applied]
+    assert writes and first + DELAY - slack.early <= writes[0].time <= first + DELAY + slack.late, (
+        f"expected the first write at t={first + DELAY:.3f} ({DELAY:g} s after the scheduler saw the first flip at "
+        f"t={first:.3f}): the first window is not reset by the flips every {FLIP_PERIOD:g} s; found:\n"
+        f"{format_writes(writes)}")
+    assert len(writes) <= FLIP_BOUND, (
+        f"expected at most ceil({FLIP_DURATION:g}/{DELAY:g})+1 = {FLIP_BOUND} stored writes of {scenario.namespace}/p's "
+        f"condition for {flips} flips over {FLIP_DURATION:g} s (one per delay window, plus the last message); "
+        f"found {len(writes)}:\n{format_writes(writes)}")
+    late = [w for w in writes if w.time > last + DELAY + slack.late]
     assert not late, (
-        f"expected no status patch later than 5 s after the last flip (t={last_flip:.3f}); found "
-        f"{len(late)}:\n{journal_lines(scenario, late)}")
-    seen = events(scenario, "p", NOT_READY)
-    assert len(seen) == len(ok), (
-        f"expected exactly one NotReadyForScheduling event per successful status patch ({len(ok)}); "
-        f"found {len(seen)} events:\n{event_lines(seen)}\npatches:\n{journal_lines(scenario, patches)}")
-    assert not_ready_messages(history)[-1:] == [missing_claim(scenario, "b")], (
-        f"expected the pod to end showing the last message {missing_claim(scenario, 'b')!r}; seen:\n{history}")
+        f"expected no write later than {DELAY:g} s after the scheduler saw the last flip (t={last:.3f}); found "
+        f"{len(late)}:\n{format_writes(late)}")
+    sent = events(scenario, "p", NOT_READY)[events_before:]
+    assert len(sent) == len(writes), (
+        f"expected exactly one NotReadyForScheduling event per stored write ({len(writes)}); "
+        f"found {len(sent)} events:\n{event_lines(sent)}\nwrites:\n{format_writes(writes)}")
+    assert shown_message(scenario) == message_a != message_c, (
+        f"expected the pod to end showing the last message {message_a!r}; seen:\n{history}")

@@ -64,7 +64,12 @@ def test_records_requests_and_watch_events_with_virtual_times() -> None:
     assert journal.requests(code=404)[0].name == "nope"
     line = journal.entries[3].to_json()
     assert "query" not in json.loads(line)  # empty fields are left out of the line
-    assert line.startswith('{"body":{"status":')
+    assert line.startswith('{"after":{"apiVersion":"v1","kind":"Pod"')
+    assert patches[0].effect == "applied"
+    assert patches[0].before["metadata"]["resourceVersion"] != patches[0].after["metadata"]["resourceVersion"]
+    assert "conditions" not in patches[0].before.get("status", {})
+    [written] = patches[0].after["status"]["conditions"]
+    assert (written["type"], written["status"], written["reason"]) == ("PodScheduled", "False", "X")
     assert "t=    3.000 #4 PATCH pods/status default/p -> 200" in journal.format()
 
 

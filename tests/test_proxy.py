@@ -128,7 +128,15 @@ def test_reads_and_writes_pass_through_and_both_journals_agree(proxied: Proxied)
         ("patch", "pods", "default", "p", 200, "", "application/strategic-merge-patch+json"),
     ]
     assert entries[3].body == {"metadata": {"labels": {"a": "b"}}}
-    assert _same(entries) == _same(proxied.fake_journal())
+    # the fake saw the same requests, plus the proxy's own read of the pod before the patch (the
+    # effect's "before"); both journals give the patch the same effect
+    fake = proxied.fake_journal()
+    reads = [e for e in fake if e.verb == "get" and e.path == "/api/v1/namespaces/default/pods/p"]
+    assert len(reads) == 2
+    assert _same([e for e in fake if e is not reads[1]]) == _same(entries)
+    patch = entries[3]
+    assert patch.effect == "applied" and patch.before["metadata"].get("labels") is None
+    assert patch.after["metadata"]["labels"] == {"a": "b"}
 
 
 @pytest.mark.parametrize(("code", "reason"), [(500, "InternalError"), (409, "Conflict")])

@@ -19,7 +19,7 @@ from harness._kubeclient import ApiError, KubeClient
 from harness._scenario import Scenario
 from harness._shared_cluster import FAKE_NODE_LABEL, HEARTBEAT
 from harness._virtual_time import run
-from suites._support import fit_error, missing_claim, require_faults
+from suites._support import fit_error, require_faults
 from test_scenario import first_fit_scheduler
 
 Obj = dict[str, Any]
@@ -130,10 +130,6 @@ def test_fit_error_skips_when_a_node_the_scenario_did_not_make_is_schedulable() 
             r"^the cluster has schedulable nodes this scenario did not make \(worker\); its fit-error message "
             r"cannot be predicted \(cordon them, or use --backend kind\)$")):
         fit_error(_scenario("sh-1", [free]), 1, {"Insufficient cpu": 1})
-
-
-def test_missing_claim_names_the_scenarios_namespace() -> None:
-    assert missing_claim(_scenario("sh-ab12", []), "gpu") == 'could not find ResourceClaim "sh-ab12/gpu"'
 
 
 def test_daemonsets_get_a_requirement_in_every_node_selector_term() -> None:

@@ -1,0 +1,165 @@
+"""Effects: every write journaled with the object before and after it, and fault rules that match
+the effect a write would have, whatever verb or patch type carries it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any, Awaitable, Callable
+
+import aiohttp
+import pytest
+
+from fake_apiserver import FakeApiServer, FaultRule, JournalEntry, Match, Respond
+from fake_apiserver._effects import binds, changes_condition, condition_of, removes_condition, sets_condition, sets_field
+from harness._virtual_time import VirtualClock, run
+
+POD_PATH = "/api/v1/namespaces/default/pods"
+NOT_READY = {"type": "PodScheduled", "status": "False", "reason": "NotReadyForScheduling", "message": "waiting"}
+FOREIGN = {"type": "example.com/Ready", "status": "True", "reason": "Fine", "message": "set by another writer"}
+
+
+def pod(name: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"containers": [{"name": "c", "image": "busybox:1"}]}}
+
+
+def with_server(body: Callable[[FakeApiServer, aiohttp.ClientSession], Awaitable[None]]) -> None:
+    async def main() -> None:
+        clock = VirtualClock(asyncio.get_running_loop())
+        async with FakeApiServer(clock=clock, time=clock.time) as server:
+            async with aiohttp.ClientSession(server.url) as client:
+                await body(server, client)
+
+    run(main())
+
+
+async def _pod(client: aiohttp.ClientSession, name: str) -> dict[str, Any]:
+    async with client.get(f"{POD_PATH}/{name}") as r:
+        got: dict[str, Any] = await r.json()
+        return got
+
+
+async def _write_conditions(client: aiohttp.ClientSession, name: str, shape: str,
+                            conditions: list[dict[str, Any]]) -> int:
+    """Write ``status.conditions`` of pod ``name`` as ``conditions`` in one of four request shapes."""
+    current = await _pod(client, name)
+    path = f"{POD_PATH}/{name}/status"
+    if shape == "put":
+        current.setdefault("status", {})["conditions"] = conditions
+        async with client.put(path, json=current) as r:
+            return r.status
+    if shape == "json":
+        ops: list[dict[str, Any]] = [{"op": "add", "path": "/status/conditions", "value": conditions}]
+        body, content_type = json.dumps(ops), "application/json-patch+json"
+    elif shape == "merge":
+        body, content_type = json.dumps({"status": {"conditions": conditions}}), "application/merge-patch+json"
+    else:
+        old = {c["type"] for c in (current.get("status") or {}).get("conditions") or []}
+        gone = [{"$patch": "delete", "type": t} for t in sorted(old - {c["type"] for c in conditions})]
+        body = json.dumps({"status": {"conditions": [*conditions, *gone]}})
+        content_type = "application/strategic-merge-patch+json"
+    async with client.patch(path, data=body, headers={"Content-Type": content_type}) as r:
+        return r.status
+
+
+def _last_write(server: FakeApiServer, name: str) -> JournalEntry:
+    return [e for e in server.journal.requests(name=name) if e.verb in ("patch", "update", "create", "delete")][-1]
+
+
+SHAPES = ["strategic", "merge", "json", "put"]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_the_same_condition_written_in_any_shape_has_the_same_effect(shape: str) -> None:
+    """A condition set beside another writer's, then removed, by SMP, merge patch, JSON patch or
+    PUT: each write is journaled with before and after, and the effects agree."""
+
+    async def body(server: FakeApiServer, client: aiohttp.ClientSession) -> None:
+        await client.post(POD_PATH, json=pod("p"))
+        assert await _write_conditions(client, "p", "merge", [FOREIGN]) == 200
+        assert await _write_conditions(client, "p", shape, [FOREIGN, NOT_READY]) == 200
+        entry = _last_write(server, "p")
+        assert entry.effect == "applied"
+        assert condition_of(entry.before, "PodScheduled") is None
+        written = condition_of(entry.after, "PodScheduled")
+        assert written is not None and {k: written[k] for k in NOT_READY} == NOT_READY
+        assert sets_condition("PodScheduled", reason="NotReadyForScheduling")(entry.before, entry.after)
+        assert condition_of(entry.after, FOREIGN["type"]) == condition_of(entry.before, FOREIGN["type"])
+
+        assert await _write_conditions(client, "p", shape, [FOREIGN]) == 200
+        cleared = _last_write(server, "p")
+        assert removes_condition("PodScheduled", reason="NotReadyForScheduling")(cleared.before, cleared.after)
+        assert condition_of(cleared.after, "PodScheduled") is None
+        assert condition_of(cleared.after, FOREIGN["type"]) is not None
+
+    with_server(body)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_rule_on_an_effect_refuses_the_write_in_every_shape_and_nothing_is_stored(shape: str) -> None:
+    async def body(server: FakeApiServer, client: aiohttp.ClientSession) -> None:
+        await client.post(POD_PATH, json=pod("p"))
+        rule = server.faults.add(FaultRule(
+            Match(resource="pods", name="p", effect=sets_condition("PodScheduled", reason="NotReadyForScheduling")),
+            Respond(503), name="refuse-not-ready"))
+        assert await _write_conditions(client, "p", shape, [NOT_READY]) == 503
+        assert rule.fired == 1
+        assert condition_of(await _pod(client, "p"), "PodScheduled") is None
+        refused = _last_write(server, "p")
+        assert (refused.code, refused.fault, refused.effect) == (503, "refuse-not-ready", "intended")
+        assert (condition_of(refused.after, "PodScheduled") or {}).get("reason") == "NotReadyForScheduling"
+        assert not refused.applied
+        # a write with another effect passes
+        other = {**NOT_READY, "reason": "Unschedulable"}
+        assert await _write_conditions(client, "p", shape, [other]) == 200
+        assert rule.fired == 1
+
+    with_server(body)
+
+
+def test_binding_create_and_delete_carry_their_effects_and_a_rule_can_spare_the_binding() -> None:
+    async def body(server: FakeApiServer, client: aiohttp.ClientSession) -> None:
+        node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}
+        await client.post("/api/v1/nodes", json=node)
+        await client.post(POD_PATH, json=pod("p"))
+        created = _last_write(server, "")
+        assert created.verb == "create" and created.before is None and created.after["metadata"]["name"] == "p"
+        assert await _write_conditions(client, "p", "strategic", [NOT_READY]) == 200
+        clear_only = removes_condition("PodScheduled", reason="NotReadyForScheduling") & ~binds()
+        rule = server.faults.add(FaultRule(Match(resource="pods", name="p", effect=clear_only), Respond(500)))
+        binding = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "p"},
+                   "target": {"kind": "Node", "name": "n1"}}
+        async with client.post(f"{POD_PATH}/p/binding", json=binding) as r:
+            assert r.status == 201
+        assert rule.fired == 0
+        bound = _last_write(server, "p")
+        assert (bound.subresource, bound.effect) == ("binding", "applied")
+        assert binds()(bound.before, bound.after) and bound.after["spec"]["nodeName"] == "n1"
+        assert changes_condition("PodScheduled")(bound.before, bound.after)
+        async with client.delete(f"{POD_PATH}/p") as r:
+            assert r.status == 200
+        deleted = _last_write(server, "p")
+        assert deleted.effect == "applied" and deleted.before["metadata"]["name"] == "p" and deleted.after is None
+        server.faults.remove(rule)
+
+    with_server(body)
+
+
+def test_a_write_the_server_would_refuse_has_no_preview_so_an_effect_rule_does_not_fire() -> None:
+    """Adding a scheduling gate is refused by validation (422): the dry run fails, the rule does
+    not fire, and the real refusal is answered."""
+
+    async def body(server: FakeApiServer, client: aiohttp.ClientSession) -> None:
+        await client.post(POD_PATH, json=pod("p"))
+        rule = server.faults.add(FaultRule(Match(resource="pods", effect=sets_field("spec", "schedulingGates")),
+                                           Respond(503)))
+        patch = json.dumps({"spec": {"schedulingGates": [{"name": "example.com/a"}]}})
+        async with client.patch(f"{POD_PATH}/p", data=patch,
+                                headers={"Content-Type": "application/merge-patch+json"}) as r:
+            assert r.status == 422
+        assert rule.fired == 0
+        refused = _last_write(server, "p")
+        assert (refused.code, refused.effect, refused.before, refused.after) == (422, "", None, None)
+
+    with_server(body)

@@ -24,8 +24,7 @@ def reference_adapter(mutant: str | None = None, *, delay: float | None = None) 
     """An unstarted adapter running the reference scheduler (or the named variant)."""
     from reference_scheduler import DEFAULT_DELAY, Scheduler, get_mutant, parse_feature_gates
 
-    if mutant:
-        get_mutant(mutant)  # an unknown name fails here, before any test runs
+    checks_gates = get_mutant(mutant).checks_gates if mutant else True  # an unknown name fails here
 
     async def start(kubeconfig_path: Path, gates: dict[str, bool]) -> object:
         loop = asyncio.get_running_loop()
@@ -33,7 +32,7 @@ def reference_adapter(mutant: str | None = None, *, delay: float | None = None) 
         scheduler = Scheduler(
             str(kubeconfig_path),
             clock=clock,
-            gates=parse_feature_gates(format_feature_gates(gates)),
+            gates=parse_feature_gates(format_feature_gates(gates), validate=checks_gates),
             delay=DEFAULT_DELAY if delay is None else delay,
             mutant=mutant,
         )

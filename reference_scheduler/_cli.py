@@ -69,9 +69,8 @@ def _mutants(args: argparse.Namespace) -> int:
 
 def _scheduler(args: argparse.Namespace) -> int:
     try:
-        gates = parse_feature_gates(args.feature_gates)
-        if args.mutant:
-            get_mutant(args.mutant)
+        checks_gates = get_mutant(args.mutant).checks_gates if args.mutant else True
+        gates = parse_feature_gates(args.feature_gates, validate=checks_gates)
     except (FeatureGateError, UnknownMutant) as e:
         print(f"schedharness scheduler: {e}", file=sys.stderr)
         return 2

@@ -65,8 +65,9 @@ def _parse_bool(name: str, raw: str) -> bool:
     )
 
 
-def parse_feature_gates(spec: str, base: FeatureGates | None = None) -> FeatureGates:
-    """``A=true,B=false`` on top of ``base`` (the defaults), validated."""
+def parse_feature_gates(spec: str, base: FeatureGates | None = None, *, validate: bool = True) -> FeatureGates:
+    """``A=true,B=false`` on top of ``base`` (the defaults), validated unless ``validate`` is
+    False (only the ``ignores-gate-dependency`` mutant)."""
     values = {
         PRE_ENQUEUE_POD_STATUS: (base or FeatureGates()).pre_enqueue_pod_status,
         ASYNC_API_CALLS: (base or FeatureGates()).async_api_calls,
@@ -81,6 +82,5 @@ def parse_feature_gates(spec: str, base: FeatureGates | None = None) -> FeatureG
         if name not in values:
             raise FeatureGateError(f"unrecognized feature gate: {name}")
         values[name] = _parse_bool(name, raw.strip())
-    return FeatureGates(
-        pre_enqueue_pod_status=values[PRE_ENQUEUE_POD_STATUS], async_api_calls=values[ASYNC_API_CALLS]
-    ).validate()
+    gates = FeatureGates(pre_enqueue_pod_status=values[PRE_ENQUEUE_POD_STATUS], async_api_calls=values[ASYNC_API_CALLS])
+    return gates.validate() if validate else gates

@@ -56,6 +56,8 @@ class Mutant:
     violates: str
     apply: Callable[[Scheduler], None]
     kind: VariantKind = "mutant"
+    #: False only for the variant that starts despite KEP-5501's gate dependency
+    checks_gates: bool = True
 
     @property
     def must_fail(self) -> bool:
@@ -151,6 +153,9 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("never-retries", "keeps the de-duplication cache after a failed patch, so the status is never retried",
            "any subsequent event that causes the Pod to be re-evaluated by the PreEnqueue plugins will trigger "
            "a retry of the status patch.", _never_retries),
+    Mutant("ignores-gate-dependency", "starts with SchedulerPreEnqueuePodStatus=true and SchedulerAsyncAPICalls=false "
+           "instead of refusing", "The enablement of this feature will be dependent on the SchedulerAsyncAPICalls "
+           "feature gate being enabled.", lambda s: None, checks_gates=False),
 )
 
 

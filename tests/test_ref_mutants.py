@@ -11,7 +11,10 @@ from typing import Any
 import pytest
 from test_ref_support import Env, gates, with_env
 
+from fake_apiserver import kubeconfig_for
 from harness._virtual_time import run
+from reference_scheduler import FeatureGateError, Scheduler, parse_feature_gates
+from reference_scheduler._clock import WallClock
 from harness._adapters import PROBE_NAMESPACE as HARNESS_PROBE_NAMESPACE
 from reference_scheduler import MUTANTS, VARIANTS, ClusterEvent, KubeClient, UnknownMutant, get_mutant
 from reference_scheduler._cli import main as cli_main
@@ -137,7 +140,7 @@ def test_every_mutant_has_a_kep_sentence_and_is_listed() -> None:
     assert len(MUTANTS) >= 10
     assert len({m.name for m in VARIANTS}) == len(VARIANTS)
     assert all(m.description and m.violates and m.kind == "mutant" and m.must_fail for m in MUTANTS)
-    assert set(EXPOSED) | {"never-clears"} == {m.name for m in MUTANTS}
+    assert set(EXPOSED) | {"never-clears", "ignores-gate-dependency"} == {m.name for m in MUTANTS}
     assert [(m.name, m.kind, m.must_fail, bool(m.violates)) for m in VARIANTS if m.kind != "mutant"] == [
         ("status-by-put", "shape", False, False), ("status-by-json-patch", "shape", False, False),
         ("status-by-merge-patch", "shape", False, False), ("does-nothing", "control", True, False)]
@@ -164,6 +167,18 @@ def test_mutant_is_exposed_by_its_scenario(mutant: str) -> None:
     assert observed == expected
     if "gates" not in kwargs:
         assert observed != REFERENCE[scenario]
+
+
+def test_only_the_gate_dependency_mutant_starts_with_pod_status_on_and_async_calls_off() -> None:
+    """The reference refuses SchedulerPreEnqueuePodStatus=true with SchedulerAsyncAPICalls=false
+    (KEP-5501's dependency); the ``ignores-gate-dependency`` mutant takes it and has no dispatcher."""
+    bad = "SchedulerPreEnqueuePodStatus=true,SchedulerAsyncAPICalls=false"
+    with pytest.raises(FeatureGateError, match=r"^invalid feature gates: SchedulerPreEnqueuePodStatus=true requires "
+                                               r"SchedulerAsyncAPICalls=true$"):
+        Scheduler(kubeconfig_for("http://127.0.0.1:1"), clock=WallClock(), gates=parse_feature_gates(bad, validate=False))
+    started = Scheduler(kubeconfig_for("http://127.0.0.1:1"), clock=WallClock(), gates=parse_feature_gates(bad, validate=False),
+                        mutant="ignores-gate-dependency")
+    assert (started.gates.pre_enqueue_pod_status, started.gates.async_api_calls, started.dispatcher) == (True, False, None)
 
 
 @pytest.mark.parametrize(("mutant", "clear_delay", "clears"), [

@@ -441,7 +441,9 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
         _run_on_loop(_plain(func(**kwargs)), virtual=True)
         return True
     adapter = test_run.adapter if test_run.wanted & {"sh_scheduler", "scenario"} else None
-    virtual = test_run.cluster is None and not (adapter is not None and adapter.needs_real_time)
+    # a test that starts the adapter itself (sh_adapter) needs real time for a process just the same
+    timed = test_run.adapter if test_run.wanted & {"sh_scheduler", "scenario", "sh_adapter"} else None
+    virtual = test_run.cluster is None and not (timed is not None and timed.needs_real_time)
     _run_on_loop(_run_test(func, kwargs, test_run, adapter), virtual=virtual)
     return True
 

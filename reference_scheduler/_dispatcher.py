@@ -61,9 +61,10 @@ MSG_MORE_RELEVANT = "a more relevant call was enqueued for this object: call ove
 MSG_SAME_TYPE = "a call of the same type was enqueued for this object: call overwritten"
 MSG_NO_EFFECT = "call does not need to be executed because it has no effect: call skipped"
 MSG_CLOSED = "api dispatcher is closed"
-#: A call due within this many seconds counts as due now: a timer set for ``due - now`` may fire at
-#: a time a float's rounding below ``due``, and waiting again for that difference would spin.
-DUE_TOLERANCE = 1e-9
+#: A call due within this many seconds counts as due now: asyncio fires a timer once it is within the
+#: loop's clock resolution of its time (the virtual loop's is 1e-6 s), so waiting again for a smaller
+#: remainder would spin without the clock moving.
+DUE_TOLERANCE = 1e-6
 
 
 @dataclass(frozen=True)

@@ -79,6 +79,7 @@ __all__ = [
     "journal_lines",
     "not_ready_writes",
     "require_faults",
+    "seen_by_scheduler",
     "watch_span",
 ]
 
@@ -204,7 +205,7 @@ def condition_history(scenario: Scenario, pod: str, type: str = "PodScheduled") 
 
 
 async def add_devices(scenario: Scenario, node: str, count: int = 1,
-                      device_class: str = DEFAULT_DEVICE_CLASS) -> None:
+                      device_class: str = DEFAULT_DEVICE_CLASS) -> Obj:
     """Publish ``count`` devices of driver ``device_class`` on ``node`` (a ResourceSlice named
     ``<node>-<class>``), and the DeviceClass ``device_class`` selecting that driver if it does not
     exist yet, so that claims from ``create_claim`` can be allocated there (k8s-semantics G)."""
@@ -215,7 +216,7 @@ async def add_devices(scenario: Scenario, node: str, count: int = 1,
     except ApiError as e:
         if e.code != 409:
             raise
-    await scenario.create("resourceslices", {
+    return await scenario.create("resourceslices", {
         "metadata": {"name": f"{node}-{device_class}"},
         "spec": {"driver": device_class, "nodeName": node,
                  "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
@@ -272,9 +273,21 @@ def watch_span(scenario: Scenario, seconds: float) -> float:
 async def dra_cluster(scenario: Scenario, node: str = "n1", devices: int = 4,
                       device_class: str = DEFAULT_DEVICE_CLASS) -> None:
     """Node ``node`` with ``devices`` devices of driver ``device_class``, and the DeviceClass of
-    that name selecting them."""
-    await scenario.create_node(node)
-    await add_devices(scenario, node, count=devices, device_class=device_class)
+    that name selecting them, once the scheduler has seen the node and the ResourceSlice."""
+    made = await scenario.create_node(node)
+    published = await add_devices(scenario, node, count=devices, device_class=device_class)
+    await seen_by_scheduler(scenario, ("nodes", made), ("resourceslices", published))
+
+
+async def seen_by_scheduler(scenario: Scenario, *objects: tuple[str, Obj]) -> None:
+    """Wait until the scheduler's watches were handed each ``(kind, object)``: on real time a pod
+    made right after its node could otherwise meet a scheduler that has no node yet ("no nodes
+    available"), a race no criterion means to judge. A scheduler whose requests the backend does
+    not see (a cluster's own) cannot be waited for: then this returns at once."""
+    if not scenario.sees_scheduler:
+        return
+    for kind, obj in objects:
+        await scenario.seen(kind, obj)
 
 
 def journal_lines(scenario: Scenario, entries: list[JournalEntry]) -> str:

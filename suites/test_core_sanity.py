@@ -12,7 +12,7 @@ import pytest
 
 from harness._expectations import Expectation, format_pod
 from harness._scenario import Scenario
-from suites._support import events, fit_error, watch_span
+from suites._support import events, fit_error, seen_by_scheduler, watch_span
 
 #: D.3: 'Fit-error message format: 0/%v nodes are available: %v.'; a PostFilter (preemption)
 #: message may follow after a space, as the real kube-scheduler's does.
@@ -44,8 +44,9 @@ async def test_pod_is_bound_to_a_fitting_node(scenario: Scenario) -> None:
     and 'sets PodScheduled=True with no reason or message', and the scheduler emits 'Normal /
     Scheduled / action Binding / Successfully assigned %v/%v to %v'. Of two nodes only n2 has room
     for the pod's 2 CPUs: the pod is bound to n2 within 5 s, with one binding and one Scheduled event."""
-    await scenario.create_node("n1", cpu="1")
-    await scenario.create_node("n2", cpu="4")
+    n1 = await scenario.create_node("n1", cpu="1")
+    n2 = await scenario.create_node("n2", cpu="4")
+    await seen_by_scheduler(scenario, ("nodes", n1), ("nodes", n2))
     await scenario.create_pod("p", "2")
     await scenario.eventually(scenario.pod_bound("p") & scenario.pod_condition("p", "PodScheduled", status="True"),
                               within=5)
@@ -75,7 +76,7 @@ async def test_pod_that_fits_nowhere_is_unschedulable_with_the_real_message(scen
     '0/1 nodes are available: 1 Insufficient cpu.'; only that prefix and the '0/N nodes are
     available:' shape are checked, because the real kube-scheduler appends its preemption
     sentence ('preemption: 0/1 nodes are available: ...'). The pod stays unbound."""
-    await scenario.create_node("n1", cpu="1")
+    await seen_by_scheduler(scenario, ("nodes", await scenario.create_node("n1", cpu="1")))
     await scenario.create_pod("p", "2")
     prefix = fit_error(scenario, 1, {"Insufficient cpu": 1})
     await scenario.eventually(_unschedulable(scenario, "p", prefix), within=5)
@@ -94,7 +95,7 @@ async def test_unschedulable_pod_is_bound_after_a_node_is_added(scenario: Scenar
     """k8s-semantics D.3/D.4: a pod that fits nowhere is Unschedulable; a node add is an event that
     may make it fit, after which it is scheduled. The pod waits a minute Unschedulable on n1
     (1 CPU), then n2 (4 CPUs) is added: bound to n2 within 15 s."""
-    await scenario.create_node("n1", cpu="1")
+    await seen_by_scheduler(scenario, ("nodes", await scenario.create_node("n1", cpu="1")))
     await scenario.create_pod("p", "2")
     await scenario.eventually(_unschedulable(scenario, "p", fit_error(scenario, 1, {"Insufficient cpu": 1})), within=5)
     await scenario.never(scenario.pod_bound("p"), within=watch_span(scenario, 60))

@@ -32,11 +32,11 @@ from suites._readings import READINGS
 from suites._support import (
     DELAY,
     NOT_READY_FOR_SCHEDULING,
-    add_devices,
     clears,
     condition_history,
     condition_writes,
     create_claim,
+    dra_cluster,
     events,
     expect_no_condition_writes,
     expect_not_ready_after,
@@ -52,8 +52,7 @@ CLAIMS = "resourceclaims.resource.k8s.io"
 async def _rejected_pod(scenario: Scenario) -> float:
     """Node n1 with one device; pod p claims ``c``, which does not exist (yet). Returns when the
     scheduler saw the pod."""
-    await scenario.create_node("n1")
-    await add_devices(scenario, "n1")
+    await dra_cluster(scenario, devices=1)
     created = await scenario.create_pod("p", "100m", claims=["c"])
     return await scenario.seen("pods", created)
 

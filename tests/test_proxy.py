@@ -51,6 +51,7 @@ from fake_apiserver import (
     kubeconfig_for,
     upstream_from_kubeconfig,
 )
+from fake_apiserver._effects import sets_condition
 
 if TYPE_CHECKING:  # conftest is pytest's to import; this is for the annotations only
     from tests.conftest import ThreadedServer
@@ -157,6 +158,34 @@ def test_respond_answers_the_status_patch_at_the_proxy(proxied: Proxied, code: i
     patches = [(e.code, e.reason, e.fault, e.body) for e in proxied.proxy_journal() if e.subresource == "status"]
     assert patches == [(code, reason, "refuse", body), (200, "", "", body)]
     assert [e.code for e in proxied.fake_journal() if e.subresource == "status"] == [200]  # never forwarded
+
+
+@pytest.mark.parametrize("shape", ["put", "json-patch"])
+def test_an_effect_rule_refuses_the_write_whatever_its_shape_at_the_proxy(proxied: Proxied, shape: str) -> None:
+    """The proxy previews the write with ``dryRun=All`` upstream: a rule on "sets PodScheduled
+    NotReadyForScheduling" refuses it as a PUT of the status or a JSON patch, nothing reaches the
+    upstream's store, and the proxy's journal shows the intended effect."""
+    v1 = client.CoreV1Api(proxied.api)
+    v1.create_namespaced_pod("default", _pod("p"))
+    rule = proxied.call(lambda: proxied.proxy.faults.add(FaultRule(
+        Match(resource="pods", name="p", effect=sets_condition("PodScheduled", reason="NotReadyForScheduling")),
+        Respond(503), name="refuse-not-ready")))
+    condition = {"type": "PodScheduled", "status": "False", "reason": "NotReadyForScheduling", "message": "waiting"}
+    with pytest.raises(ApiException) as refused:
+        if shape == "put":
+            current = proxied.api.sanitize_for_serialization(v1.read_namespaced_pod("p", "default"))
+            current["status"]["conditions"] = [condition]
+            v1.replace_namespaced_pod_status("p", "default", current)
+        else:
+            v1.patch_namespaced_pod_status("p", "default", [{"op": "add", "path": "/status/conditions",
+                                                                   "value": [condition]}])
+    assert refused.value.status == 503 and rule.fired == 1
+    assert not (v1.read_namespaced_pod("p", "default").status.conditions or [])
+    [entry] = [e for e in proxied.proxy_journal() if e.subresource == "status"]
+    assert (entry.code, entry.fault, entry.effect) == (503, "refuse-not-ready", "intended")
+    assert [c["reason"] for c in entry.after["status"]["conditions"]] == ["NotReadyForScheduling"]
+    upstream_writes = [e for e in proxied.fake_journal() if e.subresource == "status"]
+    assert [e.query.get("dryRun") for e in upstream_writes] == ["All"]  # the preview only
 
 
 def test_delay_holds_a_request_while_later_ones_pass(proxied: Proxied) -> None:

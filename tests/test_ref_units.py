@@ -4,6 +4,7 @@ queue, dispatcher and the KEP-5501 reporter."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import json
 from typing import Any
 
@@ -313,6 +314,26 @@ def test_dispatcher_delay_is_not_reset_by_an_overwrite() -> None:
     calls, results = _dispatch(script)
     assert calls == [(5.0, "PATCH", "b")]
     assert results == [(3.0, "a", "overwritten"), (5.1, "b", "executed")]
+
+
+def test_dispatcher_runs_a_call_due_within_the_clock_resolution_instead_of_spinning() -> None:
+    """Pod q's call runs 0.5 us before pod p's is due: the dispatcher must not wait again for a
+    remainder below the loop's clock resolution (asyncio would fire that timer at once, the virtual
+    clock would never move, and the loop would spin). A thread bounds the run: only a regression
+    reaches its safety timeout."""
+    async def script(d: ApiDispatcher, pods: dict[str, Obj], results: list[Any]) -> None:
+        pods["default/q"] = _pod("q")
+        d.add(_record(_not_ready(pods["default/p"], "p"), results, "p"), 5.0)
+        d.add(_record(_not_ready(pods["default/q"], "q"), results, "q"), 5.0 - 5e-7)
+
+    done: list[Any] = []
+    worker = threading.Thread(target=lambda: done.append(_dispatch(script)), daemon=True)
+    worker.start()
+    worker.join(60)
+    assert done, "the dispatcher spun on a call due within the clock resolution"
+    calls, results = done[0]
+    assert [message for _, _, message in calls] == ["q", "p"]
+    assert [(tag, outcome) for _, tag, outcome in results] == [("q", "executed"), ("p", "executed")]
 
 
 def test_dispatcher_delay_reset_variant_moves_the_due_time() -> None:

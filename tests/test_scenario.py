@@ -9,7 +9,7 @@ from typing import Any, Awaitable, Callable
 
 import pytest
 
-from fake_apiserver import FaultRule, Match, Respond, UnfiredFaults
+from fake_apiserver import FaultRule, Match, Respond, UnfiredFaults, WatchLag
 from harness._adapters import CallableAdapter
 from harness._backend import BackendError, FakeBackend
 from harness._kubeclient import ApiError
@@ -412,3 +412,45 @@ def test_scenario_journal_is_deterministic(tmp_path: Path) -> None:
         run(main())
     assert journals[0] == journals[1]
     assert journals[0].count('"subresource":"binding"') == 2
+
+
+def test_writes_are_the_schedulers_with_their_effects(tmp_path: Path) -> None:
+    """The scaffolding scheduler's Unschedulable patch is a write of the pod with its effect; the
+    scenario's own create is left out unless asked for."""
+
+    async def body(s: Scenario) -> None:
+        await s.create_node("n1", cpu="1")
+        await s.create_pod("p", cpu="2")
+        await s.eventually(s.pod_condition("p", "PodScheduled", reason="Unschedulable"), within=5)
+        [write] = s.writes("p")
+        assert (write.applied, write.binding, write.entry.subresource) == (True, False, "status")
+        assert write.condition_before() is None
+        assert (write.condition_after() or {}).get("message") == "0/1 nodes are available: 1 Insufficient cpu."
+        assert [w.entry.verb for w in s.writes("p", include_own=True)] == ["create", "patch"]
+
+    with_scenario(body, tmp_path)
+
+
+def test_seen_is_when_the_schedulers_watch_got_the_pod_not_when_it_was_made(tmp_path: Path) -> None:
+    """With pods reaching watches 3 s late, the scheduler sees a pod made at t=1 at t=4 (the
+    scenario's own informer is not the scheduler)."""
+
+    async def body(s: Scenario) -> None:
+        await s.advance(1)
+        await s.add_fault(FaultRule(Match(resource="pods"), WatchLag(3.0), name="pods-3s-late"))
+        created = await s.create_pod("p")
+        assert await s.seen("pods", created) == 4.0
+        assert s.now >= 4.0
+
+    with_scenario(body, tmp_path)
+
+
+def test_seen_fails_when_no_scheduler_ever_gets_the_object(tmp_path: Path) -> None:
+    async def body(s: Scenario) -> None:
+        created = await s.create_pod("p")
+        with pytest.raises(ExpectationFailed, match=r"^expected the scheduler's watch to be handed pods p "
+                                                    r"\(resourceVersion \d+ or later\) within 2 s of t=0\.000; it was "
+                                                    r"not \(no LIST or GET of pods either\)$"):
+            await s.seen("pods", created, within=2)
+
+    with_scenario(body, tmp_path, scheduler=False)

@@ -4,6 +4,15 @@ The public API is this flat list; everything else lives in private modules.
 """
 
 from fake_apiserver._clock import Clock, SystemClock
+from fake_apiserver._effects import (
+    Effect,
+    EffectPredicate,
+    binds,
+    changes_condition,
+    removes_condition,
+    sets_condition,
+    sets_field,
+)
 from fake_apiserver._errors import (
     AlreadyExists,
     BadRequest,
@@ -52,6 +61,8 @@ __all__ = [
     "CloseConnection",
     "Conflict",
     "Delay",
+    "Effect",
+    "EffectPredicate",
     "EndWatch",
     "Expired",
     "FakeApiServer",
@@ -85,9 +96,14 @@ __all__ = [
     "UnsupportedMediaType",
     "Upstream",
     "WatchLag",
+    "binds",
     "body_contains",
     "by_kind",
     "by_resource",
+    "changes_condition",
     "kubeconfig_for",
+    "removes_condition",
+    "sets_condition",
+    "sets_field",
     "upstream_from_kubeconfig",
 ]

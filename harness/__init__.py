@@ -12,7 +12,7 @@ from harness._adapters import (
     format_feature_gates,
     parse_feature_gates,
 )
-from harness._backend import Backend, BackendError, FakeBackend, KindBackend, KubeconfigBackend, Unsupported
+from harness._backend import Backend, BackendError, FakeBackend, KindBackend, KubeconfigBackend, Slack, Unsupported
 from harness._reference import reference_adapter
 from harness._scenario import Expectation, ExpectationFailed, Scenario
 from harness._virtual_time import (
@@ -23,6 +23,7 @@ from harness._virtual_time import (
     VirtualEventLoop,
     run,
 )
+from harness._writes import Write
 from harness._yaml_scenarios import YamlScenario, YamlScenarioError, load_scenario
 from harness._yaml_scenarios import run_scenario as run_yaml_scenario
 
@@ -42,10 +43,12 @@ __all__ = [
     "ProcessAdapter",
     "RealClock",
     "Scenario",
+    "Slack",
     "SchedulerAdapter",
     "Unsupported",
     "VirtualClock",
     "VirtualEventLoop",
+    "Write",
     "YamlScenario",
     "YamlScenarioError",
     "format_feature_gates",

@@ -9,12 +9,13 @@ import harness
 def test_fake_apiserver_exports() -> None:
     assert sorted(fake_apiserver.__all__) == [
         "AlreadyExists", "BadRequest", "Clock", "CloseConnection", "Conflict", "DEFAULT_NAMESPACES",
-        "Delay", "EndWatch", "Expired", "FakeApiServer", "FaultInjector", "FaultProxy", "FaultRule", "FieldError",
+        "Delay", "Effect", "EffectPredicate", "EndWatch", "Expired", "FakeApiServer", "FaultInjector", "FaultProxy", "FaultRule", "FieldError",
         "Forbidden", "Gone", "Interceptor", "InternalError", "Invalid", "Journal", "JournalEntry", "KINDS",
         "KindSpec", "ListStrategy", "Match", "MethodNotAllowed", "NotAcceptable", "NotFound",
         "RequestEntityTooLarge", "RequestInfo", "Respond", "ServiceUnavailable", "StatusError", "Store",
         "SystemClock", "Timeout", "TooManyRequests", "UnfiredFaults", "UnsupportedMediaType", "Upstream", "WatchLag",
-        "body_contains", "by_kind", "by_resource", "kubeconfig_for", "upstream_from_kubeconfig",
+        "binds", "body_contains", "by_kind", "by_resource", "changes_condition", "kubeconfig_for", "removes_condition",
+        "sets_condition", "sets_field", "upstream_from_kubeconfig",
     ]
     for name in fake_apiserver.__all__:
         assert getattr(fake_apiserver, name) is not None
@@ -24,7 +25,8 @@ def test_harness_exports() -> None:
     assert sorted(harness.__all__) == [
         "AdapterError", "Backend", "BackendError", "CallableAdapter", "ClusterSchedulerAdapter", "DEFAULT_EPOCH",
         "Deadlock", "Expectation", "ExpectationFailed", "FakeBackend", "KindBackend", "KubeconfigBackend",
-        "ProcessAdapter", "RealClock", "Scenario", "SchedulerAdapter", "Unsupported", "VirtualClock", "VirtualEventLoop", "YamlScenario", "YamlScenarioError", "format_feature_gates",
+        "ProcessAdapter", "RealClock", "Scenario", "SchedulerAdapter", "Slack", "Unsupported", "VirtualClock",
+        "VirtualEventLoop", "Write", "YamlScenario", "YamlScenarioError", "format_feature_gates",
         "load_scenario", "parse_feature_gates", "reference_adapter", "run", "run_yaml_scenario",
     ]
     for name in harness.__all__:

@@ -142,6 +142,7 @@ class PodStatusPatchCall(ApiCall):
         self.clear_reason = clear_reason
         self.kind = kind  # why: "not-ready", "clear", "unschedulable" (for callbacks and logs)
         self.writer = writer
+        self.enqueued = pod  # the pod as the call was made from (only a mutant's writer reads it)
 
     def change(self, conditions: list[Obj], now: str) -> list[Obj] | None:
         """The conditions to write instead of ``conditions``; None when nothing would change."""
@@ -159,7 +160,8 @@ class PodStatusPatchCall(ApiCall):
     async def execute(self, client: KubeClient, pod: Obj | None, now: str, *, force: bool = False) -> Obj | None:
         if pod is None:
             return None
-        return await self.writer.write(client, pod, lambda conditions: self.change(conditions, now), force=force)
+        base = self.enqueued if self.writer.from_enqueued_copy else pod
+        return await self.writer.write(client, base, lambda conditions: self.change(conditions, now), force=force)
 
 
 class PodBindingCall(ApiCall):

@@ -24,7 +24,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from reference_scheduler._conditions import UNSCHEDULABLE
-from reference_scheduler._writers import JSON_PATCH_WRITER, MERGE_PATCH_WRITER, PUT_WRITER, ConditionWriter
+from reference_scheduler._writers import (
+    DROPS_OTHER_CONDITIONS,
+    JSON_PATCH_WRITER,
+    MERGE_PATCH_WRITER,
+    PUT_WRITER,
+    STALE_WHOLE_LIST,
+    UNGUARDED_WHOLE_LIST,
+    ConditionWriter,
+)
 
 if TYPE_CHECKING:
     from reference_scheduler._scheduler import Scheduler
@@ -119,6 +127,18 @@ def _never_retries(s: Scheduler) -> None:
     s.reporter.reset_on_failure = False
 
 
+def _writes_with(writer: ConditionWriter) -> Callable[[Scheduler], None]:
+    def apply(s: Scheduler) -> None:
+        s.use_writer(writer)
+
+    return apply
+
+
+#: KEP-5501 PRR (Scalability): what the feature's write does to a pod's conditions.
+_ONE_ENTRY = ("it will add one entry to the .status.conditions array of a Pod object when it is in a "
+              "NotReadyForScheduling state.")
+
+
 MUTANTS: tuple[Mutant, ...] = (
     Mutant("no-delay", "patches the NotReadyForScheduling condition as soon as a pod is rejected",
            "To handle transient rejections and reduce API server load, the scheduler will not act on this "
@@ -156,14 +176,16 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("ignores-gate-dependency", "starts with SchedulerPreEnqueuePodStatus=true and SchedulerAsyncAPICalls=false "
            "instead of refusing", "The enablement of this feature will be dependent on the SchedulerAsyncAPICalls "
            "feature gate being enabled.", lambda s: None, checks_gates=False),
+    Mutant("drops-other-conditions", "writes the PodScheduled condition with a JSON merge patch whose "
+           "status.conditions holds only that element (null for a clear), without a resourceVersion: every "
+           "condition other writers own is deleted", _ONE_ENTRY, _writes_with(DROPS_OTHER_CONDITIONS)),
+    Mutant("stale-whole-list", "writes the whole status.conditions list with a JSON merge patch without a "
+           "resourceVersion, computed from the pod as it was when the call was enqueued: a condition another writer "
+           "added while the call waited out its delay is deleted", _ONE_ENTRY, _writes_with(STALE_WHOLE_LIST)),
+    Mutant("unguarded-whole-list", "writes the whole status.conditions list with a JSON merge patch computed from "
+           "the freshest pod it knows, without a resourceVersion precondition: a condition another writer adds while "
+           "the write is in flight is deleted", _ONE_ENTRY, _writes_with(UNGUARDED_WHOLE_LIST)),
 )
-
-
-def _writes_with(writer: ConditionWriter) -> Callable[[Scheduler], None]:
-    def apply(s: Scheduler) -> None:
-        s.use_writer(writer)
-
-    return apply
 
 
 def _does_nothing(s: Scheduler) -> None:
@@ -175,7 +197,8 @@ SHAPES: tuple[Mutant, ...] = (
            "resourceVersion, client-go UpdateStatus); on 409 re-reads the pod and retries", "",
            _writes_with(PUT_WRITER), "shape"),
     Mutant("status-by-json-patch", "writes the PodScheduled condition with a JSON patch (RFC 6902) by index, each "
-           "replace or remove guarded by a test of the element's type; on 422 re-reads the pod and retries", "",
+           "replace or remove guarded by a test of the element's type (the whole list, on a pod with none, by a test "
+           "of metadata.resourceVersion); on 422 re-reads the pod and retries", "",
            _writes_with(JSON_PATCH_WRITER), "shape"),
     Mutant("status-by-merge-patch", "writes the PodScheduled condition with a merge patch (RFC 7386) replacing the "
            "whole conditions list, metadata.resourceVersion as precondition; on 409 re-reads the pod and retries", "",

@@ -13,7 +13,9 @@ it was sent.
   ``metadata.resourceVersion`` an optimistic lock (client-go ``UpdateStatus``).
 * :class:`JsonPatchWriter`: RFC 6902 by index, each ``replace``/``remove`` of element ``i``
   guarded by a ``test`` of its ``type``; new elements appended (``/status/conditions/-``), or the
-  whole list added when the pod has none.
+  whole list added when the pod has none, guarded by a ``test`` of ``metadata.resourceVersion``
+  (an ``add`` of a member that exists replaces it: without the guard, a condition another writer
+  added since the read would be lost).
 * :class:`MergePatchWriter`: RFC 7386 replacing the whole list, with ``metadata.resourceVersion``
   in the body as a precondition. An emptied list is sent as ``null`` (a Go struct marshalled with
   ``omitempty`` would leave the key out, and the merge would keep the old list).
@@ -28,6 +30,13 @@ resourceVersion, 422 for a failed ``test``) re-read the pod and recompute the li
 that outlasts them, or any other error, is raised: the call failed, and the reporter's
 retry-on-re-evaluation (``_reporting``) takes over as for a failed strategic patch. The strategic
 patch has no precondition and kube-scheduler does not retry it, so neither does :data:`STRATEGIC`.
+
+The last three writers are broken on purpose, for the mutants (:mod:`reference_scheduler._mutants`):
+each writes the whole ``conditions`` list by JSON merge patch without a precondition, and so loses
+conditions other writers own. :class:`DropsOtherConditionsWriter` sends only the ``PodScheduled``
+element; :class:`StaleWholeListWriter` sends the list computed from the pod as it was when the call
+was enqueued (``from_enqueued_copy``); :class:`UnguardedWholeListWriter` computes it from the
+freshest pod it knows, and loses only what another writer adds while the write is in flight.
 """
 
 from __future__ import annotations
@@ -41,18 +50,24 @@ from reference_scheduler._client import JSON_PATCH, MERGE_PATCH, ApiError, KubeC
 from reference_scheduler._conditions import conditions_of, status_patch
 
 __all__ = [
+    "DROPS_OTHER_CONDITIONS",
     "JSON_PATCH_WRITER",
     "MERGE_PATCH_WRITER",
     "PUT_WRITER",
     "RETRY_INTERVAL",
     "RETRY_STEPS",
+    "STALE_WHOLE_LIST",
     "STRATEGIC",
+    "UNGUARDED_WHOLE_LIST",
     "ConditionChange",
     "ConditionWriter",
+    "DropsOtherConditionsWriter",
     "JsonPatchWriter",
     "MergePatchWriter",
     "PutWriter",
+    "StaleWholeListWriter",
     "StrategicPatchWriter",
+    "UnguardedWholeListWriter",
     "json_patch_ops",
 ]
 
@@ -70,6 +85,9 @@ class ConditionWriter:
 
     name: ClassVar[str] = ""
     retry_codes: ClassVar[frozenset[int]] = frozenset()  # refusals that mean "re-read and retry"
+    #: True: the call hands the writer the pod it was enqueued with, not the freshest one (only
+    #: the ``stale-whole-list`` mutant's writer)
+    from_enqueued_copy: ClassVar[bool] = False
 
     async def write(self, client: KubeClient, pod: Obj, change: ConditionChange, *, force: bool = False) -> Obj | None:
         """The server's answer to the write, or None when nothing had to be sent (``change`` gave
@@ -146,7 +164,8 @@ class JsonPatchWriter(ConditionWriter):
 
     async def send(self, client: KubeClient, path: str, pod: Obj, old: list[Obj], new: list[Obj], *,
                    forced: bool) -> Obj | None:
-        ops = json_patch_ops(old, new, force=FORCED if forced else frozenset(), has_status="status" in pod)
+        ops = json_patch_ops(old, new, force=FORCED if forced else frozenset(), has_status="status" in pod,
+                             resource_version=(pod.get("metadata") or {}).get("resourceVersion"))
         return await client.patch(path, ops, JSON_PATCH) if ops else None
 
 
@@ -167,13 +186,15 @@ class MergePatchWriter(ConditionWriter):
 
 
 def json_patch_ops(old: list[Obj], new: list[Obj], *, force: frozenset[str] = frozenset(),
-                   has_status: bool = True) -> list[Obj]:
+                   has_status: bool = True, resource_version: str | None = None) -> list[Obj]:
     """RFC 6902 operations taking ``/status/conditions`` from ``old`` to ``new`` (empty: no change).
 
     By index, each guarded by a ``test`` of the element's ``type`` so that a list changed since
     the read fails with 422 instead of hitting the wrong element: ``replace`` of changed elements,
     then ``remove`` from the highest index down (the lower indices stay valid), then ``add`` of
-    new elements at ``/status/conditions/-``; a pod with no conditions gets the list whole.
+    new elements at ``/status/conditions/-``; a pod with no conditions gets the list whole, after a
+    ``test`` of ``/metadata/resourceVersion`` when ``resource_version`` is given (the ``add`` would
+    replace a list another writer made since the read; the ``test`` fails with 422 instead).
     ``new`` must keep ``old``'s order for the types it keeps and put new types last, which is what
     ``update_condition`` and ``clear_condition`` give; a reordering raises ``ValueError``."""
     old_types = [c.get("type") for c in old]
@@ -185,9 +206,11 @@ def json_patch_ops(old: list[Obj], new: list[Obj], *, force: frozenset[str] = fr
     if not old:
         if not new:
             return []
+        guard = ([{"op": "test", "path": "/metadata/resourceVersion", "value": resource_version}]
+                 if resource_version else [])
         if not has_status:
-            return [{"op": "add", "path": "/status", "value": {"conditions": copy.deepcopy(new)}}]
-        return [{"op": "add", "path": "/status/conditions", "value": copy.deepcopy(new)}]
+            return [*guard, {"op": "add", "path": "/status", "value": {"conditions": copy.deepcopy(new)}}]
+        return [*guard, {"op": "add", "path": "/status/conditions", "value": copy.deepcopy(new)}]
     ops: list[Obj] = []
     for i, cond in enumerate(old):
         t = cond.get("type")
@@ -203,7 +226,44 @@ def json_patch_ops(old: list[Obj], new: list[Obj], *, force: frozenset[str] = fr
     return ops
 
 
+class DropsOtherConditionsWriter(ConditionWriter):
+    """Broken: ``PATCH``, ``application/merge-patch+json``, ``{"status": {"conditions": [the
+    PodScheduled element]}}`` (``null`` when it is removed), no resourceVersion: a merge patch
+    replaces a list whole, so every other condition of the pod is deleted."""
+
+    name = "drops-other-conditions"
+
+    async def send(self, client: KubeClient, path: str, pod: Obj, old: list[Obj], new: list[Obj], *,
+                   forced: bool) -> Obj | None:
+        mine = [copy.deepcopy(c) for c in new if c.get("type") in FORCED]
+        return await client.patch(path, {"status": {"conditions": mine or None}}, MERGE_PATCH)
+
+
+class UnguardedWholeListWriter(ConditionWriter):
+    """Broken: :class:`MergePatchWriter` without its ``metadata.resourceVersion`` precondition (and
+    so without a retry): the whole list as computed from the pod the call was handed, which loses
+    a condition another writer adds between that read and the write."""
+
+    name = "unguarded-whole-list"
+
+    async def send(self, client: KubeClient, path: str, pod: Obj, old: list[Obj], new: list[Obj], *,
+                   forced: bool) -> Obj | None:
+        return await client.patch(path, {"status": {"conditions": copy.deepcopy(new) or None}}, MERGE_PATCH)
+
+
+class StaleWholeListWriter(UnguardedWholeListWriter):
+    """Broken: :class:`UnguardedWholeListWriter` handed the pod as it was when the call was
+    enqueued (``from_enqueued_copy``), so a condition another writer added while the call waited
+    out its delay is lost too."""
+
+    name = "stale-whole-list"
+    from_enqueued_copy = True
+
+
 STRATEGIC = StrategicPatchWriter()
 PUT_WRITER = PutWriter()
 JSON_PATCH_WRITER = JsonPatchWriter()
 MERGE_PATCH_WRITER = MergePatchWriter()
+DROPS_OTHER_CONDITIONS = DropsOtherConditionsWriter()
+UNGUARDED_WHOLE_LIST = UnguardedWholeListWriter()
+STALE_WHOLE_LIST = StaleWholeListWriter()

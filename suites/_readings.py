@@ -68,6 +68,16 @@ READINGS: dict[str, str] = {
         "SchedulerAsyncAPICalls=true unless a criterion says otherwise (the KEP's beta), and a run "
         "states its gates; enabling the first without the second must fail at start."
     ),
+    "other-conditions": (
+        "Q11 conditions other writers own: every write of the scheduler's changes only the pod's "
+        "PodScheduled condition and leaves every other condition (a readiness gate's, a controller's) "
+        "exactly as it is when the write is stored, including one added while the delayed write was "
+        "pending or while it was in flight; a write that would lose one must be refused and redone "
+        "(a precondition) or not carry the others at all (a patch by merge key, as kube-scheduler's "
+        "strategic merge patch). Read from: 'it will add one entry to the .status.conditions array of "
+        "a Pod object when it is in a NotReadyForScheduling state' (PRR, Scalability) and the API's "
+        "merge key 'type' on status.conditions (k8s-semantics D.2)."
+    ),
     "reevaluation": (
         "Q8 re-evaluation and timestamps: a pod update event re-runs PreEnqueue; lastTransitionTime "
         "is kept on a False to False change of PodScheduled (UpdatePodCondition semantics)."

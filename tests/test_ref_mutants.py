@@ -8,10 +8,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import json
+
 import pytest
 from test_ref_support import Env, gates, with_env
 
-from fake_apiserver import kubeconfig_for
+from fake_apiserver import Delay, FaultRule, Match, kubeconfig_for
+from fake_apiserver._effects import sets_condition
 from harness._virtual_time import run
 from reference_scheduler import FeatureGateError, Scheduler, parse_feature_gates
 from reference_scheduler._clock import WallClock
@@ -140,7 +143,8 @@ def test_every_mutant_has_a_kep_sentence_and_is_listed() -> None:
     assert len(MUTANTS) >= 10
     assert len({m.name for m in VARIANTS}) == len(VARIANTS)
     assert all(m.description and m.violates and m.kind == "mutant" and m.must_fail for m in MUTANTS)
-    assert set(EXPOSED) | {"never-clears", "ignores-gate-dependency"} == {m.name for m in MUTANTS}
+    assert set(EXPOSED) | set(OTHER_WRITERS_EXPOSED) | {"never-clears", "ignores-gate-dependency"} == {
+        m.name for m in MUTANTS}
     assert [(m.name, m.kind, m.must_fail, bool(m.violates)) for m in VARIANTS if m.kind != "mutant"] == [
         ("status-by-put", "shape", False, False), ("status-by-json-patch", "shape", False, False),
         ("status-by-merge-patch", "shape", False, False), ("does-nothing", "control", True, False)]
@@ -148,6 +152,79 @@ def test_every_mutant_has_a_kep_sentence_and_is_listed() -> None:
                                           *(m.name for m in MUTANTS), "does-nothing"]
     with pytest.raises(UnknownMutant, match=r"^unknown mutant 'nope'; known: clears-immediately, "):
         get_mutant("nope")
+
+
+FOREIGN = "example.com/Audited"
+STRATEGIC_PATCH = {"Content-Type": "application/strategic-merge-patch+json"}
+
+
+async def _add_foreign(env: Env) -> None:
+    """Another controller adds a condition to p (a strategic merge patch of its status)."""
+    async with env.http.patch("/api/v1/namespaces/default/pods/p/status", headers=STRATEGIC_PATCH,
+                              data=json.dumps({"status": {"conditions": [{"type": FOREIGN, "status": "True"}]}})) as r:
+        assert r.status == 200, await r.text()
+
+
+async def _foreign_while_pending(env: Env, **kw: Any) -> None:
+    """The condition is added 2 s after p was rejected, while the delayed write is pending."""
+    await env.create_node("n1")
+    await env.start_scheduler(**kw)
+    await env.create_pod("p", resourceClaims=[{"name": "c", "resourceClaimName": "claim"}])
+    await asyncio.sleep(2)
+    await _add_foreign(env)
+    await asyncio.sleep(8)
+
+
+async def _foreign_while_in_flight(env: Env, **kw: Any) -> None:
+    """The server holds the write of p's NotReadyForScheduling condition 2 s; the condition is
+    added 1 s into the hold."""
+    env.server.faults.add(FaultRule(Match(resource="pods", subresource="status", name="p",
+                                          effect=sets_condition("PodScheduled", reason="NotReadyForScheduling")),
+                                    Delay(2), times=1))
+    await env.create_node("n1")
+    await env.start_scheduler(**kw)
+    await env.create_pod("p", resourceClaims=[{"name": "c", "resourceClaimName": "claim"}])
+    await asyncio.sleep(6)
+    await _add_foreign(env)
+    await asyncio.sleep(10)
+
+
+OTHER_WRITERS = {"pending": _foreign_while_pending, "in-flight": _foreign_while_in_flight}
+
+
+def _final_conditions(scenario: str, **kw: Any) -> list[tuple[str, str]]:
+    """Each of p's conditions at the end of ``scenario``: (type, reason or status)."""
+
+    async def main(env: Env) -> list[tuple[str, str]]:
+        await OTHER_WRITERS[scenario](env, **kw)
+        return sorted((c["type"], c.get("reason") or c["status"]) for c in (await env.pod("p"))["status"]["conditions"])
+
+    return list(run(with_env(main)))
+
+
+KEPT = [("PodScheduled", "NotReadyForScheduling"), (FOREIGN, "True")]
+LOST = [("PodScheduled", "NotReadyForScheduling")]
+OTHER_WRITERS_REFERENCE = {"pending": KEPT, "in-flight": KEPT}
+#: what each writer mutant leaves, per scenario (the reference's where it is not exposed)
+OTHER_WRITERS_EXPOSED = {
+    "drops-other-conditions": {"pending": LOST, "in-flight": LOST},
+    "stale-whole-list": {"pending": LOST, "in-flight": LOST},
+    "unguarded-whole-list": {"pending": KEPT, "in-flight": LOST},
+}
+
+
+@pytest.mark.parametrize("scenario", sorted(OTHER_WRITERS))
+@pytest.mark.parametrize("variant", [None, *(m.name for m in VARIANTS if m.kind == "shape")])
+def test_the_reference_and_the_shape_variants_keep_a_condition_other_writers_add(variant: str | None, scenario: str) -> None:
+    assert _final_conditions(scenario, mutant=variant) == OTHER_WRITERS_REFERENCE[scenario]
+
+
+@pytest.mark.parametrize("scenario", sorted(OTHER_WRITERS))
+@pytest.mark.parametrize("mutant", sorted(OTHER_WRITERS_EXPOSED))
+def test_a_writer_mutant_loses_the_condition_where_its_writes_have_no_guard(mutant: str, scenario: str) -> None:
+    """drops-other-conditions and stale-whole-list lose a condition added while the write is
+    pending; unguarded-whole-list only one added while the write is in flight."""
+    assert _final_conditions(scenario, mutant=mutant) == OTHER_WRITERS_EXPOSED[mutant][scenario]
 
 
 def test_reference_scenarios() -> None:

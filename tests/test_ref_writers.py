@@ -16,11 +16,14 @@ from harness._virtual_time import VirtualClock, run
 from reference_scheduler import ConflictError, KubeClient, PodStatusPatchCall
 from reference_scheduler._clock import format_time
 from reference_scheduler._writers import (
+    DROPS_OTHER_CONDITIONS,
     JSON_PATCH_WRITER,
     MERGE_PATCH_WRITER,
     PUT_WRITER,
     RETRY_STEPS,
+    STALE_WHOLE_LIST,
     STRATEGIC,
+    UNGUARDED_WHOLE_LIST,
     ConditionWriter,
     json_patch_ops,
 )
@@ -301,3 +304,78 @@ def test_json_patch_ops_by_index_with_tests() -> None:
         {"op": "replace", "path": "/status/conditions/0", "value": a}]
     with pytest.raises(ValueError, match=r"^json_patch_ops: \['B', 'A'\] reorders \['A', 'B'\]$"):
         json_patch_ops([a, b], [b, a])
+    guard = {"op": "test", "path": "/metadata/resourceVersion", "value": "7"}
+    assert json_patch_ops([], [a], resource_version="7") == [
+        guard, {"op": "add", "path": "/status/conditions", "value": [a]}]
+    assert json_patch_ops([], [a], has_status=False, resource_version="7") == [
+        guard, {"op": "add", "path": "/status", "value": {"conditions": [a]}}]
+    assert json_patch_ops([a], [a, b], resource_version="7") == [
+        {"op": "add", "path": "/status/conditions/-", "value": b}]
+
+
+def test_a_json_patch_adding_the_whole_list_is_guarded_by_the_resource_version() -> None:
+    """A pod with no conditions gets the list whole (``add /status/conditions``), which would
+    replace a list another writer made since the read: the ``test`` of the resourceVersion fails
+    with 422 instead, the pod is read again and the condition appended, keeping the other one."""
+
+    async def body(env: Env) -> tuple[list[Obj], list[tuple[str, int]]]:
+        await env.client.create("/api/v1/namespaces/default/pods", _pod(gated=False))
+        known = await env.pod()
+        await asyncio.sleep(1)
+        await env.foreign([{"type": FOREIGN_TYPE, "status": "True"}])
+        await env.write(JSON_PATCH_WRITER, known, **_not_ready("m1"))
+        return await env.conditions(), env.requests()[-4:]
+
+    conditions, requests = _with_server(body)
+    assert conditions == [{**FOREIGN, "lastTransitionTime": _t(1)}, _scheduled("NotReadyForScheduling", "m1", 1)]
+    assert requests == [("patch", 422), ("get", 200), ("patch", 200), ("get", 200)]
+
+
+@pytest.mark.parametrize(("writer", "kept"), [(DROPS_OTHER_CONDITIONS, False), (UNGUARDED_WHOLE_LIST, False),
+                                              (STALE_WHOLE_LIST, False), (STRATEGIC, True)], ids=lambda v: str(v))
+def test_the_mutants_writers_lose_a_condition_added_since_their_read(writer: ConditionWriter, kept: bool) -> None:
+    """The mutants' writers send the whole list by merge patch without a resourceVersion: a
+    condition another writer added after the pod they were handed was read is deleted (the
+    strategic patch, by merge key, keeps it)."""
+
+    async def body(env: Env) -> list[str]:
+        await env.client.create("/api/v1/namespaces/default/pods", _pod(gated=False))
+        known = await env.pod()
+        await env.foreign([{"type": FOREIGN_TYPE, "status": "True"}])
+        await env.write(writer, known, **_not_ready("m1"))
+        return sorted(c["type"] for c in await env.conditions())
+
+    assert _with_server(body) == (["PodScheduled", FOREIGN_TYPE] if kept else ["PodScheduled"])
+
+
+def test_drops_other_conditions_deletes_them_even_from_a_fresh_read_and_a_clear_deletes_every_condition() -> None:
+    async def body(env: Env) -> list[list[str]]:
+        await env.client.create("/api/v1/namespaces/default/pods", _pod(gated=False))
+        await env.foreign([{"type": FOREIGN_TYPE, "status": "True"}])
+        seen = []
+        await env.write(DROPS_OTHER_CONDITIONS, await env.pod(), **_not_ready("m1"))
+        seen.append([c["type"] for c in await env.conditions()])
+        await env.foreign([{"type": FOREIGN_TYPE, "status": "True"}, *await env.conditions()])
+        await env.write(DROPS_OTHER_CONDITIONS, await env.pod(), clear_reason="NotReadyForScheduling")
+        seen.append([c["type"] for c in await env.conditions()])
+        return seen
+
+    assert _with_server(body) == [["PodScheduled"], []]
+
+
+def test_the_stale_writer_is_handed_the_pod_its_call_was_enqueued_with() -> None:
+    """``from_enqueued_copy``: the call gives the writer the pod it was made from, not the one the
+    dispatcher hands it at execution (only the ``stale-whole-list`` mutant's writer)."""
+
+    async def body(env: Env) -> list[list[str]]:
+        await env.client.create("/api/v1/namespaces/default/pods", _pod(gated=False))
+        enqueued = await env.pod()
+        await env.foreign([{"type": FOREIGN_TYPE, "status": "True"}])
+        seen = []
+        for writer in (UNGUARDED_WHOLE_LIST, STALE_WHOLE_LIST):
+            call = PodStatusPatchCall(enqueued, writer=writer, **_not_ready(f"by {writer.name}"))
+            await call.execute(env.client, await env.pod(), format_time(env.clock.now()))
+            seen.append([c["type"] for c in await env.conditions()])
+        return seen
+
+    assert _with_server(body) == [[FOREIGN_TYPE, "PodScheduled"], ["PodScheduled"]]

@@ -127,6 +127,10 @@ def _never_retries(s: Scheduler) -> None:
     s.reporter.reset_on_failure = False
 
 
+def _allocates_deleting_claim(s: Scheduler) -> None:
+    s.dynamic_resources.honours_deletion = False
+
+
 def _writes_with(writer: ConditionWriter) -> Callable[[Scheduler], None]:
     def apply(s: Scheduler) -> None:
         s.use_writer(writer)
@@ -185,6 +189,10 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("unguarded-whole-list", "writes the whole status.conditions list with a JSON merge patch computed from "
            "the freshest pod it knows, without a resourceVersion precondition: a condition another writer adds while "
            "the write is in flight is deleted", _ONE_ENTRY, _writes_with(UNGUARDED_WHOLE_LIST)),
+    Mutant("allocates-deleting-claim", "ignores a ResourceClaim's deletionTimestamp: a pod whose claim is being "
+           "deleted passes PreEnqueue and PreFilter and the scheduler tries to allocate the claim and bind the pod",
+           "This KEP will not change the core rejection logic of any existing PreEnqueue plugin, only how the "
+           "outcome of that logic is communicated.", _allocates_deleting_claim),
 )
 
 

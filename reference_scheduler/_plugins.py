@@ -10,7 +10,11 @@ PreEnqueue (``pkg/scheduler/framework/plugins``; ``k8s-semantics.md`` A.5, B.3, 
   gate off it is today's ``waiting for scheduling gates: [a b]`` (Go's ``%v`` of a slice).
 * :class:`DynamicResources` checks that each claim exists in the informer cache, is not being
   deleted and, when generated from a template, is owned by the pod — with the exact messages of
-  ``dynamicresources.go``/``resourceclaim.go``. Allocation is in :mod:`reference_scheduler._dra`.
+  ``dynamicresources.go``/``resourceclaim.go``. kube-scheduler runs the same check
+  (``foreachPodResourceClaim``) in PreEnqueue and again in PreFilter, where a claim that started
+  to be deleted after the pod passed PreEnqueue makes the attempt fail with
+  ``0/N nodes are available: resourceclaim "<name>" is being deleted.``; the scheduler calls
+  :meth:`DynamicResources.pre_filter` for that. Allocation is in :mod:`reference_scheduler._dra`.
 * :class:`GangQuorum` is the example of an out-of-tree plugin (KEP-5501 user story "Using custom
   Gang Scheduling implementation"): pods labelled ``gang.schedharness.io/name`` wait until the
   number of non-terminal pods of that gang in the namespace reaches the
@@ -19,7 +23,14 @@ PreEnqueue (``pkg/scheduler/framework/plugins``; ``k8s-semantics.md`` A.5, B.3, 
 Each plugin says which cluster events may make a rejected pod pass (:meth:`requeue_on`, the
 ``EventsToRegister`` of the real framework); the queue re-runs PreEnqueue for pods that plugin
 rejected when one arrives. Every update of the pod itself re-runs PreEnqueue anyway (see
-:mod:`reference_scheduler._queue`).
+:mod:`reference_scheduler._queue`). DynamicResources re-runs on every ResourceClaim add, update
+and delete, more often than kube-scheduler, which registers only add and update with a queueing
+hint that skips the pod while any of its claims is still missing or being deleted
+(``isSchedulableAfterClaimChange``) and ignores deletes. The extra runs never let a pod through
+that kube-scheduler would hold (PreEnqueue decides either way) and cost nothing when the message
+is unchanged (de-duplicated); they only let a changed message reach the pod at once (a claim
+deleted while another is missing), which KEP-5501 wants ("the user always sees the most recent
+rejection reason") and the message-flip suite relies on.
 
 Filters, in the default profile's order: NodeUnschedulable, NodeName, TaintToleration,
 NodeAffinity (``nodeSelector`` and required node affinity), NodeResourcesFit (cpu, memory, pods).
@@ -107,6 +118,8 @@ class DynamicResources:
 
     def __init__(self, claims: Callable[[str], Obj | None]) -> None:
         self.claims = claims  # "ns/name" -> claim from the informer
+        #: False only for the ``allocates-deleting-claim`` mutant: a claim being deleted passes
+        self.honours_deletion = True
 
     def pre_enqueue(self, pod: Obj) -> str | None:
         meta = pod.get("metadata") or {}
@@ -128,11 +141,17 @@ class DynamicResources:
             claim = self.claims(f"{ns}/{claim_name}")
             if claim is None:
                 return f'could not find ResourceClaim "{ns}/{claim_name}"'
-            if (claim.get("metadata") or {}).get("deletionTimestamp"):
+            if self.honours_deletion and (claim.get("metadata") or {}).get("deletionTimestamp"):
                 return f'resourceclaim "{claim_name}" is being deleted'
             if owned_by_pod and not _controlled_by(claim, meta.get("uid", "")):
                 return f"ResourceClaim {ns}/{claim_name} was not created for Pod {ns}/{pod_name} (Pod is not owner)"
         return None
+
+    def pre_filter(self, pod: Obj) -> str | None:
+        """PreFilter's first step, the same check at the start of a scheduling attempt
+        (``podResourceClaims``): the pod passed PreEnqueue, but a claim may have gone or started to
+        be deleted since. None, or the message the attempt fails with (``UnschedulableAndUnresolvable``)."""
+        return self.pre_enqueue(pod)
 
     def requeue_on(self, event: ClusterEvent, pod: Obj) -> bool:
         return event.resource == "resourceclaims"

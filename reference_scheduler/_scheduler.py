@@ -2,14 +2,15 @@
 
 :class:`Scheduler` runs in-process on the current event loop (``await start()``, ``await stop()``)
 and talks to the API server only over HTTP, like kube-scheduler. One scheduling cycle at a time
-pops a pod, runs the filters on every node (no sampling, no scoring plugins beyond "least
-requested cpu+memory, then name", so results are deterministic), and either records the failure
-(``PodScheduled=False``, reason ``Unschedulable`` with ``0/N nodes are available: ...``, or
-``SchedulerError``; a ``Warning FailedScheduling`` event, action ``Scheduling``;
-``k8s-semantics.md`` D.3) or assumes the pod on the chosen node and starts a binding cycle
-(DRA PreBind, then ``POST pods/binding``, then a ``Normal Scheduled`` event, action ``Binding``,
-``Successfully assigned ns/p to node``; D.4). No preemption: the failure message carries no
-``preemption: ...`` suffix.
+pops a pod, checks its ResourceClaims again (DynamicResources' PreFilter: a claim gone or being
+deleted since PreEnqueue fails the attempt), runs the filters on every node (no sampling, no
+scoring plugins beyond "least requested cpu+memory, then name", so results are deterministic),
+and either records the failure (``PodScheduled=False``, reason ``Unschedulable`` with
+``0/N nodes are available: ...``, or ``SchedulerError``; a ``Warning FailedScheduling`` event,
+action ``Scheduling``; ``k8s-semantics.md`` D.3) or assumes the pod on the chosen node and
+starts a binding cycle (DRA PreBind, then ``POST pods/binding``, then a ``Normal Scheduled``
+event, action ``Binding``, ``Successfully assigned ns/p to node``; D.4). No preemption: the
+failure message carries no ``preemption: ...`` suffix.
 
 With ``SchedulerAsyncAPICalls`` on, status patches and bindings go through the
 :class:`~reference_scheduler._dispatcher.ApiDispatcher`; off, they are sent directly. KEP-5501
@@ -108,9 +109,10 @@ class Scheduler:
         if self.gates.async_api_calls:
             self.dispatcher = ApiDispatcher(self.client, clock, self.pods.get, parallelism=parallelism)
         self.scheduling_gates = SchedulingGates(unified_message=self.gates.pre_enqueue_pod_status)
+        self.dynamic_resources = DynamicResources(self.claims.get)
         self.plugins: list[PreEnqueuePlugin] = [
             self.scheduling_gates,
-            DynamicResources(self.claims.get),
+            self.dynamic_resources,
             GangQuorum(self._unassigned_and_assigned_pods),
             *pre_enqueue,
         ]
@@ -283,6 +285,11 @@ class Scheduler:
         if not nodes:
             self._record_failure(pinfo, SCHEDULER_ERROR, NO_NODES_MESSAGE, error=True)
             return
+        if (pod.get("spec") or {}).get("resourceClaims"):
+            problem = self.dynamic_resources.pre_filter(pod)
+            if problem:  # FitError with a PreFilter message: "0/%v nodes are available: %v."
+                self._record_failure(pinfo, UNSCHEDULABLE, f"0/{len(nodes)} nodes are available: {problem}.")
+                return
         req = pod_requests(pod)
         reasons: Counter[str] = Counter()
         feasible: list[NodeInfo] = []

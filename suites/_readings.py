@@ -78,6 +78,22 @@ READINGS: dict[str, str] = {
         "a Pod object when it is in a NotReadyForScheduling state' (PRR, Scalability) and the API's "
         "merge key 'type' on status.conditions (k8s-semantics D.2)."
     ),
+    "gate-first": (
+        "Q12 a gated pod's other rejections: while a pod has scheduling gates its PreEnqueue outcome is "
+        "the SchedulingGates rejection, whatever a later plugin would say (SchedulingGates is the first "
+        "PreEnqueue plugin of kube-scheduler's default profile), so it gets no status write; a claim "
+        "deleted while the pod is gated counts from when the gates go. Forced by: 'When a gated Pod is "
+        "rejected, the scheduler will generate the unified message, compare it to the message already "
+        "on the Pod object, see that they are identical, and skip sending a redundant patch.'"
+    ),
+    "claim-deleting": (
+        "Q13 a ResourceClaim being deleted (deletionTimestamp set, held by a finalizer) is a "
+        "PreEnqueue rejection like a missing one, so KEP-5501 reports it after the delay as "
+        "NotReadyForScheduling (kube-scheduler's DynamicResources PreEnqueue: 'resourceclaim \"<name>\" "
+        "is being deleted', k8s-semantics B.4), and the pod is neither allocated nor bound while it "
+        "lasts. Forced by: 'This KEP will not change the core rejection logic of any existing "
+        "PreEnqueue plugin, only how the outcome of that logic is communicated.' (Non-Goals)"
+    ),
     "reevaluation": (
         "Q8 re-evaluation and timestamps: a pod update event re-runs PreEnqueue; lastTransitionTime "
         "is kept on a False to False change of PodScheduled (UpdatePodCondition semantics)."

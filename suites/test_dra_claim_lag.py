@@ -4,9 +4,11 @@ A DRA scheduler rejects a pod at PreEnqueue while its claim is not in its inform
 (kube-scheduler's DynamicResources plugin, ``k8s-semantics.md`` B.4; its words are not predicted
 here, only compared with what the scheduler wrote). KEP-5501's user story "Diagnosing the Pods using DRA" is exactly this wait: a condition on
 the pod when the claim stays missing, and no noise when it "resolves in seconds". The claim
-appears before the pod, within the 5 s delay, after it, or never; and, with the fault
+appears before the pod, within the 5 s delay, after it, or never; with the fault
 ``WatchLag`` on ``resourceclaims.resource.k8s.io``, it exists at once but reaches the scheduler's
-watch only seconds later (the "cache propagation delays" the delay is chosen for).
+watch only seconds later (the "cache propagation delays" the delay is chosen for); and it goes
+away after the scheduler saw it: deleted, or kept by a finalizer with a ``deletionTimestamp``
+(being deleted), while the pod is held by a scheduling gate, then re-created.
 
 The claims are allocatable, for any scheduler: a DeviceClass ``gpu.example.com`` selecting the
 driver ``gpu.example.com`` with CEL, and a ResourceSlice publishing four devices of that driver on
@@ -34,6 +36,7 @@ from suites._readings import READINGS
 from suites._support import NOT_READY_FOR_SCHEDULING as NOT_READY
 from suites._support import (
     DELAY,
+    Write,
     create_claim,
     dra_cluster,
     event_lines,
@@ -44,6 +47,7 @@ from suites._support import (
     expect_one_not_ready_event,
     format_writes,
     condition_writes,
+    not_ready_writes,
     require_faults,
     watch_span,
 )
@@ -52,6 +56,9 @@ __all__: list[str] = []
 
 GATES = {"SchedulerPreEnqueuePodStatus": True, "SchedulerAsyncAPICalls": True}
 CLAIMS = "resourceclaims.resource.k8s.io"
+HOLD = "example.com/hold"
+KEEP = "example.com/keep"
+GATED_SPAN = 10.0  # seconds the pod stays gated after the scheduler saw its claim go
 
 
 # ---------------------------------------------------------------------- local helpers
@@ -223,3 +230,115 @@ async def test_a_claim_seen_after_the_delay_shows_the_condition_until_the_pod_is
     await scenario.eventually(scenario.pod_bound("p"), within=visible + 1.5 + scenario.slack.late - scenario.now)
     await expect_gone_for_good(scenario, "p")
     expect_one_not_ready_event(scenario, "p", write)
+
+
+async def gated_pod_whose_claim_goes(scenario: Scenario, finalizer: str | None = None) -> float:
+    """Claim ``gpu`` (with ``finalizer`` when given) exists and the scheduler saw it; pod ``p``
+    claiming it is created gated and seen; the claim is deleted (with a finalizer it stays, being
+    deleted) and the scheduler saw that. The pod stays gated 10 s more, with no scheduler write of
+    its ``PodScheduled`` condition (READINGS["gate-first"]); then its gate is removed. Returns
+    when the scheduler saw the release."""
+    claim = await create_claim(scenario, "gpu")
+    if finalizer is not None:
+        claim = await scenario.patch("resourceclaims", "gpu", {"metadata": {"finalizers": [finalizer]}}, type="merge")
+    await scenario.seen(CLAIMS, claim)
+    await scenario.seen("pods", await scenario.create_pod("p", claims=["gpu"], gates=[HOLD]))
+    deleted_at = scenario.now
+    answer = await scenario.delete("resourceclaims", "gpu")
+    if finalizer is None:
+        gone = await scenario.seen(CLAIMS, "gpu", since=deleted_at, deleted=True)
+    else:
+        assert (answer.get("metadata") or {}).get("deletionTimestamp"), (
+            f"expected the API server to keep claim gpu, held by finalizer {finalizer}, with a deletionTimestamp; "
+            f"it answered the DELETE with {answer}")
+        gone = await scenario.seen(CLAIMS, answer)
+    await scenario.advance(gone + GATED_SPAN - scenario.now)
+    expect_no_condition_writes(scenario, "p", "the pod is gated: its rejection is the SchedulingGated one the API "
+                                              "server already shows")
+    return await scenario.seen("pods", await scenario.remove_gate("p", HOLD))
+
+
+async def expect_reported_and_held(scenario: Scenario, released: float) -> Write:
+    """NotReadyForScheduling 5 s after the scheduler saw the release (one stored write), then for
+    a minute the pod keeps exactly that condition (a binding would replace it) and one
+    NotReadyForScheduling event with its message. Returns the write."""
+    write = await expect_not_ready_after(scenario, "p", released)
+    message = (write.condition_after() or {}).get("message")
+    shown = scenario.pod_condition("p", "PodScheduled", status="False", reason=NOT_READY, message=message)
+    await scenario.never(~shown, within=watch_span(scenario, 60))
+    expect_one_not_ready_event(scenario, "p", write)
+    return write
+
+
+@pytest.mark.kep("KEP-5501", "Proposal; Design Details §4, §5; Non-Goals; User Stories: Diagnosing the Pods using DRA")
+@pytest.mark.feature_gates(**GATES)
+@pytest.mark.criterion("kep5501.dra-claim-lag.claim-deleted-before-binding", reading=READINGS["gate-first"])
+async def test_a_claim_deleted_after_the_scheduler_saw_it_is_reported_and_the_pod_waits(scenario: Scenario) -> None:
+    """KEP-5501 Proposal: 'If the delay period expires, the scheduler will asynchronously patch the
+    Pod's status with the last-captured rejection message, using the new reason
+    NotReadyForScheduling'; Design Details §4: 'If the Pod is re-evaluated and passes the
+    PreEnqueue stage shortly after a rejection, a call to remove the NotReadyForScheduling
+    condition will be enqueued'; Non-Goals: 'This KEP will not change the core rejection logic of
+    any existing PreEnqueue plugin' (DynamicResources rejects a pod whose claim is not in its
+    informer cache, k8s-semantics B.4).
+
+    Claim ``gpu`` exists and the scheduler saw it; pod ``p`` claiming it is created held by a
+    scheduling gate, so that no scheduler may bind it yet (the API server refuses to bind a gated
+    pod, k8s-semantics A.4) whatever it does with the claim; the claim is deleted, and the scheduler
+    saw the deletion. Expected while gated (10 s): no scheduler write of ``PodScheduled``, the pod
+    showing the API server's SchedulingGated condition (READINGS["gate-first"]). The gate is
+    removed: the first moment PreEnqueue can reject the pod for its claim, so the delay counts
+    from when the scheduler saw the release. ``PodScheduled=False/NotReadyForScheduling`` with a
+    message 5 s after that (one stored write, not before), and for a minute after the pod keeps
+    exactly that condition, unbound, with one NotReadyForScheduling event carrying its message. A
+    scheduler that kept the deleted claim in its cache would let the pod through and try to
+    allocate or bind it instead. Then the claim is created again: the pod is bound within 2 s, the
+    condition does not linger (the binding replaces it, or a clear removes it within the delay)
+    and does not come back, and no further NotReadyForScheduling write is stored."""
+    await dra_cluster(scenario)
+    released = await gated_pod_whose_claim_goes(scenario)
+    write = await expect_reported_and_held(scenario, released)
+    await create_claim(scenario, "gpu")
+    await scenario.eventually(scenario.pod_bound("p"), within=2 + scenario.slack.late)
+    await expect_gone_for_good(scenario, "p")
+    stored = [w for w in not_ready_writes(scenario, "p") if w.applied]
+    assert [w.entry.seq for w in stored] == [write.entry.seq], (
+        f"expected one stored NotReadyForScheduling write of {scenario.namespace}/p; found {len(stored)}:\n"
+        f"{format_writes(condition_writes(scenario, 'p'))}")
+
+
+@pytest.mark.kep("KEP-5501", "Proposal; Non-Goals; Design Details §4; User Stories: Diagnosing the Pods using DRA")
+@pytest.mark.feature_gates(**GATES)
+@pytest.mark.criterion("kep5501.dra-claim-lag.claim-being-deleted", reading=READINGS["claim-deleting"])
+async def test_a_claim_held_by_a_finalizer_while_being_deleted_is_reported_and_never_used(scenario: Scenario) -> None:
+    """KEP-5501 Non-Goals: 'This KEP will not change the core rejection logic of any existing
+    PreEnqueue plugin, only how the outcome of that logic is communicated' (kube-scheduler's
+    DynamicResources PreEnqueue rejects a claim with a deletionTimestamp: 'resourceclaim
+    \"<name>\" is being deleted', k8s-semantics B.4); Proposal: 'If the delay period expires, the
+    scheduler will asynchronously patch the Pod's status with the last-captured rejection message,
+    using the new reason NotReadyForScheduling.'
+
+    Claim ``gpu`` carries the finalizer ``example.com/keep`` and the scheduler saw it; pod ``p``
+    claiming it is created gated; the claim is deleted: the API server keeps it, with a
+    ``deletionTimestamp``, and the scheduler saw that. Gated 10 s more (no scheduler write of
+    ``PodScheduled``), then released. Expected: ``PodScheduled=False/NotReadyForScheduling`` with a
+    message (not predicted) 5 s after the scheduler saw the release, one stored write, and for a
+    minute after the pod keeps exactly that condition, unbound, with one NotReadyForScheduling
+    event; no stored write of the scheduler's to the claim while it is being deleted (a scheduler
+    writes a claim only to allocate or reserve it, in PreBind). Then the finalizer is removed (the claim goes) and a new
+    claim ``gpu`` is created: the pod is bound within 2 s and the condition does not linger and
+    does not come back."""
+    await dra_cluster(scenario)
+    released = await gated_pod_whose_claim_goes(scenario, finalizer=KEEP)
+    await expect_reported_and_held(scenario, released)
+    used = [w for w in scenario.writes("gpu", kind="resourceclaims") if w.applied]
+    assert not used, (
+        f"expected no stored write of the scheduler's to claim gpu while it is being deleted; found {len(used)}:\n"
+        + "\n".join(f"  t={w.time:.3f} #{w.entry.seq} {w.entry.verb} {w.entry.resource}"
+                    f"{'/' + w.entry.subresource if w.entry.subresource else ''} -> {w.code}" for w in used))
+    finalized_at = scenario.now
+    await scenario.patch("resourceclaims", "gpu", {"metadata": {"finalizers": None}}, type="merge")
+    await scenario.seen(CLAIMS, "gpu", since=finalized_at, deleted=True)
+    await create_claim(scenario, "gpu")
+    await scenario.eventually(scenario.pod_bound("p"), within=2 + scenario.slack.late)
+    await expect_gone_for_good(scenario, "p")

@@ -143,14 +143,15 @@ def test_every_mutant_has_a_kep_sentence_and_is_listed() -> None:
     assert len(MUTANTS) >= 10
     assert len({m.name for m in VARIANTS}) == len(VARIANTS)
     assert all(m.description and m.violates and m.kind == "mutant" and m.must_fail for m in MUTANTS)
-    assert set(EXPOSED) | set(OTHER_WRITERS_EXPOSED) | {"never-clears", "ignores-gate-dependency"} == {
-        m.name for m in MUTANTS}
+    assert set(EXPOSED) | set(OTHER_WRITERS_EXPOSED) | {"never-clears", "ignores-gate-dependency",
+                                                       "allocates-deleting-claim"} == {m.name for m in MUTANTS}
     assert [(m.name, m.kind, m.must_fail, bool(m.violates)) for m in VARIANTS if m.kind != "mutant"] == [
         ("status-by-put", "shape", False, False), ("status-by-json-patch", "shape", False, False),
         ("status-by-merge-patch", "shape", False, False), ("does-nothing", "control", True, False)]
     assert [m.name for m in VARIANTS] == [*(m.name for m in VARIANTS if m.kind == "shape"),
                                           *(m.name for m in MUTANTS), "does-nothing"]
-    with pytest.raises(UnknownMutant, match=r"^unknown mutant 'nope'; known: clears-immediately, "):
+    with pytest.raises(UnknownMutant,
+                       match=r"^unknown mutant 'nope'; known: allocates-deleting-claim, clears-immediately, "):
         get_mutant("nope")
 
 
@@ -225,6 +226,33 @@ def test_a_writer_mutant_loses_the_condition_where_its_writes_have_no_guard(muta
     """drops-other-conditions and stale-whole-list lose a condition added while the write is
     pending; unguarded-whole-list only one added while the write is in flight."""
     assert _final_conditions(scenario, mutant=mutant) == OTHER_WRITERS_EXPOSED[mutant][scenario]
+
+
+def test_allocates_deleting_claim_tries_to_allocate_a_claim_being_deleted() -> None:
+    """The reference reports a claim kept by a finalizer after its deletion (PreEnqueue,
+    ``resourceclaim "claim" is being deleted``) and never writes the claim; the mutant lets the
+    pod through, reserves the claim (a claim with no device requests needs no allocation, so no
+    finalizer of its own, which the API server would refuse) and binds the pod."""
+
+    async def main(env: Env, mutant: str | None) -> Obj:
+        await env.create_node("n1")
+        await env.start_scheduler(mutant=mutant)
+        await env.post("/apis/resource.k8s.io/v1/namespaces/default/resourceclaims", {
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": {"name": "claim", "finalizers": ["example.com/keep"]}, "spec": {"devices": {"requests": []}}})
+        async with env.http.delete("/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/claim") as r:
+            assert r.status == 200, await r.text()
+        await env.create_pod("p", resourceClaims=[{"name": "c", "resourceClaimName": "claim"}])
+        await asyncio.sleep(10)
+        return {"reasons": [r.body["status"]["conditions"][0].get("reason") for r in env.status_patches("p")],
+                "claim writes": sorted({(r.verb, r.code) for r in env.requests if r.resource == "resourceclaims"
+                                        and r.verb == "update"}),
+                "bound": bool((await env.pod("p"))["spec"].get("nodeName"))}
+
+    assert run(with_env(lambda env: main(env, None))) == {
+        "reasons": ["NotReadyForScheduling"], "claim writes": [], "bound": False}
+    assert run(with_env(lambda env: main(env, "allocates-deleting-claim"))) == {
+        "reasons": [], "claim writes": [("update", 200)], "bound": True}
 
 
 def test_reference_scenarios() -> None:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 from typing import Any
 
 from recorded_requests import RECORDED, recorded_body
-from test_ref_support import Env, gates, with_env
+from test_ref_support import MERGE, Env, gates, with_env
 
 from harness._virtual_time import run
 from reference_scheduler import GANG_LABEL, GANG_MIN_ANNOTATION, GATED_MESSAGE
@@ -420,5 +421,91 @@ def test_delay_is_configurable() -> None:
         await env.create_pod("p", resourceClaims=[{"name": "c", "resourceClaimName": "claim"}])
         await asyncio.sleep(5)
         assert [r.time for r in env.status_patches("p")] == [1.5]
+
+    run(with_env(main))
+
+
+CLAIMS_PATH = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims"
+
+
+async def _finalized_claim(env: Env, name: str, requests: list[dict[str, Any]] | None = None) -> None:
+    """Claim ``name`` with the finalizer ``example.com/keep``."""
+    await env.post(CLAIMS_PATH, {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                                 "metadata": {"name": name, "finalizers": ["example.com/keep"]},
+                                 "spec": {"devices": {"requests": requests or []}}})
+
+
+async def _delete(env: Env, path: str) -> dict[str, Any]:
+    async with env.http.delete(path) as r:
+        assert r.status == 200, await r.text()
+        return dict(await r.json())
+
+
+def _messages(env: Env, pod: str) -> list[tuple[float, str]]:
+    """When the scheduler's status patches of ``pod`` set a ``PodScheduled`` message, and which."""
+    return [(r.time, c["message"]) for r in env.status_patches(pod)
+            for c in r.body["status"].get("conditions", []) if c.get("type") == "PodScheduled" and "message" in c]
+
+
+def test_a_claim_being_deleted_is_a_pre_enqueue_rejection_until_it_is_replaced() -> None:
+    """B.4 ``resourceclaim "<name>" is being deleted``: a claim kept by a finalizer after its
+    deletion is a PreEnqueue rejection, reported after the delay; the claim is never written
+    (no allocation, no reservation); once the finalizer goes and a new claim of that name comes,
+    the pod is bound and the pending report of the claim's absence is never sent."""
+
+    async def main(env: Env) -> None:
+        await env.create_node("n1")
+        await env.start_scheduler()
+        await _finalized_claim(env, "claim")
+        deleting = await _delete(env, f"{CLAIMS_PATH}/claim")
+        assert deleting["metadata"]["deletionTimestamp"] and deleting["metadata"]["finalizers"] == ["example.com/keep"]
+        await env.create_pod("p", resourceClaims=[{"name": "c", "resourceClaimName": "claim"}])
+        await asyncio.sleep(30)
+        assert (await env.pod("p"))["spec"].get("nodeName") is None
+        async with env.http.patch(f"{CLAIMS_PATH}/claim", data=json.dumps({"metadata": {"finalizers": None}}),
+                                  headers=MERGE) as r:
+            assert r.status == 200, await r.text()
+        await env.create_claim("claim")
+        await asyncio.sleep(10)
+        assert (await env.pod("p"))["spec"]["nodeName"] == "n1"
+        assert _messages(env, "p") == [(5.0, 'resourceclaim "claim" is being deleted')]
+        assert [r.body["status"]["conditions"][0]["reason"] for r in env.status_patches("p")] == ["NotReadyForScheduling"]
+        assert [r.time for r in env.events("p", "NotReadyForScheduling")] == [5.0]
+        writes = [(r.time, r.verb, r.subresource) for r in env.requests if r.resource == "resourceclaims"
+                  and r.verb in ("update", "patch") and r.time < 30]
+        assert writes == []
+
+    run(with_env(main))
+
+
+def test_a_claim_that_starts_being_deleted_after_pre_enqueue_fails_the_attempt_at_pre_filter() -> None:
+    """kube-scheduler's PreFilter runs ``foreachPodResourceClaim`` again: a pod that passed
+    PreEnqueue (here moved to backoffQ by a new ResourceSlice) whose claim then starts to be
+    deleted fails its attempt with the PreFilter message (FitError ``0/%v nodes are available:
+    %v.``), instead of having the claim allocated (whose finalizer write the API server would
+    refuse on a claim being deleted)."""
+
+    async def main(env: Env) -> None:
+        await env.create_node("n1")
+        await env.post("/apis/resource.k8s.io/v1/deviceclasses", {
+            "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+            "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}})
+        await _finalized_claim(env, "claim", [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}])
+        await env.start_scheduler()
+        await env.create_pod("p", resourceClaims=[{"name": "c", "resourceClaimName": "claim"}])
+        await asyncio.sleep(0.4)  # failed at t=0 (no device): backoff until t=1
+        await env.post("/apis/resource.k8s.io/v1/resourceslices", {
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "n1-gpu"},
+            "spec": {"driver": "gpu.example.com", "nodeName": "n1", "pool": {"name": "n1", "generation": 1,
+                     "resourceSliceCount": 1}, "devices": [{"name": "gpu-0"}]}})
+        await asyncio.sleep(0.1)  # the slice moved the pod: PreEnqueue passed, backoffQ until t=1
+        await _delete(env, f"{CLAIMS_PATH}/claim")
+        await asyncio.sleep(2)
+        pod = await env.pod("p")
+        assert pod["spec"].get("nodeName") is None and _scheduled(pod)[0]["reason"] == "Unschedulable"
+        assert _messages(env, "p") == [(0.0, "0/1 nodes are available: 1 cannot allocate all claims."),
+                                       (1.0, '0/1 nodes are available: resourceclaim "claim" is being deleted.')]
+        claim = await env.get(f"{CLAIMS_PATH}/claim")
+        assert claim["metadata"]["finalizers"] == ["example.com/keep"] and "allocation" not in claim.get("status", {})
 
     run(with_env(main))

@@ -166,6 +166,22 @@ def test_dynamic_resources_messages() -> None:
     assert plugin.requeue_on(ClusterEvent("resourceclaims", "add", {}), _pod("p"))
 
 
+def test_dynamic_resources_pre_filter_repeats_the_check_and_the_mutant_switch_lets_a_deleting_claim_through() -> None:
+    """PreFilter runs ``foreachPodResourceClaim`` again (``podResourceClaims``); the
+    ``allocates-deleting-claim`` mutant turns the deletionTimestamp check off in both."""
+    claims: dict[str, Obj] = {"default/deleting": {"metadata": {"name": "deleting", "deletionTimestamp": "x"}},
+                              "default/ok": {"metadata": {"name": "ok"}}}
+    plugin = DynamicResources(claims.get)
+    deleting = _pod("p", resourceClaims=[{"name": "c", "resourceClaimName": "deleting"}])
+    missing = _pod("p", resourceClaims=[{"name": "c", "resourceClaimName": "missing"}])
+    ok = _pod("p", resourceClaims=[{"name": "c", "resourceClaimName": "ok"}])
+    assert [plugin.pre_filter(p) for p in (deleting, missing, ok)] == [
+        'resourceclaim "deleting" is being deleted', 'could not find ResourceClaim "default/missing"', None]
+    plugin.honours_deletion = False
+    assert [plugin.pre_enqueue(deleting), plugin.pre_filter(deleting), plugin.pre_filter(missing)] == [
+        None, None, 'could not find ResourceClaim "default/missing"']
+
+
 def test_gang_quorum_message_counts_members() -> None:
     def member(name: str) -> Obj:
         pod = _pod(name)

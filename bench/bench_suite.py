@@ -3,7 +3,8 @@
 Runs ``schedharness run`` (every suite, the in-process reference scheduler under virtual time) in
 the configurations a developer and CI use, and prints each one's wall time, scenario count,
 virtual seconds covered and the virtual/wall ratio. Target: the default run under 20 s on two
-cores. ``--selftest`` also times ``schedharness selftest -n 2`` (the reference and every mutant).
+cores. ``--selftest`` also times ``schedharness selftest -n 2`` (the reference and every variant:
+shape variants, mutants and controls, one run each).
 Reports go to a temporary directory.
 """
 
@@ -18,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from harness._run import RunOptions, run_suites  # noqa: E402
-from harness._selftest import run_selftest  # noqa: E402
+from harness._selftest import GROUPS, run_selftest  # noqa: E402
 
 __all__ = ["main"]
 
@@ -53,8 +54,11 @@ def main(argv: list[str] | None = None) -> int:
             begin = time.perf_counter()
             selftest = run_selftest(report_dir=Path(tmp) / "selftest", jobs=2, progress=None)
             wall = time.perf_counter() - begin
-            runs = 1 + len(selftest.selftest["mutants"])
-            print(f"{'selftest -n 2':<34} {wall:6.2f} s wall  {runs} runs  "
+            # one run for the reference and one for each variant of every kind (selftest.json's groups)
+            kinds = {heading: len(selftest.selftest[key]) for _, heading, key in GROUPS}
+            runs = 1 + sum(kinds.values())
+            print(f"{'selftest -n 2':<34} {wall:6.2f} s wall  {runs} runs (reference, "
+                  + ", ".join(f"{n} {heading if n != 1 else heading[:-1]}" for heading, n in kinds.items()) + ")  "
                   f"survivors: {', '.join(selftest.selftest['survivors']) or 'none'}")
             failed = failed or selftest.exit_code != 0
     return 1 if failed else 0

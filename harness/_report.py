@@ -6,11 +6,25 @@ failed, skipped, with their KEP sections and, where the KEP leaves a choice, the
 next to the verdict), then each failure with its message, its seed and the command that replays
 it, and each scenario's journal and timeline.
 
-Verdict policy, stated in every report: the run passes when no selected criterion failed and at
-least one ran. A *skipped* criterion is not a failure: it was left out by the run's own choice
-(its feature gates are set the other way by ``--feature-gates``, or it applies to another
-scheduler adapter); its reason is shown. An ``error`` (a failure outside the test body, e.g.
-the scheduler would not start) counts as a failure; an expected failure (``xfail``) as a skip.
+Verdict policy, stated in every report. A *skipped* criterion is not a failure: it was left out
+by the run's own choice (its feature gates are set the other way by ``--feature-gates``, it
+applies to another scheduler adapter, the backend cannot do what it needs); its reason is shown.
+An ``error`` (a failure outside the test body, e.g. the scheduler would not start) counts as a
+failure; an expected failure (``xfail``) as a skip. But a skip judges nothing, so skips are not
+allowed to add up to a pass:
+
+* a *suite* (a ``suites/test_<name>.py`` file) is **judged** when at least one of its criteria
+  passed or failed, and **not judged** when every one was skipped (its skip reasons are summed
+  up, e.g. ``7 × "needs feature gate ..."``);
+* the *run* is **failed** when a criterion failed (or pytest could not run the suites), **not
+  judged** when no criterion passed or failed at all (``schedharness run`` exits 1, as for a
+  failure, and says why in one line), and **passed** otherwise. A run where some suites were
+  judged and others not passes (what was judged held) but lists the suites not judged in its
+  verdict line, so that a reader does not take a skipped suite for a met one.
+
+The run's timing slack (:class:`harness._backend.Slack`: how early or late a scheduler's write
+may land around a time a criterion names) is the one of the backend the judged scenarios ran on,
+as the plugin recorded it per scenario; it is printed next to the scheduler and the backend.
 
 The HTML is a plain template filled with :func:`html.escape`d values (the standard library is
 enough for a few tables; no template engine is needed). Timelines are the plugin's SVG files,
@@ -22,28 +36,36 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 __all__ = [
+    "NOT_JUDGED",
     "SKIP_POLICY",
     "RunInfo",
     "build_report",
     "criterion_status",
     "gate_label",
+    "judge_suite",
     "load_results",
     "render_html",
     "render_markdown",
+    "skip_summary",
+    "suite_name",
     "write_report",
 ]
 
 Record = dict[str, Any]
 
-SKIP_POLICY = ("A skipped criterion is not a failure: the run's feature gates or scheduler adapter "
-               "exclude it (the reason is shown). The run passes when no criterion failed and at "
-               "least one ran.")
+SKIP_POLICY = ("A skipped criterion is not a failure: the run's feature gates, scheduler adapter or backend "
+               "exclude it (the reason is shown). A skip judges nothing: a suite whose criteria were all "
+               "skipped is not judged, and a run in which no criterion passed or failed is not judged (exit "
+               "code 1). The run passes when no criterion failed and at least one passed; the suites it did "
+               "not judge are listed with its verdict.")
+NOT_JUDGED = "not judged"
 NO_GATE = "no feature gate needed"
 _STATUS = {"passed": "passed", "failed": "failed", "error": "failed", "skipped": "skipped",
            "xfailed": "skipped"}
@@ -87,6 +109,7 @@ def _criterion(record: Record) -> Record:
     return {
         "id": record.get("criterion") or record["id"],
         "test": record["id"],
+        "suite": suite_name(str(record["id"])),
         "kep": record.get("kep"),
         "section": record.get("section"),
         "feature_gates": dict(needs if needs is not None else record.get("gates") or {}),
@@ -103,6 +126,7 @@ def _criterion(record: Record) -> Record:
         "wall_seconds": record.get("wall_seconds"),
         "journal": record.get("journal"),
         "timeline": record.get("timeline"),
+        "slack": record.get("slack"),
     }
 
 
@@ -113,20 +137,86 @@ def criterion_status(statuses: Iterable[str]) -> str:
     return "failed" if "failed" in seen else "passed" if "passed" in seen else "skipped"
 
 
+def suite_name(test_id: str) -> str:
+    """The suite a test belongs to: ``suites/test_core_sanity.py::test_binds[x]`` -> ``core_sanity``."""
+    return PurePosixPath(test_id.split("::", 1)[0]).stem.removeprefix("test_")
+
+
+def skip_summary(reasons: Iterable[str]) -> str:
+    """Skip reasons counted, the most frequent first: ``2 × "needs a scheduler", 1 × "..."``."""
+    counts = Counter(str(reason or "no reason given") for reason in reasons)
+    return ", ".join(f'{n} × "{reason}"' for reason, n in sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+
+def judge_suite(criteria: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """One suite's verdict from its criteria (each with ``status``: passed, failed or skipped, and a
+    skip's ``reason``): ``judged`` when at least one passed or failed; ``verdict`` failed, passed
+    or :data:`NOT_JUDGED`; the counts; the skip reasons counted; and, when not judged, why."""
+    counts = {status: sum(c["status"] == status for c in criteria) for status in ("passed", "failed", "skipped")}
+    judged = counts["passed"] + counts["failed"] > 0
+    reasons = Counter(str(c.get("reason") or "no reason given") for c in criteria if c["status"] == "skipped")
+    why = None
+    if not judged:
+        why = (f"every criterion was skipped ({skip_summary(reasons.elements())})" if criteria
+               else "no criterion of it ran")
+    return {
+        "judged": judged,
+        "verdict": "failed" if counts["failed"] else "passed" if judged else NOT_JUDGED,
+        "summary": counts,
+        "skip_reasons": [{"reason": reason, "count": n}
+                         for reason, n in sorted(reasons.items(), key=lambda item: (-item[1], item[0]))],
+        "not_judged_because": why,
+    }
+
+
+def _timing_slack(criteria: Sequence[Record]) -> dict[str, Any]:
+    """The slack the judged scenarios ran with (the plugin records it per scenario)."""
+    seen = Counter(json.dumps(c["slack"], sort_keys=True) for c in criteria
+                   if c["status"] != "skipped" and c.get("slack"))
+    if len(seen) == 1:
+        slack = json.loads(next(iter(seen)))
+        return {"early": slack["early"], "late": slack["late"], "text": slack["text"]}
+    if not seen:
+        return {"early": None, "late": None, "text": "none: no judged scenario ran on a backend"}
+    parts = [f"{json.loads(key)['text']} ({n} scenario{'s' if n != 1 else ''})"
+             for key, n in sorted(seen.items(), key=lambda item: -item[1])]
+    return {"early": None, "late": None, "text": "varies by scenario: " + "; ".join(parts)}
+
+
+def _verdict(counts: Mapping[str, int], suites: Mapping[str, Mapping[str, Any]], criteria: Sequence[Record],
+             pytest_exit_code: int) -> tuple[str, str]:
+    """The run's verdict and the line that explains it (module docstring)."""
+    not_judged = [name for name, suite in suites.items() if not suite["judged"]]
+    if pytest_exit_code not in (0, 1):
+        return "failed", f"pytest could not run the suites (exit code {pytest_exit_code}): see pytest.log"
+    if counts["passed"] + counts["failed"] == 0:
+        if not criteria:
+            return NOT_JUDGED, "no criterion was judged: no criterion ran"
+        reasons = skip_summary(str(c.get("reason") or "") for c in criteria)
+        return NOT_JUDGED, f"no criterion was judged: every selected criterion was skipped ({reasons})"
+    verdict = "failed" if counts["failed"] else "passed"
+    if not_judged:
+        return verdict, f"not judged: {', '.join(not_judged)} (every criterion skipped)"
+    return verdict, ""
+
+
 def build_report(records: Iterable[Record], info: RunInfo) -> dict[str, Any]:
-    """``report.json``'s content: the run, a summary, and one entry per scenario (``criteria``,
-    in test id order)."""
+    """``report.json``'s content: the run, a summary, the verdict of each suite, and one entry per
+    scenario (``criteria``, in test id order)."""
     criteria = sorted((_criterion(r) for r in records), key=lambda c: str(c["test"]))
     by_text = {text: key for key, text in info.readings.items()}
     for c in criteria:  # a reading given as its text is shown by its key, the text once below
         c["reading"] = by_text.get(c["reading"], c["reading"])
     counts = {status: sum(c["status"] == status for c in criteria) for status in ("passed", "failed", "skipped")}
     virtual = [c["virtual_seconds"] for c in criteria if c["virtual_seconds"] is not None]
-    ok = counts["failed"] == 0 and counts["passed"] > 0 and info.pytest_exit_code in (0, 1)
+    names = list(info.suites) + sorted({c["suite"] for c in criteria} - set(info.suites))
+    suites = {name: judge_suite([c for c in criteria if c["suite"] == name]) for name in names}
+    verdict, message = _verdict(counts, suites, criteria, info.pytest_exit_code)
     used = sorted({str(c["reading"]) for c in criteria if c["reading"] in info.readings})
     return {
         "scheduler": info.scheduler,
         "backend": info.backend,
+        "timing_slack": _timing_slack(criteria),
         "feature_gates": dict(info.feature_gates),
         "seed": info.seed,
         "suites": list(info.suites),
@@ -136,8 +226,11 @@ def build_report(records: Iterable[Record], info: RunInfo) -> dict[str, Any]:
         "wall_seconds": round(info.wall_seconds, 3),
         "virtual_seconds": round(sum(virtual), 6),
         "pytest_exit_code": info.pytest_exit_code,
-        "verdict": "passed" if ok else "failed",
+        "verdict": verdict,
+        "verdict_message": message,
         "summary": counts,
+        "suite_results": suites,
+        "not_judged": [name for name, suite in suites.items() if not suite["judged"]],
         "skip_policy": SKIP_POLICY,
         "readings": {key: info.readings[key] for key in used},
         "criteria": criteria,
@@ -176,25 +269,45 @@ def _seconds(c: Mapping[str, Any]) -> str:
     return ""
 
 
+def _verdict_text(report: Mapping[str, Any]) -> str:
+    """``2 passed, 0 failed, 1 skipped`` and, when there is one, the verdict's message."""
+    s = report["summary"]
+    counts = f"{s['passed']} passed, {s['failed']} failed, {s['skipped']} skipped"
+    return f"{counts}; {report['verdict_message']}" if report.get("verdict_message") else counts
+
+
+def _suite_skips(suite: Mapping[str, Any]) -> str:
+    if not suite["skip_reasons"] and not suite["judged"]:
+        return str(suite["not_judged_because"])
+    return skip_summary(r["reason"] for r in suite["skip_reasons"] for _ in range(r["count"]))
+
+
 def _md_cell(text: object) -> str:
     return str(text if text is not None else "").replace("|", "\\|").replace("\n", " ")
 
 
 def render_markdown(report: Mapping[str, Any]) -> str:
     """``report.md``: header, a table per feature-gate setting, failures, skips, readings."""
-    s = report["summary"]
     lines = [
         "# schedharness report", "",
         f"- Scheduler: `{report['scheduler']}` on backend `{report['backend']}`; feature gates: "
         f"{_gates_text(report['feature_gates'])}; seed {report['seed']}",
+        f"- Timing slack: {report['timing_slack']['text']}",
         f"- Started {report['started']}, finished {report['finished']}: {report['wall_seconds']:g} s wall, "
         f"{report['virtual_seconds']:g} s virtual",
-        f"- Verdict: **{report['verdict'].upper()}**: {s['passed']} passed, {s['failed']} failed, "
-        f"{s['skipped']} skipped",
+        f"- Verdict: **{report['verdict'].upper()}**: {_verdict_text(report)}",
         f"- {report['skip_policy']}",
     ]
     if report.get("command"):
         lines.append(f"- Command: `{report['command']}`")
+    if report["suite_results"]:
+        lines += ["", "## Suites", "", "| Suite | Judged | Passed | Failed | Skipped | Skipped because |",
+                  "|---|---|---|---|---|---|"]
+        for name, suite in report["suite_results"].items():
+            n = suite["summary"]
+            judged = "judged" if suite["judged"] else f"**{NOT_JUDGED}**"
+            lines.append("| " + " | ".join(_md_cell(x) for x in (
+                name, judged, n["passed"], n["failed"], n["skipped"], _suite_skips(suite))) + " |")
     for label, rows in _groups(report):
         lines += ["", f"## {label}", "", _counts(rows), "",
                   "| Criterion | KEP | Section | Verdict | Reading | Artifacts |",
@@ -227,6 +340,7 @@ th,td{border:1px solid #bdbdbd;padding:.3em .5em;text-align:left;vertical-align:
 th{background:#eeeeee}
 td:nth-child(2){white-space:nowrap}
 .passed{color:#1b5e20;font-weight:600}.failed{color:#b71c1c;font-weight:600}.skipped{color:#616161}
+.not-judged{color:#e65100;font-weight:600}
 pre{background:#fafafa;border:1px solid #e0e0e0;padding:.6em;white-space:pre-wrap}
 img.timeline{max-width:100%;border:1px solid #e0e0e0}
 code{font-size:.9em}
@@ -237,13 +351,17 @@ def _e(text: object) -> str:
     return html.escape(str(text if text is not None else ""))
 
 
+def _css_class(verdict: str) -> str:
+    """``not judged`` -> ``not-judged`` (one class, not two)."""
+    return verdict.replace(" ", "-")
+
+
 def _links(c: Mapping[str, Any]) -> str:
     return " · ".join(f'<a href="{_e(c[name])}">{name}</a>' for name in ("journal", "timeline") if c.get(name))
 
 
 def render_html(report: Mapping[str, Any]) -> str:
     """``report.html``: the same content as the Markdown, with each scenario's timeline embedded."""
-    s = report["summary"]
     out = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         f"<title>schedharness report: {_e(report['scheduler'])} {_e(report['verdict'])}</title>",
@@ -252,15 +370,26 @@ def render_html(report: Mapping[str, Any]) -> str:
         f"<li>Scheduler: <code>{_e(report['scheduler'])}</code> on backend <code>{_e(report['backend'])}</code>; "
         "feature gates: "
         f"{_e(_gates_text(report['feature_gates']))}; seed {_e(report['seed'])}</li>",
+        f"<li>Timing slack: {_e(report['timing_slack']['text'])}</li>",
         f"<li>Started {_e(report['started'])}, finished {_e(report['finished'])}: "
         f"{report['wall_seconds']:g} s wall, {report['virtual_seconds']:g} s virtual</li>",
-        f'<li>Verdict: <span class="{_e(report["verdict"])}">{_e(report["verdict"].upper())}</span>: '
-        f"{s['passed']} passed, {s['failed']} failed, {s['skipped']} skipped</li>",
+        f'<li>Verdict: <span class="{_css_class(report["verdict"])}">{_e(report["verdict"].upper())}</span>: '
+        f"{_e(_verdict_text(report))}</li>",
         f"<li>{_e(report['skip_policy'])}</li>",
     ]
     if report.get("command"):
         out.append(f"<li>Command: <code>{_e(report['command'])}</code></li>")
     out.append("</ul>")
+    if report["suite_results"]:
+        out += ["<h2>Suites</h2>", '<table class="suites"><thead><tr><th>Suite</th><th>Judged</th><th>Passed</th>'
+                "<th>Failed</th><th>Skipped</th><th>Skipped because</th></tr></thead><tbody>"]
+        for name, suite in report["suite_results"].items():
+            n = suite["summary"]
+            judged = "judged" if suite["judged"] else NOT_JUDGED
+            out.append(f'<tr><td>{_e(name)}</td><td><span class="{_css_class(judged)}">{judged}</span></td>'
+                       f"<td>{n['passed']}</td><td>{n['failed']}</td><td>{n['skipped']}</td>"
+                       f"<td>{_e(_suite_skips(suite))}</td></tr>")
+        out.append("</tbody></table>")
     for label, rows in _groups(report):
         out += [f"<h2>{_e(label)}</h2>", f"<p>{_e(_counts(rows))}</p>",
                 '<table class="criteria"><thead><tr><th>Criterion</th><th>KEP</th><th>Section</th>'

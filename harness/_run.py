@@ -12,7 +12,9 @@ adds the criterion, KEP section, reading, the feature gates the test *needs* and
 seconds to the test's ``user_properties`` (so they are in ``junit.xml`` too, and cross from an
 xdist worker to the controller with the report); the controller writes one JSON line per
 finished test to the pipe named by ``SCHEDHARNESS_PROGRESS_FD``, and :func:`run_suites` reads
-them while pytest runs.
+them while pytest runs. The first line counts the collected tests of each suite, so a suite's
+verdict (judged, or not judged: every criterion skipped, see :mod:`harness._report`) is printed
+as soon as its last test is done.
 
 The only wall-clock read is the start timestamp (the default report directory's name and
 ``started``); durations come from the monotonic clock, so ``finished`` is ``started`` plus the
@@ -36,7 +38,7 @@ from typing import Any
 import pytest
 
 from harness._adapters import format_feature_gates, parse_feature_gates
-from harness._report import RunInfo, load_results, write_report
+from harness._report import NOT_JUDGED, RunInfo, judge_suite, load_results, suite_name, write_report
 
 __all__ = [
     "PROGRESS_FD_ENV",
@@ -192,6 +194,16 @@ def _environment(progress_fd: int) -> dict[str, str]:
     return env
 
 
+def _suite_line(name: str, results: Sequence[Mapping[str, Any]]) -> str:
+    """A suite's verdict once its last test is done: judged with its counts, or not judged with
+    the skip reasons summed up."""
+    suite = judge_suite(results)
+    if not suite["judged"]:
+        return f"suite {name}: {NOT_JUDGED}: {suite['not_judged_because']}"
+    n = suite["summary"]
+    return f"suite {name}: judged: {n['passed']} passed, {n['failed']} failed, {n['skipped']} skipped"
+
+
 def _progress_line(event: Mapping[str, Any], done: int, total: int | None) -> str:
     label = event.get("criterion") or event["nodeid"]
     status = event["status"]
@@ -209,9 +221,11 @@ def _progress_line(event: Mapping[str, Any], done: int, total: int | None) -> st
 def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = print,
                now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> RunResult:
     """Run the suites as ``options`` say, write the report, and return it with the exit code:
-    0 when no selected criterion failed and at least one ran, 1 when one failed, pytest's own
-    code (2 and up) when pytest could not run them (the tail of ``pytest.log`` is then the
-    report's message)."""
+    0 when no selected criterion failed and at least one passed (suites whose criteria were all
+    skipped are then listed as not judged in the verdict line), 1 when one failed or when none
+    was judged (every selected criterion skipped: the verdict is "not judged" and the next line
+    says why), pytest's own code (2 and up) when pytest could not run them (the tail of
+    ``pytest.log`` is then the report's message)."""
     started = now()  # the one wall-clock read
     begin = time.monotonic()
     scheduler = normalize_scheduler(options.scheduler)
@@ -237,23 +251,34 @@ def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = 
             os.close(write_fd)
         total: int | None = None
         done = 0
+        remaining: dict[str, int] = {}  # suite -> tests not yet done
+        results: dict[str, list[dict[str, Any]]] = {}  # suite -> its tests' statuses so far
         try:
             with os.fdopen(read_fd, "r") as events:
                 for line in events:
                     event = json.loads(line)
                     if "total" in event:
-                        total = total if total is not None else int(event["total"])
+                        if total is None:
+                            total = int(event["total"])
+                            remaining = {name: int(n) for name, n in (event.get("suites") or {}).items()}
                         continue
                     done += 1
                     needs[event["nodeid"]] = event.get("needs") or {}
                     say(_progress_line(event, done, total))
+                    suite = suite_name(event["nodeid"])
+                    status = {"error": "failed", "passed": "passed", "failed": "failed"}.get(event["status"], "skipped")
+                    results.setdefault(suite, []).append({"status": status, "reason": event.get("message")})
+                    if suite in remaining:
+                        remaining[suite] -= 1
+                        if remaining[suite] == 0:
+                            say(_suite_line(suite, results[suite]))
         except BaseException:  # e.g. Ctrl-C: leave no pytest (and no scheduler) behind
             process.terminate()
             process.wait()
             raise
         code = process.wait()
-    results = report_dir / "results.jsonl"
-    records = load_results(results) if results.exists() else []
+    results_file = report_dir / "results.jsonl"
+    records = load_results(results_file) if results_file.exists() else []
     for record in records:
         if record["id"] in needs:
             record["needs"] = needs[record["id"]]
@@ -270,8 +295,14 @@ def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = 
         return RunResult(report_dir, report, code)
     s = report["summary"]
     virtual = f" ({report['virtual_seconds']:g} virtual s)" if report["virtual_seconds"] else ""
-    say(f"schedharness run: {report['verdict'].upper()}: {s['passed']} passed, {s['failed']} failed, "
-        f"{s['skipped']} skipped in {wall:.1f} s{virtual}")
+    counts = f"{s['passed']} passed, {s['failed']} failed, {s['skipped']} skipped in {wall:.1f} s{virtual}"
+    if report["verdict"] == NOT_JUDGED:
+        say(f"schedharness run: {NOT_JUDGED.upper()}: {counts}")
+        say(f"schedharness run: {report['verdict_message']}")
+    else:
+        not_judged = f"; not judged: {', '.join(report['not_judged'])}" if report["not_judged"] else ""
+        say(f"schedharness run: {report['verdict'].upper()}: {counts}{not_judged}")
+    say(f"schedharness run: timing slack: {report['timing_slack']['text']}")
     for c in report["criteria"]:
         if c["status"] == "failed":
             say(f"  FAILED {c['id']} ({c['test']}): {str(c['message']).strip().splitlines()[0][:200] if c['message'] else ''}")
@@ -323,18 +354,22 @@ class _Progress:
     def _send(self, event: Mapping[str, Any]) -> None:
         self.out.write(json.dumps(event, sort_keys=True) + "\n")
 
-    def _total(self, n: int) -> None:
+    def _total(self, ids: Sequence[str]) -> None:
+        """The number of tests, and of each suite's (so the controller knows when a suite is done)."""
         if not self.total_sent:
             self.total_sent = True
-            self._send({"total": n})
+            suites: dict[str, int] = {}
+            for nodeid in ids:
+                suites[suite_name(nodeid)] = suites.get(suite_name(nodeid), 0) + 1
+            self._send({"total": len(ids), "suites": suites})
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if not getattr(session.config.option, "numprocesses", None):
-            self._total(len(session.items))
+            self._total([item.nodeid for item in session.items])
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: Sequence[str]) -> None:
-        self._total(len(ids))
+        self._total(ids)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         phases = self.phases.setdefault(report.nodeid, [])

@@ -40,6 +40,8 @@ How a test runs, and why:
   ``DIR/results-<worker>.jsonl``; at the end of the session the controller merges them into
   ``DIR/results.jsonl`` (so it works under ``pytest -n``: each worker has its own servers and
   its own file). A failure's record and report name the seed and the command that replays it.
+  A scenario's record also carries the timing slack its criteria were judged with (the
+  backend's :attr:`~harness._backend.Backend.slack`: virtual or real time), for the report.
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ from harness._adapters import (
     format_feature_gates,
     parse_feature_gates,
 )
-from harness._backend import FakeBackend, KindBackend, KubeconfigBackend, Unsupported
+from harness._backend import FakeBackend, KindBackend, KubeconfigBackend, Slack, Unsupported
 from harness._kind_setup import ClusterSession, ClusterUnavailable, KindSettings, open_cluster_session
 from harness._reference import reference_adapter
 from harness._scenario import Scenario
@@ -312,6 +314,7 @@ class _TestRun:
     backend: FakeBackend | KubeconfigBackend | None = None
     scheduler: SchedulerAdapter | None = None
     scenario: Scenario | None = None
+    slack: Slack | None = None  # the scenario's, when one ran
     timeline_title: str | None = None  # set when a timeline is wanted
     virtual_seconds: float | None = None
     wall_seconds: float | None = None
@@ -480,6 +483,7 @@ async def _run_test(func: Any, kwargs: dict[str, Any], test_run: _TestRun,
         if "scenario" in test_run.wanted:
             sees_scheduler = adapter is None or adapter.through_backend
             scenario = test_run.scenario = await Scenario(backend, sees_scheduler=sees_scheduler).start()
+            test_run.slack = scenario.slack
         values = {"sh_backend": backend, "sh_clock": backend.clock, "sh_journal": backend.journal,
                   "sh_scheduler": adapter, "scenario": scenario}
         try:
@@ -595,12 +599,19 @@ def _append_record(item: pytest.Item, settings: Settings) -> None:
         "wall_seconds": _round(test_run.wall_seconds if test_run else None),
         "journal": _relative(test_run.journal_path if test_run is not None else None, settings.report_dir),
         "timeline": _relative(test_run.timeline_path if test_run is not None else None, settings.report_dir),
+        "slack": _slack(test_run.slack if test_run is not None else None),
     }
     if status in ("failed", "error"):
         record["replay"] = _replay(item, settings)
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     with open(settings.report_dir / f"results-{worker}.jsonl", "a") as out:
         out.write(json.dumps(record, sort_keys=True) + "\n")
+
+
+def _slack(slack: Slack | None) -> dict[str, Any] | None:
+    if slack is None:
+        return None
+    return {"early": slack.early, "late": slack.late, "text": slack.describe()}
 
 
 def _relative(path: Path | None, base: Path) -> str | None:

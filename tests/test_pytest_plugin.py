@@ -58,6 +58,10 @@ async def test_gate_off(scenario):
 '''
 
 
+VIRTUAL_SLACK = {"early": 0.01, "late": 0.2,
+                 "text": "a write may land 0.01 s before and 0.2 s after the time a criterion names"}
+
+
 def records(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
@@ -225,18 +229,20 @@ def test_results_and_journals_in_the_report_dir(pytester: pytest.Pytester) -> No
          "gates": {"SchedulerPreEnqueuePodStatus": True}, "reading": None, "status": "failed",
          "scheduler": "reference", "adapter": "first-fit", "seed": 0, "virtual_seconds": 5.0,
          "journal": "test_suite.py_test_fails/journal.jsonl", "timeline": "test_suite.py_test_fails/timeline.svg",
+         "slack": VIRTUAL_SLACK,
          "replay": f"seed 0; replay: cd {pytester.path} && python -m pytest test_suite.py::test_fails "
                    "--scheduler=reference --backend=fake --scenario-seed=0 --feature-gates=SchedulerPreEnqueuePodStatus=true"},
         {"id": "test_suite.py::test_gate_off", "criterion": None, "kep": None, "section": None,
          "gates": {"SchedulerPreEnqueuePodStatus": True}, "reading": None, "status": "skipped",
          "message": "needs feature gate SchedulerPreEnqueuePodStatus=false; this run sets "
                     "SchedulerPreEnqueuePodStatus=true (--feature-gates)",
-         "scheduler": "reference", "adapter": None, "seed": 0, "virtual_seconds": None, "journal": None, "timeline": None},
+         "scheduler": "reference", "adapter": None, "seed": 0, "virtual_seconds": None, "journal": None, "timeline": None,
+         "slack": None},
         {"id": "test_suite.py::test_gated", "criterion": "gates-never-bound", "kep": 3521,
          "section": "Restricted state transition", "gates": {"SchedulerPreEnqueuePodStatus": True},
          "reading": "a gated pod gets no scheduler patch", "status": "passed", "message": "", "scheduler": "reference",
          "adapter": "first-fit", "seed": 0, "virtual_seconds": 30.0, "journal": "test_suite.py_test_gated/journal.jsonl",
-         "timeline": "test_suite.py_test_gated/timeline.svg"},
+         "timeline": "test_suite.py_test_gated/timeline.svg", "slack": VIRTUAL_SLACK},
     ]
     journal = (report / "test_suite.py_test_gated" / "journal.jsonl").read_text().splitlines()
     assert json.loads(journal[0])["type"] == "request"
@@ -350,6 +356,8 @@ async def test_bound(scenario, sh_scheduler, sh_backend):
     result.assert_outcomes(passed=1)
     [record] = records(report / "results.jsonl")
     assert (record["status"], record["adapter"], record["virtual_seconds"]) == ("passed", "cmd", None)
+    assert record["slack"] == {"early": 0.05, "late": 2.0,
+                               "text": "a write may land 0.05 s before and 2 s after the time a criterion names"}
     log = (report / "test_process.py_test_bound" / "scheduler.log").read_text().splitlines()
     assert log[0] == "feature gates: A=true"
     assert "bound default/p to n1" in log

@@ -1,4 +1,5 @@
-"""Report rendering from crafted ``results.jsonl`` records: exact tables, failures, the HTML."""
+"""Report rendering from crafted ``results.jsonl`` records: exact tables, failures, the HTML, the
+verdict of each suite (judged or not judged) and of the run, and the timing slack."""
 
 from __future__ import annotations
 
@@ -10,10 +11,26 @@ from typing import Any
 
 import pytest
 
-from harness._report import RunInfo, build_report, gate_label, load_results, render_markdown, write_report
+from harness._report import (
+    RunInfo,
+    build_report,
+    gate_label,
+    load_results,
+    render_html,
+    render_markdown,
+    skip_summary,
+    suite_name,
+    write_report,
+)
 
 ON = {"SchedulerPreEnqueuePodStatus": True}
 OFF = {"SchedulerPreEnqueuePodStatus": False}
+VIRTUAL = {"early": 0.01, "late": 0.2,  # harness._backend.VIRTUAL_SLACK
+           "text": "a write may land 0.01 s before and 0.2 s after the time a criterion names"}
+REAL_TIME = {"early": 0.05, "late": 2.0,  # harness._backend.REAL_TIME_SLACK
+             "text": "a write may land 0.05 s before and 2 s after the time a criterion names"}
+GATE_SKIP = ("needs feature gate SchedulerPreEnqueuePodStatus=false; this run sets SchedulerPreEnqueuePodStatus=true "
+             "(--feature-gates)")
 REPLAY = ("seed 7; replay: cd /src && python -m pytest suites/test_k.py::test_delay --scheduler=reference:no-delay "
           "--backend=fake --scenario-seed=7")
 
@@ -22,7 +39,8 @@ def _record(test: str, criterion: str | None, status: str, message: str = "", **
     record = {"id": f"suites/test_k.py::{test}", "criterion": criterion, "kep": 5501, "section": "Design Details",
               "gates": {}, "reading": None, "status": status, "message": message, "scheduler": "reference:no-delay",
               "adapter": "reference:no-delay", "seed": 7, "virtual_seconds": 5.0, "wall_seconds": 0.01,
-              "journal": f"suites_test_k.py_{test}/journal.jsonl", "timeline": f"suites_test_k.py_{test}/timeline.svg"}
+              "journal": f"suites_test_k.py_{test}/journal.jsonl", "timeline": f"suites_test_k.py_{test}/timeline.svg",
+              "slack": VIRTUAL}
     record.update(extra)
     return record
 
@@ -31,9 +49,8 @@ RECORDS = [
     _record("test_delay", "kep5501.delay", "failed", "condition appeared at 0.1 s\nslice", gates=ON, needs=ON,
             reading="Q5 text", replay=REPLAY),
     _record("test_binds", "core.binds", "passed", kep="KEP-0", section="Core"),
-    _record("test_off", "kep5501.off", "skipped",
-            "needs feature gate SchedulerPreEnqueuePodStatus=false; this run sets SchedulerPreEnqueuePodStatus=true "
-            "(--feature-gates)", gates=ON, needs=OFF, virtual_seconds=None, journal=None, timeline=None),
+    _record("test_off", "kep5501.off", "skipped", GATE_SKIP, gates=ON, needs=OFF, virtual_seconds=None, journal=None,
+            timeline=None, slack=None),
     _record("test_once", "kep5501.once", "passed", gates=ON, needs=ON, reading="plain reading"),
     _record("test_setup", None, "error", "scheduler did not start", gates=ON, needs=ON, virtual_seconds=None),
 ]
@@ -57,24 +74,130 @@ def test_report_json_records_and_summary() -> None:
         "core.binds", "kep5501.delay", "kep5501.off", "kep5501.once", "suites/test_k.py::test_setup"]
     delay = report["criteria"][1]
     assert delay == {
-        "id": "kep5501.delay", "test": "suites/test_k.py::test_delay", "kep": 5501, "section": "Design Details",
+        "id": "kep5501.delay", "test": "suites/test_k.py::test_delay", "suite": "k", "kep": 5501,
+        "section": "Design Details",
         "feature_gates": ON, "run_gates": ON, "status": "failed", "reason": None,
         "message": "condition appeared at 0.1 s\nslice", "reading": "delay-kept", "scheduler": "reference:no-delay",
         "adapter": "reference:no-delay", "seed": 7, "replay": REPLAY, "virtual_seconds": 5.0, "wall_seconds": 0.01,
-        "journal": "suites_test_k.py_test_delay/journal.jsonl", "timeline": "suites_test_k.py_test_delay/timeline.svg"}
+        "journal": "suites_test_k.py_test_delay/journal.jsonl", "timeline": "suites_test_k.py_test_delay/timeline.svg",
+        "slack": VIRTUAL}
     off = report["criteria"][2]
     assert (off["status"], off["feature_gates"], off["run_gates"]) == ("skipped", OFF, ON)
     assert off["reason"] == ("needs feature gate SchedulerPreEnqueuePodStatus=false; this run sets "
                              "SchedulerPreEnqueuePodStatus=true (--feature-gates)")
     assert report["criteria"][4]["message"] == "error outside the test body: scheduler did not start"
+    assert report["suite_results"] == {"k": {
+        "judged": True, "verdict": "failed", "summary": {"passed": 2, "failed": 2, "skipped": 1},
+        "skip_reasons": [{"reason": GATE_SKIP, "count": 1}], "not_judged_because": None}}
+    assert (report["not_judged"], report["verdict_message"]) == ([], "")
+    assert report["timing_slack"] == VIRTUAL
 
 
-def test_passes_with_skips_but_not_with_nothing_run() -> None:
+def test_passes_with_skips_but_not_with_nothing_judged() -> None:
     assert build_report(RECORDS[1:4], INFO)["verdict"] == "passed"
-    assert build_report(RECORDS[2:3], INFO)["verdict"] == "failed"
-    assert build_report([], INFO)["verdict"] == "failed"
+    only_skips = build_report(RECORDS[2:3], INFO)
+    assert (only_skips["verdict"], only_skips["verdict_message"]) == (
+        "not judged", f'no criterion was judged: every selected criterion was skipped (1 × "{GATE_SKIP}")')
+    assert only_skips["not_judged"] == ["k"]
+    nothing = build_report([], INFO)
+    assert (nothing["verdict"], nothing["verdict_message"]) == (
+        "not judged", "no criterion was judged: no criterion ran")
+    assert nothing["suite_results"]["k"]["not_judged_because"] == "no criterion of it ran"
     crashed = RunInfo(**{**INFO.__dict__, "pytest_exit_code": 3})
-    assert build_report(RECORDS[1:2], crashed)["verdict"] == "failed"
+    assert (build_report(RECORDS[1:2], crashed)["verdict"], build_report(RECORDS[1:2], crashed)["verdict_message"]) == (
+        "failed", "pytest could not run the suites (exit code 3): see pytest.log")
+
+
+def test_suite_name() -> None:
+    assert suite_name("suites/test_core_sanity.py::test_binds[a::b]") == "core_sanity"
+    assert suite_name("test_gated.py::TestX::test_y") == "gated"
+
+
+def test_skip_summary_counts_reasons_most_frequent_first() -> None:
+    assert skip_summary(["b", "a", "b", "c", "a", "b"]) == '3 × "b", 2 × "a", 1 × "c"'
+    assert skip_summary([]) == ""
+
+
+def _in(suite: str, test: str, status: str, message: str = "", **extra: Any) -> dict[str, Any]:
+    return _record(test, f"{suite}.{test}", status, message, id=f"suites/test_{suite}.py::{test}", **extra)
+
+
+R1 = "needs feature gate SchedulerAsyncAPICalls=true; this run sets SchedulerAsyncAPICalls=false (--feature-gates)"
+R2 = "needs a scheduler: this run has --scheduler none"
+MIXED = [_in("a", "t1", "passed"), _in("a", "t2", "skipped", R1, slack=None),
+         _in("b", "t1", "skipped", R1, slack=None), _in("b", "t2", "skipped", R2, slack=None),
+         _in("b", "t3", "skipped", R1, slack=VIRTUAL)]  # skipped after its scenario started: slack recorded
+MIXED_INFO = RunInfo(**{**INFO.__dict__, "suites": ("a", "b", "c"), "readings": {}})
+
+
+def test_a_suite_with_every_criterion_skipped_is_not_judged_and_the_run_still_passes() -> None:
+    report = build_report(MIXED, MIXED_INFO)
+    assert report["verdict"] == "passed"
+    assert report["not_judged"] == ["b", "c"]
+    assert report["verdict_message"] == "not judged: b, c (every criterion skipped)"
+    assert report["suite_results"] == {
+        "a": {"judged": True, "verdict": "passed", "summary": {"passed": 1, "failed": 0, "skipped": 1},
+              "skip_reasons": [{"reason": R1, "count": 1}], "not_judged_because": None},
+        "b": {"judged": False, "verdict": "not judged", "summary": {"passed": 0, "failed": 0, "skipped": 3},
+              "skip_reasons": [{"reason": R1, "count": 2}, {"reason": R2, "count": 1}],
+              "not_judged_because": f'every criterion was skipped (2 × "{R1}", 1 × "{R2}")'},
+        "c": {"judged": False, "verdict": "not judged", "summary": {"passed": 0, "failed": 0, "skipped": 0},
+              "skip_reasons": [], "not_judged_because": "no criterion of it ran"},
+    }
+    assert [c["suite"] for c in report["criteria"]] == ["a", "a", "b", "b", "b"]
+    md = render_markdown(report).splitlines()
+    assert md[5] == "- Verdict: **PASSED**: 1 passed, 0 failed, 4 skipped; not judged: b, c (every criterion skipped)"
+    assert md[md.index("## Suites"):md.index("## Suites") + 7] == [
+        "## Suites", "",
+        "| Suite | Judged | Passed | Failed | Skipped | Skipped because |",
+        "|---|---|---|---|---|---|",
+        f'| a | judged | 1 | 0 | 1 | 1 × "{R1}" |',
+        f'| b | **not judged** | 0 | 0 | 3 | 2 × "{R1}", 1 × "{R2}" |',
+        "| c | **not judged** | 0 | 0 | 0 | no criterion of it ran |",
+    ]
+    page = render_html(report)
+    assert ('<tr><td>b</td><td><span class="not-judged">not judged</span></td><td>0</td><td>0</td><td>3</td>'
+            f'<td>2 × &quot;{R1}&quot;, 1 × &quot;{R2}&quot;</td></tr>') in page
+    assert '<tr><td>a</td><td><span class="judged">judged</span></td><td>1</td><td>0</td><td>1</td>' in page
+
+
+def test_a_failure_is_failed_and_still_lists_the_suites_not_judged() -> None:
+    report = build_report([*MIXED, _in("a", "t3", "failed", "expected one patch")], MIXED_INFO)
+    assert (report["verdict"], report["verdict_message"]) == ("failed", "not judged: b, c (every criterion skipped)")
+
+
+def test_a_run_that_judged_nothing_is_not_judged_with_the_reasons() -> None:
+    report = build_report(MIXED[1:], MIXED_INFO)
+    assert report["verdict"] == "not judged"
+    assert report["not_judged"] == ["a", "b", "c"]
+    why = f'no criterion was judged: every selected criterion was skipped (3 × "{R1}", 1 × "{R2}")'
+    assert report["verdict_message"] == why
+    assert report["timing_slack"] == {"early": None, "late": None, "text": "none: no judged scenario ran on a backend"}
+    md = render_markdown(report).splitlines()
+    assert md[3] == "- Timing slack: none: no judged scenario ran on a backend"
+    assert md[5] == f"- Verdict: **NOT JUDGED**: 0 passed, 0 failed, 4 skipped; {why}"
+    page = render_html(report)
+    assert "<title>schedharness report: reference:no-delay not judged</title>" in page
+    assert ('<li>Verdict: <span class="not-judged">NOT JUDGED</span>: 0 passed, 0 failed, 4 skipped; no criterion was '
+            "judged: every selected criterion was skipped (3 × &quot;") in page
+
+
+def test_timing_slack_is_the_judged_scenarios_and_says_so_when_it_varies() -> None:
+    real = build_report([_in("a", "t1", "passed", slack=REAL_TIME), _in("a", "t2", "skipped", R2, slack=VIRTUAL)],
+                        MIXED_INFO)
+    assert real["timing_slack"] == REAL_TIME
+    md = render_markdown(real).splitlines()
+    assert md[2:4] == ["- Scheduler: `reference:no-delay` on backend `fake`; feature gates: "
+                       "SchedulerPreEnqueuePodStatus=true; seed 7",
+                       "- Timing slack: a write may land 0.05 s before and 2 s after the time a criterion names"]
+    assert ("<li>Timing slack: a write may land 0.05 s before and 2 s after the time a criterion names</li>"
+            in render_html(real))
+    mixed = build_report([_in("a", "t1", "passed", slack=REAL_TIME), _in("a", "t2", "failed", "x", slack=VIRTUAL),
+                          _in("a", "t3", "passed", slack=VIRTUAL)], MIXED_INFO)
+    assert mixed["timing_slack"] == {
+        "early": None, "late": None,
+        "text": "varies by scenario: a write may land 0.01 s before and 0.2 s after the time a criterion names "
+                "(2 scenarios); a write may land 0.05 s before and 2 s after the time a criterion names (1 scenario)"}
 
 
 def test_markdown_tables_failures_and_readings() -> None:
@@ -83,11 +206,21 @@ def test_markdown_tables_failures_and_readings() -> None:
 # schedharness report
 
 - Scheduler: `reference:no-delay` on backend `fake`; feature gates: SchedulerPreEnqueuePodStatus=true; seed 7
+- Timing slack: a write may land 0.01 s before and 0.2 s after the time a criterion names
 - Started 2026-11-22T06:00:00Z, finished 2026-11-22T06:00:03Z: 3.25 s wall, 15 s virtual
 - Verdict: **FAILED**: 2 passed, 2 failed, 1 skipped
-- A skipped criterion is not a failure: the run's feature gates or scheduler adapter exclude it (the reason is \
-shown). The run passes when no criterion failed and at least one ran.
+- A skipped criterion is not a failure: the run's feature gates, scheduler adapter or backend exclude it (the \
+reason is shown). A skip judges nothing: a suite whose criteria were all skipped is not judged, and a run in which \
+no criterion passed or failed is not judged (exit code 1). The run passes when no criterion failed and at least \
+one passed; the suites it did not judge are listed with its verdict.
 - Command: `python -m pytest suites/test_k.py`
+
+## Suites
+
+| Suite | Judged | Passed | Failed | Skipped | Skipped because |
+|---|---|---|---|---|---|
+| k | judged | 2 | 2 | 1 | 1 × "needs feature gate SchedulerPreEnqueuePodStatus=false; this run sets \
+SchedulerPreEnqueuePodStatus=true (--feature-gates)" |
 
 ## no feature gate needed
 
@@ -159,6 +292,10 @@ def test_write_report_files_and_html(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "report.json").read_text()) == report
     page = (tmp_path / "report.html").read_text()
     assert page.count('<table class="criteria">') == 3
+    assert "<li>Timing slack: a write may land 0.01 s before and 0.2 s after the time a criterion names</li>" in page
+    assert ('<li>Verdict: <span class="failed">FAILED</span>: 2 passed, 2 failed, 1 skipped</li>') in page
+    assert ('<tr><td>k</td><td><span class="judged">judged</span></td><td>2</td><td>2</td><td>1</td>'
+            f'<td>1 × &quot;{GATE_SKIP}&quot;</td></tr>') in page
     assert ('<tr><td><a href="#suites/test_k.py::test_delay">kep5501.delay</a></td><td>KEP-5501</td>'
             '<td>Design Details</td><td><span class="failed">failed</span></td>'
             '<td><span title="Q5 text">delay-kept</span></td>'
@@ -170,8 +307,6 @@ def test_write_report_files_and_html(tmp_path: Path) -> None:
 
 
 def test_html_escapes_values() -> None:
-    from harness._report import render_html
-
     evil = _record("test_x", "<script>", "failed", "a < b & c", needs={})
     page = render_html(build_report([evil], INFO))
     assert "<script>" not in page

@@ -1,9 +1,11 @@
 """``schedharness run``: pytest in a subprocess, progress lines, the report files, exit codes,
-replay, and the same verdict in-process and as an external process."""
+replay, the same verdict in-process and as an external process, suites not judged (every
+criterion skipped) and a run that judged nothing, and the timing slack the scenarios ran with."""
 
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -23,6 +25,7 @@ from harness._run import (
     suite_paths,
 )
 from harness.cli import main
+from reference_scheduler import VARIANTS
 
 TINY = '''\
 import pytest
@@ -53,6 +56,36 @@ async def test_gate_off(scenario):
     await scenario.create_pod("p", claims=["c"])
     await scenario.never(scenario.pod_condition("p", "PodScheduled"), within=10)
 '''
+GATED = '''\
+import pytest
+
+
+@pytest.mark.kep(5501, "Proposal")
+@pytest.mark.feature_gates(SchedulerPreEnqueuePodStatus=True)
+@pytest.mark.criterion("gated.one")
+async def test_one(scenario):
+    await scenario.advance(1)
+
+
+@pytest.mark.kep(5501, "Proposal")
+@pytest.mark.feature_gates(SchedulerPreEnqueuePodStatus=True)
+@pytest.mark.criterion("gated.two")
+async def test_two(scenario):
+    await scenario.advance(1)
+
+
+@pytest.mark.kep(0, "Core")
+@pytest.mark.criterion("gated.never")
+async def test_never(scenario):
+    pytest.skip("this backend cannot drop a watch")
+'''
+GATE_SKIP = ("needs feature gate SchedulerPreEnqueuePodStatus=true; this run sets SchedulerPreEnqueuePodStatus=false "
+             "(--feature-gates)")
+GATED_REASONS = f'2 × "{GATE_SKIP}", 1 × "this backend cannot drop a watch"'
+VIRTUAL = {"early": 0.01, "late": 0.2,  # harness._backend.VIRTUAL_SLACK
+           "text": "a write may land 0.01 s before and 0.2 s after the time a criterion names"}
+REAL_TIME = {"early": 0.05, "late": 2.0,  # harness._backend.REAL_TIME_SLACK
+             "text": "a write may land 0.05 s before and 2 s after the time a criterion names"}
 REAL = Path(__file__).resolve().parent.parent / "suites"
 
 
@@ -79,7 +112,8 @@ def test_normalize_scheduler() -> None:
     with pytest.raises(RunError, match=r"^--mutant no-delay runs the reference scheduler; it cannot go with "
                                        r"--scheduler cmd:x$"):
         normalize_scheduler("cmd:x", "no-delay")
-    with pytest.raises(RunError, match=r"^unknown mutant 'nope'; known: clears-immediately, "):
+    known = ", ".join(sorted(v.name for v in VARIANTS))  # every variant, as others add them
+    with pytest.raises(RunError, match=rf"^unknown mutant 'nope'; known: {re.escape(known)}$"):
         normalize_scheduler("reference", "nope")
 
 
@@ -114,7 +148,10 @@ def test_run_writes_every_report_file_consistent_with_the_results(tiny: Path, tm
     assert code == 0
     assert lines[1:4] == ["[1/3] tiny.binds passed (0 virtual s)", "[2/3] tiny.reason passed (5 virtual s)",
                           "[3/3] tiny.gate-off passed (10 virtual s)"]
-    assert lines[4].startswith("schedharness run: PASSED: 3 passed, 0 failed, 0 skipped in ")
+    assert lines[4] == "suite tiny: judged: 3 passed, 0 failed, 0 skipped"
+    assert re.fullmatch(r"schedharness run: PASSED: 3 passed, 0 failed, 0 skipped in \d+\.\d s \(15 virtual s\)",
+                        lines[5]), lines[5]
+    assert lines[6] == f"schedharness run: timing slack: {VIRTUAL['text']}"
     for name in ("report.json", "report.md", "report.html", "junit.xml", "results.jsonl", "pytest.log"):
         assert (out / name).stat().st_size > 0, name
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
@@ -127,6 +164,8 @@ def test_run_writes_every_report_file_consistent_with_the_results(tiny: Path, tm
         "tiny.binds": {}, "tiny.reason": {"SchedulerPreEnqueuePodStatus": True},
         "tiny.gate-off": {"SchedulerPreEnqueuePodStatus": False}}
     assert report["virtual_seconds"] == 15.0
+    assert (report["timing_slack"], report["not_judged"], report["suite_results"]["tiny"]["judged"]) == (
+        VIRTUAL, [], True)
     cases = ET.parse(out / "junit.xml").getroot().iter("testcase")
     props = {c.get("name"): {p.get("name"): p.get("value") for p in c.iter("property")} for c in cases}
     assert props["test_reason"]["criterion"] == "tiny.reason"
@@ -135,6 +174,8 @@ def test_run_writes_every_report_file_consistent_with_the_results(tiny: Path, tm
         assert (out / c["journal"]).stat().st_size > 0 and (out / c["timeline"]).read_text().startswith("<?xml")
     md = (out / "report.md").read_text()
     assert "| tiny.reason | KEP-5501 | Proposal | passed | the reason is NotReadyForScheduling |" in md
+    assert f"- Timing slack: {VIRTUAL['text']}\n" in md
+    assert "| tiny | judged | 3 | 0 | 0 |  |" in md
     assert '<img class="timeline" loading="lazy" src="suites_test_tiny.py_test_binds/timeline.svg"' in (
         out / "report.html").read_text()
 
@@ -145,6 +186,63 @@ def test_gate_excluded_criteria_are_skipped_not_failed(tiny: Path, tmp_path: Pat
     assert lines[2] == ("[2/3] tiny.reason skipped: needs feature gate SchedulerPreEnqueuePodStatus=true; "
                         "this run sets SchedulerPreEnqueuePodStatus=false (--feature-gates)")
     assert report["summary"] == {"passed": 2, "failed": 0, "skipped": 1}
+
+
+@pytest.fixture
+def gated(tiny: Path) -> Path:
+    """The tiny suite and one whose criteria this module's gate setting and backend all skip."""
+    (tiny / "test_gated.py").write_text(GATED)
+    return tiny
+
+
+def test_a_suite_with_every_criterion_skipped_is_not_judged_and_the_run_passes_saying_so(
+        gated: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code, report, lines = _run(gated, out, suites=("gated", "tiny"), feature_gates="SchedulerPreEnqueuePodStatus=false")
+    assert code == 0
+    assert lines[1:8] == [
+        f"[1/6] gated.one skipped: {GATE_SKIP}",
+        f"[2/6] gated.two skipped: {GATE_SKIP}",
+        "[3/6] gated.never skipped: this backend cannot drop a watch",
+        f"suite gated: not judged: every criterion was skipped ({GATED_REASONS})",
+        "[4/6] tiny.binds passed (0 virtual s)",
+        f"[5/6] tiny.reason skipped: {GATE_SKIP}",
+        "[6/6] tiny.gate-off passed (10 virtual s)",
+    ]
+    assert lines[8] == "suite tiny: judged: 2 passed, 0 failed, 1 skipped"
+    assert re.fullmatch(r"schedharness run: PASSED: 2 passed, 0 failed, 4 skipped in \d+\.\d s \(10 virtual s\); "
+                        r"not judged: gated", lines[9]), lines[9]
+    assert (report["verdict"], report["not_judged"]) == ("passed", ["gated"])
+    assert report["suite_results"]["gated"] == {
+        "judged": False, "verdict": "not judged", "summary": {"passed": 0, "failed": 0, "skipped": 3},
+        "skip_reasons": [{"reason": GATE_SKIP, "count": 2}, {"reason": "this backend cannot drop a watch", "count": 1}],
+        "not_judged_because": f"every criterion was skipped ({GATED_REASONS})"}
+    assert report["timing_slack"] == VIRTUAL  # gated.never's scenario started, but it judged nothing
+    md = (out / "report.md").read_text()
+    assert "- Verdict: **PASSED**: 2 passed, 0 failed, 4 skipped; not judged: gated (every criterion skipped)\n" in md
+    assert f"| gated | **not judged** | 0 | 0 | 3 | {GATED_REASONS} |" in md
+
+
+def test_a_run_that_judged_nothing_is_not_judged_and_exits_1_saying_why(gated: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code, report, lines = _run(gated, out, suites=("gated",), feature_gates="SchedulerPreEnqueuePodStatus=false",
+                               jobs=2)  # under xdist: a suite's end is known from the workers' collection
+    assert code == 1
+    # the workers finish the three in any order; the suite's line comes after the last of them
+    assert [line.split(" ", 1)[0] for line in lines[1:4]] == ["[1/3]", "[2/3]", "[3/3]"]
+    assert sorted(line.split(" ", 1)[1] for line in lines[1:4]) == [
+        "gated.never skipped: this backend cannot drop a watch", f"gated.one skipped: {GATE_SKIP}",
+        f"gated.two skipped: {GATE_SKIP}"]
+    assert lines[4] == f"suite gated: not judged: every criterion was skipped ({GATED_REASONS})"
+    assert re.fullmatch(r"schedharness run: NOT JUDGED: 0 passed, 0 failed, 3 skipped in \d+\.\d s", lines[5]), lines[5]
+    why = f"no criterion was judged: every selected criterion was skipped ({GATED_REASONS})"
+    assert lines[6:8] == [f"schedharness run: {why}",
+                          "schedharness run: timing slack: none: no judged scenario ran on a backend"]
+    assert lines[8] == f"schedharness run: {out / 'report.html'} · report.md · report.json · junit.xml"
+    assert (report["verdict"], report["verdict_message"], report["not_judged"]) == ("not judged", why, ["gated"])
+    assert json.loads((out / "report.json").read_text())["verdict"] == "not judged"
+    assert f"- Verdict: **NOT JUDGED**: 0 passed, 0 failed, 3 skipped; {why}\n" in (out / "report.md").read_text()
+    assert '<span class="not-judged">NOT JUDGED</span>' in (out / "report.html").read_text()
 
 
 def test_a_failure_exits_1_names_seed_and_replay_and_the_replay_gives_the_same_journal(
@@ -206,6 +304,7 @@ def test_in_process_and_external_process_give_the_same_verdicts(tmp_path: Path) 
     assert {c["id"]: c["status"] for c in external.report["criteria"]} == verdicts
     assert {c["adapter"] for c in external.report["criteria"]} == {"cmd"}
     assert all(c["virtual_seconds"] is None for c in external.report["criteria"])
+    assert (inproc.report["timing_slack"], external.report["timing_slack"]) == (VIRTUAL, REAL_TIME)
 
 
 def test_cli_refuses_an_unknown_suite(capsys: pytest.CaptureFixture[str]) -> None:

@@ -445,7 +445,8 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
         return True
     adapter = test_run.adapter if test_run.wanted & {"sh_scheduler", "scenario"} else None
     # a test that starts the adapter itself (sh_adapter) needs real time for a process just the same
-    timed = test_run.adapter if test_run.wanted & {"sh_scheduler", "scenario", "sh_adapter"} else None
+    own = kwargs.get("sh_adapter")
+    timed = adapter if adapter is not None else own if isinstance(own, SchedulerAdapter) else None
     virtual = test_run.cluster is None and not (timed is not None and timed.needs_real_time)
     _run_on_loop(_run_test(func, kwargs, test_run, adapter), virtual=virtual)
     return True

@@ -363,6 +363,26 @@ async def test_bound(scenario, sh_scheduler, sh_backend):
     assert "bound default/p to n1" in log
 
 
+def test_a_test_that_starts_a_process_adapter_itself_runs_on_a_real_loop(pytester: pytest.Pytester) -> None:
+    """A test taking only ``sh_adapter`` (it starts the scheduler itself, as the gate-dependency
+    criterion does) gets a real loop for a process: a virtual one would jump past the process."""
+    pytester.makepyfile(test_own_start="""
+import asyncio
+import pytest
+from harness import AdapterError, VirtualEventLoop
+
+async def test_refused(sh_adapter, sh_backend):
+    assert not isinstance(asyncio.get_running_loop(), VirtualEventLoop)
+    with pytest.raises(AdapterError, match=r"exited with code 3 before it was ready"):
+        await sh_adapter.start(sh_backend.kubeconfig_path, {"A": True})
+    assert sh_adapter.early_exit == 3
+    assert "refused A=true" in sh_adapter.log_text()
+""")
+    exits = shlex.join([sys.executable, "-c", "import sys; print('refused', sys.argv[1]); sys.exit(3)", "{feature_gates}"])
+    result = pytester.runpytest(f"--scheduler=cmd:{exits}")
+    result.assert_outcomes(passed=1)
+
+
 def test_under_xdist_each_worker_has_its_servers_and_results_merge(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_many='''

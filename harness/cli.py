@@ -47,8 +47,8 @@ def _run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="run the conformance suites and write a report",
         description="Run the conformance suites through pytest against a scheduler and write report.json, "
         "report.md, report.html and junit.xml, with each scenario's journal and timeline. Exit code 0 only "
-        "when no selected criterion failed; a criterion skipped because the run's feature gates or "
-        "scheduler exclude it is not a failure.",
+        "when no selected criterion failed and at least one was judged; a criterion skipped because the run's "
+        "feature gates or scheduler exclude it is not a failure, but a run that judged nothing exits 1.",
     )
     p.add_argument(
         "--scheduler", default="reference", metavar="ADAPTER",

@@ -47,7 +47,8 @@ def add_subcommands(subparsers: Any) -> None:
 
 
 _HEADINGS: dict[VariantKind, str] = {
-    "shape": "Shape variants: correct KEP-5501 behaviour, another request writes the PodScheduled condition",
+    "shape": "Shape variants: correct KEP-5501 behaviour, another request shape or another correct choice (when a "
+             "claim event re-runs PreEnqueue)",
     "mutant": "Mutants: each breaks one KEP-5501 rule",
     "control": "Controls: not a scheduler, by design",
 }

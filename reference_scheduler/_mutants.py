@@ -200,6 +200,10 @@ def _does_nothing(s: Scheduler) -> None:
     s.namespaces = frozenset({PROBE_NAMESPACE})  # binds an adapter's probe pod, and nothing else
 
 
+def _kube_scheduler_claim_hint(s: Scheduler) -> None:
+    s.dynamic_resources.kube_scheduler_hint = True
+
+
 SHAPES: tuple[Mutant, ...] = (
     Mutant("status-by-put", "writes the PodScheduled condition with PUT pods/<name>/status (the whole pod with its "
            "resourceVersion, client-go UpdateStatus); on 409 re-reads the pod and retries", "",
@@ -211,6 +215,10 @@ SHAPES: tuple[Mutant, ...] = (
     Mutant("status-by-merge-patch", "writes the PodScheduled condition with a merge patch (RFC 7386) replacing the "
            "whole conditions list, metadata.resourceVersion as precondition; on 409 re-reads the pod and retries", "",
            _writes_with(MERGE_PATCH_WRITER), "shape"),
+    Mutant("claim-hint-like-kube-scheduler", "re-runs PreEnqueue on a ResourceClaim event only as kube-scheduler's "
+           "queueing hint does (an add or update after which every claim of the pod is usable; deletes ignored), so a "
+           "changed rejection message reaches the pod only at its next re-evaluation (a pod update)", "",
+           _kube_scheduler_claim_hint, "shape"),
 )
 
 CONTROLS: tuple[Mutant, ...] = (

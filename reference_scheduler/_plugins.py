@@ -30,7 +30,9 @@ hint that skips the pod while any of its claims is still missing or being delete
 that kube-scheduler would hold (PreEnqueue decides either way) and cost nothing when the message
 is unchanged (de-duplicated); they only let a changed message reach the pod at once (a claim
 deleted while another is missing), which KEP-5501 wants ("the user always sees the most recent
-rejection reason") and the message-flip suite relies on.
+rejection reason"). The ``claim-hint-like-kube-scheduler`` variant re-runs as kube-scheduler does
+(``kube_scheduler_hint``); the suites must pass it too (the message-flip suite updates the pod after
+each flip, which re-runs PreEnqueue in either).
 
 Filters, in the default profile's order: NodeUnschedulable, NodeName, TaintToleration,
 NodeAffinity (``nodeSelector`` and required node affinity), NodeResourcesFit (cpu, memory, pods).
@@ -118,6 +120,9 @@ class DynamicResources:
 
     def __init__(self, claims: Callable[[str], Obj | None]) -> None:
         self.claims = claims  # "ns/name" -> claim from the informer
+        #: True only for the ``claim-hint-like-kube-scheduler`` variant: re-run PreEnqueue on a claim
+        #: event only as kube-scheduler's queueing hint does (module docstring)
+        self.kube_scheduler_hint = False
         #: False only for the ``allocates-deleting-claim`` mutant: a claim being deleted passes
         self.honours_deletion = True
 
@@ -154,7 +159,12 @@ class DynamicResources:
         return self.pre_enqueue(pod)
 
     def requeue_on(self, event: ClusterEvent, pod: Obj) -> bool:
-        return event.resource == "resourceclaims"
+        if event.resource != "resourceclaims":
+            return False
+        if not self.kube_scheduler_hint:
+            return True
+        # isSchedulableAfterClaimChange: adds and updates only, and only once every claim is usable
+        return event.action in ("add", "update") and self.pre_enqueue(pod) is None
 
 
 def _controlled_by(obj: Obj, uid: str) -> bool:

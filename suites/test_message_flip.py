@@ -7,6 +7,12 @@ The pod therefore never passes PreEnqueue (every intermediate step of a flip del
 creates, so at least one claim is always missing), every write of its ``PodScheduled`` condition
 is a ``NotReadyForScheduling`` one, and no device allocation is needed.
 
+Every flip also updates the pod's labels: a pod update re-runs PreEnqueue in any KEP-5501
+scheduler (READINGS["reevaluation"]), while a claim change need not (kube-scheduler's
+DynamicResources queueing hint skips a pod whose other claims are still missing). A window opens
+between the scheduler seeing the first claim change and seeing the pod update, so a scheduler
+that re-evaluates at either is on time.
+
 The words of the messages are the scheduler's own and are never predicted. The scenario first
 makes the scheduler report two states and learns their messages from the condition it wrote; a
 scheduler whose message does not depend on which claim is missing gives the same message twice,
@@ -40,6 +46,7 @@ __all__: list[str] = []
 GATES = {"SchedulerPreEnqueuePodStatus": True, "SchedulerAsyncAPICalls": True}
 CLAIMS = "resourceclaims.resource.k8s.io"
 NAMES = ("a", "b", "c")
+FLIP_LABEL = "schedharness.io/flip"
 
 
 # ---------------------------------------------------------------------- local helpers
@@ -60,24 +67,26 @@ def shown_message(scenario: Scenario) -> str:
     return next((str(c.get("message", "")) for c in condition if c.get("type") == "PodScheduled"), "")
 
 
-async def only_missing(scenario: Scenario, missing: str, present: set[str]) -> float:
+async def only_missing(scenario: Scenario, missing: str, present: set[str]) -> tuple[float, float]:
     """Make ``missing`` the only missing claim (deleting it first, then creating the others that
-    are absent); ``present`` is updated. Returns when the scheduler saw the deletion, or, when
-    ``missing`` was already absent, the last creation."""
+    are absent; ``present`` is updated), then update the pod's labels. Returns when the scheduler
+    saw the first claim change and when it saw the pod update: the window in which any KEP-5501
+    scheduler re-evaluates the pod (module docstring)."""
     since = scenario.now
-    seen_at = None
+    first = None
     if missing in present:
         await scenario.delete("resourceclaims", missing)
         present.discard(missing)
-        seen_at = await scenario.seen(CLAIMS, missing, since=since, deleted=True)
+        first = await scenario.seen(CLAIMS, missing, since=since, deleted=True)
     for name in NAMES:
         if name != missing and name not in present:
             claim = await scenario.create_claim(name)
             present.add(name)
-            if seen_at is None:
-                seen_at = await scenario.seen(CLAIMS, claim)
-    assert seen_at is not None
-    return seen_at
+            if first is None:
+                first = await scenario.seen(CLAIMS, claim)
+    assert first is not None
+    touched = await scenario.patch("pods", "p", {"metadata": {"labels": {FLIP_LABEL: f"only-{missing}-missing"}}})
+    return first, await scenario.seen("pods", touched)
 
 
 async def learn_two_messages(scenario: Scenario, first: str, second: str) -> tuple[str, str, set[str]]:
@@ -93,13 +102,13 @@ async def learn_two_messages(scenario: Scenario, first: str, second: str) -> tup
     seen = await scenario.seen("pods", await scenario.create_pod("p", claims=list(NAMES)))
     await expect_not_ready_after(scenario, "p", seen)
     one = shown_message(scenario)
-    changed = await only_missing(scenario, second, present)
+    _, changed = await only_missing(scenario, second, present)
     await scenario.advance(changed + DELAY + scenario.slack.late - scenario.now)
     await scenario.settle()
     two = shown_message(scenario)
     if two == one:
-        pytest.skip(f"the scheduler's rejection message does not depend on which claim is missing ({one!r} for "
-                    f"claim {first} and for claim {second}): no message flip can be made")
+        pytest.skip(f"the scheduler's rejection message did not change when claim {first} appeared and claim "
+                    f"{second} went, the pod updated after it ({one!r} both times): no message flip can be made")
     return one, two, present
 
 
@@ -126,20 +135,20 @@ async def test_a_message_that_changes_inside_the_delay_is_sent_once_at_the_first
     history = condition_history(scenario, "p")
     message_a, _, present = await learn_two_messages(scenario, "a", "c")
     before = len(not_ready_writes(scenario, "p"))
-    flip = await only_missing(scenario, "b", present)
     t_flip = scenario.now
+    flip, flip_last = await only_missing(scenario, "b", present)
     await scenario.advance(2)
     await only_missing(scenario, "a", present)
     slack = scenario.slack
-    await scenario.advance(flip + DELAY + slack.late - scenario.now)
+    await scenario.advance(flip_last + DELAY + slack.late - scenario.now)
     await scenario.advance(watch_span(scenario, 60))
     await scenario.settle()
 
     writes = [w for w in not_ready_writes(scenario, "p")[before:] if w.applied]
-    assert len(writes) == 1 and flip + DELAY - slack.early <= writes[0].time <= flip + DELAY + slack.late, (
-        f"expected exactly one write of {scenario.namespace}/p's condition at t={flip + DELAY:.3f} ({DELAY:g} s after "
-        f"the scheduler saw the first flip at t={flip:.3f}; the flip 2 s later must not reset the delay); found "
-        f"{len(writes)}:\n{format_writes(writes)}")
+    assert len(writes) == 1 and flip + DELAY - slack.early <= writes[0].time <= flip_last + DELAY + slack.late, (
+        f"expected exactly one write of {scenario.namespace}/p's condition at t={flip + DELAY:.3f}..{flip_last + DELAY:.3f} "
+        f"({DELAY:g} s after the scheduler saw the first flip, t={flip:.3f}..{flip_last:.3f}; the flip 2 s later must not "
+        f"reset the delay); found {len(writes)}:\n{format_writes(writes)}")
     message = (writes[0].condition_after() or {}).get("message")
     assert message == message_a, (
         f"expected the write to carry the last-captured message {message_a!r} (the state after the second flip, "
@@ -189,14 +198,16 @@ async def test_a_message_flipping_back_and_forth_gives_a_bounded_number_of_patch
     before = len(not_ready_writes(scenario, "p"))
     events_before = len(events(scenario, "p", NOT_READY))
     flips = int(FLIP_DURATION / FLIP_PERIOD)
-    first = last = 0.0
+    first: tuple[float, float] | None = None
+    last = 0.0
     missing = "b"
     for i in range(flips):
         if i:
             await scenario.advance(FLIP_PERIOD)
         missing = "a" if missing == "b" else "b"
-        last = await only_missing(scenario, missing, present)
-        first = first or last
+        seen = await only_missing(scenario, missing, present)
+        first, last = first or seen, seen[1]
+    assert first is not None
     assert missing == "a", "the flipping must end with only a missing (message A)"
     slack = scenario.slack
     await scenario.advance(last + DELAY + slack.late - scenario.now)
@@ -204,9 +215,9 @@ async def test_a_message_flipping_back_and_forth_gives_a_bounded_number_of_patch
     await scenario.settle()
 
     writes = [w for w in not_ready_writes(scenario, "p")[before:] if w.applied]
-    assert writes and first + DELAY - slack.early <= writes[0].time <= first + DELAY + slack.late, (
-        f"expected the first write at t={first + DELAY:.3f} ({DELAY:g} s after the scheduler saw the first flip at "
-        f"t={first:.3f}): the first window is not reset by the flips every {FLIP_PERIOD:g} s; found:\n"
+    assert writes and first[0] + DELAY - slack.early <= writes[0].time <= first[1] + DELAY + slack.late, (
+        f"expected the first write at t={first[0] + DELAY:.3f}..{first[1] + DELAY:.3f} ({DELAY:g} s after the scheduler "
+        f"saw the first flip): the first window is not reset by the flips every {FLIP_PERIOD:g} s; found:\n"
         f"{format_writes(writes)}")
     assert len(writes) <= FLIP_BOUND, (
         f"expected at most ceil({FLIP_DURATION:g}/{DELAY:g})+1 = {FLIP_BOUND} stored writes of {scenario.namespace}/p's "

@@ -147,11 +147,12 @@ def test_every_mutant_has_a_kep_sentence_and_is_listed() -> None:
                                                        "allocates-deleting-claim"} == {m.name for m in MUTANTS}
     assert [(m.name, m.kind, m.must_fail, bool(m.violates)) for m in VARIANTS if m.kind != "mutant"] == [
         ("status-by-put", "shape", False, False), ("status-by-json-patch", "shape", False, False),
-        ("status-by-merge-patch", "shape", False, False), ("does-nothing", "control", True, False)]
+        ("status-by-merge-patch", "shape", False, False), ("claim-hint-like-kube-scheduler", "shape", False, False),
+        ("does-nothing", "control", True, False)]
     assert [m.name for m in VARIANTS] == [*(m.name for m in VARIANTS if m.kind == "shape"),
                                           *(m.name for m in MUTANTS), "does-nothing"]
     with pytest.raises(UnknownMutant,
-                       match=r"^unknown mutant 'nope'; known: allocates-deleting-claim, clears-immediately, "):
+                       match=r"^unknown mutant 'nope'; known: allocates-deleting-claim, claim-hint-like-kube-scheduler, "):
         get_mutant("nope")
 
 
@@ -304,12 +305,13 @@ def test_cli_lists_the_variants_by_kind_with_what_is_expected(capsys: pytest.Cap
     out = capsys.readouterr().out
     shapes, mutants, controls = out.split("\n\n")
     assert shapes.splitlines()[:4] == [
-        "Shape variants: correct KEP-5501 behaviour, another request writes the PodScheduled condition",
+        "Shape variants: correct KEP-5501 behaviour, another request shape or another correct choice (when a claim "
+        "event re-runs PreEnqueue)",
         "status-by-put",
         "    writes the PodScheduled condition with PUT pods/<name>/status (the whole pod with its resourceVersion, "
         "client-go UpdateStatus); on 409 re-reads the pod and retries",
         "    expected: must pass every criterion"]
-    assert shapes.count("expected: must pass every criterion") == 3 and "violates" not in shapes
+    assert shapes.count("expected: must pass every criterion") == 4 and "violates" not in shapes
     assert mutants.splitlines()[:5] == [
         "Mutants: each breaks one KEP-5501 rule",
         "no-delay",

@@ -496,3 +496,20 @@ def test_a_pending_clear_is_sent_when_nothing_supersedes_it() -> None:
         q.update(pod, passing)
 
     assert _reporter_env(_pod("p"), script) == [(6.0, (None, "delete"))]
+
+
+def test_kube_scheduler_claim_hint_requeues_only_once_every_claim_is_usable() -> None:
+    """``isSchedulableAfterClaimChange``: a claim add or update re-runs PreEnqueue only when every
+    claim of the pod is then usable; deletes never do. The reference's own default re-runs on any
+    claim event."""
+    claims: dict[str, Obj] = {"default/a": {"metadata": {"name": "a"}}}
+    plugin = DynamicResources(claims.get)
+    pod = _pod("p", resourceClaims=[{"name": "a", "resourceClaimName": "a"}, {"name": "b", "resourceClaimName": "b"}])
+    add = ClusterEvent("resourceclaims", "add", claims["default/a"])
+    delete = ClusterEvent("resourceclaims", "delete", claims["default/a"])
+    assert plugin.requeue_on(add, pod) and plugin.requeue_on(delete, pod)
+    plugin.kube_scheduler_hint = True
+    assert not plugin.requeue_on(add, pod)  # b is still missing
+    claims["default/b"] = {"metadata": {"name": "b"}}
+    assert plugin.requeue_on(add, pod) and not plugin.requeue_on(delete, pod)
+    assert not plugin.requeue_on(ClusterEvent("nodes", "add", {}), pod)

@@ -16,12 +16,12 @@ of that kind after the write.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, Iterable
 
 from fake_apiserver import JournalEntry
 from fake_apiserver._effects import condition_of
+from harness._expectations import format_condition
 
 __all__ = ["Write", "delivered", "format_writes", "writes_of"]
 
@@ -111,28 +111,17 @@ class Write:
         return others(self.before) == others(self.after)
 
     def describe(self, type_: str = "PodScheduled") -> str:
-        """``t=5.000 #12 patch pods/status -> 200 [applied]: PodScheduled absent -> False/NotReadyForScheduling "..."``"""
+        """``t=5.000 #12 patch pods/status -> 200 [applied]: PodScheduled absent -> PodScheduled=False reason=...``"""
         e = self.entry
         sub = f"/{e.subresource}" if e.subresource else ""
         kind = e.content_type.split(";")[0].split("/")[-1] if e.verb == "patch" else ""
         tag = f" [fault {e.fault}]" if e.fault else ""
         what = e.effect or "effect unknown"
-        change = f"{_cond(self.condition_before(type_), type_)} -> {_cond(self.condition_after(type_), type_)}"
+        change = f"{format_condition(self.condition_before(type_), type_)} -> {format_condition(self.condition_after(type_), type_)}"
         if self.redundant:
             change += " (nothing changed)"
         shape = f" ({kind})" if kind else ""
         return f"t={e.time:.3f} #{e.seq} {e.verb}{shape} {e.resource}{sub} {e.namespace}/{e.name} -> {e.code}{tag} [{what}]: {change}"
-
-
-def _cond(condition: Obj | None, type_: str) -> str:
-    if condition is None:
-        return f"{type_} absent"
-    out = f"{type_}={condition.get('status', '')}"
-    if condition.get("reason"):
-        out += f"/{condition['reason']}"
-    if condition.get("message"):
-        out += f" {json.dumps(condition['message'])}"
-    return out
 
 
 def writes_of(entries: Iterable[JournalEntry], resource: str, namespace: str, name: str) -> list[Write]:

@@ -35,11 +35,12 @@ def test_a_write_says_what_it_changed_whatever_its_verb() -> None:
     assert put.applied and put.changes() and put.other_conditions_kept() and not put.redundant
     assert put.condition_before() is None and put.condition_after() == NOT_READY
     assert put.describe() == ('t=1.000 #1 update pods/status ns/p -> 200 [applied]: PodScheduled absent -> '
-                              'PodScheduled=False/NotReadyForScheduling "waiting"')
+                              'PodScheduled=False reason=NotReadyForScheduling message="waiting"')
     wiped = Write(write(2, pod("2", FOREIGN, NOT_READY), pod("3")))
     assert wiped.changes() and not wiped.other_conditions_kept()
     assert wiped.describe().startswith("t=2.000 #2 patch (merge-patch+json) pods/status ns/p -> 200 [applied]: "
-                                       'PodScheduled=False/NotReadyForScheduling "waiting" -> PodScheduled absent')
+                                       'PodScheduled=False reason=NotReadyForScheduling message="waiting" -> '
+                                       'PodScheduled absent')
 
 
 def test_a_write_that_changed_nothing_is_redundant_and_a_refused_one_shows_its_intent() -> None:

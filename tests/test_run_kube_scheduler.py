@@ -39,7 +39,7 @@ def test_a_real_kube_scheduler_gets_an_honest_report(tmp_path: Path) -> None:
                         progress=lambda line: None)
     records = {r["id"]: r for r in result.report["criteria"]}
     must_pass = [cid for cid in records if cid.startswith(SCHEDULING) or cid in SCHEDULING_PART_OF_DRA]
-    assert len(must_pass) >= 13
+    assert len(must_pass) >= 12  # core 3, gates 6, the scheduling part of DRA 3
     not_met = {cid: records[cid]["message"] for cid in must_pass if records[cid]["status"] != "passed"}
     assert not_met == {}, f"a real kube-scheduler must meet these criteria: {not_met}"
     failed = {cid: r for cid, r in records.items() if r["status"] == "failed"}

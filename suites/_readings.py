@@ -98,4 +98,11 @@ READINGS: dict[str, str] = {
         "Q8 re-evaluation and timestamps: a pod update event re-runs PreEnqueue; lastTransitionTime "
         "is kept on a False to False change of PodScheduled (UpdatePodCondition semantics)."
     ),
+    "fit-error": (
+        "Core sanity, the fit-error message: no KEP defines the words of an Unschedulable message; "
+        "the criterion reads kube-scheduler's format as the expected one ('0/<nodes> nodes are "
+        "available: <count> <reason>.' with its reasons sorted, k8s-semantics D.3, optionally followed "
+        "by a PostFilter sentence), since users and tools read it. A scheduler with other words fails "
+        "only this criterion, and the report says which reading it failed."
+    ),
 }

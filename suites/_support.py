@@ -45,8 +45,7 @@ from typing import Any
 
 import pytest
 
-from fake_apiserver import JournalEntry
-from fake_apiserver._effects import EffectPredicate, binds, removes_condition, sets_condition
+from fake_apiserver import EffectPredicate, JournalEntry, binds, removes_condition, sets_condition
 from harness._expectations import condition_of, format_condition
 from harness._kubeclient import ApiError
 from harness._scenario import DEFAULT_DEVICE_CLASS, Scenario

@@ -12,6 +12,7 @@ import pytest
 
 from harness._expectations import Expectation, format_pod
 from harness._scenario import Scenario
+from suites._readings import READINGS
 from suites._support import events, fit_error, seen_by_scheduler, watch_span
 
 #: D.3: 'Fit-error message format: 0/%v nodes are available: %v.'; a PostFilter (preemption)
@@ -68,7 +69,7 @@ async def test_pod_is_bound_to_a_fitting_node(scenario: Scenario) -> None:
 
 @pytest.mark.kep("KEP-5501", "Test Plan: Prerequisite testing updates (core sanity; k8s-semantics D.3)")
 @pytest.mark.feature_gates()
-@pytest.mark.criterion("core.unschedulable-message")
+@pytest.mark.criterion("core.unschedulable-message", reading=READINGS["fit-error"])
 async def test_pod_that_fits_nowhere_is_unschedulable_with_the_real_message(scenario: Scenario) -> None:
     """k8s-semantics D.3: on a failed attempt the scheduler patches {PodScheduled, False,
     Unschedulable, errMsg} with the fit-error format '0/%v nodes are available: %v.', and emits a
@@ -90,7 +91,7 @@ async def test_pod_that_fits_nowhere_is_unschedulable_with_the_real_message(scen
 
 @pytest.mark.kep("KEP-5501", "Test Plan: Prerequisite testing updates (core sanity; k8s-semantics D.3, D.4)")
 @pytest.mark.feature_gates()
-@pytest.mark.criterion("core.node-added")
+@pytest.mark.criterion("core.node-added", reading=READINGS["fit-error"])
 async def test_unschedulable_pod_is_bound_after_a_node_is_added(scenario: Scenario) -> None:
     """k8s-semantics D.3/D.4: a pod that fits nowhere is Unschedulable; a node add is an event that
     may make it fit, after which it is scheduled. The pod waits a minute Unschedulable on n1

@@ -27,9 +27,9 @@ from typing import Any
 
 import pytest
 
-from fake_apiserver import Delay, FaultRule, Match
-from fake_apiserver._effects import condition_of, sets_field
+from fake_apiserver import Delay, FaultRule, Match, sets_field
 from harness import Scenario
+from harness._expectations import condition_of
 from suites._readings import READINGS
 from suites._support import NOT_READY_FOR_SCHEDULING as NOT_READY
 from suites._support import (

@@ -23,8 +23,7 @@ import re
 
 import pytest
 
-from fake_apiserver import Delay, FaultRule, Match
-from fake_apiserver._effects import binds, sets_field
+from fake_apiserver import Delay, FaultRule, Match, binds, sets_field
 from harness import Expectation, FakeBackend, ProcessAdapter, SchedulerAdapter
 from harness._adapters import AdapterError
 from harness._scenario import Scenario

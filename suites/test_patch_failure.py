@@ -31,8 +31,7 @@ from typing import Any
 
 import pytest
 
-from fake_apiserver import CloseConnection, Delay, FaultRule, Match, Respond
-from fake_apiserver._effects import sets_field
+from fake_apiserver import CloseConnection, Delay, FaultRule, Match, Respond, sets_field
 from harness import Scenario
 from suites._readings import READINGS
 from suites._support import CLEARS_NOT_READY, DELAY, SETS_NOT_READY

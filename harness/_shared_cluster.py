@@ -90,7 +90,9 @@ class SharedCluster:
         created = await create("nodes", node)
         await self.start_heartbeat(created)
         if not await self._untainted(name):
-            await self._wait_for(f"node {name} without the {NOT_READY_TAINT} taint", lambda: self._untainted(name))
+            await self._wait_for(f"node {name} without the {NOT_READY_TAINT} taint (a cluster's node-lifecycle "
+                                 "controller removes it; start 'schedharness serve' with --ready-nodes, which has none)",
+                                 lambda: self._untainted(name))
         return created
 
     async def stop_heartbeat(self) -> None:

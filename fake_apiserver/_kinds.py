@@ -238,6 +238,8 @@ KINDS: tuple[KindSpec, ...] = (
     _k("resource.k8s.io", "v1", "resourceslices", "ResourceSlice", False,
        fields=("spec.nodeName", "spec.driver")),
     _k("resource.k8s.io", "v1", "deviceclasses", "DeviceClass", False),
+    # scheduling.k8s.io/v1
+    _k("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False, short_names=("pc",)),
 )
 
 _BY_RESOURCE = {(k.group, k.version, k.resource): k for k in KINDS}

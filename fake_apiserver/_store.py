@@ -60,6 +60,7 @@ from fake_apiserver._errors import (
 )
 from fake_apiserver._kinds import KINDS, KindSpec, by_kind, by_resource
 from fake_apiserver._patch import apply_patch
+from fake_apiserver._priority import system_priority_classes
 from fake_apiserver._selectors import FieldSelector, LabelSelector
 from fake_apiserver._strategy import Strategy, check_meta_shape, strategy_for
 from fake_apiserver import _validation as validation
@@ -93,6 +94,7 @@ def _spec(group: str, version: str, resource: str) -> KindSpec:
 
 PODS = _spec("", "v1", "pods")
 NAMESPACES = _spec("", "v1", "namespaces")
+PRIORITY_CLASSES = _spec("scheduling.k8s.io", "v1", "priorityclasses")
 
 
 class Store:
@@ -133,11 +135,21 @@ class Store:
             self._held[key] = held
             cache.bind_store(lambda: self._rv, lambda h=held: h[0].rv if h else None)  # type: ignore[misc]
             self._caches[key] = cache
-            self._strategies[key] = strategy_for(spec, taint_not_ready=taint_not_ready_nodes)
+            self._strategies[key] = strategy_for(spec, taint_not_ready=taint_not_ready_nodes,
+                                                 priority_classes=self._priority_classes)
         for name in DEFAULT_NAMESPACES:
             self.create(NAMESPACES, None, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+        if (PRIORITY_CLASSES.group, PRIORITY_CLASSES.resource) in self._objects:
+            # kube-apiserver's scheduling/bootstrap-system-priority-classes post-start hook
+            for body in system_priority_classes():
+                self.create(PRIORITY_CLASSES, None, body)
 
     # ------------------------------------------------------------------ helpers
+
+    def _priority_classes(self) -> dict[str, Obj]:
+        """The stored PriorityClasses by name: what the Priority admission plugin reads."""
+        bucket = self._objects.get((PRIORITY_CLASSES.group, PRIORITY_CLASSES.resource), {})
+        return {name: obj for (_, name), obj in bucket.items()}
 
     @property
     def resource_version(self) -> int:
@@ -377,6 +389,8 @@ class Store:
         the client sees as a 500 with no reason (``storage.ErrResourceVersionSetOnCreate``).
         """
         obj = self._check_body(spec, body, namespace)
+        strategy = self._strategies[(spec.group, spec.resource)]
+        strategy.admit_create(obj)
         meta = obj["metadata"]
         if not meta.get("name") and meta.get("generateName"):
             meta["name"] = meta["generateName"] + "".join(
@@ -386,12 +400,12 @@ class Store:
                     "generation", "managedFields", "selfLink"):
             meta.pop(key, None)
         name = str(meta.get("name") or "")
-        strategy = self._strategies[(spec.group, spec.resource)]
         now = self._now()
         strategy.prepare_for_create(obj, now)
         meta = obj["metadata"]  # a strategy may rebuild the object
         errors = validation.validate_object_meta(spec, obj, create=True) + strategy.validate_create(obj)
         validation.check(spec, name, errors)
+        strategy.validate_admission(obj, None)
         self._require_namespace(spec, meta.get("namespace"), name)
         if meta.get("resourceVersion"):
             raise UnknownError("resourceVersion should not be set on objects to be created")
@@ -486,6 +500,8 @@ class Store:
         else:
             errors += strategy.validate_update(obj, old)
         validation.check(spec, meta["name"], errors)
+        if subresource is None:
+            strategy.validate_admission(obj, old)
         obj = _ordered(obj)
         meta = obj["metadata"]
         if obj == old:
@@ -518,8 +534,23 @@ class Store:
         the object for the kinds whose registry sets ``ReturnDeletedObject`` and with a
         ``Status`` naming it otherwise (``Store.finalizeDelete``); an object kept for its
         finalizers is answered as it now is. Preconditions fail early, as ``rest.BeforeDelete``
-        checks them, with a conflict on the kind.
+        checks them, with a conflict on the kind. A kind's registry may refuse first (system
+        priority classes, :meth:`~fake_apiserver._strategy.Strategy.check_delete`).
         """
+        self._strategies[(spec.group, spec.resource)].check_delete(name)
+        return self._delete_one(spec, namespace, name, preconditions=preconditions, dry_run=dry_run)
+
+    def _delete_one(
+        self,
+        spec: KindSpec,
+        namespace: str | None,
+        name: str,
+        *,
+        preconditions: Obj | None = None,
+        dry_run: bool = False,
+    ) -> Obj:
+        """:meth:`delete` without the registry's refusals: ``Store.DeleteCollection`` calls the
+        generic store's own ``Delete``, past a kind's ``REST.Delete`` override."""
         old = self.get(spec, namespace, name)
         pre = preconditions or {}
         old_meta = old["metadata"]
@@ -577,7 +608,7 @@ class Store:
         deleted = []
         for item in listed["items"]:
             meta = item["metadata"]
-            self.delete(spec, meta.get("namespace"), meta["name"])
+            self._delete_one(spec, meta.get("namespace"), meta["name"])
             deleted.append(item)
         return {"kind": spec.list_kind, "apiVersion": spec.api_version,
                 "metadata": {"resourceVersion": str(self._rv)}, "items": deleted}

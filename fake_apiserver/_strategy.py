@@ -30,23 +30,48 @@ from fake_apiserver._jsonutil import json_copy
 from fake_apiserver._decode import go_json_type
 from fake_apiserver._errors import BadRequest, FieldError
 from fake_apiserver._kinds import KindSpec
+from fake_apiserver import _priority as priority
 from fake_apiserver import _validation as validation
 
-__all__ = ["NodeStrategy", "PodStrategy", "Strategy", "check_meta_shape", "check_shape", "strategy_for"]
+__all__ = [
+    "NodeStrategy", "PodStrategy", "PriorityClassStrategy", "Strategy", "check_meta_shape", "check_shape",
+    "strategy_for",
+]
 
 Obj = dict[str, Any]
+PriorityClasses = Callable[[], Mapping[str, Obj]]
+"""The stored PriorityClasses by name, as the Priority admission plugin's lister sees them."""
 
 SCHEDULING_GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
 
 
+def _no_classes() -> Mapping[str, Obj]:
+    return {}
+
+
 class Strategy:
-    """Generic rules: status reset on create where the kind has a status subresource."""
+    """Generic rules: status reset on create where the kind has a status subresource.
+
+    Besides the registry strategy's steps, a kind's admission plugins hook in where the real
+    server runs them: :meth:`admit_create` (mutating admission, before anything else of a create),
+    :meth:`validate_admission` (validating admission, after validation, before the storage
+    write) and :meth:`check_delete` (a registry that refuses some deletes)."""
 
     reset_status_on_create = True
     generation = True
 
-    def __init__(self, spec: KindSpec) -> None:
+    def __init__(self, spec: KindSpec, *, priority_classes: PriorityClasses = _no_classes) -> None:
         self.spec = spec
+        self.priority_classes = priority_classes
+
+    def admit_create(self, obj: Obj) -> None:
+        """Mutating admission of a create, on the body as decoded (before names are generated)."""
+
+    def validate_admission(self, obj: Obj, old: Obj | None) -> None:
+        """Validating admission of a create (``old`` None) or an update of the main resource."""
+
+    def check_delete(self, name: str) -> None:
+        """Refuse the delete of one object by name, before it is looked up."""
 
     def prepare_for_create(self, obj: Obj, now: str) -> None:
         if self.spec.has_status and self.reset_status_on_create:
@@ -180,8 +205,9 @@ def _default_container(c: Obj) -> None:
 
 
 def default_pod(pod: Obj) -> None:
-    """The pod defaults of ``pkg/apis/core/v1/defaults.go`` plus the Priority and
-    DefaultTolerationSeconds admission plugins, as far as schedulers and kubectl read them."""
+    """The pod defaults of ``pkg/apis/core/v1/defaults.go`` plus the DefaultTolerationSeconds
+    admission plugin, as far as schedulers and kubectl read them (the Priority plugin is
+    :func:`~fake_apiserver._priority.admit_pod`)."""
     spec = pod.setdefault("spec", {})
     spec.setdefault("restartPolicy", "Always")
     spec.setdefault("terminationGracePeriodSeconds", 30)
@@ -189,8 +215,6 @@ def default_pod(pod: Obj) -> None:
     spec.setdefault("securityContext", {})
     spec.setdefault("schedulerName", "default-scheduler")
     spec.setdefault("enableServiceLinks", True)
-    spec.setdefault("priority", 0)
-    spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
     for key in ("containers", "initContainers"):
         for c in spec.get(key) or []:
             if isinstance(c, dict):
@@ -206,7 +230,11 @@ def default_pod(pod: Obj) -> None:
 
 
 class PodStrategy(Strategy):
-    """``pkg/registry/core/pod/strategy.go`` as far as schedulers look."""
+    """``pkg/registry/core/pod/strategy.go`` as far as schedulers look, with the Priority
+    admission plugin on create."""
+
+    def admit_create(self, obj: Obj) -> None:
+        priority.admit_pod(obj, self.priority_classes())
 
     def prepare_for_create(self, obj: Obj, now: str) -> None:
         default_pod(obj)
@@ -320,11 +348,44 @@ class ResourceClaimStrategy(Strategy):
         super().prepare_for_update(new, old)
 
 
-def strategy_for(spec: KindSpec, *, taint_not_ready: bool) -> Strategy:
+class PriorityClassStrategy(Strategy):
+    """``pkg/registry/scheduling/priorityclass``: v1 defaults on every write, ``generation`` 1 on
+    create and never bumped, the Priority plugin's one-global-default rule, no deleting the
+    system classes (rules and sources in :mod:`~fake_apiserver._priority`)."""
+
+    generation = False
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        priority.default_priority_class(obj)
+        obj["metadata"]["generation"] = 1
+
+    def validate_create(self, obj: Obj) -> list[FieldError]:
+        return priority.validate_priority_class(obj)
+
+    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+        priority.default_priority_class(new)
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return priority.validate_priority_class_update(new, old)
+
+    def validate_admission(self, obj: Obj, old: Obj | None) -> None:
+        priority.validate_priority_class_admission(obj, self.priority_classes().values(), update=old is not None)
+
+    def check_delete(self, name: str) -> None:
+        priority.check_delete(name)
+
+
+def strategy_for(
+    spec: KindSpec, *, taint_not_ready: bool, priority_classes: PriorityClasses = _no_classes
+) -> Strategy:
+    """The strategy of ``spec``'s kind; ``priority_classes`` is what the Priority admission plugin
+    reads (pods and priority classes)."""
     if spec.group == "resource.k8s.io" and spec.resource in ("resourceclaims", "resourceclaimtemplates"):
         return ResourceClaimStrategy(spec)
     if spec.group == "" and spec.resource == "pods":
-        return PodStrategy(spec)
+        return PodStrategy(spec, priority_classes=priority_classes)
+    if spec.group == "scheduling.k8s.io" and spec.resource == "priorityclasses":
+        return PriorityClassStrategy(spec, priority_classes=priority_classes)
     if spec.group == "" and spec.resource == "nodes":
         return NodeStrategy(spec, taint_not_ready=taint_not_ready)
     if spec.group == "" and spec.resource == "namespaces":
@@ -465,6 +526,8 @@ _SHAPES: dict[tuple[str, str], _Struct] = {
     ("", "Namespace"): _struct("v1.Namespace", metadata=_OBJECT_META,
                                spec=_struct("v1.NamespaceSpec", finalizers=_STRINGS),
                                status=_struct("v1.NamespaceStatus", phase=_STR)),
+    ("scheduling.k8s.io", "PriorityClass"): _struct("v1.PriorityClass", metadata=_OBJECT_META, value=_I32,
+                                                    globalDefault=_BOOL, description=_STR, preemptionPolicy=_STR),
     ("", "Binding"): _struct("v1.Binding", metadata=_OBJECT_META,
                              target=_struct("v1.ObjectReference", kind=_STR, namespace=_STR, name=_STR, uid=_STR)),
 }

@@ -13,7 +13,7 @@ Sources, followed field for field:
   (``asTable``: ``PartialObjectMetadata`` of the Table's group-version unless ``Object`` or
   ``None``; a watch sends the column definitions with its first event only);
 * the columns and cells: ``kubernetes/pkg/printers/internalversion/printers.go`` (``printPod``,
-  ``printNode``, ``printNamespace``, ``printEvent``). The server always prints wide
+  ``printNode``, ``printNamespace``, ``printEvent``, ``printPriorityClass``). The server always prints wide
   (``pkg/printers/storage``: ``GenerateOptions{Wide: true}``); kubectl hides the columns of
   priority 1 unless ``-o wide``.
 
@@ -391,6 +391,30 @@ def _event_row(event: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     ], []
 
 
+# --- priority classes --------------------------------------------------------------------------
+
+_PRIORITY_CLASS_COLUMNS = [
+    _NAME,
+    _column("Value", "value represents the integer value of this priority class. This is the actual priority "
+            "that pods receive when they have the name of this class in their pod spec.", type_="integer"),
+    _column("Global-Default", "globalDefault specifies whether this PriorityClass should be considered as the "
+            "default priority for pods that do not have any priority class. Only one PriorityClass can be "
+            "marked as `globalDefault`. However, if more than one PriorityClasses exists with their "
+            "`globalDefault` field set to true, the smallest value of such global default PriorityClasses "
+            "will be used as the default priority.", type_="boolean"),
+    _AGE,
+    _column("PreemptionPolicy", "preemptionPolicy is the Policy for preempting pods with lower priority. One of "
+            "Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset."),
+]
+
+
+def _priority_class_row(pc: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    """``printPriorityClass``: NAME, VALUE, GLOBAL-DEFAULT, AGE, PREEMPTIONPOLICY."""
+    meta: Obj = pc.get("metadata") or {}
+    return [meta.get("name", ""), _int(pc.get("value")), bool(pc.get("globalDefault")),
+            _since(meta.get("creationTimestamp"), now), pc.get("preemptionPolicy") or ""], []
+
+
 def _generic_row(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     meta: Obj = obj.get("metadata") or {}
     return [meta.get("name", ""), _since(meta.get("creationTimestamp"), now)], []
@@ -403,6 +427,7 @@ _PRINTERS: dict[tuple[str, str], tuple[list[Obj], Printer]] = {
     ("", "Node"): (_NODE_COLUMNS, _node_row),
     ("", "Namespace"): (_NAMESPACE_COLUMNS, _namespace_row),
     ("", "Event"): (_EVENT_COLUMNS, _event_row),
+    ("scheduling.k8s.io", "PriorityClass"): (_PRIORITY_CLASS_COLUMNS, _priority_class_row),
 }
 _GENERIC: tuple[list[Obj], Printer] = ([_NAME, _AGE], _generic_row)
 

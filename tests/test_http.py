@@ -162,7 +162,8 @@ def test_group_discovery_lists_every_group_and_resourceclaims_status() -> None:
         groups = (await api.get("/apis")).body
         assert groups["kind"] == "APIGroupList"
         assert [g["name"] for g in groups["groups"]] == [
-            "apps", "policy", "storage.k8s.io", "events.k8s.io", "coordination.k8s.io", "resource.k8s.io"]
+            "apps", "policy", "storage.k8s.io", "events.k8s.io", "coordination.k8s.io", "resource.k8s.io",
+            "scheduling.k8s.io"]
         assert groups["groups"][5] == {
             "name": "resource.k8s.io", "versions": [{"groupVersion": "resource.k8s.io/v1", "version": "v1"}],
             "preferredVersion": {"groupVersion": "resource.k8s.io/v1", "version": "v1"}}
@@ -202,7 +203,7 @@ def test_the_four_default_namespaces_exist_at_start() -> None:
         assert [(n["metadata"]["name"], n["metadata"]["resourceVersion"], n["status"]) for n in listed["items"]] == [
             ("default", "2", {"phase": "Active"}), ("kube-node-lease", "5", {"phase": "Active"}),
             ("kube-public", "4", {"phase": "Active"}), ("kube-system", "3", {"phase": "Active"})]
-        assert listed["metadata"] == {"resourceVersion": "5"}
+        assert listed["metadata"] == {"resourceVersion": "7"}  # then the two system priority classes
         assert listed["items"][0]["spec"] == {"finalizers": ["kubernetes"]}
 
     serve(scenario)
@@ -219,17 +220,17 @@ def test_create_stamps_uid_decimal_resource_versions_and_virtual_times() -> None
         assert list(meta) == ["name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp"]
         assert UID.match(meta["uid"])
         assert (meta["resourceVersion"], meta["generation"], meta["creationTimestamp"]) == (
-            "6", 1, "2026-01-01T00:00:00Z")
+            "8", 1, "2026-01-01T00:00:00Z")
         await asyncio.sleep(90)
         second = await api.ok("POST", NODES, node("n1"))
         third = await api.ok("POST", "/api/v1/namespaces/default/configmaps",
                              {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}})
         # one global counter across kinds, decimal strings
-        assert [second["metadata"]["resourceVersion"], third["metadata"]["resourceVersion"]] == ["7", "8"]
+        assert [second["metadata"]["resourceVersion"], third["metadata"]["resourceVersion"]] == ["9", "10"]
         assert second["metadata"]["creationTimestamp"] == "2026-01-01T00:01:30Z"
         assert len({meta["uid"], second["metadata"]["uid"], third["metadata"]["uid"]}) == 3
         listed = (await api.get(PODS)).body
-        assert listed["metadata"]["resourceVersion"] == "8"
+        assert listed["metadata"]["resourceVersion"] == "10"
 
     serve(scenario)
 
@@ -380,7 +381,7 @@ def test_binding_sets_node_name_and_pod_scheduled_true() -> None:
         assert bound["spec"]["nodeName"] == "n1"
         assert bound["status"]["conditions"] == [{"type": "PodScheduled", "status": "True", "lastProbeTime": None,
                                                   "lastTransitionTime": "2026-01-01T00:00:07Z"}]
-        assert bound["metadata"]["resourceVersion"] == "8"
+        assert bound["metadata"]["resourceVersion"] == "10"
         again = await api.post(f"{PODS}/g/binding", binding("g", "n2"))
         assert (again.status, again.body) == (409, status(
             409, "Conflict", 'Operation cannot be fulfilled on pods/binding "g": pod g is already assigned to node "n1"',
@@ -720,11 +721,11 @@ def test_paging_with_limit_and_continue() -> None:
             await api.ok("DELETE", f"{PODS}/p2{len(metas)}")
             params = {"limit": "10", "continue": page["metadata"]["continue"]}
         assert names == [f"p{i:02d}" for i in range(25)]
-        assert metas == [{"resourceVersion": "30", "remainingItemCount": 15},
-                         {"resourceVersion": "30", "remainingItemCount": 5},
-                         {"resourceVersion": "30"}]
+        assert metas == [{"resourceVersion": "32", "remainingItemCount": 15},
+                         {"resourceVersion": "32", "remainingItemCount": 5},
+                         {"resourceVersion": "32"}]
         everything = (await api.get(PODS)).body
-        assert (len(everything["items"]), everything["metadata"]) == (25, {"resourceVersion": "34"})
+        assert (len(everything["items"]), everything["metadata"]) == (25, {"resourceVersion": "36"})
         bad = await api.get(PODS, limit="10", **{"continue": "!!"})
         assert (bad.status, bad.body) == (400, status(
             400, "BadRequest", "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)"))
@@ -806,8 +807,8 @@ def test_watch_from_a_resource_version_sends_later_changes_in_order() -> None:
         await api.ok("POST", PODS, pod("c"))
         events = await watch_lines(watch)
         assert [(e["type"], e["object"]["metadata"]["name"], e["object"]["metadata"]["resourceVersion"])
-                for e in events] == [("ADDED", "b", "7"), ("MODIFIED", "a", "8"), ("DELETED", "b", "9"),
-                                     ("ADDED", "c", "11")]
+                for e in events] == [("ADDED", "b", "9"), ("MODIFIED", "a", "10"), ("DELETED", "b", "11"),
+                                     ("ADDED", "c", "13")]
         assert events[0]["object"]["kind"] == "Pod"
 
     serve(scenario)
@@ -818,7 +819,7 @@ def test_bookmarks_every_minute_and_the_stream_ends_at_the_timeout() -> None:
         loop = asyncio.get_running_loop()
         start = loop.time()
         watch = await api.session.get(PODS, params={
-            "watch": "true", "resourceVersion": "5", "allowWatchBookmarks": "true", "timeoutSeconds": "300"})
+            "watch": "true", "resourceVersion": "7", "allowWatchBookmarks": "true", "timeoutSeconds": "300"})
         seen: list[tuple[float, str, dict[str, Any]]] = []
         async for line in watch.content:
             event = json.loads(line)
@@ -826,11 +827,11 @@ def test_bookmarks_every_minute_and_the_stream_ends_at_the_timeout() -> None:
             if len(seen) == 1:
                 await api.ok("POST", PODS, pod("p"))
         ended = loop.time() - start
-        bookmark = {"kind": "Pod", "apiVersion": "v1", "metadata": {"resourceVersion": "6"}}
+        bookmark = {"kind": "Pod", "apiVersion": "v1", "metadata": {"resourceVersion": "8"}}
         times = [(round(t, 6), kind) for t, kind, _ in seen]
         assert times == [(60.0, "BOOKMARK"), (60.0, "ADDED"), (120.0, "BOOKMARK"), (180.0, "BOOKMARK"),
                          (240.0, "BOOKMARK"), (298.0, "BOOKMARK")]
-        assert seen[0][2] == {"kind": "Pod", "apiVersion": "v1", "metadata": {"resourceVersion": "5"}}
+        assert seen[0][2] == {"kind": "Pod", "apiVersion": "v1", "metadata": {"resourceVersion": "7"}}
         assert seen[2][2] == bookmark
         assert round(ended, 6) == 300.0
 
@@ -845,7 +846,7 @@ def test_selector_transitions_on_a_watch() -> None:
         await api.ok("POST", PODS, pod("q"))
         await api.ok("PATCH", f"{PODS}/q/status", {"status": {"phase": "Failed"}})
         watch = await api.session.get(PODS, params={
-            "watch": "true", "resourceVersion": "8", "timeoutSeconds": "10",
+            "watch": "true", "resourceVersion": "10", "timeoutSeconds": "10",
             "fieldSelector": "status.phase!=Succeeded,status.phase!=Failed"})
         await api.ok("PATCH", f"{PODS}/p/status", {"status": {"phase": "Running"}})
         done = await api.ok("PATCH", f"{PODS}/p/status", {"status": {"phase": "Succeeded"}})
@@ -853,10 +854,10 @@ def test_selector_transitions_on_a_watch() -> None:
         await api.ok("PATCH", f"{PODS}/q/status", {"status": {"phase": "Pending"}})  # matches again
         events = await watch_lines(watch)
         assert [(e["type"], e["object"]["metadata"]["name"], e["object"]["metadata"]["resourceVersion"])
-                for e in events] == [("MODIFIED", "p", "9"), ("DELETED", "p", "10"), ("ADDED", "q", "12")]
+                for e in events] == [("MODIFIED", "p", "11"), ("DELETED", "p", "12"), ("ADDED", "q", "14")]
         # the DELETED event carries the previous object with the event's resourceVersion
         assert events[1]["object"]["status"]["phase"] == "Running"
-        assert done["metadata"]["resourceVersion"] == "10"
+        assert done["metadata"]["resourceVersion"] == "12"
 
     serve(scenario)
 
@@ -865,13 +866,13 @@ def test_a_compacted_resource_version_gives_one_error_event() -> None:
     async def scenario(api: Api) -> None:
         for i in range(8):
             await api.ok("POST", PODS, pod(f"p{i}"))
-        async with api.session.get(PODS, params={"watch": "true", "resourceVersion": "6"}) as watch:
+        async with api.session.get(PODS, params={"watch": "true", "resourceVersion": "8"}) as watch:
             assert (watch.status, watch.headers["Content-Type"]) == (200, "application/json")
             events = await watch_lines(watch)
         assert events == [{"type": "ERROR", "object": {
             "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-            "message": "too old resource version: 6 (8)", "reason": "Expired", "code": 410}}]
-        async with api.session.get(PODS, params={"watch": "true", "resourceVersion": "8", "timeoutSeconds": "1"}) as ok:
+            "message": "too old resource version: 8 (10)", "reason": "Expired", "code": 410}}]
+        async with api.session.get(PODS, params={"watch": "true", "resourceVersion": "10", "timeoutSeconds": "1"}) as ok:
             assert [e["object"]["metadata"]["name"] for e in await watch_lines(ok)] == ["p3", "p4", "p5", "p6", "p7"]
 
     serve(scenario, history=5)
@@ -884,13 +885,13 @@ def test_streaming_list_ends_with_the_initial_events_bookmark() -> None:
         await api.ok("POST", NODES, node("n"))
         params = {"watch": "true", "sendInitialEvents": "true", "resourceVersionMatch": "NotOlderThan",
                   "allowWatchBookmarks": "true", "timeoutSeconds": "1"}
-        for rv in ("", "0", "7"):
+        for rv in ("", "0", "9"):
             async with api.session.get(PODS, params=dict(params, resourceVersion=rv)) as watch:
                 events = await watch_lines(watch)
             assert [(e["type"], e["object"]["metadata"].get("name")) for e in events] == [
                 ("ADDED", "a"), ("ADDED", "b"), ("BOOKMARK", None)], rv
             assert events[2]["object"] == {"kind": "Pod", "apiVersion": "v1", "metadata": {
-                "resourceVersion": "8", "annotations": {"k8s.io/initial-events-end": "true"}}}
+                "resourceVersion": "10", "annotations": {"k8s.io/initial-events-end": "true"}}}
 
     serve(scenario)
 
@@ -957,7 +958,7 @@ def test_a_streaming_list_ahead_of_the_store_times_out_after_three_seconds() -> 
         assert loop.time() - start == 3.0
         assert events == [{"type": "ERROR", "object": {
             "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-            "message": "Timeout: Too large resource version: 100, current: 5", "reason": "Timeout",
+            "message": "Timeout: Too large resource version: 100, current: 7", "reason": "Timeout",
             "details": {"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
                         "retryAfterSeconds": 1},
             "code": 504}}]
@@ -1024,7 +1025,7 @@ def test_events_are_one_resource_in_two_shapes() -> None:
 
     async def scenario(api: Api) -> None:
         core_watch = await api.session.get("/api/v1/namespaces/default/events", params={
-            "watch": "true", "resourceVersion": "5", "timeoutSeconds": "5"})
+            "watch": "true", "resourceVersion": "7", "timeoutSeconds": "5"})
         event = {"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "p.1"},
                  "eventTime": "2026-01-01T00:00:00.000000Z", "reportingController": "default-scheduler",
                  "reportingInstance": "default-scheduler-host", "action": "Scheduling", "reason": "FailedScheduling",
@@ -1046,7 +1047,7 @@ def test_events_are_one_resource_in_two_shapes() -> None:
         assert (gone.status, gone.body["message"]) == (404, 'events.events.k8s.io "p.1" not found')
         events = await watch_lines(core_watch)
         assert [(e["type"], e["object"]["apiVersion"], e["object"]["metadata"]["resourceVersion"]) for e in events] == [
-            ("ADDED", "v1", "6"), ("DELETED", "v1", "7")]
+            ("ADDED", "v1", "8"), ("DELETED", "v1", "9")]
 
     serve(scenario)
 

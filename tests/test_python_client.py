@@ -160,7 +160,7 @@ def test_expired_watch_then_relist_recovers(make_threaded_server: Callable[..., 
             for _ in watch.Watch().stream(v1.list_namespaced_pod, "default", resource_version=old,
                                           timeout_seconds=SAFETY_TIMEOUT):
                 pass
-        assert (expired.value.status, expired.value.reason) == (410, f"Expired: too old resource version: {old} (8)")
+        assert (expired.value.status, expired.value.reason) == (410, f"Expired: too old resource version: {old} (10)")
         relisted = v1.list_namespaced_pod("default")
         assert len(relisted.items) == 8
         v1.delete_namespaced_pod("p0", "default")

@@ -18,6 +18,7 @@ from fake_apiserver._kinds import KindSpec
 from fake_apiserver._decode import resolve_kind, summarize_data, validate_list_options
 
 EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
+START = 7  # a new store's resourceVersion: the four default namespaces, then the two system priority classes
 
 
 def _spec(group: str, resource: str) -> KindSpec:
@@ -58,7 +59,7 @@ def raises(error: type[StatusError], message: str) -> Any:
 
 def test_a_new_store_holds_the_default_namespaces() -> None:
     s = store()
-    assert s.resource_version == 5
+    assert s.resource_version == START
     assert [n["metadata"]["name"] for n in s.list(NAMESPACES, None)["items"]] == [
         "default", "kube-node-lease", "kube-public", "kube-system"]
 
@@ -154,7 +155,7 @@ def test_fields_of_the_wrong_type_fail_decoding(mutate: Callable[[dict[str, Any]
     mutate(body)
     with raises(BadRequest, f'Pod in version "v1" cannot be handled as a Pod: {message}'):
         s.create(PODS, "default", body)
-    assert s.resource_version == 5
+    assert s.resource_version == START
 
 
 def test_node_and_namespace_shapes() -> None:
@@ -251,10 +252,12 @@ def test_put_of_the_pod_as_first_sent_is_a_no_op() -> None:
     """The decoder defaults every body and DefaultTolerationSeconds admits updates, so the
     defaults come back; Priority keeps the stored priority when the update leaves it out."""
     s = store()
-    created = s.create(PODS, "default", pod("p", priority=7))
-    assert s.update(PODS, "default", "p", pod("p")) is created
-    assert s.update(PODS, "default", "p", pod("p", schedulingGates=[])) is created
-    assert s.resource_version == 6
+    created = s.create(PODS, "default", pod("p", priorityClassName="system-cluster-critical"))
+    assert created["spec"]["priority"] == 2000000000
+    assert s.update(PODS, "default", "p", pod("p", priorityClassName="system-cluster-critical")) is created
+    assert s.update(PODS, "default", "p", pod("p", priorityClassName="system-cluster-critical",
+                                              schedulingGates=[])) is created
+    assert s.resource_version == START + 1
 
 
 def test_update_uid_is_a_precondition_and_patch_uid_is_immutable() -> None:
@@ -288,7 +291,7 @@ def test_update_keeps_system_fields() -> None:
     updated = s.update(PODS, "default", "p", body)
     assert {k: updated["metadata"][k] for k in ("uid", "creationTimestamp", "generation", "resourceVersion")} == {
         "uid": created["metadata"]["uid"], "creationTimestamp": "2026-01-01T00:00:00Z", "generation": 2,
-        "resourceVersion": "7"}
+        "resourceVersion": str(START + 2)}
 
 
 def test_a_resource_version_on_create_is_a_500_without_reason() -> None:
@@ -298,7 +301,7 @@ def test_a_resource_version_on_create_is_a_500_without_reason() -> None:
     assert info.value.to_status() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
                                       "message": "resourceVersion should not be set on objects to be created",
                                       "code": 500}
-    assert s.resource_version == 5
+    assert s.resource_version == START
 
 
 def test_delete_answers_and_preconditions() -> None:
@@ -309,9 +312,9 @@ def test_delete_answers_and_preconditions() -> None:
                           "then recreated"):
         s.delete(PODS, "default", "p", preconditions={"uid": "x"})
     with raises(Conflict, 'Operation cannot be fulfilled on Pod "p": the ResourceVersion in the precondition (1) does '
-                          "not match the ResourceVersion in record (6). The object might have been modified"):
+                          f"not match the ResourceVersion in record ({START + 1}). The object might have been modified"):
         s.delete(PODS, "default", "p", preconditions={"resourceVersion": "1"})
-    assert s.delete(PODS, "default", "p", preconditions={"resourceVersion": "6"}) is created
+    assert s.delete(PODS, "default", "p", preconditions={"resourceVersion": str(START + 1)}) is created
     cm = s.create(CONFIGMAPS, "default", {"metadata": {"name": "cm"}})
     assert s.delete(CONFIGMAPS, "default", "cm") == {
         "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
@@ -357,7 +360,7 @@ def test_failed_writes_change_nothing() -> None:
     for attempt in attempts:
         with pytest.raises(StatusError):
             attempt()
-        assert s.resource_version == 6
+        assert s.resource_version == START + 1
         assert s.get(PODS, "default", "g") is created
     assert len(s.cache(PODS).history) == 1
 

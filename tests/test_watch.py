@@ -149,14 +149,14 @@ def test_store_watch_start_points() -> None:
     s.create(PODS, "default", pod("a"))
     s.create(PODS, "default", pod("b"))
     legacy = s.watch(PODS, "default", allow_bookmarks=True)  # "" with WatchList on: a streaming list
-    assert kinds(legacy.take()) == [("ADDED", "a", 6), ("ADDED", "b", 7), ("BOOKMARK", "", 7)]
+    assert kinds(legacy.take()) == [("ADDED", "a", 8), ("ADDED", "b", 9), ("BOOKMARK", "", 9)]
     from_zero = s.watch(PODS, "default", resource_version="0")
-    assert kinds(from_zero.take()) == [("ADDED", "a", 6), ("ADDED", "b", 7)]
+    assert kinds(from_zero.take()) == [("ADDED", "a", 8), ("ADDED", "b", 9)]
     now = s.watch(PODS, "default", send_initial_events=False)
-    replay = s.watch(PODS, "default", resource_version="5")
-    assert (now.take(), kinds(replay.take())) == ([], [("ADDED", "a", 6), ("ADDED", "b", 7)])
+    replay = s.watch(PODS, "default", resource_version="7")
+    assert (now.take(), kinds(replay.take())) == ([], [("ADDED", "a", 8), ("ADDED", "b", 9)])
     s.create(PODS, "default", pod("c"))
-    assert kinds(now.take()) == [("ADDED", "c", 8)]
+    assert kinds(now.take()) == [("ADDED", "c", 10)]
 
 
 def test_store_watch_checks_its_arguments() -> None:
@@ -167,10 +167,10 @@ def test_store_watch_checks_its_arguments() -> None:
         with raises(Invalid, message):
             s.watch(PODS, "default", resource_version=rv)
     with pytest.raises(StatusError) as info:
-        s.watch(PODS, "default", resource_version="9", send_initial_events=True)
+        s.watch(PODS, "default", resource_version="11", send_initial_events=True)
     assert info.value.to_status() == {
         "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-        "message": "Timeout: Too large resource version: 9, current: 5", "reason": "Timeout",
+        "message": "Timeout: Too large resource version: 11, current: 7", "reason": "Timeout",
         "details": {"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
                     "retryAfterSeconds": 1},
         "code": 504}
@@ -179,7 +179,7 @@ def test_store_watch_checks_its_arguments() -> None:
     s.create(PODS, "default", pod("a"))
     s.create(PODS, "default", pod("b"))
     one = s.watch(PODS, "default", name="b", field_selector="metadata.name=b", resource_version="0")
-    assert kinds(one.take()) == [("ADDED", "b", 7)]
+    assert kinds(one.take()) == [("ADDED", "b", 9)]
 
 
 def test_a_watch_from_a_version_the_lagging_cache_has_not_shown_yet() -> None:
@@ -196,7 +196,7 @@ def test_a_watch_from_a_version_the_lagging_cache_has_not_shown_yet() -> None:
     from_before = s.watch(PODS, "default", resource_version=str(int(rv) - 1))
     for release in scheduled:
         release()
-    assert (from_truth.take(), kinds(from_before.take())) == ([], [("ADDED", "a", 6)])
+    assert (from_truth.take(), kinds(from_before.take())) == ([], [("ADDED", "a", 8)])
 
 
 def test_watchers_close_with_the_store() -> None:

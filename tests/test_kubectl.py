@@ -496,3 +496,52 @@ def test_node_name_with_gates_is_refused_on_create(kubectl: Kubectl, ns: str) ->
     assert kubectl.fail("create", "-n", ns, "-f", "-", input=manifest) == (
         'The Pod "pinned" is invalid: spec.nodeName: Forbidden: '
         "cannot be set until all schedulingGates have been cleared\n")
+
+
+# --- priority classes (scheduling.k8s.io/v1, _priority.py) -------------------------------------
+
+SYSTEM_CLASSES = [["system-cluster-critical", "2000000000", "false", "PreemptLowerPriority"],
+                  ["system-node-critical", "2000001000", "false", "PreemptLowerPriority"]]
+
+
+def test_get_priorityclasses_prints_the_server_columns(kubectl: Kubectl) -> None:
+    """``printPriorityClass``: NAME, VALUE, GLOBAL-DEFAULT, AGE, PREEMPTIONPOLICY; ``pc`` is the
+    short name discovery gives."""
+    for what in ("priorityclass", "pc", "priorityclasses.scheduling.k8s.io"):
+        rows = table(kubectl.out("get", what))
+        assert rows[0] == ["NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"]
+        system = [r for r in rows[1:] if r[0].startswith("system-")]
+        assert [r[:3] + r[4:] for r in system] == SYSTEM_CLASSES
+        assert all(AGE.match(r[3]) for r in system)
+
+
+def test_create_a_priorityclass_from_a_manifest_and_use_it(kubectl: Kubectl, ns: str) -> None:
+    """``kubectl create priorityclass NAME --value=N`` sends protobuf, which the fake does not
+    speak (as ``create namespace``); a manifest works."""
+    manifest = json.dumps({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                           "metadata": {"name": "kubectl-batch"}, "value": 1000, "preemptionPolicy": "Never",
+                           "description": "batch jobs"})
+    assert kubectl.out("create", "-f", "-", input=manifest) == "priorityclass.scheduling.k8s.io/kubectl-batch created\n"
+    row = table(kubectl.out("get", "pc", "kubectl-batch"))[1]
+    assert row[:3] + row[4:] == ["kubectl-batch", "1000", "false", "Never"]
+    assert kubectl.out("create", "-n", ns, "-f", "-", input=pod_manifest("prio", priorityClassName="kubectl-batch")) == (
+        "pod/prio created\n")
+    assert jsonpath(kubectl, ns, "pod/prio", "{.spec.priority} {.spec.preemptionPolicy}") == "1000 Never"
+    assert kubectl.fail("create", "-n", ns, "-f", "-", input=pod_manifest("other", priorityClassName="nope")) == (
+        'Error from server (Forbidden): error when creating "STDIN": pods "other" is forbidden: no PriorityClass '
+        "with name nope was found\n")
+    assert kubectl.fail("create", "priorityclass", "kubectl-high", "--value=1000").startswith(
+        "error: failed to create priorityclass: the body of the request was in an unknown format")
+    assert kubectl.out("delete", "pc", "kubectl-batch") == 'priorityclass.scheduling.k8s.io "kubectl-batch" deleted\n'
+
+
+def test_system_priorityclasses_cannot_be_deleted(kubectl: Kubectl) -> None:
+    assert kubectl.fail("delete", "priorityclass", "system-node-critical") == (
+        'Error from server (Forbidden): priorityclasses.scheduling.k8s.io "system-node-critical" is forbidden: '
+        "this is a system priority class and cannot be deleted\n")
+    manifest = json.dumps({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                           "metadata": {"name": "system-mine"}, "value": 5})
+    assert kubectl.fail("create", "-f", "-", input=manifest) == (
+        'The PriorityClass "system-mine" is invalid: metadata.name: Forbidden: priority class names with '
+        "'system-' prefix are reserved for system use only. error: system-mine is not a known system priority "
+        "class\n")

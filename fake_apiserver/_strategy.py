@@ -10,8 +10,9 @@ What is faithful (with the source of each rule in ``k8s-semantics.md``): pod sta
 ``SchedulingGated`` condition on create (A.3), ``generation`` 1 on create and +1 on a spec change
 (E.1), status subresource writes that ignore spec and main-resource writes that ignore status
 (E.1), the TaintNodesByCondition taint on new nodes. Pod defaulting covers the fields schedulers
-and kubectl read (``schedulerName``, ``priority``, ``restartPolicy``, ``dnsPolicy``, grace period,
-container pull policy, DefaultTolerationSeconds tolerations, ``qosClass``); service-account token
+and kubectl read (``schedulerName``, ``restartPolicy``, ``dnsPolicy``, grace period, container pull
+policy, DefaultTolerationSeconds tolerations, ``qosClass``); ``priority`` and ``preemptionPolicy``
+come from the Priority admission plugin (:mod:`~fake_apiserver._priority`); service-account token
 volumes and other admission plugins are not emulated. Defaults are applied on update too (the
 decoder defaults every body), so re-sending a pod as first written is a no-op; ``generation``
 compares specs as ``apiequality.Semantic.DeepEqual`` does (an empty list equals a missing one).

@@ -12,6 +12,17 @@ from typing import Any, Callable, Sequence
 __all__ = ["main"]
 
 
+def _port(text: str) -> int:
+    """``--port``: a TCP port, 0 for a free one (an argparse type: a bad value is a usage error)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid port {text!r}: give a number from 0 to 65535") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"invalid port {port}: give a number from 0 to 65535 (0: a free port)")
+    return port
+
+
 def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "serve",
@@ -20,7 +31,7 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "kubeconfig for it and print its URL.",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback only)")
-    p.add_argument("--port", type=int, default=0, help="port to bind (default: a free port)")
+    p.add_argument("--port", type=_port, default=0, help="port to bind (default: a free port)")
     p.add_argument(
         "--kubeconfig",
         default="schedharness.kubeconfig",
@@ -146,7 +157,11 @@ async def _until_signalled(server: Any, kubeconfig: Path, announce: Callable[[],
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):  # before the URL is printed: a caller may signal at once
         loop.add_signal_handler(sig, stop.set)
-    await server.start()
+    try:
+        await server.start()
+    except OSError as e:  # the address is taken or cannot be bound: the user's to change
+        print(f"schedharness: cannot listen on {server.host}:{server.port}: {e.strerror or e}", file=sys.stderr)
+        return 2
     path = server.write_kubeconfig(kubeconfig)
     print(f"schedharness: {announce()}", flush=True)
     print(f"schedharness: kubeconfig written to {path.resolve()}", flush=True)
@@ -186,7 +201,7 @@ def _proxy_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("--upstream", required=True, metavar="KUBECONFIG", help="the real cluster's kubeconfig")
     p.add_argument("--context", default=None, help="its context to use (default: current-context)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback only)")
-    p.add_argument("--port", type=int, default=0, help="port to bind (default: a free port)")
+    p.add_argument("--port", type=_port, default=0, help="port to bind (default: a free port)")
     p.add_argument("--kubeconfig", default="schedharness-proxy.kubeconfig",
                    help="where to write the proxy's kubeconfig (default: ./schedharness-proxy.kubeconfig)")
     p.add_argument("--seed", type=int, default=0, help="seed of probabilistic fault rules")

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -145,6 +146,23 @@ def normalize_scheduler(scheduler: str, mutant: str | None = None) -> str:
     return f"cmd:{scheduler}"
 
 
+def check_command(scheduler: str) -> None:
+    """A ``cmd:`` scheduler whose program cannot be found stops the run before its first scenario
+    with one message (not one failure per scenario)."""
+    if not scheduler.startswith("cmd:"):
+        return
+    try:
+        argv = shlex.split(scheduler[4:])
+    except ValueError as e:
+        raise RunError(f"the scheduler command {scheduler[4:]!r} cannot be split into arguments: {e}") from None
+    if not argv:
+        raise RunError("the scheduler command is empty")
+    program = argv[0]
+    if shutil.which(program) is None:
+        where = "is not an executable file" if os.sep in program else "is not found on PATH"
+        raise RunError(f"the scheduler command cannot start: {program} {where}")
+
+
 def default_report_dir(now: datetime) -> Path:
     """``reports/<UTC timestamp>`` (relative to the working directory)."""
     return Path("reports") / now.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
@@ -229,6 +247,7 @@ def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = 
     started = now()  # the one wall-clock read
     begin = time.monotonic()
     scheduler = normalize_scheduler(options.scheduler)
+    check_command(scheduler)
     try:
         gates = parse_feature_gates(options.feature_gates)
     except ValueError as e:

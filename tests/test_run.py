@@ -18,6 +18,7 @@ import pytest
 from harness._run import (
     RunError,
     RunOptions,
+    check_command,
     default_report_dir,
     normalize_scheduler,
     run_argv,
@@ -115,6 +116,25 @@ def test_normalize_scheduler() -> None:
     known = ", ".join(sorted(v.name for v in VARIANTS))  # every variant, as others add them
     with pytest.raises(RunError, match=rf"^unknown mutant 'nope'; known: {re.escape(known)}$"):
         normalize_scheduler("reference", "nope")
+
+
+def test_a_scheduler_command_that_cannot_start_stops_the_run_once(tmp_path: Path) -> None:
+    """No scenario runs and no report is written: one message, exit code 2 from the command line."""
+    missing = tmp_path / "no-such-scheduler"
+    with pytest.raises(RunError, match=rf"^the scheduler command cannot start: {re.escape(str(missing))} is not an "
+                                       r"executable file$"):
+        run_suites(RunOptions(scheduler=f"cmd:{missing} --kubeconfig {{kubeconfig}}", report_dir=tmp_path / "r"),
+                   progress=None)
+    assert not (tmp_path / "r").exists()
+    with pytest.raises(RunError, match=r"^the scheduler command cannot start: no-such-scheduler-xyz is not found on "
+                                       r"PATH$"):
+        check_command("cmd:no-such-scheduler-xyz --kubeconfig {kubeconfig}")
+    check_command(f"cmd:{sys.executable} -c pass")
+    check_command("reference")
+    result = subprocess.run([sys.executable, "-m", "harness.cli", "run", "--scheduler", f"cmd:{missing}"],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert (result.returncode, result.stdout, result.stderr) == (
+        2, "", f"schedharness run: the scheduler command cannot start: {missing} is not an executable file\n")
 
 
 def test_a_cluster_run_is_serial_and_passes_the_kind_options_on(tmp_path: Path) -> None:

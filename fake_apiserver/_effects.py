@@ -71,8 +71,9 @@ Previewer = Callable[[Any], Awaitable["Effect | None"]]
 
 
 def is_write(info: Any) -> bool:
-    """A request that writes one named object (or creates one): the requests with an effect."""
-    return info.is_resource and info.verb in WRITE_VERBS and bool(info.spec)
+    """A request that writes one named object (or creates one): the requests with an effect. A
+    dry run (``dryRun=All``) writes nothing."""
+    return info.is_resource and info.verb in WRITE_VERBS and bool(info.spec) and info.query.get("dryRun") != "All"
 
 
 def record_commit(group: str, resource: str, old: Obj | None, new: Obj | None) -> None:

@@ -395,33 +395,48 @@ class ApiHandler:
         return _page_not_found()
 
     async def preview(self, info: RequestInfo) -> Effect | None:
-        """The effect ``info`` would have if served now (a dry run against the store), or ``None``
-        when it would be refused or writes no one object (:mod:`fake_apiserver._effects`)."""
+        """The effect ``info`` would have if served now (the same store call as serving it, as a
+        dry run), or ``None`` when it would be refused or writes no one object
+        (:mod:`fake_apiserver._effects`)."""
         spec = info.spec
         if spec is None or not is_write(info) or (info.subresource and info.subresource not in spec.subresources):
             return None
-        store, ns = self.store, info.namespace or None
+        store = self.store
         try:
-            before = store.get(spec, ns, info.name) if info.name else None
-            if info.subresource == "binding" and info.verb == "create":
+            before = store.get(spec, info.namespace or None, info.name) if info.name else None
+            if info.subresource == "binding":
+                if info.verb != "create":
+                    return None
                 return Effect(before, store.bound(info.namespace, info.name, _decode_object(info, "", "v1", "Binding")))
-            if info.verb == "create" and not info.name:
-                return Effect(None, store.create(spec, ns, _decode_object(info, spec.group, spec.version, spec.kind),
-                                                 dry_run=True))
-            if info.verb == "update" and info.name:
-                body = _decode_object(info, spec.group, spec.version, spec.kind)
-                return Effect(before, store.update(spec, ns, info.name, body, subresource=info.subresource or None,
-                                                   dry_run=True))
-            if info.verb == "patch" and info.name:
-                return Effect(before, store.patch(spec, ns, info.name, info.body, info.content_type,
-                                                  subresource=info.subresource or None, dry_run=True))
-            if info.verb == "delete" and info.name and not info.subresource:
-                kept = store.delete(spec, ns, info.name, dry_run=True)
-                held = bool((before or {}).get("metadata", {}).get("finalizers"))
-                return Effect(before, kept if held else None)
+            if (info.verb == "create") == bool(info.name) or (info.verb == "delete" and info.subresource):
+                return None  # not a write the resource route serves
+            after = self._store_write(info, dry_run=True)
         except StatusError:
             return None
-        return None
+        if info.verb == "delete":  # an object its finalizers keep is answered as it now is
+            return Effect(before, after if (before or {}).get("metadata", {}).get("finalizers") else None)
+        return Effect(before, after)
+
+    def _store_write(self, info: RequestInfo, *, dry_run: bool) -> Obj:
+        """The store's answer to a create, update, patch or delete of one object: what serving
+        the request and previewing it (:meth:`preview`) both call. ``dry_run`` as the request's
+        ``dryRun=All`` (a delete's may also come in its ``DeleteOptions``)."""
+        spec = info.spec
+        assert spec is not None
+        store, ns, sub = self.store, info.namespace or None, info.subresource or None
+        if info.verb == "create":
+            return store.create(spec, ns, _decode_object(info, spec.group, spec.version, spec.kind), dry_run=dry_run)
+        if info.verb == "update":
+            body = _decode_object(info, spec.group, spec.version, spec.kind)
+            return store.update(spec, ns, info.name, body, subresource=sub, dry_run=dry_run)
+        if info.verb == "patch":
+            return store.patch(spec, ns, info.name, info.body, info.content_type, subresource=sub, dry_run=dry_run)
+        options: Obj = {}
+        if info.body:
+            parsed = _parse_body(info, "DeleteOptions")
+            options = parsed if isinstance(parsed, dict) else {}
+        return store.delete(spec, ns, info.name, preconditions=options.get("preconditions"),
+                            dry_run=dry_run or options.get("dryRun") == ["All"])
 
     def _served_group_version(self, path: str) -> bool:
         """Whether ``path`` lies under a served ``/apis/<group>/<version>`` (a go-restful root)."""
@@ -473,31 +488,16 @@ class ApiHandler:
         if verb == "get":
             got = store.get(spec, ns, info.name)
             return json_response(render_table(spec, got, table, store.clock.now())) if table else self.encoded.response(got)
+        dry_run = q.get("dryRun", "") == "All"
         if verb == "create" and not info.name:
             if spec.namespaced and not ns:
                 raise RouteMethodNotAllowed()
-            body = _decode_object(info, spec.group, spec.version, spec.kind)
-            dry_run = q.get("dryRun", "") == "All"
-            return self.encoded.response(store.create(spec, ns, body, dry_run=dry_run), 201)
-        if verb == "update" and info.name:
-            body = _decode_object(info, spec.group, spec.version, spec.kind)
-            return self.encoded.response(store.update(
-                spec, ns, info.name, body, subresource=info.subresource or None, dry_run=q.get("dryRun", "") == "All"))
-        if verb == "patch" and info.name:
-            if q.get("force") is not None and _media_type(info.content_type) != "application/apply-patch+yaml":
-                raise_invalid_patch_options()
-            return self.encoded.response(store.patch(
-                spec, ns, info.name, info.body, info.content_type, subresource=info.subresource or None,
-                dry_run=q.get("dryRun", "") == "All",
-            ))
-        if verb == "delete" and not info.subresource:
-            options: Obj = {}
-            if info.body:
-                parsed = _parse_body(info, "DeleteOptions")
-                options = parsed if isinstance(parsed, dict) else {}
-            dry_run = q.get("dryRun", "") == "All" or options.get("dryRun") == ["All"]
-            return self.encoded.response(store.delete(
-                spec, ns, info.name, preconditions=options.get("preconditions"), dry_run=dry_run))
+            return self.encoded.response(self._store_write(info, dry_run=dry_run), 201)
+        if verb == "patch" and info.name and q.get("force") is not None \
+                and _media_type(info.content_type) != "application/apply-patch+yaml":
+            raise_invalid_patch_options()
+        if (verb in ("update", "patch") and info.name) or (verb == "delete" and not info.subresource):
+            return self.encoded.response(self._store_write(info, dry_run=dry_run))
         if verb == "deletecollection":
             return json_response(store.delete_collection(
                 spec, ns, label_selector=q.get("labelSelector", ""), field_selector=q.get("fieldSelector", "")

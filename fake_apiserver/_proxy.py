@@ -457,7 +457,7 @@ class FaultProxy:
         session = self._session
         if session is None:
             return status_response(ServiceUnavailable("the fault proxy is stopped"))
-        writes = is_write(info) and info.query.get("dryRun") != "All"
+        writes = is_write(info)
         before = await self._object(info) if writes else None
         headers = self._headers(request)
         url = URL(self.upstream.server.rstrip("/") + request.raw_path, encoded=True)

@@ -526,6 +526,7 @@ class Store:
         *,
         preconditions: Obj | None = None,
         dry_run: bool = False,
+        registry: bool = True,
     ) -> Obj:
         """Delete now, or mark for deletion while finalizers remain (a dry run only answers).
 
@@ -535,22 +536,12 @@ class Store:
         ``Status`` naming it otherwise (``Store.finalizeDelete``); an object kept for its
         finalizers is answered as it now is. Preconditions fail early, as ``rest.BeforeDelete``
         checks them, with a conflict on the kind. A kind's registry may refuse first (system
-        priority classes, :meth:`~fake_apiserver._strategy.Strategy.check_delete`).
+        priority classes, :meth:`~fake_apiserver._strategy.Strategy.check_delete`), unless
+        ``registry`` is False: ``Store.DeleteCollection`` calls the generic store's own ``Delete``,
+        past a kind's ``REST.Delete`` override.
         """
-        self._strategies[(spec.group, spec.resource)].check_delete(name)
-        return self._delete_one(spec, namespace, name, preconditions=preconditions, dry_run=dry_run)
-
-    def _delete_one(
-        self,
-        spec: KindSpec,
-        namespace: str | None,
-        name: str,
-        *,
-        preconditions: Obj | None = None,
-        dry_run: bool = False,
-    ) -> Obj:
-        """:meth:`delete` without the registry's refusals: ``Store.DeleteCollection`` calls the
-        generic store's own ``Delete``, past a kind's ``REST.Delete`` override."""
+        if registry:
+            self._strategies[(spec.group, spec.resource)].check_delete(name)
         old = self.get(spec, namespace, name)
         pre = preconditions or {}
         old_meta = old["metadata"]
@@ -608,7 +599,7 @@ class Store:
         deleted = []
         for item in listed["items"]:
             meta = item["metadata"]
-            self._delete_one(spec, meta.get("namespace"), meta["name"])
+            self.delete(spec, meta.get("namespace"), meta["name"], registry=False)
             deleted.append(item)
         return {"kind": spec.list_kind, "apiVersion": spec.api_version,
                 "metadata": {"resourceVersion": str(self._rv)}, "items": deleted}

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Union
 
 from fake_apiserver import JournalEntry
+from fake_apiserver._effects import condition_of
 
 __all__ = [
     "Expectation",
@@ -53,18 +54,15 @@ class Expectation:
         return Expectation(f"not ({self.description})", lambda: not self.test(), self.observe, self.pods)
 
     def __and__(self, other: Expectation) -> Expectation:
-        return Expectation(
-            f"({self.description}) and ({other.description})",
-            lambda: self.test() and other.test(),
-            lambda: f"{self.observe()}; {other.observe()}",
-            self.pods + tuple(p for p in other.pods if p not in self.pods),
-        )
-
+        return self._join(other, "and", lambda: self.test() and other.test())
 
     def __or__(self, other: Expectation) -> Expectation:
+        return self._join(other, "or", lambda: self.test() or other.test())
+
+    def _join(self, other: Expectation, word: str, test: Callable[[], bool]) -> Expectation:
         return Expectation(
-            f"({self.description}) or ({other.description})",
-            lambda: self.test() or other.test(),
+            f"({self.description}) {word} ({other.description})",
+            test,
             lambda: f"{self.observe()}; {other.observe()}",
             self.pods + tuple(p for p in other.pods if p not in self.pods),
         )
@@ -105,14 +103,6 @@ def describe_predicate(predicate: Predicate) -> Expectation:
         return predicate
     name = getattr(predicate, "__name__", repr(predicate))
     return Expectation(f"{name}() is true", predicate, lambda: f"{name}() returned false")
-
-
-def condition_of(pod: Obj | None, type_: str) -> Obj | None:
-    """A copy of the pod's condition of ``type_``, or None."""
-    for condition in (pod or {}).get("status", {}).get("conditions") or []:
-        if condition.get("type") == type_:
-            return dict(condition)
-    return None
 
 
 def touches(entry: JournalEntry, pods: tuple[str, ...], namespace: str) -> bool:

@@ -3,8 +3,9 @@
 A conformance suite is only worth citing if it catches broken schedulers and passes correct ones
 whatever their requests look like. The reference scheduler ships with variants
 (``schedharness mutants``, :data:`reference_scheduler.VARIANTS`), each with what is expected of
-it: *shape variants* behave as the reference and only write the pod's condition with another
-request (PUT, JSON patch, merge patch); *mutants* each break one KEP-5501 rule; *controls* are not
+it: *shape variants* are correct too and differ from the reference only where a correct scheduler
+may (the request that writes the pod's condition: PUT, JSON patch, merge patch; when a claim event
+re-runs PreEnqueue); *mutants* each break one KEP-5501 rule; *controls* are not
 schedulers at all (``does-nothing``). The selftest runs the suites once against the reference and
 once against each variant (one pytest run each, ``--scheduler reference:<name>``,
 :func:`harness._run.run_suites`), and holds four promises:
@@ -22,8 +23,8 @@ which mutant or control, and which criteria a shape variant failed go to ``selft
 
 The runs are independent processes, so ``-n`` runs that many of them at a time (better than
 pytest-xdist inside each run: the suite is short under virtual time, and a worker pool's start-up
-would cost more than it saves). Timelines are not drawn (about 0.15 s a scenario, times seventeen
-runs); the journals are kept, and ``schedharness run --mutant NAME`` draws them for one variant.
+would cost more than it saves). Timelines are not drawn (about 0.15 s a scenario, times every
+run); the journals are kept, and ``schedharness run --mutant NAME`` draws them for one variant.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from fake_apiserver import JournalEntry
-from fake_apiserver._effects import condition_of
+from fake_apiserver._effects import changes_condition, condition_of
 from harness._expectations import format_condition
 
 __all__ = ["Write", "delivered", "format_writes", "writes_of"]
@@ -29,7 +29,6 @@ Obj = dict[str, Any]
 
 #: Fields every write changes or the server owns: left out when telling whether a write changed anything.
 _VOLATILE_META = ("resourceVersion", "managedFields", "generation")
-_CONDITION_KEYS = ("status", "reason", "message")
 
 
 def _without_volatile(obj: Obj | None) -> Obj | None:
@@ -94,9 +93,7 @@ class Write:
 
     def changes(self, type_: str = "PodScheduled") -> bool:
         """The condition ``type_`` differs (presence, status, reason or message) before and after."""
-        a, b = self.condition_before(type_), self.condition_after(type_)
-        key = (lambda c: None if c is None else tuple(c.get(k) for k in _CONDITION_KEYS))
-        return self.known and key(a) != key(b)
+        return self.known and changes_condition(type_)(self.before, self.after)
 
     @property
     def redundant(self) -> bool:

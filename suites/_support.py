@@ -45,13 +45,14 @@ from typing import Any
 
 import pytest
 
-from fake_apiserver import EffectPredicate, JournalEntry, binds, removes_condition, sets_condition
+from fake_apiserver import Delay, EffectPredicate, FaultRule, Match, binds, removes_condition, sets_condition, sets_field
 from harness._expectations import condition_of, format_condition
 from harness._kubeclient import ApiError
 from harness._scenario import DEFAULT_DEVICE_CLASS, Scenario
 from harness._writes import Write, format_writes
 
 __all__ = [
+    "CLAIMS",
     "CLEARS_NOT_READY",
     "DELAY",
     "GATED_MESSAGE",
@@ -62,6 +63,7 @@ __all__ = [
     "SeenEvent",
     "Write",
     "add_devices",
+    "allocation_hold",
     "clears",
     "condition_history",
     "condition_writes",
@@ -75,10 +77,11 @@ __all__ = [
     "expect_one_not_ready_event",
     "fit_error",
     "format_writes",
-    "journal_lines",
     "not_ready_writes",
     "require_faults",
     "seen_by_scheduler",
+    "skip_if_other_nodes_schedulable",
+    "skip_unless_held",
     "watch_span",
 ]
 
@@ -93,6 +96,7 @@ NOT_READY_FOR_SCHEDULING = "NotReadyForScheduling"
 REAL_TIME_CAP = 30.0
 #: "The delay value will be hardcoded to a default of 5 seconds" (KEP-5501 Proposal §3).
 DELAY = 5.0
+CLAIMS = "resourceclaims.resource.k8s.io"
 
 
 @dataclass(frozen=True)
@@ -241,6 +245,33 @@ def require_faults(scenario: Scenario) -> None:
                     "not talk through the fault proxy (run one out of the cluster: --scheduler reference or cmd:...)")
 
 
+def skip_if_other_nodes_schedulable(scenario: Scenario, why: str) -> None:
+    """Skip the calling criterion when a node of a shared cluster that the scenario did not make
+    is schedulable (``why``: what that node would spoil)."""
+    schedulable = [n["metadata"]["name"] for n in scenario.other_nodes if not n.get("spec", {}).get("unschedulable")]
+    if schedulable:
+        pytest.skip(f"the cluster has schedulable nodes this scenario did not make ({', '.join(schedulable)}); "
+                    f"{why} (cordon them, or use --backend kind)")
+
+
+def allocation_hold(claim: str, seconds: float) -> FaultRule:
+    """A fault rule holding, ``seconds`` long, the write that records ``claim``'s allocation
+    (whatever request carries it): the binding cycle of a pod using it waits there
+    (READINGS["prebind-order"])."""
+    return FaultRule(Match(resource=CLAIMS, name=claim, effect=sets_field("status", "allocation")), Delay(seconds),
+                     name="slow-allocation-write", times=1)
+
+
+async def skip_unless_held(scenario: Scenario, hold: FaultRule, pod: str, why: str) -> None:
+    """Skip the calling criterion, saying so, when ``hold`` (an :func:`allocation_hold`) never
+    held anything or ``pod`` is already bound: the scheduler binds without recording the claim's
+    allocation first, outside READINGS["prebind-order"] (``why``: what that hides)."""
+    if hold.fired == 0 or (scenario.pod(pod) or {}).get("spec", {}).get("nodeName"):
+        await scenario.remove_fault(hold)
+        pytest.skip("the scheduler bound the pod without first recording the claim's allocation through a held "
+                    f"write (READINGS['prebind-order']): {why}")
+
+
 #: NodeUnschedulable's reason (``ErrReasonUnschedulable``).
 UNSCHEDULABLE_NODES = "node(s) were unschedulable"
 
@@ -252,10 +283,7 @@ def fit_error(scenario: Scenario, nodes: int, reasons: dict[str, int]) -> str:
     sorts them. Skips the criterion when a node the scenario did not make is schedulable: the
     message (and where the pod goes) would depend on that node."""
     counts = dict(reasons)
-    schedulable = [n["metadata"]["name"] for n in scenario.other_nodes if not n.get("spec", {}).get("unschedulable")]
-    if schedulable:
-        pytest.skip(f"the cluster has schedulable nodes this scenario did not make ({', '.join(schedulable)}); "
-                    "its fit-error message cannot be predicted (cordon them, or use --backend kind)")
+    skip_if_other_nodes_schedulable(scenario, "its fit-error message cannot be predicted")
     if scenario.other_nodes:
         counts[UNSCHEDULABLE_NODES] = counts.get(UNSCHEDULABLE_NODES, 0) + len(scenario.other_nodes)
     total = nodes + len(scenario.other_nodes)
@@ -287,14 +315,6 @@ async def seen_by_scheduler(scenario: Scenario, *objects: tuple[str, Obj]) -> No
         return
     for kind, obj in objects:
         await scenario.seen(kind, obj)
-
-
-def journal_lines(scenario: Scenario, entries: list[JournalEntry]) -> str:
-    """Journal entries formatted for a failure message (``(none)`` when there are none)."""
-    journal = scenario.backend.journal
-    if journal is None or not entries:
-        return "  (none)"
-    return journal.format(entries)
 
 
 def event_lines(seen: list[SeenEvent]) -> str:

@@ -35,6 +35,7 @@ from harness import Scenario
 from suites._readings import READINGS
 from suites._support import NOT_READY_FOR_SCHEDULING as NOT_READY
 from suites._support import (
+    CLAIMS,
     DELAY,
     Write,
     create_claim,
@@ -55,7 +56,6 @@ from suites._support import (
 __all__: list[str] = []
 
 GATES = {"SchedulerPreEnqueuePodStatus": True, "SchedulerAsyncAPICalls": True}
-CLAIMS = "resourceclaims.resource.k8s.io"
 HOLD = "example.com/hold"
 KEEP = "example.com/keep"
 GATED_SPAN = 10.0  # seconds the pod stays gated after the scheduler saw its claim go

@@ -27,15 +27,17 @@ from typing import Any
 
 import pytest
 
-from fake_apiserver import Delay, FaultRule, Match, sets_field
+from fake_apiserver import Delay, FaultRule, Match
 from harness import Scenario
 from harness._expectations import condition_of
 from suites._readings import READINGS
 from suites._support import NOT_READY_FOR_SCHEDULING as NOT_READY
 from suites._support import (
+    CLAIMS,
     DELAY,
     SETS_NOT_READY,
     Write,
+    allocation_hold,
     clears,
     condition_writes,
     create_claim,
@@ -46,6 +48,8 @@ from suites._support import (
     not_ready_writes,
     require_faults,
     seen_by_scheduler,
+    skip_if_other_nodes_schedulable,
+    skip_unless_held,
 )
 
 __all__: list[str] = []
@@ -53,7 +57,6 @@ __all__: list[str] = []
 Obj = dict[str, Any]
 
 GATES = {"SchedulerPreEnqueuePodStatus": True, "SchedulerAsyncAPICalls": True}
-CLAIMS = "resourceclaims.resource.k8s.io"
 HOLD = "example.com/hold"
 FEATURE_READY = "example.com/FeatureReady"
 AUDITED = "example.com/Audited"
@@ -237,10 +240,7 @@ async def test_conditions_of_other_writers_survive_the_unschedulable_write(scena
     added: the pod is bound within 15 s. Every stored write of the scheduler's to the pod (the
     Unschedulable condition, the binding, any other) leaves both foreign conditions as they were,
     and at the end the pod carries both exactly as stored."""
-    schedulable = [n["metadata"]["name"] for n in scenario.other_nodes if not n.get("spec", {}).get("unschedulable")]
-    if schedulable:
-        pytest.skip(f"the cluster has schedulable nodes this scenario did not make ({', '.join(schedulable)}): the pod "
-                    "could fit there (cordon them, or use --backend kind)")
+    skip_if_other_nodes_schedulable(scenario, "the pod could fit there")
     await seen_by_scheduler(scenario, ("nodes", await scenario.create_node("n1", cpu="1")))
     await scenario.create_pod("p", "2", gates=[HOLD], manifest=READINESS_GATE)
     shown = await write_foreign(scenario, "p", FEATURE_READY_CONDITION, AUDITED_CONDITION)
@@ -277,14 +277,10 @@ async def test_a_condition_added_while_the_delayed_clear_is_pending_survives_it(
     await dra_cluster(scenario)
     seen = await scenario.seen("pods", await scenario.create_pod("p", claims=["gpu"]))
     await expect_not_ready_after(scenario, "p", seen)
-    hold = await scenario.add_fault(FaultRule(Match(resource=CLAIMS, name="gpu", effect=sets_field("status", "allocation")),
-                                              Delay(15), name="slow-allocation-write", times=1))
+    hold = await scenario.add_fault(allocation_hold("gpu", 15))
     passed = await scenario.seen(CLAIMS, await create_claim(scenario, "gpu"))
     await scenario.advance(passed + 2 - scenario.now)
-    if hold.fired == 0 or (scenario.pod("p") or {}).get("spec", {}).get("nodeName"):
-        await scenario.remove_fault(hold)
-        pytest.skip("the scheduler bound the pod without first recording the claim's allocation through a held "
-                    "write (READINGS['prebind-order']): no clear is pending while the binding waits")
+    await skip_unless_held(scenario, hold, "p", "no clear is pending while the binding waits")
     shown = await write_foreign(scenario, "p", AUDITED_CONDITION)
     slack = scenario.slack
     not_ready = scenario.pod_condition("p", "PodScheduled", reason=NOT_READY)

@@ -23,14 +23,16 @@ import re
 
 import pytest
 
-from fake_apiserver import Delay, FaultRule, Match, binds, sets_field
+from fake_apiserver import Delay, FaultRule, Match, binds
 from harness import Expectation, FakeBackend, ProcessAdapter, SchedulerAdapter
 from harness._adapters import AdapterError
 from harness._scenario import Scenario
 from suites._readings import READINGS
 from suites._support import (
+    CLAIMS,
     DELAY,
     NOT_READY_FOR_SCHEDULING,
+    allocation_hold,
     clears,
     condition_history,
     condition_writes,
@@ -42,10 +44,10 @@ from suites._support import (
     expect_one_not_ready_event,
     format_writes,
     require_faults,
+    skip_unless_held,
     watch_span,
 )
 
-CLAIMS = "resourceclaims.resource.k8s.io"
 
 
 async def _rejected_pod(scenario: Scenario) -> float:
@@ -178,16 +180,12 @@ async def test_condition_is_cleared_5s_after_the_pass_while_the_binding_cycle_wa
     5 s after the scheduler saw the claim (within the slack), leaving no PodScheduled condition and
     the other conditions as they were (READINGS["clear-writes"]); then the pod is bound."""
     require_faults(scenario)
-    hold = FaultRule(Match(resource=CLAIMS, name="c", effect=sets_field("status", "allocation")), Delay(15),
-                     name="slow-allocation-write", times=1)
+    hold = allocation_hold("c", 15)
     passed = await _pass_with_hold(scenario, hold)
     slack = scenario.slack
     await scenario.eventually(scenario.pod_bound("p") | ~_not_ready(scenario),
                               within=passed + DELAY + slack.late - scenario.now)
-    if hold.fired == 0 or (scenario.pod("p") or {}).get("spec", {}).get("nodeName"):
-        await scenario.remove_fault(hold)
-        pytest.skip("the scheduler bound the pod without first recording the claim's allocation through a held "
-                    "write (READINGS['prebind-order']): the clear cannot be told apart from the binding here")
+    await skip_unless_held(scenario, hold, "p", "the clear cannot be told apart from the binding here")
     removed = [w for w in clears(scenario, "p") if w.applied]
     assert len(removed) == 1 and passed + DELAY - slack.early <= removed[0].time <= passed + DELAY + slack.late, (
         f"expected one clear at t={passed + DELAY:.3f} ({DELAY:g} s after the scheduler saw the claim at "

@@ -31,6 +31,7 @@ from suites._readings import READINGS
 from suites._support import DELAY
 from suites._support import NOT_READY_FOR_SCHEDULING as NOT_READY
 from suites._support import (
+    CLAIMS,
     ConditionHistory,
     condition_history,
     event_lines,
@@ -44,7 +45,6 @@ from suites._support import (
 __all__: list[str] = []
 
 GATES = {"SchedulerPreEnqueuePodStatus": True, "SchedulerAsyncAPICalls": True}
-CLAIMS = "resourceclaims.resource.k8s.io"
 NAMES = ("a", "b", "c")
 FLIP_LABEL = "schedharness.io/flip"
 

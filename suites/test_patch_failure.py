@@ -31,17 +31,19 @@ from typing import Any
 
 import pytest
 
-from fake_apiserver import CloseConnection, Delay, FaultRule, Match, Respond, sets_field
+from fake_apiserver import CloseConnection, FaultRule, Match, Respond
 from harness import Scenario
 from suites._readings import READINGS
-from suites._support import CLEARS_NOT_READY, DELAY, SETS_NOT_READY
+from suites._support import CLAIMS, CLEARS_NOT_READY, DELAY, SETS_NOT_READY
 from suites._support import NOT_READY_FOR_SCHEDULING as NOT_READY
 from suites._support import (
+    allocation_hold,
     create_claim,
     dra_cluster,
     format_writes,
     not_ready_writes,
     require_faults,
+    skip_unless_held,
     watch_span,
 )
 
@@ -50,7 +52,6 @@ __all__: list[str] = []
 Action = Respond | CloseConnection
 
 GATES = {"SchedulerPreEnqueuePodStatus": True, "SchedulerAsyncAPICalls": True}
-CLAIMS = "resourceclaims.resource.k8s.io"
 SENT_NOT_READY = "the write setting p's NotReadyForScheduling condition, 5 s after the scheduler saw the pod"
 
 #: (id, action): the five ways a write fails
@@ -184,13 +185,10 @@ async def test_a_failed_clear_leaves_no_stale_condition_once_the_pod_is_re_evalu
                               within=seen + DELAY + scenario.slack.late - scenario.now)
     clear = await scenario.add_fault(FaultRule(Match(resource="pods", namespace=scenario.namespace, name="p",
                                                      effect=CLEARS_NOT_READY), failure, name="refuse-clear", times=1))
-    hold = await scenario.add_fault(FaultRule(Match(resource=CLAIMS, name="gpu", effect=sets_field("status", "allocation")),
-                                              Delay(10.0), name="slow-allocation-write", times=1))
+    hold = await scenario.add_fault(allocation_hold("gpu", 10.0))
     passed = await scenario.seen(CLAIMS, await create_claim(scenario, "gpu"))
     await scenario.advance(passed + DELAY + scenario.slack.late - scenario.now)
-    if hold.fired == 0 or (scenario.pod("p") or {}).get("spec", {}).get("nodeName"):
-        pytest.skip("the scheduler bound the pod without first recording the claim's allocation through a held "
-                    "write (READINGS['prebind-order']): a clear cannot be told apart from the binding here")
+    await skip_unless_held(scenario, hold, "p", "a clear cannot be told apart from the binding here")
     expect_fired(scenario, clear, f"the delayed clear of {scenario.namespace}/p, 5 s after the scheduler saw the claim")
     not_ready = scenario.pod_condition("p", "PodScheduled", reason=NOT_READY)
     await scenario.eventually(scenario.pod_bound("p") & ~not_ready, within=10 + scenario.slack.late)

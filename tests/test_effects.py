@@ -10,7 +10,7 @@ from typing import Any, Awaitable, Callable
 import aiohttp
 import pytest
 
-from fake_apiserver import FakeApiServer, FaultRule, JournalEntry, Match, Respond
+from fake_apiserver import EffectPredicate, FakeApiServer, FaultRule, JournalEntry, Match, Respond
 from fake_apiserver._effects import binds, changes_condition, condition_of, removes_condition, sets_condition, sets_field
 from harness._virtual_time import VirtualClock, run
 
@@ -161,5 +161,44 @@ def test_a_write_the_server_would_refuse_has_no_preview_so_an_effect_rule_does_n
         assert rule.fired == 0
         refused = _last_write(server, "p")
         assert (refused.code, refused.effect, refused.before, refused.after) == (422, "", None, None)
+
+    with_server(body)
+
+
+def test_a_dry_run_writes_nothing_so_it_has_no_effect_and_no_effect_rule_fires() -> None:
+    async def body(server: FakeApiServer, client: aiohttp.ClientSession) -> None:
+        await client.post(POD_PATH, json=pod("p"))
+        rule = server.faults.add(FaultRule(
+            Match(resource="pods", name="p", effect=sets_condition("PodScheduled", reason="NotReadyForScheduling")),
+            Respond(503)))
+        patch = json.dumps({"status": {"conditions": [NOT_READY]}})
+        async with client.patch(f"{POD_PATH}/p/status", params={"dryRun": "All"}, data=patch,
+                                headers={"Content-Type": "application/merge-patch+json"}) as r:
+            assert r.status == 200
+            assert condition_of(await r.json(), "PodScheduled") is not None  # the answer shows what would be
+        assert rule.fired == 0
+        dry = _last_write(server, "p")
+        assert (dry.query, dry.effect, dry.before, dry.after) == ({"dryRun": "All"}, "", None, None)
+        assert condition_of(await _pod(client, "p"), "PodScheduled") is None
+
+    with_server(body)
+
+
+def test_a_delete_preview_honours_its_preconditions() -> None:
+    """A delete whose uid precondition does not hold would be refused (409): no preview, so a rule
+    on "deletes the pod" does not fire and the server answers the real conflict; the same delete
+    without the precondition is refused by the rule."""
+    async def body(server: FakeApiServer, client: aiohttp.ClientSession) -> None:
+        await client.post(POD_PATH, json=pod("p"))
+        deletes = EffectPredicate("deletes the object", lambda before, after: before is not None and after is None)
+        rule = server.faults.add(FaultRule(Match(resource="pods", name="p", effect=deletes), Respond(503)))
+        stale = {"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": {"uid": "not-the-uid"}}
+        async with client.delete(f"{POD_PATH}/p", json=stale) as r:
+            assert r.status == 409
+        assert rule.fired == 0
+        async with client.delete(f"{POD_PATH}/p") as r:
+            assert r.status == 503
+        assert rule.fired == 1
+        assert (await _pod(client, "p"))["metadata"]["name"] == "p"
 
     with_server(body)

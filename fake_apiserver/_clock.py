@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Protocol
 
-__all__ = ["Clock", "SystemClock", "format_time", "format_micro_time"]
+__all__ = ["Clock", "SystemClock", "format_time", "format_micro_time", "parse_time"]
 
 
 class Clock(Protocol):
@@ -35,3 +35,8 @@ def format_time(t: datetime) -> str:
 def format_micro_time(t: datetime) -> str:
     """``metav1.MicroTime``: RFC 3339 with microseconds."""
     return t.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_time(text: str) -> datetime:
+    """A ``metav1.Time`` or ``MicroTime`` as written by :func:`format_time` (or a client)."""
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(timezone.utc)

@@ -79,17 +79,20 @@ def is_write(info: Any) -> bool:
 def record_commit(group: str, resource: str, old: Obj | None, new: Obj | None) -> None:
     """The store's commit hook: attach ``(old, new)`` to the request being served, when the commit
     is that request's own object (a namespace delete also deletes what it holds: only the
-    namespace is the request's effect)."""
+    namespace is the request's effect). A delete that marks the object and then removes it
+    commits twice; its effect runs from before the first to after the second."""
     info = current_request.get()
-    if info is None or info.spec is None or "effect" in info.extra:
-        return
-    if (info.group, info.resource) != (group, resource):
+    if info is None or info.spec is None or (info.group, info.resource) != (group, resource):
         return
     obj = new if new is not None else old
     name = str(((obj or {}).get("metadata") or {}).get("name", ""))
     if info.name and info.name != name:
         return
-    info.extra["effect"] = Effect(old, new)
+    first = info.extra.get("effect")
+    if first is None:
+        info.extra["effect"] = Effect(old, new)
+    elif first.after is not None and first.after is old:  # a delete: marked, then deleted
+        info.extra["effect"] = Effect(first.before, new)
 
 
 def condition_of(obj: Mapping[str, Any] | None, type_: str) -> Obj | None:

@@ -31,6 +31,8 @@ from fake_apiserver import _discovery as discovery
 from fake_apiserver._errors import (
     BadRequest,
     Expired,
+    FieldError,
+    Invalid,
     InternalError,
     MethodNotAllowed,
     NotAcceptable,
@@ -44,7 +46,8 @@ from fake_apiserver._effects import Effect, is_write
 from fake_apiserver._kinds import KindSpec, by_resource
 from fake_apiserver._patch import _syntax_error as go_json_syntax_error
 from fake_apiserver._decode import interpret_errors, resolve_kind, summarize_data, validate_list_options
-from fake_apiserver._store import Store
+from fake_apiserver._store import Store, kept_after_delete
+from fake_apiserver._strategy import DELETE_OPTIONS_SHAPE, check_shape
 from fake_apiserver._tables import TableStream, negotiate_table, render_table
 from fake_apiserver._watch import WatchEvent, Watcher
 
@@ -413,8 +416,8 @@ class ApiHandler:
             after = self._store_write(info, dry_run=True)
         except StatusError:
             return None
-        if info.verb == "delete":  # an object its finalizers keep is answered as it now is
-            return Effect(before, after if (before or {}).get("metadata", {}).get("finalizers") else None)
+        if info.verb == "delete":  # an object still kept (finalizers, a grace period) is answered as it now is
+            return Effect(before, after if kept_after_delete(after) else None)
         return Effect(before, after)
 
     def _store_write(self, info: RequestInfo, *, dry_run: bool) -> Obj:
@@ -431,12 +434,8 @@ class ApiHandler:
             return store.update(spec, ns, info.name, body, subresource=sub, dry_run=dry_run)
         if info.verb == "patch":
             return store.patch(spec, ns, info.name, info.body, info.content_type, subresource=sub, dry_run=dry_run)
-        options: Obj = {}
-        if info.body:
-            parsed = _parse_body(info, "DeleteOptions")
-            options = parsed if isinstance(parsed, dict) else {}
-        return store.delete(spec, ns, info.name, preconditions=options.get("preconditions"),
-                            dry_run=dry_run or options.get("dryRun") == ["All"])
+        options = delete_options(info)
+        return store.delete(spec, ns, info.name, options=options, dry_run=dry_run or options.get("dryRun") == ["All"])
 
     def _served_group_version(self, path: str) -> bool:
         """Whether ``path`` lies under a served ``/apis/<group>/<version>`` (a go-restful root)."""
@@ -698,6 +697,50 @@ def _page_not_found() -> web.Response:
         text="404 page not found\n", status=404, content_type="text/plain", charset="utf-8",
         headers={"X-Content-Type-Options": "nosniff"},
     )
+
+
+_PROPAGATION_POLICIES = ["Foreground", "Background", "Orphan"]
+
+
+def delete_options(info: RequestInfo) -> Obj:
+    """The request's ``DeleteOptions``: its body, or else its query parameters, as the delete
+    handler decodes them, then ``ValidateDeleteOptions`` (a 422 on ``DeleteOptions``)."""
+    options: Obj = {}
+    if info.body:
+        parsed = _parse_body(info, "DeleteOptions")
+        if isinstance(parsed, dict):
+            options = parsed
+            check_shape("DeleteOptions", "v1", options, DELETE_OPTIONS_SHAPE)
+    else:
+        q = info.query
+        if q.get("gracePeriodSeconds"):
+            options["gracePeriodSeconds"] = _signed_int_query(q, "gracePeriodSeconds")
+        if "propagationPolicy" in q:
+            options["propagationPolicy"] = q["propagationPolicy"]
+        if "orphanDependents" in q:
+            options["orphanDependents"] = _bool_query(q, "orphanDependents")
+        if q.get("dryRun"):
+            options["dryRun"] = [q["dryRun"]]
+    errors: list[FieldError] = []
+    policy = options.get("propagationPolicy")
+    if options.get("orphanDependents") is not None and policy is not None:
+        errors.append(FieldError.invalid("propagationPolicy", policy,
+                                         "orphanDependents and deletionPropagation cannot be both set"))
+    if policy is not None and policy not in _PROPAGATION_POLICIES:
+        errors.append(FieldError.not_supported("propagationPolicy", policy, _PROPAGATION_POLICIES + ["nil"]))
+    dry_run = options.get("dryRun") or []
+    if dry_run and dry_run != ["All"]:
+        errors.append(FieldError.not_supported("dryRun", dry_run, ["All"]))
+    if errors:
+        raise Invalid.of("DeleteOptions", "meta.k8s.io", "", errors)
+    return options
+
+
+def _signed_int_query(q: Mapping[str, str], key: str) -> int:
+    try:
+        return int(q[key])
+    except ValueError:
+        raise BadRequest(f"strconv.ParseInt: parsing {json.dumps(q[key])}: invalid syntax") from None
 
 
 def _int_query(q: Mapping[str, str], key: str) -> int:

@@ -41,10 +41,11 @@ import json
 import random
 import uuid
 from collections import deque
+from datetime import timedelta
 from typing import Any, Callable, Iterable
 
 from fake_apiserver._jsonutil import json_copy
-from fake_apiserver._clock import Clock, SystemClock, format_time
+from fake_apiserver._clock import Clock, SystemClock, format_time, parse_time
 from fake_apiserver._decode import parse_resource_version, resolve_kind
 from fake_apiserver._effects import record_commit
 from fake_apiserver._errors import (
@@ -508,7 +509,8 @@ class Store:
             return old
         if dry_run:
             return obj
-        if old_meta.get("deletionTimestamp") and not meta.get("finalizers"):
+        if old_meta.get("deletionTimestamp") and not meta.get("finalizers") \
+                and not old_meta.get("deletionGracePeriodSeconds"):  # ShouldDeleteDuringUpdate
             rv = self._next_rv()
             meta["resourceVersion"] = str(rv)
             self._commit(spec, old, None, rv)
@@ -524,26 +526,39 @@ class Store:
         namespace: str | None,
         name: str,
         *,
-        preconditions: Obj | None = None,
+        options: Obj | None = None,
         dry_run: bool = False,
         registry: bool = True,
     ) -> Obj:
-        """Delete now, or mark for deletion while finalizers remain (a dry run only answers).
+        """``Store.Delete`` with ``rest.BeforeDelete``: delete now, or mark for deletion and keep.
 
-        Pods are deleted at once even when bound: there is no kubelet to confirm a graceful
-        deletion (k8s-semantics E.1 allows this for a fake). An immediate delete answers with
-        the object for the kinds whose registry sets ``ReturnDeletedObject`` and with a
-        ``Status`` naming it otherwise (``Store.finalizeDelete``); an object kept for its
-        finalizers is answered as it now is. Preconditions fail early, as ``rest.BeforeDelete``
-        checks them, with a conflict on the kind. A kind's registry may refuse first (system
-        priority classes, :meth:`~fake_apiserver._strategy.Strategy.check_delete`), unless
-        ``registry`` is False: ``Store.DeleteCollection`` calls the generic store's own ``Delete``,
-        past a kind's ``REST.Delete`` override.
+        ``options`` is the request's ``DeleteOptions`` (:func:`check_delete_options` has passed
+        it). A pod is deleted gracefully (:meth:`~fake_apiserver._strategy.Strategy.grace_period`):
+        a first delete sets ``deletionTimestamp`` (now plus the grace period),
+        ``deletionGracePeriodSeconds`` and bumps ``generation``; with a period above 0 the pod
+        stays until a delete with a shorter period (its kubelet's, with 0) comes, and a delete
+        that does not shorten it changes nothing. A period of 0 is written first and then deleted,
+        so a watcher sees the pod marked before it goes, as from a real server. An object with
+        finalizers is marked (``markAsDeleting``: now, period 0) and kept until they are gone.
+
+        The fake has no garbage collector, so it behaves as a server started with
+        ``--enable-garbage-collector=false``: ``propagationPolicy`` and ``orphanDependents`` are
+        validated but add no ``orphan``/``foregroundDeletion`` finalizer that nothing would remove.
+
+        The answer: the object as now stored when kept; otherwise the deleted object for the
+        kinds whose registry sets ``ReturnDeletedObject`` and a ``Status`` naming it for the rest
+        (``Store.finalizeDelete``). :func:`kept_after_delete` tells the two apart. Preconditions
+        fail early, as ``rest.BeforeDelete`` checks them, with a conflict on the kind. A kind's
+        registry may refuse first (system priority classes,
+        :meth:`~fake_apiserver._strategy.Strategy.check_delete`), unless ``registry`` is False:
+        ``Store.DeleteCollection`` calls the generic store's own ``Delete``, past a kind's
+        ``REST.Delete`` override.
         """
+        options = options or {}
         if registry:
             self._strategies[(spec.group, spec.resource)].check_delete(name)
         old = self.get(spec, namespace, name)
-        pre = preconditions or {}
+        pre = options.get("preconditions") or {}
         old_meta = old["metadata"]
         if pre.get("uid") and pre["uid"] != old_meta["uid"]:
             raise Conflict.of(
@@ -557,33 +572,76 @@ class Store:
                 f"the ResourceVersion in the precondition ({pre['resourceVersion']}) does not match the "
                 f"ResourceVersion in record ({old_meta['resourceVersion']}). The object might have been modified",
             )
+        requested = options.get("gracePeriodSeconds")
+        if requested is not None and requested < 0:  # "Negative values will be treated as the value `1s`"
+            requested = 1
+        new = json_copy(old)
+        meta = new["metadata"]
+        if (meta.get("deletionGracePeriodSeconds") or 0) < 0:
+            meta["deletionGracePeriodSeconds"] = 1
+        now = self.clock.now()
+        period = self._strategies[(spec.group, spec.resource)].grace_period(old, requested)
+        graceful = False
+        if period is not None and meta.get("deletionTimestamp"):
+            current = meta.get("deletionGracePeriodSeconds")
+            if current:  # a graceful deletion is pending: only a shorter period changes it
+                if requested is None or requested >= current:
+                    return self._finalize_delete(spec, old)
+                due = parse_time(meta["deletionTimestamp"]) - timedelta(seconds=current - requested)
+                if due < now:  # not into the past; a graceful delete stays graceful
+                    due, requested = now, requested and 1
+                meta["deletionTimestamp"] = format_time(due)
+                meta["deletionGracePeriodSeconds"] = period = requested
+                graceful = True
+        elif period is not None:
+            meta["deletionTimestamp"] = format_time(now + timedelta(seconds=period))
+            meta["deletionGracePeriodSeconds"] = period
+            if meta.get("generation"):
+                meta["generation"] += 1
+            graceful = True
         if spec is NAMESPACES and not dry_run:
             for kind in self.kinds:
                 if kind.namespaced:
                     for obj in [o for (ns, _), o in sorted(self._bucket(kind).items()) if ns == name]:
                         self._delete_now(kind, obj)
-        if old_meta.get("finalizers"):
-            if old_meta.get("deletionTimestamp"):
-                return old
-            new = json_copy(old)
-            new["metadata"]["deletionTimestamp"] = self._now()
-            new["metadata"]["deletionGracePeriodSeconds"] = 0
-            if dry_run:
-                return _ordered(new)
-            rv = self._next_rv()
-            new["metadata"]["resourceVersion"] = str(rv)
-            new = _ordered(new)
-            self._commit(spec, old, new, rv)
-            return new
+        finalizers = bool(meta.get("finalizers"))
+        if finalizers and not graceful:  # markAsDeleting
+            if not meta.get("deletionTimestamp") and meta.get("generation"):
+                meta["generation"] += 1
+            if not meta.get("deletionTimestamp") or parse_time(meta["deletionTimestamp"]) > now:
+                meta["deletionTimestamp"] = format_time(now)
+            meta["deletionGracePeriodSeconds"] = 0
+        if graceful or finalizers:
+            marked = self._mark(spec, old, new, dry_run)
+            if finalizers or period:
+                return marked
+            old = marked  # a period of 0: marked, then deleted at once
         if not dry_run:
             self._delete_now(spec, old)
-        if (spec.group, spec.resource) in _RETURNS_DELETED_OBJECT:
+        return self._finalize_delete(spec, old)
+
+    def _mark(self, spec: KindSpec, old: Obj, new: Obj, dry_run: bool) -> Obj:
+        """Store ``new``, ``old`` marked for deletion (nothing when unchanged or a dry run)."""
+        new = _ordered(new)
+        if new == old:
             return old
-        details: Obj = {"name": name}
+        if dry_run:
+            return new
+        rv = self._next_rv()
+        new["metadata"]["resourceVersion"] = str(rv)
+        self._commit(spec, old, new, rv)
+        return new
+
+    @staticmethod
+    def _finalize_delete(spec: KindSpec, obj: Obj) -> Obj:
+        """``Store.finalizeDelete``: the object, or a ``Status`` naming it."""
+        if (spec.group, spec.resource) in _RETURNS_DELETED_OBJECT:
+            return obj
+        details: Obj = {"name": obj["metadata"]["name"]}
         if spec.group:
             details["group"] = spec.group
         details["kind"] = spec.resource
-        details["uid"] = old_meta["uid"]
+        details["uid"] = obj["metadata"]["uid"]
         return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}
 
     def _delete_now(self, spec: KindSpec, old: Obj) -> Obj:
@@ -661,6 +719,15 @@ class Store:
     def close(self) -> None:
         for cache in self._caches.values():
             cache.close()
+
+
+def kept_after_delete(answer: Obj) -> bool:
+    """Whether a :meth:`Store.delete` answer is an object still stored (marked for deletion,
+    kept by finalizers or a pending grace period) rather than a deleted one or a ``Status``."""
+    meta = answer.get("metadata") or {}
+    return answer.get("kind") != "Status" and bool(
+        meta.get("finalizers") or (meta.get("deletionTimestamp") and meta.get("deletionGracePeriodSeconds"))
+    )
 
 
 def update_pod_condition(status: Obj, condition: Obj, now: str) -> bool:

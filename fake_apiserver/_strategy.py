@@ -35,7 +35,8 @@ from fake_apiserver import _priority as priority
 from fake_apiserver import _validation as validation
 
 __all__ = [
-    "NodeStrategy", "PodStrategy", "PriorityClassStrategy", "Strategy", "check_meta_shape", "check_shape",
+    "DELETE_OPTIONS_SHAPE", "NodeStrategy", "PodStrategy", "PriorityClassStrategy", "Strategy", "check_meta_shape",
+    "check_shape",
     "strategy_for",
 ]
 
@@ -73,6 +74,12 @@ class Strategy:
 
     def check_delete(self, name: str) -> None:
         """Refuse the delete of one object by name, before it is looked up."""
+
+    def grace_period(self, obj: Obj, requested: int | None) -> int | None:
+        """``RESTGracefulDeleteStrategy.CheckGracefulDelete``: the grace period a first delete of
+        ``obj`` gets (``requested``: the request's ``gracePeriodSeconds``), or ``None`` for a
+        kind that is not deleted gracefully (every kind but pods)."""
+        return None
 
     def prepare_for_create(self, obj: Obj, now: str) -> None:
         if self.spec.has_status and self.reset_status_on_create:
@@ -256,6 +263,15 @@ class PodStrategy(Strategy):
 
     def validate_create(self, obj: Obj) -> list[FieldError]:
         return validation.validate_pod_create(obj)
+
+    def grace_period(self, obj: Obj, requested: int | None) -> int | None:
+        """The request's period, else ``spec.terminationGracePeriodSeconds``, else 0; 0 for a pod
+        no node holds (unscheduled) or that has ended (``Succeeded``/``Failed``)
+        (``podStrategy.CheckGracefulDelete``)."""
+        period = requested if requested is not None else obj["spec"].get("terminationGracePeriodSeconds") or 0
+        if not obj["spec"].get("nodeName") or (obj.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+            period = 0
+        return int(period)
 
     def prepare_for_update(self, new: Obj, old: Obj) -> None:
         """Defaults and admission as on create, so that a PUT of the pod as the client first
@@ -459,6 +475,11 @@ _OBJECT_META = _struct(
     generation=_I64, labels=_STRING_MAP, annotations=_STRING_MAP, finalizers=_STRINGS,
     ownerReferences=_list_of(_struct("v1.OwnerReference", apiVersion=_STR, kind=_STR, name=_STR, uid=_STR,
                                      controller=_BOOL, blockOwnerDeletion=_BOOL)),
+)
+#: ``metav1.DeleteOptions`` as the delete handler decodes a body.
+DELETE_OPTIONS_SHAPE = _struct(
+    "v1.DeleteOptions", gracePeriodSeconds=_I64, orphanDependents=_BOOL, propagationPolicy=_STR, dryRun=_STRINGS,
+    preconditions=_struct("v1.Preconditions", uid=_STR, resourceVersion=_STR),
 )
 _SELECTOR_REQUIREMENTS = _list_of(_struct("v1.NodeSelectorRequirement", key=_STR, operator=_STR, values=_STRINGS))
 _SELECTOR_TERM = _struct("v1.NodeSelectorTerm", matchExpressions=_SELECTOR_REQUIREMENTS, matchFields=_SELECTOR_REQUIREMENTS)

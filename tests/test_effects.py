@@ -139,8 +139,13 @@ def test_binding_create_and_delete_carry_their_effects_and_a_rule_can_spare_the_
         assert changes_condition("PodScheduled")(bound.before, bound.after)
         async with client.delete(f"{POD_PATH}/p") as r:
             assert r.status == 200
-        deleted = _last_write(server, "p")
-        assert deleted.effect == "applied" and deleted.before["metadata"]["name"] == "p" and deleted.after is None
+        marked = _last_write(server, "p")  # a bound pod stays, marked, for its grace period
+        assert marked.effect == "applied" and marked.before == bound.after
+        assert (marked.after["metadata"]["deletionGracePeriodSeconds"], marked.after["spec"]) == (30, bound.after["spec"])
+        async with client.delete(f"{POD_PATH}/p", json={"gracePeriodSeconds": 0}) as r:
+            assert r.status == 200
+        deleted = _last_write(server, "p")  # marked again with 0, then deleted: one effect, to absent
+        assert deleted.effect == "applied" and deleted.before == marked.after and deleted.after is None
         server.faults.remove(rule)
 
     with_server(body)

@@ -472,16 +472,19 @@ def test_a_pod_released_from_its_gate_gets_set_element_order(scheduler: Schedule
 def test_a_repeated_failure_patches_the_event_series(scheduler: Scheduler) -> None:
     """F.3: an event identical to one already sent is a strategic-merge PATCH of that event's
     ``series`` (client-go ``events`` broadcaster, ``createPatchBytesForSeries``). Deleting a bound
-    pod that holds cpu requeues the unschedulable pod, which fails again."""
+    pod that holds cpu (at once, as its kubelet's confirmation does) requeues the unschedulable
+    pod, which fails again."""
     with scheduler.reported():
         for filler in ("filler-1", "filler-2"):
             scheduler.create_pod(filler, "300m")
             scheduler.wait_bound(filler)
         scheduler.create_pod("again", "3")
         _wait("the first FailedScheduling event", lambda: len(_events(scheduler, "again")) == 1, scheduler.explain)
-        scheduler.fake.call(lambda: scheduler.fake.server.store.delete(PODS, NAMESPACE, "filler-1"))
+        scheduler.fake.call(lambda: scheduler.fake.server.store.delete(
+            PODS, NAMESPACE, "filler-1", options={"gracePeriodSeconds": 0}))
         _wait("the second FailedScheduling event", lambda: len(_events(scheduler, "again")) == 2, scheduler.explain)
-        scheduler.fake.call(lambda: scheduler.fake.server.store.delete(PODS, NAMESPACE, "filler-2"))
+        scheduler.fake.call(lambda: scheduler.fake.server.store.delete(
+            PODS, NAMESPACE, "filler-2", options={"gracePeriodSeconds": 0}))
         first, second = _events(scheduler, "again")[:2]
         # The event cache keys on ``regarding``, resourceVersion included: the first failure's
         # status patch changed it, so the second failure was a new event and the third repeats it.

@@ -310,11 +310,13 @@ def test_delete_answers_and_preconditions() -> None:
     with raises(Conflict, 'Operation cannot be fulfilled on Pod "p": the UID in the precondition (x) does not match '
                           f"the UID in record ({created['metadata']['uid']}). The object might have been deleted and "
                           "then recreated"):
-        s.delete(PODS, "default", "p", preconditions={"uid": "x"})
+        s.delete(PODS, "default", "p", options={"preconditions": {"uid": "x"}})
     with raises(Conflict, 'Operation cannot be fulfilled on Pod "p": the ResourceVersion in the precondition (1) does '
                           f"not match the ResourceVersion in record ({START + 1}). The object might have been modified"):
-        s.delete(PODS, "default", "p", preconditions={"resourceVersion": "1"})
-    assert s.delete(PODS, "default", "p", preconditions={"resourceVersion": str(START + 1)}) is created
+        s.delete(PODS, "default", "p", options={"preconditions": {"resourceVersion": "1"}})
+    gone = s.delete(PODS, "default", "p", options={"preconditions": {"resourceVersion": str(START + 1)}})
+    assert gone["metadata"]["uid"] == created["metadata"]["uid"] and "p" not in [
+        p["metadata"]["name"] for p in s.list(PODS, "default")["items"]]
     cm = s.create(CONFIGMAPS, "default", {"metadata": {"name": "cm"}})
     assert s.delete(CONFIGMAPS, "default", "cm") == {
         "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
@@ -354,7 +356,7 @@ def test_failed_writes_change_nothing() -> None:
         lambda: s.patch(PODS, "default", "g", b'[{"op":"test","path":"/spec/nodeName","value":"x"}]',
                         "application/json-patch+json"),
         lambda: s.bind("default", "g", {"metadata": {"name": "g"}, "target": {"name": "n"}}),
-        lambda: s.delete(PODS, "default", "g", preconditions={"uid": "x"}),
+        lambda: s.delete(PODS, "default", "g", options={"preconditions": {"uid": "x"}}),
         lambda: s.create(PODS, "nowhere", pod("x")),
     ]
     for attempt in attempts:

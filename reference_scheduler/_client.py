@@ -1,7 +1,7 @@
 """A minimal asynchronous Kubernetes JSON client over aiohttp, built from a kubeconfig.
 
-The scheduler needs seven verbs (get, list, watch, create, patch, post to a subresource, put a
-status) on a handful of resources, JSON only; the official client is synchronous and
+The scheduler needs eight verbs (get, list, watch, create, patch, post to a subresource, put a
+status, delete a preemption victim) on a handful of resources, JSON only; the official client is synchronous and
 thread-based, which would take work outside the event loop (and outside virtual time), so this
 small one is written by hand. Every timeout and retry runs on the loop's clock.
 
@@ -244,6 +244,10 @@ class KubeClient:
 
     async def patch(self, path: str, body: Any, content_type: str = STRATEGIC_MERGE_PATCH) -> Obj:
         return await self.request("PATCH", path, body=body, content_type=content_type)
+
+    async def delete(self, path: str, body: Obj | None = None) -> Obj:
+        """DELETE; no body sends the server's default DeleteOptions (a graceful delete of a bound pod)."""
+        return await self.request("DELETE", path, body=body)
 
     async def watch(self, path: str, params: Mapping[str, str]) -> AsyncIterator[Obj]:
         """Yield watch events (``{"type", "object"}``) until the server ends the stream.

@@ -37,7 +37,7 @@ from typing import Any, ClassVar
 from reference_scheduler._client import KubeClient, resource_path
 from reference_scheduler._clock import Clock, format_time
 from reference_scheduler._conditions import clear_condition, conditions_of, update_condition
-from reference_scheduler._writers import STRATEGIC, ConditionWriter
+from reference_scheduler._writers import STRATEGIC, ConditionWriter, nominated_of
 
 __all__ = [
     "ApiCall",
@@ -122,9 +122,13 @@ class ApiCall:
 
 
 class PodStatusPatchCall(ApiCall):
-    """Set ``condition`` (a ``PodScheduled`` condition), or with ``clear_reason`` remove the
-    ``PodScheduled`` condition if it has that reason. Merging: the newer call wins whole (each
-    call carries one complete desired state of the one condition type the scheduler writes).
+    """Set ``condition`` (a ``PodScheduled`` condition, or a preemption victim's
+    ``DisruptionTarget``), or with ``clear_reason`` remove the ``PodScheduled`` condition if it has
+    that reason; and with ``nominated_node`` set ``status.nominatedNodeName`` in the same write
+    (``""`` clears it). Merging: the newer call wins whole (each call carries one complete desired
+    state of the one condition type the scheduler writes), except that a call without a
+    nomination keeps the pending call's, and a call with no condition keeps the pending call's
+    (``PodStatusPatchCall.Merge``).
 
     ``writer`` sends it (:mod:`reference_scheduler._writers`; the scheduler's one writer, by
     default the strategic merge patch kube-scheduler sends); the call type stays
@@ -134,34 +138,50 @@ class PodStatusPatchCall(ApiCall):
     relevance = 1
 
     def __init__(self, pod: Obj, *, condition: Obj | None = None, clear_reason: str | None = None, kind: str = "",
-                 writer: ConditionWriter = STRATEGIC) -> None:
+                 writer: ConditionWriter = STRATEGIC, nominated_node: str | None = None) -> None:
         super().__init__(pod)
-        if (condition is None) == (clear_reason is None):
-            raise ValueError("exactly one of condition and clear_reason")
+        if condition is not None and clear_reason is not None:
+            raise ValueError("at most one of condition and clear_reason")
+        if condition is None and clear_reason is None and nominated_node is None:
+            raise ValueError("one of condition, clear_reason and nominated_node")
         self.condition = condition
         self.clear_reason = clear_reason
+        self.nominated_node = nominated_node
         self.kind = kind  # why: "not-ready", "clear", "unschedulable" (for callbacks and logs)
         self.writer = writer
         self.enqueued = pod  # the pod as the call was made from (only a mutant's writer reads it)
+
+    def merge(self, old: ApiCall) -> None:
+        if not isinstance(old, PodStatusPatchCall):
+            return
+        if self.nominated_node is None:
+            self.nominated_node = old.nominated_node
+        if self.condition is None and self.clear_reason is None:
+            self.condition, self.clear_reason = old.condition, old.clear_reason
 
     def change(self, conditions: list[Obj], now: str) -> list[Obj] | None:
         """The conditions to write instead of ``conditions``; None when nothing would change."""
         if self.condition is not None:
             return update_condition(conditions, self.condition, now)
-        assert self.clear_reason is not None
-        return clear_condition(conditions, self.clear_reason)
+        if self.clear_reason is not None:
+            return clear_condition(conditions, self.clear_reason)
+        return None
 
     def desired(self, pod: Obj | None, now: str) -> list[Obj] | None:
         return None if pod is None else self.change(conditions_of(pod), now)
 
     def is_noop(self, pod: Obj | None) -> bool:
-        return self.desired(pod, "") is None
+        if pod is None:
+            return True
+        nominating = self.nominated_node is not None and self.nominated_node != nominated_of(pod)
+        return self.desired(pod, "") is None and not nominating
 
     async def execute(self, client: KubeClient, pod: Obj | None, now: str, *, force: bool = False) -> Obj | None:
         if pod is None:
             return None
         base = self.enqueued if self.writer.from_enqueued_copy else pod
-        return await self.writer.write(client, base, lambda conditions: self.change(conditions, now), force=force)
+        return await self.writer.write(client, base, lambda conditions: self.change(conditions, now), force=force,
+                                       nominated=self.nominated_node)
 
 
 class PodBindingCall(ApiCall):

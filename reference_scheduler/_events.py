@@ -74,18 +74,17 @@ class EventRecorder:
                 pass
             self._task = None
 
-    def emit(self, pod: Obj, type_: str, reason: str, action: str, note: str) -> None:
+    def emit(self, pod: Obj, type_: str, reason: str, action: str, note: str, *, related: Obj | None = None) -> None:
+        """An event ``regarding`` ``pod``; ``related`` names a second pod (a preemption's preemptor,
+        ``Eventf(victim, preemptor, ...)``)."""
         meta = pod.get("metadata") or {}
         now = self.clock.now()
         name = str(meta.get("name", ""))
         nanos = int(now.timestamp()) * 1_000_000_000 + now.microsecond * 1000
         nanos = max(nanos, self._last_nanos.get(name, -1) + 1)
         self._last_nanos[name] = nanos
-        regarding = {
-            "kind": "Pod", "namespace": meta.get("namespace", ""), "name": name,
-            "uid": meta.get("uid", ""), "apiVersion": "v1", "resourceVersion": meta.get("resourceVersion", ""),
-        }
-        body = {
+        regarding = _reference(pod)
+        body: Obj = {
             "apiVersion": "events.k8s.io/v1",
             "kind": "Event",
             "metadata": {"name": f"{name}.{nanos:x}", "namespace": meta.get("namespace", "")},
@@ -98,6 +97,8 @@ class EventRecorder:
             "note": truncate_note(note),
             "type": type_,
         }
+        if related is not None:
+            body["related"] = _reference(related)
         self._queue.put_nowait(_Pending(body, str(meta.get("namespace", ""))))
 
     async def _run(self) -> None:
@@ -118,3 +119,11 @@ class EventRecorder:
     async def flush(self) -> None:
         """Wait until every event emitted so far has been attempted (tests)."""
         await self._queue.join()
+
+
+def _reference(pod: Obj) -> Obj:
+    meta = pod.get("metadata") or {}
+    return {
+        "kind": "Pod", "namespace": meta.get("namespace", ""), "name": meta.get("name", ""),
+        "uid": meta.get("uid", ""), "apiVersion": "v1", "resourceVersion": meta.get("resourceVersion", ""),
+    }

@@ -46,7 +46,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from reference_scheduler._resources import Resources, node_allocatable
+from reference_scheduler._resources import Resources, node_allocatable, pod_requests
 
 __all__ = [
     "GANG_LABEL",
@@ -217,7 +217,7 @@ class GangQuorum:
 
 
 class NodeInfo:
-    """A node and what the pods on it (bound or assumed) request."""
+    """A node, the pods on it (bound or assumed, by ``ns/name``) and what they request."""
 
     __slots__ = ("node", "name", "allocatable", "requested", "pods")
 
@@ -226,7 +226,28 @@ class NodeInfo:
         self.name = str(node["metadata"]["name"])
         self.allocatable = node_allocatable(node)
         self.requested = Resources()
-        self.pods: set[str] = set()
+        self.pods: dict[str, Obj] = {}
+
+    def add_pod(self, pod: Obj) -> None:
+        self.pods[_key(pod)] = pod
+        self.requested.add(pod_requests(pod))
+
+    def remove_pod(self, pod: Obj) -> None:
+        if self.pods.pop(_key(pod), None) is not None:
+            self.requested.sub(pod_requests(pod))
+
+    def clone(self) -> NodeInfo:
+        """A copy whose pods and requests can change without touching this one (``Snapshot``)."""
+        out = NodeInfo.__new__(NodeInfo)
+        out.node, out.name, out.allocatable = self.node, self.name, self.allocatable
+        out.requested = Resources(self.requested.milli_cpu, self.requested.memory, self.requested.pods)
+        out.pods = dict(self.pods)
+        return out
+
+
+def _key(pod: Obj) -> str:
+    meta = pod.get("metadata") or {}
+    return f"{meta.get('namespace', '')}/{meta.get('name', '')}"
 
 
 FilterPlugin = Callable[[Obj, Resources, NodeInfo], list[str]]

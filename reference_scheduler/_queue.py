@@ -13,8 +13,8 @@ Modelled on ``pkg/scheduler/backend/queue/scheduling_queue.go``:
 * activeQ is ordered by priority, then by the time the pod entered the queue.
 
 PreEnqueue re-runs (decision 8 of the suite, open question 8): on every update of the pod except
-one that changes nothing but the ``PodScheduled`` condition (the condition the scheduler itself
-writes, and the binding sets; re-running then would only see its own patch), and for a parked pod on each cluster event the
+one that changes nothing but the ``PodScheduled`` condition or ``nominatedNodeName`` (what the
+scheduler itself writes, and the binding sets; re-running then would only see its own patch), and for a parked pod on each cluster event the
 rejecting plugin registers (:meth:`~reference_scheduler._plugins.PreEnqueuePlugin.requeue_on`:
 ResourceClaim add/update/delete for DynamicResources, gang member add/delete for GangQuorum).
 
@@ -65,13 +65,16 @@ def _strip(pod: Obj) -> Obj:
     out["metadata"] = meta
     status = dict(out.get("status") or {})
     status["conditions"] = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"]
+    status.pop("nominatedNodeName", None)
     out["status"] = status
     return out
 
 
 def only_conditions_changed(old: Obj, new: Obj) -> bool:
-    """True when ``old`` and ``new`` differ in nothing but the ``PodScheduled`` condition (the one
-    condition the scheduler writes) and the resourceVersion."""
+    """True when ``old`` and ``new`` differ in nothing but the ``PodScheduled`` condition and
+    ``nominatedNodeName`` (what the scheduler writes: a preemptor's own nomination does not make
+    it schedulable, and kube-scheduler ignores status-only updates, ``isPodUpdated``) and the
+    resourceVersion."""
     return _strip(old) == _strip(new)
 
 
@@ -326,6 +329,15 @@ class SchedulingQueue:
         pinfo.backoff_until = self.now() + self.backoff_duration(pinfo.attempts)
         self._take_out(pinfo)
         self._place(pinfo)
+
+    def activate(self, key: str) -> None:
+        """``Activate``: an unschedulable or backing-off pod goes to activeQ now (after a preemption
+        whose API calls failed, so that it does not wait for an event that may never come)."""
+        pinfo = self.pods.get(key)
+        if pinfo is not None and pinfo.state in ("unschedulable", "backoff"):
+            pinfo.backoff_until = 0.0
+            self._take_out(pinfo)
+            self._place(pinfo)
 
     def lose(self, pinfo: QueuedPodInfo) -> None:
         """Only the ``stops-on-patch-failure`` mutant: the pod is never scheduled again."""

@@ -20,6 +20,11 @@ it was sent.
   in the body as a precondition. An emptied list is sent as ``null`` (a Go struct marshalled with
   ``omitempty`` would leave the key out, and the merge would keep the old list).
 
+A write may also set or clear ``status.nominatedNodeName`` (the preemptor's nomination, which
+kube-scheduler's ``updatePod`` sends in the same patch as the failure's condition): each writer
+puts it in its own request (a strategic or merge patch's key, ``null`` to clear; the PUT's field;
+a JSON patch ``add``, or ``test`` and ``remove``).
+
 Each writer leaves the same conditions as the strategic patch: the new list is computed by the
 call from the pod's current conditions (:func:`~reference_scheduler._conditions.update_condition`
 and its ``lastTransitionTime`` rules, or ``clear_condition``), and only its own element changes.
@@ -34,7 +39,7 @@ patch has no precondition and kube-scheduler does not retry it, so neither does 
 The last three writers are broken on purpose, for the mutants (:mod:`reference_scheduler._mutants`):
 each writes the whole ``conditions`` list by JSON merge patch without a precondition, and so loses
 conditions other writers own. :class:`DropsOtherConditionsWriter` sends only the ``PodScheduled``
-element; :class:`StaleWholeListWriter` sends the list computed from the pod as it was when the call
+element (and an element it adds, such as a preemption victim's ``DisruptionTarget``); :class:`StaleWholeListWriter` sends the list computed from the pod as it was when the call
 was enqueued (``from_enqueued_copy``); :class:`UnguardedWholeListWriter` computes it from the
 freshest pod it knows, and loses only what another writer adds while the write is in flight.
 """
@@ -53,6 +58,7 @@ __all__ = [
     "DROPS_OTHER_CONDITIONS",
     "JSON_PATCH_WRITER",
     "MERGE_PATCH_WRITER",
+    "NOMINATED",
     "PUT_WRITER",
     "RETRY_INTERVAL",
     "RETRY_STEPS",
@@ -69,11 +75,13 @@ __all__ = [
     "StrategicPatchWriter",
     "UnguardedWholeListWriter",
     "json_patch_ops",
+    "nominated_of",
 ]
 
 Obj = dict[str, Any]
 ConditionChange = Callable[[list[Obj]], list[Obj] | None]
 """The pod's current conditions -> the list to write, or None when nothing would change."""
+NOMINATED = "nominatedNodeName"
 
 RETRY_STEPS = 5  # retry.DefaultRetry.Steps
 RETRY_INTERVAL = 0.01  # retry.DefaultRetry.Duration, 10 ms; Factor 1.0; the 0.1 jitter left out
@@ -89,10 +97,15 @@ class ConditionWriter:
     #: the ``stale-whole-list`` mutant's writer)
     from_enqueued_copy: ClassVar[bool] = False
 
-    async def write(self, client: KubeClient, pod: Obj, change: ConditionChange, *, force: bool = False) -> Obj | None:
+    async def write(self, client: KubeClient, pod: Obj, change: ConditionChange, *, force: bool = False,
+                    nominated: str | None = None) -> Obj | None:
         """The server's answer to the write, or None when nothing had to be sent (``change`` gave
-        None, or the pod was re-created under a retry). ``force`` sends an unchanged
-        ``PodScheduled`` anyway (only the ``no-dedup`` mutant)."""
+        None and ``status.nominatedNodeName`` needs no change, or the pod was re-created under a
+        retry). ``force`` sends an unchanged ``PodScheduled`` anyway (only the ``no-dedup`` mutant).
+
+        ``nominated`` sets ``status.nominatedNodeName`` in the same write (``""`` clears it; None
+        leaves it alone): kube-scheduler's ``updatePod`` puts the failure's condition and the
+        preemption's nomination in one status patch."""
         meta = pod.get("metadata") or {}
         namespace, name, uid = str(meta.get("namespace", "")), str(meta.get("name", "")), meta.get("uid")
         current = pod
@@ -100,13 +113,14 @@ class ConditionWriter:
             old = conditions_of(current)
             new = change(old)
             forced = False
+            nominate = nominated if nominated is not None and nominated != nominated_of(current) else None
             if new is None:
-                if not force:
+                if not force and nominate is None:
                     return None
-                new, forced = old, True
+                new, forced = old, force
             try:
                 return await self.send(client, resource_path("", "v1", "pods", namespace, name, "status"),
-                                       current, old, new, forced=forced)
+                                       current, old, new, forced=forced, nominated=nominate)
             except ApiError as e:
                 if e.code not in self.retry_codes or step == RETRY_STEPS:
                     raise
@@ -117,7 +131,7 @@ class ConditionWriter:
         raise AssertionError("unreachable: the last step returns or raises")
 
     async def send(self, client: KubeClient, path: str, pod: Obj, old: list[Obj], new: list[Obj], *,
-                   forced: bool) -> Obj | None:
+                   forced: bool, nominated: str | None = None) -> Obj | None:
         """One request taking ``pod``'s conditions ``old`` to ``new``; None if there is nothing to send."""
         raise NotImplementedError
 
@@ -132,9 +146,10 @@ class StrategicPatchWriter(ConditionWriter):
     name = "strategic-merge-patch"
 
     async def send(self, client: KubeClient, path: str, pod: Obj, old: list[Obj], new: list[Obj], *,
-                   forced: bool) -> Obj | None:
-        body = status_patch(old, new, force=FORCED if forced else frozenset())
-        return None if body is None else await client.patch(path, body)
+                   forced: bool, nominated: str | None = None) -> Obj | None:
+        body = status_patch(old, new, force=FORCED if forced else frozenset()) or {"status": {}}
+        _nominate(body["status"], nominated)
+        return await client.patch(path, body) if body["status"] else None
 
 
 class PutWriter(ConditionWriter):
@@ -145,13 +160,17 @@ class PutWriter(ConditionWriter):
     retry_codes = frozenset({409})
 
     async def send(self, client: KubeClient, path: str, pod: Obj, old: list[Obj], new: list[Obj], *,
-                   forced: bool) -> Obj | None:
+                   forced: bool, nominated: str | None = None) -> Obj | None:
         body = {"kind": "Pod", "apiVersion": "v1", **copy.deepcopy(pod)}
         status = body.setdefault("status", {})
         if new:
             status["conditions"] = copy.deepcopy(new)
         else:
             status.pop("conditions", None)
+        if nominated is not None:
+            _nominate(status, nominated)
+            if not nominated:
+                status.pop(NOMINATED)  # omitempty
         return await client.put(path, body)
 
 
@@ -163,9 +182,17 @@ class JsonPatchWriter(ConditionWriter):
     retry_codes = frozenset({422})
 
     async def send(self, client: KubeClient, path: str, pod: Obj, old: list[Obj], new: list[Obj], *,
-                   forced: bool) -> Obj | None:
+                   forced: bool, nominated: str | None = None) -> Obj | None:
         ops = json_patch_ops(old, new, force=FORCED if forced else frozenset(), has_status="status" in pod,
                              resource_version=(pod.get("metadata") or {}).get("resourceVersion"))
+        if nominated:
+            if "status" in pod or ops:
+                ops.append({"op": "add", "path": f"/status/{NOMINATED}", "value": nominated})
+            else:
+                ops.append({"op": "add", "path": "/status", "value": {NOMINATED: nominated}})
+        elif nominated is not None and nominated_of(pod):
+            ops += [{"op": "test", "path": f"/status/{NOMINATED}", "value": nominated_of(pod)},
+                    {"op": "remove", "path": f"/status/{NOMINATED}"}]
         return await client.patch(path, ops, JSON_PATCH) if ops else None
 
 
@@ -177,12 +204,24 @@ class MergePatchWriter(ConditionWriter):
     retry_codes = frozenset({409})
 
     async def send(self, client: KubeClient, path: str, pod: Obj, old: list[Obj], new: list[Obj], *,
-                   forced: bool) -> Obj | None:
+                   forced: bool, nominated: str | None = None) -> Obj | None:
         body: Obj = {"status": {"conditions": copy.deepcopy(new) or None}}
+        _nominate(body["status"], nominated)
         rv = (pod.get("metadata") or {}).get("resourceVersion")
         if rv:
             body["metadata"] = {"resourceVersion": rv}
         return await client.patch(path, body, MERGE_PATCH)
+
+
+def nominated_of(pod: Obj | None) -> str:
+    return str(((pod or {}).get("status") or {}).get(NOMINATED) or "")
+
+
+def _nominate(status: Obj, nominated: str | None) -> None:
+    """Set ``nominatedNodeName`` in a status body: the node, ``null`` to clear (a merge patch's
+    and a strategic patch's delete), nothing when ``nominated`` is None."""
+    if nominated is not None:
+        status[NOMINATED] = nominated or None
 
 
 def json_patch_ops(old: list[Obj], new: list[Obj], *, force: frozenset[str] = frozenset(),
@@ -228,15 +267,18 @@ def json_patch_ops(old: list[Obj], new: list[Obj], *, force: frozenset[str] = fr
 
 class DropsOtherConditionsWriter(ConditionWriter):
     """Broken: ``PATCH``, ``application/merge-patch+json``, ``{"status": {"conditions": [the
-    PodScheduled element]}}`` (``null`` when it is removed), no resourceVersion: a merge patch
-    replaces a list whole, so every other condition of the pod is deleted."""
+    PodScheduled element, and an element the write adds]}}`` (``null`` when it is removed), no
+    resourceVersion: a merge patch replaces a list whole, so every other condition of the pod is
+    deleted."""
 
     name = "drops-other-conditions"
 
     async def send(self, client: KubeClient, path: str, pod: Obj, old: list[Obj], new: list[Obj], *,
-                   forced: bool) -> Obj | None:
-        mine = [copy.deepcopy(c) for c in new if c.get("type") in FORCED]
-        return await client.patch(path, {"status": {"conditions": mine or None}}, MERGE_PATCH)
+                   forced: bool, nominated: str | None = None) -> Obj | None:
+        mine = [copy.deepcopy(c) for c in new if c.get("type") in FORCED or c not in old]
+        status: Obj = {"conditions": mine or None}
+        _nominate(status, nominated)
+        return await client.patch(path, {"status": status}, MERGE_PATCH)
 
 
 class UnguardedWholeListWriter(ConditionWriter):
@@ -247,8 +289,10 @@ class UnguardedWholeListWriter(ConditionWriter):
     name = "unguarded-whole-list"
 
     async def send(self, client: KubeClient, path: str, pod: Obj, old: list[Obj], new: list[Obj], *,
-                   forced: bool) -> Obj | None:
-        return await client.patch(path, {"status": {"conditions": copy.deepcopy(new) or None}}, MERGE_PATCH)
+                   forced: bool, nominated: str | None = None) -> Obj | None:
+        status: Obj = {"conditions": copy.deepcopy(new) or None}
+        _nominate(status, nominated)
+        return await client.patch(path, {"status": status}, MERGE_PATCH)
 
 
 class StaleWholeListWriter(UnguardedWholeListWriter):

@@ -14,6 +14,7 @@ from harness._adapters import (
 )
 from harness._backend import Backend, BackendError, FakeBackend, KindBackend, KubeconfigBackend, Slack, Unsupported
 from harness._reference import reference_adapter
+from harness._kubelet import Kubelet
 from harness._scenario import Expectation, ExpectationFailed, Scenario
 from harness._virtual_time import (
     DEFAULT_EPOCH,
@@ -40,6 +41,7 @@ __all__ = [
     "FakeBackend",
     "KindBackend",
     "KubeconfigBackend",
+    "Kubelet",
     "ProcessAdapter",
     "RealClock",
     "Scenario",

@@ -59,6 +59,7 @@ from harness._expectations import (
     touches,
 )
 from harness._kubeclient import PATCH_TYPES, Informer, KubeClient, resolve_kind, resource_path
+from harness._kubelet import Kubelet, KubeletStandIns
 from harness._shared_cluster import SharedCluster
 from harness._virtual_time import VirtualEventLoop
 from harness._writes import Write, delivered, writes_of
@@ -99,6 +100,8 @@ class Scenario:
         self._faults: list[FaultRule] = []
         self._last_pod_rv = 0
         self._cluster = SharedCluster(self._request, namespace, backend.name) if self.shared else None
+        self.kubelets = KubeletStandIns(self)
+        self.pods.listeners.append(self.kubelets.on_pod)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -119,6 +122,7 @@ class Scenario:
         """Stop watching; on a shared backend, delete what the scenario made (module docstring)."""
         if self._cluster is not None:
             await self._cluster.stop_heartbeat()
+        await self.kubelets.stop()
         await self.pods.stop()
         try:
             if self._cluster is not None:
@@ -191,13 +195,18 @@ class Scenario:
     async def create_node(
         self, name: str, cpu: str = "4", memory: str = "8Gi", pods: int = 110, *,
         labels: dict[str, str] | None = None, taints: Sequence[str | Obj] = (), unschedulable: bool = False,
+        kubelet: Kubelet | None = Kubelet(),
     ) -> Obj:
         """A Ready node with this capacity (allocatable = capacity) and the hostname label.
 
         ``taints`` are dicts or ``key[=value]:Effect`` strings. On a shared backend it is a fake
         node (module docstring): labelled, heart-beating, and returned once the cluster has taken
         off the ``node.kubernetes.io/not-ready`` taint its admission puts on every new node.
+        ``kubelet`` is what the node's kubelet stand-in does (:mod:`harness._kubelet`; by default
+        it confirms a deletion once the grace period has passed); ``None``: no stand-in at all.
         """
+        if kubelet is not None:
+            self.kubelets.add(name, kubelet)
         spec: Obj = {}
         if taints:
             spec["taints"] = [_taint(t) for t in taints]

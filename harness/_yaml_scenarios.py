@@ -36,6 +36,7 @@ from typing import Any, Awaitable, Callable
 import yaml
 
 from fake_apiserver import FaultRule
+from harness._kubelet import Kubelet
 from harness._scenario import ExpectationFailed, Scenario
 
 __all__ = ["FIXTURES", "OPS", "YamlScenario", "YamlScenarioError", "load_scenario", "parse_duration", "run_scenario"]
@@ -99,7 +100,19 @@ async def _create_nodes(run: _Run, op: Obj) -> None:
     for name in run.names(str(op.get("namePrefix", "node-")), int(op.get("count", 1))):
         await run.s.create_node(name, cpu=str(op.get("cpu", "4")), memory=str(op.get("memory", "8Gi")),
                                 pods=int(op.get("pods", 110)), labels=op.get("labels"),
-                                taints=op.get("taints") or (), unschedulable=bool(op.get("unschedulable", False)))
+                                taints=op.get("taints") or (), unschedulable=bool(op.get("unschedulable", False)),
+                                kubelet=_kubelet(op.get("kubelet", {})))
+
+
+def _kubelet(spec: Any) -> Kubelet | None:
+    """``kubelet: none``, or ``{confirms: false, terminationDelay: 10s, startsPods: true}``."""
+    if spec in (None, "none"):
+        return None
+    if not isinstance(spec, dict) or set(spec) - {"confirms", "terminationDelay", "startsPods"}:
+        raise ValueError(f"kubelet must be none or a map of confirms, terminationDelay, startsPods: {spec!r}")
+    return Kubelet(confirms=bool(spec.get("confirms", True)),
+                   termination_delay=parse_duration(str(spec.get("terminationDelay", "0s"))),
+                   starts_pods=bool(spec.get("startsPods", False)))
 
 
 async def _create_pods(run: _Run, op: Obj) -> None:
@@ -205,7 +218,7 @@ def _op(required: str, optional: str, run: OpRunner, one_of: tuple[str, ...] = (
 
 
 OPS: dict[str, OpSpec] = {
-    "createNodes": _op("", "count namePrefix cpu memory pods labels taints unschedulable", _create_nodes),
+    "createNodes": _op("", "count namePrefix cpu memory pods labels taints unschedulable kubelet", _create_nodes),
     "createPods": _op("", "count namePrefix cpu memory gates claims nodeSelector labels manifest", _create_pods),
     "createClaims": _op("", "count namePrefix deviceClass", _create_claims),
     "removeGates": _op("", "pod podPrefix gate", _remove_gates, ("pod", "podPrefix")),
@@ -252,6 +265,11 @@ def _check_op(path: Path, fixtures: Path, index: int, op: Any) -> Obj:
                 parse_duration(op[key])
             except ValueError as e:
                 raise YamlScenarioError(f"{where} {name}: {key}: {e}") from None
+    if "kubelet" in op:
+        try:
+            _kubelet(op["kubelet"])
+        except ValueError as e:
+            raise YamlScenarioError(f"{where} {name}: {e}") from None
     if name == "addFault":
         try:
             FaultRule.from_dict({k: v for k, v in op.items() if k != "op"})

@@ -1,4 +1,4 @@
-"""A reference kube-scheduler in Python that implements KEP-5501, and its variants.
+"""A reference kube-scheduler in Python that implements KEP-5501 and preemption, and its variants.
 
 It talks to any API server only over HTTP with a kubeconfig, like kube-scheduler, and runs either
 in-process on the current event loop (:class:`Scheduler`, under virtual time in the harness) or as
@@ -13,12 +13,13 @@ Where each part, and each of the suite's readings of the KEP's open questions, i
 * ``_gates``: the two feature gates, their defaults and dependency (decision 7);
 * ``_queue``: which events re-run PreEnqueue (decision 8); ``_conditions``: ``lastTransitionTime``;
 * ``_plugins``: PreEnqueue and Filter plugins and their messages; ``_dra``: DRA allocation and
-  what is not supported; ``_mutants``: the variants (mutants and the sentences they violate,
+  what is not supported; ``_preemption``: kube-scheduler's DefaultPreemption (victims, PDBs, the
+  node choice, nominated pods, the victims' condition, delete and event) and what it leaves out; ``_mutants``: the variants (mutants and the sentences they violate,
   controls, shape variants) and what the selftest expects of each; ``_writers``: how a status
   condition is written (the strategic merge patch kube-scheduler sends, and the shape variants'
   PUT, JSON patch and merge patch).
 
-Not implemented: preemption, scoring beyond least-requested, leader election (run one instance,
+Not implemented: scoring beyond least-requested, leader election (run one instance,
 or give it its own ``--scheduler-name``), protobuf, the streaming list.
 
 The public API is this flat list; everything else lives in private modules.

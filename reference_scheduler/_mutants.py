@@ -5,8 +5,9 @@ flips one switch on an assembled :class:`~reference_scheduler._scheduler.Schedul
 flag, a dispatcher flag, a plugin option, the condition writer): no copies of the scheduler, and
 its ``kind``, which says what the selftest (``harness._selftest``) expects:
 
-* ``mutant`` (:data:`MUTANTS`): breaks exactly one KEP-5501 rule; must fail at least one
-  criterion. Running the suites against each is how they prove they catch what they claim.
+* ``mutant`` (:data:`MUTANTS`): breaks exactly one KEP-5501 rule, or one rule of kube-scheduler's
+  DefaultPreemption (:mod:`reference_scheduler._preemption`; ``violates`` names the source file);
+  must fail at least one criterion. Running the suites against each is how they prove they catch what they claim.
 * ``control``: not a scheduler at all, by design (``does-nothing``); must fail at least one
   criterion, so a suite that passes whatever happens is caught.
 * ``shape``: correct KEP-5501 behaviour, only the HTTP request that writes the pod's conditions
@@ -131,6 +132,30 @@ def _allocates_deleting_claim(s: Scheduler) -> None:
     s.dynamic_resources.honours_deletion = False
 
 
+def _preempts_equal_priority(s: Scheduler) -> None:
+    s.preemption.preempts_equal_priority = True
+
+
+def _binds_before_victims_gone(s: Scheduler) -> None:
+    s.counts_terminating_pods = False
+
+
+def _ignores_never(s: Scheduler) -> None:
+    s.preemption.honours_never = False
+
+
+def _ignores_pdbs(s: Scheduler) -> None:
+    s.preemption.honours_pdbs = False
+
+
+def _no_disruption_target(s: Scheduler) -> None:
+    s.preemption.writes_disruption_target = False
+
+
+def _no_nomination(s: Scheduler) -> None:
+    s.preemption.nominates = False
+
+
 def _writes_with(writer: ConditionWriter) -> Callable[[Scheduler], None]:
     def apply(s: Scheduler) -> None:
         s.use_writer(writer)
@@ -193,6 +218,33 @@ MUTANTS: tuple[Mutant, ...] = (
            "deleted passes PreEnqueue and PreFilter and the scheduler tries to allocate the claim and bind the pod",
            "This KEP will not change the core rejection logic of any existing PreEnqueue plugin, only how the "
            "outcome of that logic is communicated.", _allocates_deleting_claim),
+    Mutant("preempts-equal-priority", "takes pods of the preemptor's own priority as victims too",
+           "The victim must have lower priority than the preemptor (kube-scheduler "
+           "pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go, isPreemptionAllowed)",
+           _preempts_equal_priority),
+    Mutant("binds-before-victims-gone", "counts a terminating pod as gone, so the preemptor binds as soon as its "
+           "victims are marked for deletion",
+           "a terminating pod stays in the scheduler cache until it is deleted, so the preemptor fits only once its "
+           "victims are gone (kube-scheduler pkg/scheduler/framework/preemption/preemption.go: the preemptor is "
+           "nominated and waits for the victims' graceful termination)", _binds_before_victims_gone),
+    Mutant("ignores-preemption-policy-never", "lets a pod with preemptionPolicy: Never preempt",
+           'if pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy == v1.PreemptNever { return false, '
+           '"not eligible due to preemptionPolicy=Never." } (kube-scheduler '
+           "pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go, PodEligibleToPreemptOthers)",
+           _ignores_never),
+    Mutant("ignores-pdb", "leaves PodDisruptionBudgets out of victim and node choice",
+           "We first try to reprieve the PDB violating victims and then other non-violating ones; a node with a "
+           "minimum number of PDB violations is preferable (kube-scheduler "
+           "pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go, SelectVictimsOnNode; "
+           "pkg/scheduler/framework/preemption/preemption.go, pickOneNodeForPreemption)", _ignores_pdbs),
+    Mutant("no-disruption-target", "deletes victims without first adding the DisruptionTarget condition",
+           "condition := &v1.PodCondition{Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: "
+           "v1.PodReasonPreemptionByScheduler, ...} patched before the victim is deleted (kube-scheduler "
+           "pkg/scheduler/framework/preemption/preemption.go, PreemptPod)", _no_disruption_target),
+    Mutant("no-nomination", "deletes the victims but never nominates the node (no nominatedNodeName, in memory "
+           "or in the pod's status), so a lower-priority pod can take the room",
+           "the non-empty nominatedNodeName will be applied to the preemptor pod (kube-scheduler "
+           "pkg/scheduler/framework/preemption/preemption.go, Evaluator.Preempt)", _no_nomination),
 )
 
 

@@ -9,8 +9,13 @@ and either records the failure (``PodScheduled=False``, reason ``Unschedulable``
 ``0/N nodes are available: ...``, or ``SchedulerError``; a ``Warning FailedScheduling`` event,
 action ``Scheduling``; ``k8s-semantics.md`` D.3) or assumes the pod on the chosen node and
 starts a binding cycle (DRA PreBind, then ``POST pods/binding``, then a ``Normal Scheduled``
-event, action ``Binding``, ``Successfully assigned ns/p to node``; D.4). No preemption: the
-failure message carries no ``preemption: ...`` suffix.
+event, action ``Binding``, ``Successfully assigned ns/p to node``; D.4). The filters count the
+pods nominated to a node with at least the pod's priority, and a pod's own nominated node is tried
+first. When no node fits, DefaultPreemption runs (:mod:`reference_scheduler._preemption`): it may
+delete lower-priority victims in a task of its own and nominate a node, which the failure's status
+patch records in ``nominatedNodeName``; when it cannot help, its ``preemption: ...`` message follows
+the fit error. A terminating pod keeps its room until it is deleted, so a preemptor binds only once
+its victims are gone. A PreFilter rejection (DRA) gets no preemption and no PostFilter message.
 
 With ``SchedulerAsyncAPICalls`` on, status patches and bindings go through the
 :class:`~reference_scheduler._dispatcher.ApiDispatcher`; off, they are sent directly. KEP-5501
@@ -25,7 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -48,10 +52,18 @@ from reference_scheduler._plugins import (
     SchedulingGates,
     filter_node,
 )
+from reference_scheduler._preemption import (
+    Candidate,
+    DefaultPreemption,
+    Nominator,
+    filter_with_nominated,
+    fit_error,
+    terminating,
+)
 from reference_scheduler._queue import QueuedPodInfo, SchedulingQueue, pod_key
 from reference_scheduler._reporting import DEFAULT_DELAY, PreEnqueueStatusReporter
-from reference_scheduler._resources import pod_requests
-from reference_scheduler._writers import STRATEGIC, ConditionWriter
+from reference_scheduler._resources import Resources, pod_requests
+from reference_scheduler._writers import STRATEGIC, ConditionWriter, nominated_of
 
 __all__ = ["Scheduler", "SCHEDULER_ERROR", "NO_NODES_MESSAGE"]
 
@@ -59,6 +71,9 @@ Obj = dict[str, Any]
 log = logging.getLogger("reference_scheduler")
 
 SCHEDULER_ERROR = "SchedulerError"
+#: DynamicResources' PostFilter when it has no allocated claim to free (``dynamicresources.go``),
+#: which is always so here: the reference never deallocates a claim to make room.
+DRA_POST_FILTER_MESSAGE = "no new claims to deallocate"
 NO_NODES_MESSAGE = "no nodes available to schedule pods"
 LEFTOVER_FLUSH_PERIOD = 30.0
 
@@ -103,7 +118,8 @@ class Scheduler:
         self.claims = Informer(self.client, "resource.k8s.io", "v1", "resourceclaims")
         self.slices = Informer(self.client, "resource.k8s.io", "v1", "resourceslices")
         self.classes = Informer(self.client, "resource.k8s.io", "v1", "deviceclasses")
-        self.informers = [self.pods, self.nodes, self.claims, self.slices, self.classes]
+        self.pdbs = Informer(self.client, "policy", "v1", "poddisruptionbudgets")
+        self.informers = [self.pods, self.nodes, self.claims, self.slices, self.classes, self.pdbs]
         self.recorder = EventRecorder(self.client, clock, reporting_instance=reporting_instance)
         self.dispatcher: ApiDispatcher | None = None
         if self.gates.async_api_calls:
@@ -125,6 +141,10 @@ class Scheduler:
         self.queue = SchedulingQueue(self.plugins, self.reporter)
         self.allocator = ClaimAllocator(self.claims.get, self.claims.values, self.slices.values, self.classes.get)
         self.filters: tuple[tuple[str, FilterPlugin], ...] = (("DynamicResources", self.allocator.filter),)
+        self.nominator = Nominator()
+        self.preemption = DefaultPreemption(self.pdbs.values, self.nominator, clock.now)
+        #: False only for the ``binds-before-victims-gone`` mutant: a terminating pod frees its node at once
+        self.counts_terminating_pods = True
         self.assumed: dict[str, tuple[str, Obj]] = {}  # pod key -> (node, pod)
         self.bound = 0
         self.attempts = 0
@@ -215,6 +235,7 @@ class Scheduler:
 
     def _pod_added(self, pod: Obj) -> None:
         if self._ours(pod) and pod_key(pod) not in self.assumed:
+            self.nominator.add(pod)
             self.queue.add(pod)
         self._cluster_event("pods", "add", pod)
 
@@ -225,14 +246,19 @@ class Scheduler:
             if pinfo is not None and pinfo.state != "in-flight":
                 self.queue.done(pinfo)
             self.assumed.pop(key, None)
+            self.nominator.delete(new)
             if not (old.get("spec") or {}).get("nodeName"):
                 self._cluster_event("pods", "assigned", new)
+            elif not self.counts_terminating_pods and terminating(new) and not terminating(old):
+                self._cluster_event("pods", "assigned-delete", new)  # its room is free for this mutant
             return
         if self._ours(new) and key not in self.assumed:  # assumed: bound or being bound (skipPodUpdate)
+            self.nominator.update(old, new)
             self.queue.update(old, new)
 
     def _pod_deleted(self, pod: Obj) -> None:
         self.queue.delete(pod)
+        self.nominator.delete(pod)
         self.assumed.pop(pod_key(pod), None)
         if self.dispatcher is not None:
             self.dispatcher.forget(pod_key(pod))
@@ -262,17 +288,24 @@ class Scheduler:
             await asyncio.sleep(0)  # let informer events in between cycles
 
     def snapshot(self) -> list[NodeInfo]:
+        """Every node with its bound and assumed pods; a terminating pod stays on its node until it
+        is deleted, as in kube-scheduler's cache (its room is not free before)."""
         infos = {str(n["metadata"]["name"]): NodeInfo(n) for n in self.nodes.values()}
         counted: set[str] = set()
         for pod in self.pods.values():
             node = (pod.get("spec") or {}).get("nodeName")
-            if node in infos:
-                infos[node].requested.add(pod_requests(pod))
+            if node in infos and (self.counts_terminating_pods or not terminating(pod)):
+                infos[node].add_pod(pod)
                 counted.add(pod_key(pod))
         for key, (node, pod) in self.assumed.items():
             if node in infos and key not in counted:
-                infos[node].requested.add(pod_requests(pod))
+                infos[node].add_pod(pod)
         return [infos[name] for name in sorted(infos)]
+
+    def _filter(self, pod: Obj, req: Resources, info: NodeInfo) -> list[str]:
+        """The filters, with the pods nominated to the node counted (``RunFilterPluginsWithNominatedPods``)."""
+        return filter_with_nominated(pod, req, info, self.nominator.pods_for(info.name),
+                                     lambda p, r, i: filter_node(p, r, i, self.filters))
 
     def _schedule_one(self, pinfo: QueuedPodInfo) -> None:
         pod = self.pods.get(pinfo.key)
@@ -291,18 +324,25 @@ class Scheduler:
                 self._record_failure(pinfo, UNSCHEDULABLE, f"0/{len(nodes)} nodes are available: {problem}.")
                 return
         req = pod_requests(pod)
-        reasons: Counter[str] = Counter()
+        statuses: dict[str, list[str]] = {}
         feasible: list[NodeInfo] = []
-        for info in nodes:
-            failed = filter_node(pod, req, info, self.filters)
+        nominated = next((i for i in nodes if i.name == nominated_of(pod)), None)
+        if nominated is not None and not self._filter(pod, req, nominated):
+            feasible.append(nominated)  # evaluateNominatedNode: the node preempted for, tried first
+        for info in nodes if not feasible else ():
+            failed = self._filter(pod, req, info)
             if failed:
-                reasons.update(failed)
+                statuses[info.name] = failed
             else:
                 feasible.append(info)
         if not feasible:
-            histogram = sorted(f"{count} {reason}" for reason, count in reasons.items())
-            message = f"0/{len(nodes)} nodes are available: {', '.join(histogram)}."
-            self._record_failure(pinfo, UNSCHEDULABLE, message)
+            message = fit_error(len(nodes), statuses)
+            outcome = self.preemption.post_filter(pod, req, nodes, statuses, self._filter)
+            if outcome.message:  # RunPostFilterPlugins joins the rejections: DynamicResources' first
+                message = f"{message} {DRA_POST_FILTER_MESSAGE}, {outcome.message}"
+            if outcome.candidate is not None:
+                self._preempt(pinfo, pod, outcome.candidate)
+            self._record_failure(pinfo, UNSCHEDULABLE, message, nominated=outcome.nominated_node)
             return
         chosen = min(feasible, key=lambda i: (_load(i, req), i.name))
         plans: list[tuple[str, list[Obj]]] = []
@@ -313,6 +353,7 @@ class Scheduler:
                 return
             self.allocator.assume(pod, plans)
         self.assumed[pinfo.key] = (chosen.name, pod)
+        self.nominator.delete(pod)  # assume: an assumed pod is no longer only nominated
         task = asyncio.get_running_loop().create_task(self._bind(pinfo, pod, chosen.name, plans), name=f"bind-{pinfo.key}")
         self._bindings.add(task)
         task.add_done_callback(self._bindings.discard)
@@ -340,19 +381,41 @@ class Scheduler:
             message = getattr(e, "message", "") or str(e)
             self._record_failure(pinfo, SCHEDULER_ERROR, f'binding rejected: running Bind plugin "DefaultBinder": {message}', error=True)
 
-    def _record_failure(self, pinfo: QueuedPodInfo, reason: str, message: str, *, error: bool = False) -> None:
-        """``handleSchedulingFailure``: requeue, event, then the status patch."""
+    def _preempt(self, pinfo: QueuedPodInfo, pod: Obj, candidate: Candidate) -> None:
+        """The preemption's API calls, in a task of their own (``prepareCandidateAsync``)."""
+
+        async def run() -> None:
+            ok = await self.preemption.prepare_candidate(
+                candidate, pod, client=self.client, recorder=self.recorder, writer=self.writer,
+                run_call=self._run_call, latest=self.pods.get, now=format_time(self.clock.now()),
+                scheduler_name=str((pod.get("spec") or {}).get("schedulerName") or self.scheduler_name))
+            if not ok:
+                self.queue.activate(pinfo.key)
+
+        task = asyncio.get_running_loop().create_task(run(), name=f"preempt-{pinfo.key}")
+        self._direct.add(task)
+        task.add_done_callback(self._direct.discard)
+
+    def _record_failure(self, pinfo: QueuedPodInfo, reason: str, message: str, *, error: bool = False,
+                        nominated: str | None = None) -> None:
+        """``handleSchedulingFailure``: requeue, event, then the status patch, which also sets or
+        clears ``nominatedNodeName`` when ``nominated`` is not None (an error clears it)."""
         pod = self.pods.get(pinfo.key)
         if pod is None or (pod.get("spec") or {}).get("nodeName"):
             self.queue.done(pinfo)
             return
+        if error:
+            nominated = ""  # clearNominatedNode
+        if nominated is not None:
+            self.nominator.add(pod, nominated)  # AddNominatedPod: no race with the status patch
         if error:
             self.queue.retry_after_error(pinfo)
         else:
             self.queue.unschedulable(pinfo, message)
         self.recorder.emit(pod, "Warning", "FailedScheduling", "Scheduling", truncate_note(message))
         condition = {"type": "PodScheduled", "status": "False", "reason": reason, "message": message}
-        call = PodStatusPatchCall(pod, condition=condition, kind="unschedulable", writer=self.writer)
+        call = PodStatusPatchCall(pod, condition=condition, kind="unschedulable", writer=self.writer,
+                                  nominated_node=nominated)
         if self.dispatcher is not None:
             self.dispatcher.add(call)
         else:

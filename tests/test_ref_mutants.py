@@ -143,8 +143,10 @@ def test_every_mutant_has_a_kep_sentence_and_is_listed() -> None:
     assert len(MUTANTS) >= 10
     assert len({m.name for m in VARIANTS}) == len(VARIANTS)
     assert all(m.description and m.violates and m.kind == "mutant" and m.must_fail for m in MUTANTS)
-    assert set(EXPOSED) | set(OTHER_WRITERS_EXPOSED) | {"never-clears", "ignores-gate-dependency",
-                                                       "allocates-deleting-claim"} == {m.name for m in MUTANTS}
+    preemption = {"preempts-equal-priority", "binds-before-victims-gone", "ignores-preemption-policy-never",
+                  "ignores-pdb", "no-disruption-target", "no-nomination"}  # tests/test_ref_preemption.py
+    assert set(EXPOSED) | set(OTHER_WRITERS_EXPOSED) | preemption | {
+        "never-clears", "ignores-gate-dependency", "allocates-deleting-claim"} == {m.name for m in MUTANTS}
     assert [(m.name, m.kind, m.must_fail, bool(m.violates)) for m in VARIANTS if m.kind != "mutant"] == [
         ("status-by-put", "shape", False, False), ("status-by-json-patch", "shape", False, False),
         ("status-by-merge-patch", "shape", False, False), ("claim-hint-like-kube-scheduler", "shape", False, False),
@@ -152,7 +154,7 @@ def test_every_mutant_has_a_kep_sentence_and_is_listed() -> None:
     assert [m.name for m in VARIANTS] == [*(m.name for m in VARIANTS if m.kind == "shape"),
                                           *(m.name for m in MUTANTS), "does-nothing"]
     with pytest.raises(UnknownMutant,
-                       match=r"^unknown mutant 'nope'; known: allocates-deleting-claim, claim-hint-like-kube-scheduler, "):
+                       match=r"^unknown mutant 'nope'; known: allocates-deleting-claim, binds-before-victims-gone, claim-hint-like-kube-scheduler, "):
         get_mutant("nope")
 
 
@@ -389,7 +391,9 @@ def test_the_reference_scenarios_go_through_these_states(scenario: str) -> None:
         "changing": [(0.0, None, None), (5.0, "NotReadyForScheduling", "m2")],
         "failing": [(0.0, None, None), (13.0, "NotReadyForScheduling", CLAIM[1]), (18.0, "True", None)],
         "unschedulable": [(0.0, None, None), (0.0, "Unschedulable",
-                                              "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector."),
+                                              "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. "
+                                              "no new claims to deallocate, preemption: 0/1 nodes are available: "
+                                              "1 Preemption is not helpful for scheduling."),
                           (3.0, "True", None)],
     }[scenario]
 

@@ -23,6 +23,7 @@ __all__ = [
     "Expired",
     "FieldError",
     "Forbidden",
+    "GoJSON",
     "Gone",
     "InternalError",
     "Invalid",
@@ -54,8 +55,18 @@ def qualified_kind(kind: str, group: str) -> str:
     return f"{kind}.{group}" if group else kind
 
 
+@dataclass(frozen=True)
+class GoJSON:
+    """A bad value already rendered as Go's ``json.Marshal`` gives it (a struct's fields in
+    declaration order, which a dict sorted by key cannot give)."""
+
+    text: str
+
+
 def _go_quote(value: Any) -> str:
     """Render a bad value the way field.Error does (``%q`` for strings, ``%#v``-like otherwise)."""
+    if isinstance(value, GoJSON):
+        return value.text
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, bool):

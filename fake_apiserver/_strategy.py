@@ -31,13 +31,13 @@ from fake_apiserver._jsonutil import json_copy
 from fake_apiserver._decode import go_json_type
 from fake_apiserver._errors import BadRequest, FieldError
 from fake_apiserver._kinds import KindSpec
+from fake_apiserver import _disruption as disruption
 from fake_apiserver import _priority as priority
 from fake_apiserver import _validation as validation
 
 __all__ = [
-    "DELETE_OPTIONS_SHAPE", "NodeStrategy", "PodStrategy", "PriorityClassStrategy", "Strategy", "check_meta_shape",
-    "check_shape",
-    "strategy_for",
+    "DELETE_OPTIONS_SHAPE", "NodeStrategy", "PodDisruptionBudgetStrategy", "PodStrategy", "PriorityClassStrategy",
+    "Strategy", "check_meta_shape", "check_shape", "strategy_for",
 ]
 
 Obj = dict[str, Any]
@@ -392,6 +392,21 @@ class PriorityClassStrategy(Strategy):
         priority.check_delete(name)
 
 
+class PodDisruptionBudgetStrategy(Strategy):
+    """``pkg/registry/policy/poddisruptionbudget``: the zero status on create, the spec's
+    validation (:mod:`fake_apiserver._disruption`)."""
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        super().prepare_for_create(obj, now)
+        obj["status"] = dict(disruption.ZERO_STATUS)
+
+    def validate_create(self, obj: Obj) -> list[FieldError]:
+        return disruption.validate_pdb_spec(obj)
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return disruption.validate_pdb_spec(new)
+
+
 def strategy_for(
     spec: KindSpec, *, taint_not_ready: bool, priority_classes: PriorityClasses = _no_classes
 ) -> Strategy:
@@ -405,6 +420,8 @@ def strategy_for(
         return PriorityClassStrategy(spec, priority_classes=priority_classes)
     if spec.group == "" and spec.resource == "nodes":
         return NodeStrategy(spec, taint_not_ready=taint_not_ready)
+    if spec.group == "policy" and spec.resource == "poddisruptionbudgets":
+        return PodDisruptionBudgetStrategy(spec)
     if spec.group == "" and spec.resource == "namespaces":
         return NamespaceStrategy(spec)
     return Strategy(spec)

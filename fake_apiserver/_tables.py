@@ -415,6 +415,27 @@ def _priority_class_row(pc: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
             _since(meta.get("creationTimestamp"), now), pc.get("preemptionPolicy") or ""], []
 
 
+# --- pod disruption budgets ---------------------------------------------------------------------
+
+_PDB_COLUMNS = [
+    _NAME,
+    _column("Min Available", "The minimum number of pods that must be available."),
+    _column("Max Unavailable", "The maximum number of pods that may be unavailable."),
+    _column("Allowed Disruptions", "Calculated number of pods that may be disrupted at this time.", type_="integer"),
+    _AGE,
+]
+
+
+def _pdb_row(pdb: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    """``printPodDisruptionBudget``: NAME, MIN AVAILABLE, MAX UNAVAILABLE (``N/A`` when unset),
+    ALLOWED DISRUPTIONS, AGE."""
+    meta: Obj = pdb.get("metadata") or {}
+    spec: Obj = pdb.get("spec") or {}
+    bound = ["N/A" if spec.get(k) is None else str(spec[k]) for k in ("minAvailable", "maxUnavailable")]
+    return [meta.get("name", ""), *bound, _int((pdb.get("status") or {}).get("disruptionsAllowed")),
+            _since(meta.get("creationTimestamp"), now)], []
+
+
 def _generic_row(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     meta: Obj = obj.get("metadata") or {}
     return [meta.get("name", ""), _since(meta.get("creationTimestamp"), now)], []
@@ -428,6 +449,7 @@ _PRINTERS: dict[tuple[str, str], tuple[list[Obj], Printer]] = {
     ("", "Namespace"): (_NAMESPACE_COLUMNS, _namespace_row),
     ("", "Event"): (_EVENT_COLUMNS, _event_row),
     ("scheduling.k8s.io", "PriorityClass"): (_PRIORITY_CLASS_COLUMNS, _priority_class_row),
+    ("policy", "PodDisruptionBudget"): (_PDB_COLUMNS, _pdb_row),
 }
 _GENERIC: tuple[list[Obj], Printer] = ([_NAME, _AGE], _generic_row)
 

@@ -17,7 +17,27 @@ bind.
   (a slow termination: the confirmation comes at grace + delay; 0 by default, i.e. containers
   that use their whole grace period, the longest a real kubelet lets them run);
 * ``starts_pods``: whether a pod bound to the node is marked ``Running`` (phase, ``Ready``
-  conditions, a running container status), as a kubelet reports once the containers started.
+  conditions, a running container status with its ``allocatedResources`` and ``resources``), as a
+  kubelet reports once the containers started;
+* ``resizes``: how it answers an in-place resize (KEP-1287) of a pod it started: ``"actuate"``
+  (the default: as a kubelet's allocation manager does, below), ``"refuse"`` (every resize
+  ``Infeasible``) or ``"ignore"`` (never answers); ``resize_delay``: seconds before it answers.
+
+A resize is a pod whose containers' requests differ from their ``allocatedResources``. The
+stand-in answers as the kubelet's allocation manager (``pkg/kubelet/allocation``) does, from the
+node's allocatable and the allocated requests of the other pods it holds:
+
+* the pod's new requests exceed the node's allocatable: ``PodResizePending=True``, reason
+  ``Infeasible``, ``Node didn't have enough capacity: cpu, requested: 5000, capacity: 4000``
+  (memory first, in bytes; cpu in millicores);
+* they fit the node but not beside the other pods: ``PodResizePending=True``, reason
+  ``Deferred``, ``Node didn't have enough resource: cpu, requested: 3000, used: 2000, capacity:
+  4000``; retried whenever a pod on the node changes or goes (a victim's room);
+* else actuated: ``allocatedResources`` and ``resources`` take the new values and the condition
+  goes.
+
+Conditions carry ``observedGeneration`` (the pod's generation the answer is for). Writes are merge
+patches of ``/status`` guarded by the pod's resourceVersion, retried on a conflict.
 
 It works from the scenario's pod informer, on the scenario's clock: the confirmation is due
 grace period + delay after the stand-in first sees the pod marked, timed with ``asyncio.sleep``
@@ -30,7 +50,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from harness._kubeclient import ApiError
@@ -38,10 +60,32 @@ from harness._kubeclient import ApiError
 if TYPE_CHECKING:
     from harness._scenario import Scenario
 
-__all__ = ["Kubelet", "KubeletStandIns"]
+__all__ = ["Kubelet", "KubeletStandIns", "RESIZE_ANSWERS"]
 
 Obj = dict[str, Any]
 log = logging.getLogger("harness.kubelet")
+
+RESIZE_ANSWERS = ("actuate", "refuse", "ignore")
+PENDING = "PodResizePending"
+_SUFFIX = {"": Decimal(1), "m": Decimal("0.001"), "k": Decimal(10) ** 3, "M": Decimal(10) ** 6,
+           "G": Decimal(10) ** 9, "T": Decimal(10) ** 12, "Ki": Decimal(2) ** 10, "Mi": Decimal(2) ** 20,
+           "Gi": Decimal(2) ** 30, "Ti": Decimal(2) ** 40}
+_QUANTITY = re.compile(r"^([0-9.]+)(Ki|Mi|Gi|Ti|m|k|M|G|T|)$")
+
+
+def quantity(raw: Any) -> Decimal:
+    """A ``resource.Quantity`` string's value (the suffixes pods and nodes use)."""
+    match = _QUANTITY.match(str(raw).strip())
+    if match is None:
+        raise ValueError(f"not a quantity the kubelet stand-in reads: {raw!r}")
+    return Decimal(match.group(1)) * _SUFFIX[match.group(2)]
+
+
+def _amounts(resources: Obj | None) -> tuple[int, int]:
+    """(millicores rounded up, bytes) of a ResourceList."""
+    resources = resources or {}
+    cpu = quantity(resources.get("cpu", "0")) * 1000
+    return int(cpu.to_integral_value(rounding="ROUND_CEILING")), int(quantity(resources.get("memory", "0")))
 
 
 @dataclass(frozen=True)
@@ -51,10 +95,16 @@ class Kubelet:
     confirms: bool = True
     termination_delay: float = 0.0
     starts_pods: bool = False
+    resizes: str = "actuate"
+    resize_delay: float = 0.0
 
     def __post_init__(self) -> None:
         if self.termination_delay < 0:
             raise ValueError(f"termination_delay must be 0 or more seconds, not {self.termination_delay}")
+        if self.resize_delay < 0:
+            raise ValueError(f"resize_delay must be 0 or more seconds, not {self.resize_delay}")
+        if self.resizes not in RESIZE_ANSWERS:
+            raise ValueError(f"resizes must be one of {', '.join(RESIZE_ANSWERS)}, not {self.resizes!r}")
 
 
 class KubeletStandIns:
@@ -63,13 +113,16 @@ class KubeletStandIns:
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = scenario
         self.nodes: dict[str, Kubelet] = {}
+        self.allocatable: dict[str, tuple[int, int]] = {}
+        self._resizing: dict[str, asyncio.Task[None]] = {}  # node -> its pending resize pass
         #: pod uid -> (grace period the pending confirmation was timed for, its task)
         self._pending: dict[str, tuple[int, asyncio.Task[None]]] = {}
         self._started: set[str] = set()
         self.confirmed: list[tuple[float, str]] = []  # (scenario time, pod name)
 
-    def add(self, node: str, kubelet: Kubelet) -> None:
+    def add(self, node: str, kubelet: Kubelet, allocatable: Obj | None = None) -> None:
         self.nodes[node] = kubelet
+        self.allocatable[node] = _amounts(allocatable)
 
     def on_pod(self, event: str, pod: Obj) -> None:
         """Informer listener: time a confirmation for a pod marked on one of our nodes; start a
@@ -78,11 +131,14 @@ class KubeletStandIns:
             for obj in list(self.scenario.pods.objects.values()):
                 self.on_pod("MODIFIED", obj)
             return
-        if event not in ("ADDED", "MODIFIED"):
-            return
         spec, meta = pod.get("spec") or {}, pod.get("metadata") or {}
-        kubelet = self.nodes.get(spec.get("nodeName") or "")
+        node = spec.get("nodeName") or ""
+        kubelet = self.nodes.get(node)
         if kubelet is None:
+            return
+        if kubelet.resizes != "ignore":
+            self._resize_pass(node, kubelet)  # a pod on the node changed or went: answer resizes again
+        if event not in ("ADDED", "MODIFIED"):
             return
         uid = str(meta.get("uid", ""))
         if meta.get("deletionTimestamp"):
@@ -100,6 +156,97 @@ class KubeletStandIns:
             task = asyncio.get_running_loop().create_task(self._start(pod), name=f"kubelet-start-{meta.get('name')}")
             self._pending[uid + "/start"] = (0, task)
 
+    # -- resizes -------------------------------------------------------------------------------
+
+    def _resize_pass(self, node: str, kubelet: Kubelet) -> None:
+        """Answer the node's pending resizes once the events in flight have landed (one pass per
+        node at a time; another event meanwhile asks for one more)."""
+        task = self._resizing.get(node)
+        if task is not None and not task.done():
+            return
+        self._resizing[node] = asyncio.get_running_loop().create_task(
+            self._answer_resizes(node, kubelet), name=f"kubelet-resize-{node}")
+
+    def _on_node(self, node: str) -> list[Obj]:
+        return [p for p in self.scenario.pods.objects.values()
+                if (p.get("spec") or {}).get("nodeName") == node
+                and (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
+
+    async def _answer_resizes(self, node: str, kubelet: Kubelet) -> None:
+        await asyncio.sleep(kubelet.resize_delay)
+        for pod in sorted(self._on_node(node), key=lambda p: p["metadata"].get("creationTimestamp", "")):
+            answer = self._answer(node, kubelet, pod)
+            if answer is not None:
+                await self._write_status(pod, answer)
+
+    def _answer(self, node: str, kubelet: Kubelet, pod: Obj) -> Obj | None:
+        """The status patch answering ``pod``'s resize, or None (no resize, or the same answer)."""
+        if (pod.get("metadata") or {}).get("deletionTimestamp"):
+            return None
+        statuses = {s.get("name"): s for s in (pod.get("status") or {}).get("containerStatuses") or []}
+        containers = (pod.get("spec") or {}).get("containers") or []
+        if not statuses or any("allocatedResources" not in statuses.get(c["name"], {}) for c in containers):
+            return None  # not started by a kubelet: nothing allocated to resize from
+        wanted = [((c.get("resources") or {}).get("requests") or {}) for c in containers]
+        if all(_amounts(w) == _amounts(statuses[c["name"]]["allocatedResources"]) for w, c in zip(wanted, containers)):
+            return self._without_pending(pod)
+        cpu, memory = (sum(v) for v in zip(*(_amounts(w) for w in wanted)))
+        cap_cpu, cap_memory = self.allocatable[node]
+        if kubelet.resizes == "refuse" or memory > cap_memory or cpu > cap_cpu:
+            what = (f"memory, requested: {memory}, capacity: {cap_memory}" if memory > cap_memory
+                    else f"cpu, requested: {cpu}, capacity: {cap_cpu}")
+            return self._pending_condition(pod, "Infeasible", f"Node didn't have enough capacity: {what}")
+        used_cpu = used_memory = 0
+        for other in self._on_node(node):
+            if other["metadata"]["uid"] != pod["metadata"]["uid"]:
+                other_cpu, other_memory = _allocated(other)
+                used_cpu, used_memory = used_cpu + other_cpu, used_memory + other_memory
+        if memory + used_memory > cap_memory or cpu + used_cpu > cap_cpu:
+            what = (f"memory, requested: {memory}, used: {used_memory}, capacity: {cap_memory}"
+                    if memory + used_memory > cap_memory else f"cpu, requested: {cpu}, used: {used_cpu}, capacity: {cap_cpu}")
+            return self._pending_condition(pod, "Deferred", f"Node didn't have enough resource: {what}")
+        actuated = []
+        for container, requests in zip(containers, wanted):
+            status = dict(statuses[container["name"]])
+            status["allocatedResources"] = dict(requests)
+            status["resources"] = {k: v for k, v in (container.get("resources") or {}).items() if k in ("requests", "limits")}
+            actuated.append(status)
+        conditions = [c for c in (pod.get("status") or {}).get("conditions") or [] if c.get("type") != PENDING]
+        return {"containerStatuses": actuated, "conditions": conditions}
+
+    def _pending_condition(self, pod: Obj, reason: str, message: str) -> Obj | None:
+        generation = (pod.get("metadata") or {}).get("generation")
+        conditions = list((pod.get("status") or {}).get("conditions") or [])
+        current = next((c for c in conditions if c.get("type") == PENDING), None)
+        if current is not None and (current.get("reason"), current.get("message"), current.get("observedGeneration")) == (
+                reason, message, generation):
+            return None
+        condition: Obj = {"type": PENDING, "status": "True", "lastProbeTime": None,
+                          "lastTransitionTime": _stamp(self.scenario), "reason": reason, "message": message}
+        if generation is not None:
+            condition["observedGeneration"] = generation
+        if current is not None and current.get("status") == "True":
+            condition["lastTransitionTime"] = current.get("lastTransitionTime", condition["lastTransitionTime"])
+        return {"conditions": [c for c in conditions if c.get("type") != PENDING] + [condition]}
+
+    @staticmethod
+    def _without_pending(pod: Obj) -> Obj | None:
+        conditions = (pod.get("status") or {}).get("conditions") or []
+        if not any(c.get("type") == PENDING for c in conditions):
+            return None
+        return {"conditions": [c for c in conditions if c.get("type") != PENDING]}
+
+    async def _write_status(self, pod: Obj, status: Obj) -> None:
+        """A merge patch of ``/status`` guarded by the resourceVersion the answer was computed on;
+        on a conflict the next pass (the event that moved the pod) answers again."""
+        meta = pod["metadata"]
+        body = {"metadata": {"resourceVersion": meta["resourceVersion"]}, "status": status}
+        try:
+            await self.scenario.patch("pods", meta["name"], body, type="merge", subresource="status")
+        except ApiError as e:
+            if e.code not in (404, 409):
+                raise
+
     async def _confirm(self, pod: Obj, after: float) -> None:
         meta = pod["metadata"]
         await asyncio.sleep(after)
@@ -116,11 +263,13 @@ class KubeletStandIns:
 
     async def _start(self, pod: Obj) -> None:
         meta, spec = pod["metadata"], pod["spec"]
-        now = self.scenario.backend.clock.now().strftime("%Y-%m-%dT%H:%M:%SZ")
+        now = _stamp(self.scenario)
         ready = [{"type": t, "status": "True", "lastProbeTime": None, "lastTransitionTime": now}
                  for t in ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady")]
         statuses = [{"name": c["name"], "image": c.get("image", ""), "imageID": "", "ready": True, "restartCount": 0,
-                     "started": True, "state": {"running": {"startedAt": now}}}
+                     "started": True, "state": {"running": {"startedAt": now}},
+                     "allocatedResources": dict((c.get("resources") or {}).get("requests") or {}),
+                     "resources": {k: v for k, v in (c.get("resources") or {}).items() if k in ("requests", "limits")}}
                     for c in spec.get("containers") or []]
         body = {"status": {"phase": "Running", "startTime": now, "conditions": ready, "containerStatuses": statuses}}
         try:
@@ -130,8 +279,9 @@ class KubeletStandIns:
                 raise
 
     async def stop(self) -> None:
-        tasks = [task for _, task in self._pending.values()]
+        tasks = [task for _, task in self._pending.values()] + list(self._resizing.values())
         self._pending.clear()
+        self._resizing.clear()
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -139,3 +289,18 @@ class KubeletStandIns:
                 await task
             except (asyncio.CancelledError, Exception):
                 pass
+
+
+def _stamp(scenario: Scenario) -> str:
+    return scenario.backend.clock.now().strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _allocated(pod: Obj) -> tuple[int, int]:
+    """What the kubelet holds for a pod: its containers' ``allocatedResources``, else their requests."""
+    statuses = {s.get("name"): s for s in (pod.get("status") or {}).get("containerStatuses") or []}
+    cpu = memory = 0
+    for container in (pod.get("spec") or {}).get("containers") or []:
+        held = statuses.get(container["name"], {}).get("allocatedResources")
+        c, m = _amounts(held if held is not None else (container.get("resources") or {}).get("requests"))
+        cpu, memory = cpu + c, memory + m
+    return cpu, memory

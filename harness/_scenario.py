@@ -206,7 +206,7 @@ class Scenario:
         it confirms a deletion once the grace period has passed); ``None``: no stand-in at all.
         """
         if kubelet is not None:
-            self.kubelets.add(name, kubelet)
+            self.kubelets.add(name, kubelet, {"cpu": cpu, "memory": memory})
         spec: Obj = {}
         if taints:
             spec["taints"] = [_taint(t) for t in taints]

@@ -105,14 +105,17 @@ async def _create_nodes(run: _Run, op: Obj) -> None:
 
 
 def _kubelet(spec: Any) -> Kubelet | None:
-    """``kubelet: none``, or ``{confirms: false, terminationDelay: 10s, startsPods: true}``."""
+    """``kubelet: none``, or ``{confirms: false, terminationDelay: 10s, startsPods: true, resizes:
+    refuse, resizeDelay: 2s}``."""
     if spec in (None, "none"):
         return None
-    if not isinstance(spec, dict) or set(spec) - {"confirms", "terminationDelay", "startsPods"}:
-        raise ValueError(f"kubelet must be none or a map of confirms, terminationDelay, startsPods: {spec!r}")
+    keys = {"confirms", "terminationDelay", "startsPods", "resizes", "resizeDelay"}
+    if not isinstance(spec, dict) or set(spec) - keys:
+        raise ValueError(f"kubelet must be none or a map of {', '.join(sorted(keys))}: {spec!r}")
     return Kubelet(confirms=bool(spec.get("confirms", True)),
                    termination_delay=parse_duration(str(spec.get("terminationDelay", "0s"))),
-                   starts_pods=bool(spec.get("startsPods", False)))
+                   starts_pods=bool(spec.get("startsPods", False)), resizes=str(spec.get("resizes", "actuate")),
+                   resize_delay=parse_duration(str(spec.get("resizeDelay", "0s"))))
 
 
 async def _create_pods(run: _Run, op: Obj) -> None:

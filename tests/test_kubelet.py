@@ -115,5 +115,94 @@ def test_yaml_create_nodes_takes_a_kubelet(tmp_path: Path) -> None:
         {"confirms": False, "terminationDelay": "10s"}, "none"]
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: n\nops:\n- {op: createNodes, kubelet: {slow: true}}\n")
-    with pytest.raises(YamlScenarioError, match="kubelet must be none or a map of confirms, terminationDelay"):
+    with pytest.raises(YamlScenarioError, match="kubelet must be none or a map of confirms, resizeDelay, resizes"):
         load_scenario(bad)
+
+
+# ------------------------------------------------------------------------------------ resizes
+
+
+async def _running(s: Scenario, name: str, node: str, spec_cpu: str, allocated_cpu: str, **extra: Any) -> None:
+    """A pod on ``node`` asking ``spec_cpu`` whose containers hold ``allocated_cpu`` (a resize from
+    one to the other is pending when they differ), its status written as a kubelet would."""
+    await s.create_pod(name, spec_cpu, manifest={"spec": {"nodeName": node, **extra}})
+    await s.patch("pods", name, {"status": {"phase": "Running", "containerStatuses": [{
+        "name": "c", "image": "registry.k8s.io/pause:3.10", "imageID": "", "ready": True, "restartCount": 0,
+        "state": {"running": {}}, "allocatedResources": {"cpu": allocated_cpu},
+        "resources": {"requests": {"cpu": allocated_cpu}}}]}}, type="merge", subresource="status")
+
+
+def _pending(s: Scenario, name: str) -> dict[str, Any] | None:
+    return next((c for c in (s.pod(name) or {}).get("status", {}).get("conditions") or []
+                 if c.get("type") == "PodResizePending"), None)
+
+
+def _allocated_cpu(s: Scenario, name: str) -> str:
+    return (s.pod(name) or {})["status"]["containerStatuses"][0]["allocatedResources"]["cpu"]
+
+
+def test_a_resize_that_does_not_fit_beside_the_other_pods_is_deferred_until_room_appears(tmp_path: Path) -> None:
+    """The allocation manager's answers (pkg/kubelet/allocation): Deferred with "Node didn't have
+    enough resource: cpu, requested: <new>, used: <others>, capacity: <allocatable>" in
+    millicores, then actuated once a pod on the node is gone."""
+    async def body(s: Scenario) -> None:
+        await s.create_node("n1", cpu="1")
+        await _running(s, "v", "n1", "800m", "800m", terminationGracePeriodSeconds=0)
+        await _running(s, "r", "n1", "300m", "100m")
+        await s.eventually(lambda: _pending(s, "r") is not None, within=1)
+        pending = _pending(s, "r")
+        assert pending is not None
+        assert (pending["status"], pending["reason"], pending["message"], pending["observedGeneration"]) == (
+            "True", "Deferred", "Node didn't have enough resource: cpu, requested: 300, used: 800, capacity: 1000",
+            s.pod("r")["metadata"]["generation"])
+        assert _allocated_cpu(s, "r") == "100m"
+        await s.advance(30)
+        assert _pending(s, "r") == pending  # nothing changed on the node: the same answer, no rewrite
+        await s.delete("pods", "v")
+        await s.eventually(lambda: _pending(s, "r") is None, within=1)
+        status = s.pod("r")["status"]["containerStatuses"][0]
+        assert (status["allocatedResources"], status["resources"]) == ({"cpu": "300m"}, {"requests": {"cpu": "300m"}})
+
+    with_scenario(body, tmp_path, scheduler=False)
+
+
+def test_a_resize_beyond_the_nodes_allocatable_is_infeasible(tmp_path: Path) -> None:
+    async def body(s: Scenario) -> None:
+        await s.create_node("n1", cpu="1")
+        await _running(s, "r", "n1", "2", "100m")
+        await s.eventually(lambda: _pending(s, "r") is not None, within=1)
+        pending = _pending(s, "r")
+        assert pending is not None and (pending["reason"], pending["message"]) == (
+            "Infeasible", "Node didn't have enough capacity: cpu, requested: 2000, capacity: 1000")
+
+    with_scenario(body, tmp_path, scheduler=False)
+
+
+@pytest.mark.parametrize(("resizes", "reason"), [("refuse", "Infeasible"), ("ignore", None), ("actuate", None)])
+def test_a_node_can_refuse_or_ignore_resizes(tmp_path: Path, resizes: str, reason: str | None) -> None:
+    async def body(s: Scenario) -> None:
+        await s.create_node("n1", cpu="4", kubelet=Kubelet(resizes=resizes, resize_delay=2))
+        await _running(s, "r", "n1", "300m", "100m")
+        await s.advance(1.5)
+        assert _pending(s, "r") is None and _allocated_cpu(s, "r") == "100m"  # not yet: the delay
+        await s.advance(1)
+        assert (_pending(s, "r") or {}).get("reason") == reason
+        assert _allocated_cpu(s, "r") == ("300m" if resizes == "actuate" else "100m")
+
+    with_scenario(body, tmp_path, scheduler=False)
+
+
+def test_a_started_pod_holds_its_requests(tmp_path: Path) -> None:
+    async def body(s: Scenario) -> None:
+        await s.create_node("n1", kubelet=Kubelet(starts_pods=True))
+        await _bound_pod(s, "p", "n1")
+        await s.eventually(s.pod_condition("p", "Ready", status="True"), within=1)
+        status = s.pod("p")["status"]["containerStatuses"][0]
+        assert (status["allocatedResources"], status["resources"]) == ({"cpu": "1"}, {"requests": {"cpu": "1"}})
+
+    with_scenario(body, tmp_path, scheduler=False)
+
+
+def test_kubelet_rejects_an_unknown_resize_answer() -> None:
+    with pytest.raises(ValueError, match="resizes must be one of actuate, refuse, ignore"):
+        Kubelet(resizes="maybe")

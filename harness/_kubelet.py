@@ -114,7 +114,8 @@ class KubeletStandIns:
         self.scenario = scenario
         self.nodes: dict[str, Kubelet] = {}
         self.allocatable: dict[str, tuple[int, int]] = {}
-        self._resizing: dict[str, asyncio.Task[None]] = {}  # node -> its pending resize pass
+        self._resizing: dict[str, asyncio.Task[None]] = {}  # node -> its resize passes
+        self._again: set[str] = set()  # nodes with an event since their last pass began
         #: pod uid -> (grace period the pending confirmation was timed for, its task)
         self._pending: dict[str, tuple[int, asyncio.Task[None]]] = {}
         self._started: set[str] = set()
@@ -161,6 +162,7 @@ class KubeletStandIns:
     def _resize_pass(self, node: str, kubelet: Kubelet) -> None:
         """Answer the node's pending resizes once the events in flight have landed (one pass per
         node at a time; another event meanwhile asks for one more)."""
+        self._again.add(node)
         task = self._resizing.get(node)
         if task is not None and not task.done():
             return
@@ -173,11 +175,13 @@ class KubeletStandIns:
                 and (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
 
     async def _answer_resizes(self, node: str, kubelet: Kubelet) -> None:
-        await asyncio.sleep(kubelet.resize_delay)
-        for pod in sorted(self._on_node(node), key=lambda p: p["metadata"].get("creationTimestamp", "")):
-            answer = self._answer(node, kubelet, pod)
-            if answer is not None:
-                await self._write_status(pod, answer)
+        while node in self._again:
+            self._again.discard(node)
+            await asyncio.sleep(kubelet.resize_delay)
+            for pod in sorted(self._on_node(node), key=lambda p: p["metadata"].get("creationTimestamp", "")):
+                answer = self._answer(node, kubelet, pod)
+                if answer is not None:
+                    await self._write_status(pod, answer)
 
     def _answer(self, node: str, kubelet: Kubelet, pod: Obj) -> Obj | None:
         """The status patch answering ``pod``'s resize, or None (no resize, or the same answer)."""

@@ -292,6 +292,19 @@ class Scenario:
                                           content_type=PATCH_TYPES[type])
         return result
 
+    async def resize(self, pod: str, cpu: str | None = None, *, memory: str | None = None,
+                     container: str | None = None) -> Obj:
+        """Resize a running pod in place (KEP-1287): a strategic merge patch of ``pods/<pod>/resize``
+        setting the requests of ``container`` (default: the pod's first)."""
+        requests = {k: v for k, v in (("cpu", cpu), ("memory", memory)) if v is not None}
+        if not requests:
+            raise ValueError("resize: give cpu, memory or both")
+        if container is None:
+            current = self.pod(pod) or await self.get("pods", pod)
+            container = current["spec"]["containers"][0]["name"]
+        body = {"spec": {"containers": [{"name": container, "resources": {"requests": requests}}]}}
+        return await self.patch("pods", pod, body, subresource="resize")
+
     async def delete(self, kind: str, name: str) -> Any:
         """DELETE with default options."""
         return await self._request("DELETE", self._path(kind, name))

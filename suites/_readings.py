@@ -1,4 +1,5 @@
-"""The suite's readings of the points where KEP-5501's text leaves a choice.
+"""The suites' readings of the points where a KEP's text leaves a choice (KEP-5501's Q1-Q13,
+KEP-5836's R1-R8).
 
 ``kep-5501-open-questions.md`` lists eight such points. A criterion that depends on one names
 the reading here in its ``criterion(..., reading=...)`` marker, and the report shows it next to
@@ -104,5 +105,46 @@ READINGS: dict[str, str] = {
         "available: <count> <reason>.' with its reasons sorted, k8s-semantics D.3, optionally followed "
         "by a PostFilter sentence), since users and tools read it. A scheduler with other words fails "
         "only this criterion, and the report says which reading it failed."
+    ),
+    "5836-status": (
+        "R1 status reporting (KEP-5836): the scheduler writes nothing on the resizing pod, neither "
+        "PodScheduled nor nominatedNodeName nor a ResizeUnschedulable condition; the outcome shows in "
+        "the victims' writes and in the kubelet's PodResizePending condition. Read from: the "
+        "implementation (kubernetes/kubernetes PR #140000, 'For a Deferred pod, updating this condition "
+        "is skipped.'); the KEP draft's ResizeUnschedulable condition was dropped in review."
+    ),
+    "5836-nomination": (
+        "R2 nomination: none; the freed room is not held for the resize against pods of higher "
+        "priority, which may take it first (the upstream integration test asserts an empty "
+        "nominatedNodeName). A pending pod of lower priority than the resizing pod must not take it: "
+        "the scheduler counts a pod as max(spec, allocated, actual), so the deferred resize already "
+        "holds the room."
+    ),
+    "5836-retry": (
+        "R3 retry: a deferred resize that preemption could not help is tried again when pods on its "
+        "node change (one goes, one is resized), and not on events elsewhere (a pod or node on another "
+        "node). Read from: the implementation's queueing hints and the KEP's throughput mitigation "
+        "('reconsider only on node changes')."
+    ),
+    "5836-changed-again": (
+        "R4 a resize changed again while its preemption is under way: the victims already chosen "
+        "stay chosen (their deletion is not undone); the new size is judged on the next attempt, "
+        "so no more victims are taken than the final size needs beyond those."
+    ),
+    "5836-own-node": (
+        "R5 victims: on the resizing pod's own node only (KEP: 'narrow the victim search to the "
+        "pod's node'); workload-aware preemption across nodes is out of scope."
+    ),
+    "5836-eligibility": (
+        "R6 eligibility: the resizing pod's preemptionPolicy: Never means no preemption; victims are "
+        "chosen as for a pending pod (lower priority only, PodDisruptionBudgets reprieved first)."
+    ),
+    "5836-infeasible": (
+        "R7 an Infeasible resize (larger than the node's allocatable) is never a reason to preempt: "
+        "only a Deferred one is."
+    ),
+    "5836-off": (
+        "R8 the gate off, or the node's spec.podPreemptionPolicy.disableResizePreemption non-empty: "
+        "nothing changes compared with today: no victim for a deferred resize."
     ),
 }

@@ -26,58 +26,23 @@ from fake_apiserver._effects import condition_of
 from harness import Kubelet
 from harness._scenario import Scenario
 from harness._writes import Write, format_writes
+from suites._priorities import GRACE
+from suites._priorities import classes as _classes
+from suites._priorities import deleted_by_scheduler as _deleted_by_scheduler
+from suites._priorities import preemptor as _preemptor
+from suites._priorities import victim as _victim
 from suites._support import events, seen_by_scheduler
 
 Obj = dict[str, Any]
 
-#: The victims' ``terminationGracePeriodSeconds``.
-GRACE = 5
 #: How long a scheduler may take to act on a pod it can place by preemption (seconds).
 ACT_WITHIN = 5.0
-PRIORITIES = {"low": 10, "mid": 100, "high": 1000}
 #: kube-scheduler's victim condition (``preemption.go``, ``prepareCandidate``; k8s-semantics D.3).
 DISRUPTION_TARGET = "DisruptionTarget"
 PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 
 KEP = ("kube-scheduler DefaultPreemption", "pkg/scheduler/framework/plugins/defaultpreemption, "
        "pkg/scheduler/framework/preemption; k8s-semantics D.3")
-
-
-async def _classes(scenario: Scenario, *, never: str | None = None) -> dict[str, str]:
-    """The scenario's PriorityClasses by level; ``never``: a level whose class has
-    ``preemptionPolicy: Never``."""
-    names = {}
-    for level, value in PRIORITIES.items():
-        name = f"{scenario.namespace}-{level}"
-        body: Obj = {"metadata": {"name": name}, "value": value}
-        if level == never:
-            body["preemptionPolicy"] = "Never"
-        await scenario.create("priorityclasses", body)
-        names[level] = name
-    return names
-
-
-async def _victim(scenario: Scenario, name: str, node: str, cpu: str, priority_class: str,
-                  labels: dict[str, str] | None = None) -> Obj:
-    """A pod already running on ``node`` (bound by ``spec.nodeName``), with a short grace period."""
-    return await scenario.create_pod(name, cpu, labels=labels, manifest={"spec": {
-        "nodeName": node, "priorityClassName": priority_class, "terminationGracePeriodSeconds": GRACE}})
-
-
-async def _preemptor(scenario: Scenario, name: str, cpu: str, priority_class: str, **extra: Any) -> Obj:
-    return await scenario.create_pod(name, cpu, manifest={"spec": {"priorityClassName": priority_class}}, **extra)
-
-
-def _deleted_by_scheduler(scenario: Scenario, *pods: str) -> dict[str, Write]:
-    """The first write of each pod by the scheduler that marked it for deletion or removed it."""
-    out = {}
-    for pod in pods:
-        for write in scenario.writes(pod):
-            if write.applied and write.before is not None and (
-                    write.after is None or (write.after.get("metadata") or {}).get("deletionTimestamp")):
-                out[pod] = write
-                break
-    return out
 
 
 def _nomination(scenario: Scenario, pod: str) -> Write | None:

@@ -16,7 +16,7 @@ __all__ = ["api_group_list", "api_resource_list", "api_versions", "group_version
 
 Obj = dict[str, Any]
 
-_SUBRESOURCE_VERBS = {"status": ["get", "patch", "update"], "binding": ["create"]}
+_SUBRESOURCE_VERBS = {"status": ["get", "patch", "update"], "binding": ["create"], "resize": ["get", "patch", "update"]}
 
 
 def group_versions(kinds: Iterable[KindSpec]) -> dict[str, list[str]]:

@@ -185,7 +185,7 @@ def _k(
 KINDS: tuple[KindSpec, ...] = (
     # core/v1
     _k("", "v1", "pods", "Pod", True, short_names=("po",), categories=("all",),
-       subresources=("status", "binding"),
+       subresources=("status", "binding", "resize"),
        fields=("spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
                "spec.hostNetwork", "status.phase", "status.podIP", "status.podIPs",
                "status.nominatedNodeName"),

@@ -62,6 +62,7 @@ from fake_apiserver._errors import (
 from fake_apiserver._kinds import KINDS, KindSpec, by_kind, by_resource
 from fake_apiserver._patch import apply_patch
 from fake_apiserver._priority import system_priority_classes
+from fake_apiserver import _resize as resize
 from fake_apiserver._selectors import FieldSelector, LabelSelector
 from fake_apiserver._strategy import Strategy, check_meta_shape, strategy_for
 from fake_apiserver import _validation as validation
@@ -95,6 +96,7 @@ def _spec(group: str, version: str, resource: str) -> KindSpec:
 
 PODS = _spec("", "v1", "pods")
 NAMESPACES = _spec("", "v1", "namespaces")
+NODES = _spec("", "v1", "nodes")
 PRIORITY_CLASSES = _spec("scheduling.k8s.io", "v1", "priorityclasses")
 
 
@@ -151,6 +153,10 @@ class Store:
         """The stored PriorityClasses by name: what the Priority admission plugin reads."""
         bucket = self._objects.get((PRIORITY_CLASSES.group, PRIORITY_CLASSES.resource), {})
         return {name: obj for (_, name), obj in bucket.items()}
+
+    def _node(self, name: str) -> Obj | None:
+        """The stored Node of that name, or None: what admission plugins' node listers see."""
+        return self._objects.get((NODES.group, NODES.resource), {}).get(("", name))
 
     @property
     def resource_version(self) -> int:
@@ -489,6 +495,8 @@ class Store:
         now = self._now()
         if subresource == "status":
             strategy.prepare_for_status_update(obj, old, now)
+        elif subresource == "resize":  # pods only: the kind table serves it for no other kind
+            resize.prepare_for_resize(obj, old)
         else:
             strategy.prepare_for_update(obj, old)
         meta = obj["metadata"]
@@ -498,11 +506,15 @@ class Store:
         errors = [] if meta == old_meta else validation.validate_object_meta(spec, obj, create=False, old=old)
         if subresource == "status":
             errors += strategy.validate_status_update(obj, old)
+        elif subresource == "resize":
+            errors += resize.validate_resize(obj, old)
         else:
             errors += strategy.validate_update(obj, old)
         validation.check(spec, meta["name"], errors)
         if subresource is None:
             strategy.validate_admission(obj, old)
+        elif subresource == "resize":
+            resize.admit_resize(obj, old, self._node)
         obj = _ordered(obj)
         meta = obj["metadata"]
         if obj == old:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Callable, Mapping, Union
 
 from fake_apiserver._jsonutil import json_copy
@@ -33,6 +34,7 @@ from fake_apiserver._errors import BadRequest, FieldError
 from fake_apiserver._kinds import KindSpec
 from fake_apiserver import _disruption as disruption
 from fake_apiserver import _priority as priority
+from fake_apiserver import _quantity as quantity
 from fake_apiserver import _validation as validation
 
 __all__ = [
@@ -163,32 +165,56 @@ class NodeStrategy(Strategy):
         obj.clear()
         obj.update(admitted)
 
+    def validate_create(self, obj: Obj) -> list[FieldError]:
+        return validation.validate_node_pod_preemption_policy(obj, None)
 
-def _has_resource_fields(container: Obj) -> tuple[bool, bool]:
-    res = container.get("resources") or {}
-    return bool(res.get("requests")), bool(res.get("limits"))
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return validation.validate_node_pod_preemption_policy(new, old)
+
+
+def _qos_sum(resources: Any, into: dict[str, Decimal]) -> set[str]:
+    """Add the positive cpu and memory quantities of a resource list to ``into``; the names found."""
+    found: set[str] = set()
+    for name, raw in resources.items() if isinstance(resources, dict) else ():
+        if name not in ("cpu", "memory"):
+            continue
+        try:
+            amount = quantity.parse(raw)
+        except ValueError:
+            continue
+        if amount > 0:
+            found.add(name)
+            into[name] = into.get(name, Decimal(0)) + amount
+    return found
 
 
 def qos_class(pod: Obj) -> str:
-    """``qos.GetPodQOS``: BestEffort with no requests or limits, Guaranteed when every container
-    has equal cpu and memory requests and limits, Burstable otherwise."""
-    containers = list(pod.get("spec", {}).get("containers") or []) + list(
-        pod.get("spec", {}).get("initContainers") or []
-    )
-    any_set = False
+    """``qos.ComputePodQOS``: only cpu and memory count, and only positive quantities; pod-level
+    ``spec.resources`` stand for the containers' when set. BestEffort with none; Guaranteed when
+    every container (or the pod) limits both and the summed requests equal the summed limits;
+    Burstable otherwise."""
+    spec = pod.get("spec") or {}
+    requests: dict[str, Decimal] = {}
+    limits: dict[str, Decimal] = {}
     guaranteed = True
-    for c in containers:
-        res = c.get("resources") or {}
-        requests = res.get("requests") or {}
-        limits = res.get("limits") or {}
-        if requests or limits:
-            any_set = True
-        for name in ("cpu", "memory"):
-            if name not in limits or str(requests.get(name, limits.get(name))) != str(limits[name]):
-                guaranteed = False
-    if not any_set:
+    pod_level = spec.get("resources")
+    if isinstance(pod_level, dict):
+        _qos_sum(pod_level.get("requests"), requests)
+        if pod_level.get("limits"):
+            guaranteed = _qos_sum(pod_level.get("limits"), limits) == {"cpu", "memory"}
+    else:
+        for key in ("containers", "initContainers"):
+            for c in spec.get(key) or []:
+                res = (c.get("resources") if isinstance(c, dict) else None) or {}
+                _qos_sum(res.get("requests"), requests)
+                if _qos_sum(res.get("limits"), limits) != {"cpu", "memory"}:
+                    guaranteed = False
+    if not requests and not limits:
         return "BestEffort"
-    return "Guaranteed" if guaranteed else "Burstable"
+    if guaranteed and all(limits.get(name) == amount for name, amount in requests.items()) \
+            and len(requests) == len(limits):
+        return "Guaranteed"
+    return "Burstable"
 
 
 _DEFAULT_TOLERATIONS = (
@@ -504,10 +530,12 @@ _LABEL_SELECTOR = _struct(
     "v1.LabelSelector", matchLabels=_STRING_MAP,
     matchExpressions=_list_of(_struct("v1.LabelSelectorRequirement", key=_STR, operator=_STR, values=_STRINGS)),
 )
+_RESOURCE_REQUIREMENTS = _struct("v1.ResourceRequirements", limits=_RESOURCES, requests=_RESOURCES,
+                                 claims=_list_of(_struct("v1.ResourceClaim", name=_STR, request=_STR)))
 _CONTAINER: dict[str, Shape] = dict(
     name=_STR, image=_STR, imagePullPolicy=_STR, command=_STRINGS, args=_STRINGS,
-    resources=_struct("v1.ResourceRequirements", limits=_RESOURCES, requests=_RESOURCES,
-                      claims=_list_of(_struct("v1.ResourceClaim", name=_STR, request=_STR))),
+    resources=_RESOURCE_REQUIREMENTS, restartPolicy=_STR,
+    resizePolicy=_list_of(_struct("v1.ContainerResizePolicy", resourceName=_STR, restartPolicy=_STR)),
     ports=_list_of(_struct("v1.ContainerPort", name=_STR, hostPort=_I32, containerPort=_I32, protocol=_STR)),
     env=_list_of(_struct("v1.EnvVar", name=_STR, value=_STR)),
     volumeMounts=_list_of(_struct("v1.VolumeMount", name=_STR, mountPath=_STR)),
@@ -536,6 +564,7 @@ _POD_SPEC = _struct(
     tolerations=_list_of(_struct("v1.Toleration", key=_STR, operator=_STR, value=_STR, effect=_STR,
                                  tolerationSeconds=_I64)),
     priorityClassName=_STR, priority=_I32, preemptionPolicy=_STR, overhead=_RESOURCES,
+    resources=_RESOURCE_REQUIREMENTS, os=_struct("v1.PodOS", name=_STR),
     topologySpreadConstraints=_list_of(_struct(
         "v1.TopologySpreadConstraint", maxSkew=_I32, topologyKey=_STR, whenUnsatisfiable=_STR,
         labelSelector=_LABEL_SELECTOR, minDomains=_I32, matchLabelKeys=_STRINGS)),
@@ -551,6 +580,7 @@ _POD_STATUS = _struct(
 )
 _NODE_SPEC = _struct(
     "v1.NodeSpec", podCIDR=_STR, podCIDRs=_STRINGS, providerID=_STR, unschedulable=_BOOL,
+    podPreemptionPolicy=_struct("v1.NodePodPreemptionPolicy", disableResizePreemption=_STRINGS),
     taints=_list_of(_struct("v1.Taint", key=_STR, value=_STR, effect=_STR, timeAdded=_TIME)),
 )
 _NODE_STATUS = _struct(

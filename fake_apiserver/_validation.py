@@ -20,10 +20,12 @@ What is checked, and what is deliberately not:
   the extra mutability of gated pods (``nodeSelector``, ``nodeAffinity``), tolerations, status
   updates (conditions, ``nodeName``, ``nominatedNodeName``, ``qosClass``, resource claim statuses) and
   bindings. Beyond that only minimal sanity: containers present, container names and images,
-  ``activeDeadlineSeconds`` range. Volumes, probes, resources, security contexts, affinity term
+  ``activeDeadlineSeconds`` range, resource quantities (none negative, requests within limits:
+  :func:`resource_requirements_errors`). Volumes, probes, resource names, security contexts, affinity term
   syntax, topology spread constraints and the values of the fields the server defaults
   (restartPolicy, dnsPolicy, terminationMessagePolicy, imagePullPolicy,
   terminationGracePeriodSeconds; see ``_strategy.default_pod``) are not validated.
+* Nodes: the resize-preemption owners of KEP-5836 (:func:`validate_node_pod_preemption_policy`).
 * Equality is Go's ``apiequality.Semantic``, approximated by treating absent, null, ``false``,
   ``0``, ``""``, ``[]`` and ``{}`` alike (so a pointer field set to its zero value equals an unset
   one, and quantities are compared as strings).
@@ -45,6 +47,7 @@ from ._names import (
     nbytes as _nbytes,
 )
 from fake_apiserver._jsonutil import json_copy
+from fake_apiserver import _quantity as quantity
 
 __all__ = [
     "POD_UPDATE_FORBIDDEN_PREFIX",
@@ -316,10 +319,66 @@ def _container_errors(
         image = container.get("image") or ""
         if not image:
             errors.append(FieldError.required(f"{path}[{i}].image"))
+        errors += resource_requirements_errors(container.get("resources") or {}, f"{path}[{i}].resources")
         if name in names:
             errors.append(FieldError.duplicate(f"{path}[{i}].name", name))
         elif name or not init:
             names.add(name)
+    return errors
+
+
+_OVERCOMMIT_FREE_PREFIXES = ("hugepages-",)
+
+
+def _overcommit_allowed(name: str) -> bool:
+    """``helper.IsOvercommitAllowed``: native resources (no domain, or ``kubernetes.io/``) other
+    than hugepages may have a request below their limit; extended resources may not."""
+    native = "/" not in name or name.startswith("kubernetes.io/")
+    return native and not name.startswith(_OVERCOMMIT_FREE_PREFIXES)
+
+
+def resource_requirements_errors(resources: Mapping[str, Any], path: str) -> list[FieldError]:
+    """``ValidateContainerResourceRequirements`` as far as quantities go: no negative quantity,
+    no request above its limit, and a request equal to its limit (which must be set) for a
+    resource that cannot be overcommitted. Values are quoted in canonical form (``0.3`` as
+    ``300m``). Go walks the maps in random order; the fake in the order of the keys."""
+    errors: list[FieldError] = []
+    limits = resources.get("limits") or {}
+    requests = resources.get("requests") or {}
+    if not isinstance(limits, Mapping) or not isinstance(requests, Mapping):
+        return errors
+
+    def value(raw: Any) -> Any:
+        try:
+            return quantity.parse(raw)
+        except ValueError:  # the decoder refuses it first; nothing to compare
+            return None
+
+    for name, raw in limits.items():
+        amount = value(raw)
+        if amount is not None and amount < 0:
+            errors.append(FieldError.invalid(f"{path}.limits[{name}]", quantity.canonical(raw),
+                                             "must be greater than or equal to 0"))
+    for name, raw in requests.items():
+        amount = value(raw)
+        if amount is None:
+            continue
+        if amount < 0:
+            errors.append(FieldError.invalid(f"{path}.requests[{name}]", quantity.canonical(raw),
+                                             "must be greater than or equal to 0"))
+        if name in limits:
+            limit = value(limits[name])
+            if limit is None:
+                continue
+            shown, limit_shown = quantity.canonical(raw), quantity.canonical(limits[name])
+            if amount != limit and not _overcommit_allowed(name):
+                errors.append(FieldError.invalid(f"{path}.requests", shown,
+                                                 f"must be equal to {name} limit of {limit_shown}"))
+            elif amount > limit:
+                errors.append(FieldError.invalid(f"{path}.requests", shown,
+                                                 f"must be less than or equal to {name} limit of {limit_shown}"))
+        elif not _overcommit_allowed(name):
+            errors.append(FieldError.required(f"{path}.limits", "Limit must be set for non overcommitable resources"))
     return errors
 
 
@@ -642,6 +701,35 @@ def check_binding(errors: list[FieldError]) -> None:
     if errors:
         rendered = [e.render() for e in _dedupe(errors)]
         raise UnknownError(rendered[0] if len(rendered) == 1 else "[" + ", ".join(rendered) + "]")
+
+
+# --- nodes -----------------------------------------------------------------------------------
+
+_MAX_RESIZE_PREEMPTION_OWNERS = 20
+
+
+def validate_node_pod_preemption_policy(node: Mapping[str, Any], old: Mapping[str, Any] | None) -> list[FieldError]:
+    """``spec.podPreemptionPolicy.disableResizePreemption`` (KEP-5836, alpha in v1.37): the
+    declarative tags ``+k8s:maxItems=20``, ``+k8s:listType=set`` and
+    ``+k8s:eachVal=+k8s:format=k8s-label-key``, in the order the generated validator runs them:
+    too many items stops there; then each repeated value at its later index; then each value
+    that is not a label key. An update that leaves the list as it was is not checked again
+    (declarative validation's ratcheting)."""
+    path = "spec.podPreemptionPolicy.disableResizePreemption"
+    owners = _get(node, "spec", "podPreemptionPolicy", "disableResizePreemption") or []
+    if old is not None and _semantic(owners) == _semantic(
+            _get(old, "spec", "podPreemptionPolicy", "disableResizePreemption") or []):
+        return []
+    if len(owners) > _MAX_RESIZE_PREEMPTION_OWNERS:
+        return [FieldError("FieldValueTooMany", path, f"must have at most {_MAX_RESIZE_PREEMPTION_OWNERS} items",
+                           len(owners))]
+    errors: list[FieldError] = []
+    for i, owner in enumerate(owners):
+        if owner in owners[:i]:
+            errors.append(FieldError.duplicate(f"{path}[{i}]", owner))
+    for i, owner in enumerate(owners):
+        errors += _invalid_each(f"{path}[{i}]", owner, is_qualified_name(owner))
+    return errors
 
 
 # --- node admission --------------------------------------------------------------------------

@@ -151,7 +151,7 @@ def test_core_discovery_lists_pods_with_their_subresources() -> None:
         assert sorted(by_name) == [
             "configmaps", "events", "namespaces", "namespaces/status", "nodes", "nodes/status",
             "persistentvolumeclaims", "persistentvolumeclaims/status", "persistentvolumes",
-            "persistentvolumes/status", "pods", "pods/binding", "pods/status", "replicationcontrollers",
+            "persistentvolumes/status", "pods", "pods/binding", "pods/resize", "pods/status", "replicationcontrollers",
             "replicationcontrollers/status", "services", "services/status"]
 
     serve(scenario)

@@ -1,0 +1,75 @@
+"""Resource quantities as ``resource.Quantity`` reads, compares and prints them.
+
+Validation messages quote quantities in their canonical form (``Quantity.String()``): a request
+sent as ``"0.3"`` is reported as ``"300m"``, ``"1.5Gi"`` as ``"1536Mi"``. :func:`canonical`
+gives that form; :func:`parse` the exact value (a ``Decimal``, so that ``"0.1"`` plus ``"0.2"``
+compares equal to ``"300m"``, as Go's inf.Dec arithmetic does).
+
+Go keeps the suffix family a quantity was written in (decimal SI, binary SI or a decimal
+exponent) and prints the largest suffix of that family that leaves an integer mantissa; a binary
+quantity below 1024 or with a fraction is printed as decimal SI. Go's rounding of values finer
+than one nano is not copied: no field the fake reads carries one.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Any
+
+__all__ = ["canonical", "is_quantity", "parse"]
+
+_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
+_SUFFIX_BY_EXPONENT = {v: k for k, v in _DECIMAL.items()}
+_SUFFIX_BY_POWER = {v: k for k, v in _BINARY.items()}
+_FORM = re.compile(r"^([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+|)$")
+
+
+def _split(raw: Any) -> tuple[Decimal, str, str]:
+    """The value, the family (``"decimal"``, ``"binary"``, ``"exponent"``) and the suffix."""
+    if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        return Decimal(str(raw)), "decimal", ""
+    match = _FORM.match(str(raw).strip())
+    if match is None:
+        raise ValueError(f"not a quantity: {raw!r}")
+    number, suffix = Decimal(match.group(1)), match.group(2)
+    if suffix in _BINARY:
+        return number * (Decimal(1024) ** _BINARY[suffix]), "binary", suffix
+    if suffix in _DECIMAL:
+        return number.scaleb(_DECIMAL[suffix]), "decimal", suffix
+    return number.scaleb(int(suffix[1:])), "exponent", suffix
+
+
+def is_quantity(raw: Any) -> bool:
+    try:
+        _split(raw)
+    except ValueError:
+        return False
+    return True
+
+
+def parse(raw: Any) -> Decimal:
+    """The exact value of a quantity (``"100m"`` is 0.1); ``ValueError`` if it is not one."""
+    return _split(raw)[0]
+
+
+def canonical(raw: Any) -> str:
+    """``Quantity.String()``: ``"0.3"`` -> ``"300m"``, ``"1000m"`` -> ``"1"``, ``"2048Ki"`` -> ``"2Mi"``."""
+    value, family, _ = _split(raw)
+    if value == 0:
+        return "0"
+    if family == "binary" and abs(value) >= 1024 and value == value.to_integral_value():
+        power, mantissa = 0, value
+        while power < 6 and mantissa % 1024 == 0:
+            mantissa, power = mantissa / 1024, power + 1
+        return f"{int(mantissa)}{_SUFFIX_BY_POWER.get(power, '')}"
+    # The mantissa is an integer and the exponent the largest multiple of 3 that keeps it one.
+    exponent = -9
+    mantissa = value.scaleb(9)
+    mantissa = mantissa.to_integral_value(rounding="ROUND_CEILING")
+    while mantissa % 1000 == 0 and (family == "exponent" or exponent < 18):
+        mantissa, exponent = mantissa / 1000, exponent + 3
+    if family == "exponent":
+        return f"{int(mantissa)}e{exponent}" if exponent else str(int(mantissa))
+    return f"{int(mantissa)}{_SUFFIX_BY_EXPONENT[exponent]}"

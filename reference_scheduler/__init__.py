@@ -1,4 +1,4 @@
-"""A reference kube-scheduler in Python that implements KEP-5501 and preemption, and its variants.
+"""A reference kube-scheduler in Python that implements KEP-5501, preemption and KEP-5836, and its variants.
 
 It talks to any API server only over HTTP with a kubeconfig, like kube-scheduler, and runs either
 in-process on the current event loop (:class:`Scheduler`, under virtual time in the harness) or as
@@ -10,14 +10,17 @@ Where each part, and each of the suite's readings of the KEP's open questions, i
   events, the retry promise, what the clear writes);
 * ``_dispatcher``: KEP-5229 and delayed calls (decision 5: immediate calls overwrite delayed ones,
   a delay is not reset);
-* ``_gates``: the two feature gates, their defaults and dependency (decision 7);
+* ``_gates``: the feature gates, their defaults and dependencies (decision 7);
 * ``_queue``: which events re-run PreEnqueue (decision 8); ``_conditions``: ``lastTransitionTime``;
 * ``_plugins``: PreEnqueue and Filter plugins and their messages; ``_dra``: DRA allocation and
   what is not supported; ``_preemption``: kube-scheduler's DefaultPreemption (victims, PDBs, the
   node choice, nominated pods, the victims' condition, delete and event) and what it leaves out; ``_mutants``: the variants (mutants and the sentences they violate,
   controls, shape variants) and what the selftest expects of each; ``_writers``: how a status
   condition is written (the strategic merge patch kube-scheduler sends, and the shape variants'
-  PUT, JSON patch and merge patch).
+  PUT, JSON patch and merge patch); ``_resize``: KEP-5836, preemption for a resize the kubelet
+  deferred (which pods, the cycle on their node, when they are queued again) and its readings of
+  the KEP's open questions; ``_resources``: what a pod counts on its node, its status resources
+  included.
 
 Not implemented: scoring beyond least-requested, leader election (run one instance,
 or give it its own ``--scheduler-name``), protobuf, the streaming list.

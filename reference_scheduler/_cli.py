@@ -32,7 +32,9 @@ def add_subcommands(subparsers: Any) -> None:
     )
     p.add_argument("--kubeconfig", required=True, help="kubeconfig of the API server to schedule on")
     p.add_argument("--feature-gates", default="",
-                   help="A=true,B=false for SchedulerPreEnqueuePodStatus and SchedulerAsyncAPICalls (default: both true)")
+                   help="A=true,B=false for SchedulerPreEnqueuePodStatus, SchedulerAsyncAPICalls, "
+                        "InPlacePodVerticalScaling (default: all three true) and "
+                        "InPlacePodVerticalScalingSchedulerPreemption (default: false)")
     p.add_argument("--mutant", default=None, help="run a variant: a mutant, a control or a shape variant (see `mutants`)")
     p.add_argument("--delay", type=float, default=DEFAULT_DELAY,
                    help=f"delay of NotReadyForScheduling patches and clears in seconds (default {DEFAULT_DELAY:g})")

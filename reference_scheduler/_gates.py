@@ -1,4 +1,4 @@
-"""Feature gates of the reference scheduler and their one dependency.
+"""Feature gates of the reference scheduler and their dependencies.
 
 Both gates default to on: KEP-5501 graduates ``SchedulerPreEnqueuePodStatus`` straight to beta,
 "enabled by default", and "successfully enabling the ``SchedulerPreEnqueuePodStatus`` feature in
@@ -10,6 +10,15 @@ follows the KEP's beta instead, so that the KEP's behaviour is what runs out of 
 being enabled" (KEP-5501, Proposal): enabling the first without the second is refused at startup
 with :data:`DEPENDENCY_MESSAGE`, not silently ignored. The parse errors copy component-base's
 ``featuregate`` wording (``unrecognized feature gate: %s``, ``invalid value of %s=%s, err: %v``).
+
+KEP-5836 adds two gates of kube-scheduler (``pkg/features/kube_features.go``):
+``InPlacePodVerticalScaling`` (KEP-1287, GA since v1.35, on by default: the scheduler counts a
+pod's status resources, :func:`reference_scheduler._resources.pod_requests`) and
+``InPlacePodVerticalScalingSchedulerPreemption`` (alpha since v1.37, off by default: preemption for
+a Deferred resize, :mod:`reference_scheduler._resize`), which needs the first. Enabling it without
+``InPlacePodVerticalScaling`` is refused with :data:`RESIZE_DEPENDENCY_MESSAGE`, component-base's
+dependency error (``%s is enabled, but depends on features that are disabled: %v``) after the
+prefix of the KEP-5501 one.
 """
 
 from __future__ import annotations
@@ -19,7 +28,10 @@ from dataclasses import dataclass
 __all__ = [
     "ASYNC_API_CALLS",
     "DEPENDENCY_MESSAGE",
+    "IN_PLACE_POD_VERTICAL_SCALING",
     "PRE_ENQUEUE_POD_STATUS",
+    "RESIZE_DEPENDENCY_MESSAGE",
+    "RESIZE_PREEMPTION",
     "FeatureGateError",
     "FeatureGates",
     "parse_feature_gates",
@@ -27,8 +39,14 @@ __all__ = [
 
 PRE_ENQUEUE_POD_STATUS = "SchedulerPreEnqueuePodStatus"
 ASYNC_API_CALLS = "SchedulerAsyncAPICalls"
+IN_PLACE_POD_VERTICAL_SCALING = "InPlacePodVerticalScaling"
+RESIZE_PREEMPTION = "InPlacePodVerticalScalingSchedulerPreemption"
 DEPENDENCY_MESSAGE = (
     "invalid feature gates: SchedulerPreEnqueuePodStatus=true requires SchedulerAsyncAPICalls=true"
+)
+RESIZE_DEPENDENCY_MESSAGE = (
+    "invalid feature gates: InPlacePodVerticalScalingSchedulerPreemption is enabled, but depends on features "
+    "that are disabled: [InPlacePodVerticalScaling]"
 )
 
 
@@ -40,18 +58,29 @@ class FeatureGateError(ValueError):
 class FeatureGates:
     pre_enqueue_pod_status: bool = True
     async_api_calls: bool = True
+    in_place_pod_vertical_scaling: bool = True
+    resize_preemption: bool = False
 
     def validate(self) -> FeatureGates:
-        """Raise :class:`FeatureGateError` on the KEP's gate dependency; return self otherwise."""
+        """Raise :class:`FeatureGateError` on a gate dependency; return self otherwise."""
         if self.pre_enqueue_pod_status and not self.async_api_calls:
             raise FeatureGateError(DEPENDENCY_MESSAGE)
+        if self.resize_preemption and not self.in_place_pod_vertical_scaling:
+            raise FeatureGateError(RESIZE_DEPENDENCY_MESSAGE)
         return self
 
+    def values(self) -> dict[str, bool]:
+        """Every gate by its name."""
+        return {
+            PRE_ENQUEUE_POD_STATUS: self.pre_enqueue_pod_status,
+            ASYNC_API_CALLS: self.async_api_calls,
+            IN_PLACE_POD_VERTICAL_SCALING: self.in_place_pod_vertical_scaling,
+            RESIZE_PREEMPTION: self.resize_preemption,
+        }
+
     def format(self) -> str:
-        return (
-            f"{ASYNC_API_CALLS}={str(self.async_api_calls).lower()},"
-            f"{PRE_ENQUEUE_POD_STATUS}={str(self.pre_enqueue_pod_status).lower()}"
-        )
+        """``A=true,B=false``, every gate, names sorted."""
+        return ",".join(f"{name}={str(on).lower()}" for name, on in sorted(self.values().items()))
 
 
 def _parse_bool(name: str, raw: str) -> bool:
@@ -68,10 +97,7 @@ def _parse_bool(name: str, raw: str) -> bool:
 def parse_feature_gates(spec: str, base: FeatureGates | None = None, *, validate: bool = True) -> FeatureGates:
     """``A=true,B=false`` on top of ``base`` (the defaults), validated unless ``validate`` is
     False (only the ``ignores-gate-dependency`` mutant)."""
-    values = {
-        PRE_ENQUEUE_POD_STATUS: (base or FeatureGates()).pre_enqueue_pod_status,
-        ASYNC_API_CALLS: (base or FeatureGates()).async_api_calls,
-    }
+    values = (base or FeatureGates()).values()
     for item in (s.strip() for s in spec.split(",")):
         if not item:
             continue
@@ -82,5 +108,10 @@ def parse_feature_gates(spec: str, base: FeatureGates | None = None, *, validate
         if name not in values:
             raise FeatureGateError(f"unrecognized feature gate: {name}")
         values[name] = _parse_bool(name, raw.strip())
-    gates = FeatureGates(pre_enqueue_pod_status=values[PRE_ENQUEUE_POD_STATUS], async_api_calls=values[ASYNC_API_CALLS])
+    gates = FeatureGates(
+        pre_enqueue_pod_status=values[PRE_ENQUEUE_POD_STATUS],
+        async_api_calls=values[ASYNC_API_CALLS],
+        in_place_pod_vertical_scaling=values[IN_PLACE_POD_VERTICAL_SCALING],
+        resize_preemption=values[RESIZE_PREEMPTION],
+    )
     return gates.validate() if validate else gates

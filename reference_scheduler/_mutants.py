@@ -5,8 +5,11 @@ flips one switch on an assembled :class:`~reference_scheduler._scheduler.Schedul
 flag, a dispatcher flag, a plugin option, the condition writer): no copies of the scheduler, and
 its ``kind``, which says what the selftest (``harness._selftest``) expects:
 
-* ``mutant`` (:data:`MUTANTS`): breaks exactly one KEP-5501 rule, or one rule of kube-scheduler's
-  DefaultPreemption (:mod:`reference_scheduler._preemption`; ``violates`` names the source file);
+* ``mutant`` (:data:`MUTANTS`): breaks exactly one KEP-5501 rule, one rule of kube-scheduler's
+  DefaultPreemption (:mod:`reference_scheduler._preemption`; ``violates`` names the source file),
+  or one KEP-5836 rule of preemption for a Deferred resize (:mod:`reference_scheduler._resize`;
+  these differ only with ``InPlacePodVerticalScalingSchedulerPreemption`` on, but
+  ``resize-preempts-with-gate-off``, which differs only with it off);
   must fail at least one criterion. Running the suites against each is how they prove they catch what they claim.
 * ``control``: not a scheduler at all, by design (``does-nothing``); must fail at least one
   criterion, so a suite that passes whatever happens is caught.
@@ -156,6 +159,30 @@ def _no_nomination(s: Scheduler) -> None:
     s.preemption.nominates = False
 
 
+def _resize_victims_on_other_nodes(s: Scheduler) -> None:
+    s.resize.victims_on_every_node = True
+
+
+def _resize_counts_own_resources(s: Scheduler) -> None:
+    s.resize.counts_own_resources = True
+
+
+def _resize_with_gate_off(s: Scheduler) -> None:
+    s.resize.enabled = True
+
+
+def _resize_writes_pod_scheduled(s: Scheduler) -> None:
+    s.resize.writes_pod_scheduled = True
+
+
+def _resize_for_infeasible(s: Scheduler) -> None:
+    s.resize.accepts_infeasible = True
+
+
+def _resize_ignores_disable_policy(s: Scheduler) -> None:
+    s.resize.honours_disable_policy = False
+
+
 def _writes_with(writer: ConditionWriter) -> Callable[[Scheduler], None]:
     def apply(s: Scheduler) -> None:
         s.use_writer(writer)
@@ -245,6 +272,37 @@ MUTANTS: tuple[Mutant, ...] = (
            "or in the pod's status), so a lower-priority pod can take the room",
            "the non-empty nominatedNodeName will be applied to the preemptor pod (kube-scheduler "
            "pkg/scheduler/framework/preemption/preemption.go, Evaluator.Preempt)", _no_nomination),
+    Mutant("resize-victims-on-other-nodes", "looks for victims of a Deferred resize on every node, not only on the "
+           "node the resizing pod runs on",
+           "Victim Selection Constraint: The search for preemption victims is isolated exclusively to the deferred "
+           "pod's active node. (KEP-5836, DefaultPreemption Plugin: Preemption Mechanism Adjustments)",
+           _resize_victims_on_other_nodes),
+    Mutant("resize-counts-own-resources", "leaves the resizing pod's old resources (its status) on its node during "
+           "the victim search, besides its new request, so it preempts more than the resize needs",
+           "Snapshot Adjustment: temporarily remove the Deferred pod from the node snapshot to compute the space "
+           "needed. (KEP-5836, Summary of Scheduling Cycle Flow)", _resize_counts_own_resources),
+    Mutant("resize-preempts-with-gate-off", "queues Deferred resizes and preempts for them with "
+           "InPlacePodVerticalScalingSchedulerPreemption=false",
+           "if !pl.enableInPlacePodVerticalScalingSchedulerPreemption || !resource.IsPodResizeDeferred(pod) { return "
+           "nil, fwk.NewStatus(fwk.Skip) } (kube-scheduler pkg/scheduler/framework/plugins/deferredpodscheduling; the "
+           "gate is alpha in v1.37, off by default)", _resize_with_gate_off),
+    Mutant("resize-writes-pod-scheduled", "writes the resizing pod's PodScheduled condition (False, Unschedulable) "
+           "with a FailedScheduling event after each attempt, and nominatedNodeName when it preempts, as for a "
+           "pending pod",
+           "Skipping PodScheduled Condition Updates: For a Deferred pod, updating this condition is skipped. No "
+           "Nominated Node Name (NNN) Assignment: For a Deferred pod, no nominated node is set or updated. (KEP-5836, "
+           "Failure Handler Adjustments for Deferred Pods)", _resize_writes_pod_scheduled),
+    Mutant("resize-preempts-for-infeasible", "takes a resize the kubelet marked Infeasible for a Deferred one: queues "
+           "it and preempts for its spec",
+           "IsPodResizeDeferred returns true if the pod condition PodResizePending is set to deferred. (kubernetes "
+           "component-helpers/resource; Infeasible: the proposed resize is not feasible and is rejected; it may not "
+           "be re-evaluated)", _resize_for_infeasible),
+    Mutant("resize-ignores-disable-policy", "preempts for a Deferred resize on a node whose "
+           "spec.podPreemptionPolicy.disableResizePreemption is non-empty",
+           "DisableResizePreemption lists the owners (e.g., autoscalers, operators, administrators) that have "
+           "requested to disable scheduler and Kubelet preemption for in-place pod resize on this node. If this list "
+           "is non-empty, resize-induced preemption is disabled on this node. (kubernetes/api core/v1 "
+           "NodePodPreemptionPolicy)", _resize_ignores_disable_policy),
 )
 
 

@@ -217,29 +217,33 @@ class GangQuorum:
 
 
 class NodeInfo:
-    """A node, the pods on it (bound or assumed, by ``ns/name``) and what they request."""
+    """A node, the pods on it (bound or assumed, by ``ns/name``) and what they request;
+    ``use_status`` is the ``InPlacePodVerticalScaling`` gate (:func:`pod_requests`)."""
 
-    __slots__ = ("node", "name", "allocatable", "requested", "pods")
+    __slots__ = ("node", "name", "allocatable", "requested", "pods", "use_status")
 
-    def __init__(self, node: Obj) -> None:
+    def __init__(self, node: Obj, *, use_status: bool = True) -> None:
         self.node = node
         self.name = str(node["metadata"]["name"])
         self.allocatable = node_allocatable(node)
         self.requested = Resources()
         self.pods: dict[str, Obj] = {}
+        self.use_status = use_status
 
     def add_pod(self, pod: Obj) -> None:
         self.pods[_key(pod)] = pod
-        self.requested.add(pod_requests(pod))
+        self.requested.add(pod_requests(pod, use_status=self.use_status))
 
     def remove_pod(self, pod: Obj) -> None:
-        if self.pods.pop(_key(pod), None) is not None:
-            self.requested.sub(pod_requests(pod))
+        removed = self.pods.pop(_key(pod), None)
+        if removed is not None:
+            self.requested.sub(pod_requests(removed, use_status=self.use_status))
 
     def clone(self) -> NodeInfo:
         """A copy whose pods and requests can change without touching this one (``Snapshot``)."""
         out = NodeInfo.__new__(NodeInfo)
         out.node, out.name, out.allocatable = self.node, self.name, self.allocatable
+        out.use_status = self.use_status
         out.requested = Resources(self.requested.milli_cpu, self.requested.memory, self.requested.pods)
         out.pods = dict(self.pods)
         return out

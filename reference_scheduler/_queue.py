@@ -6,7 +6,8 @@ Modelled on ``pkg/scheduler/backend/queue/scheduling_queue.go``:
   expired) runs the PreEnqueue plugins first (``moveToActiveQ``/``runPreEnqueuePlugins``); a
   rejected pod is parked ("gated", ``pInfo.Gated``) and never attempted;
 * a pod that failed a scheduling attempt waits in the unschedulable set until a cluster event
-  that may help it (a node added or changed, a bound pod deleted, a DRA object changed) moves it
+  that may help it (a node added or changed, a bound pod deleted, a DRA object changed; for a
+  bound pod waiting on a Deferred resize, an event on its node, :attr:`SchedulingQueue.assigned_hint`) moves it
   to backoffQ (or straight to activeQ once its backoff is over); a pod unschedulable for 5 minutes
   is moved anyway (``podMaxInUnschedulablePodsDuration``); backoff is 1 s doubled per attempt,
   capped at 10 s (``PodInitialBackoffSeconds``/``PodMaxBackoffSeconds``);
@@ -140,6 +141,9 @@ class SchedulingQueue:
         self._unschedulable: set[str] = set()
         self._wake = asyncio.Event()
         self.pre_enqueue_runs = 0
+        #: the queueing hint for a waiting pod that is already bound (a KEP-5836 Deferred resize,
+        #: :meth:`reference_scheduler._resize.ResizePreemption.requeue_on`); None: never moved
+        self.assigned_hint: Callable[[ClusterEvent, Obj], bool] | None = None
 
     def now(self) -> float:
         return self._time() if self._time is not None else asyncio.get_running_loop().time()
@@ -248,12 +252,18 @@ class SchedulingQueue:
                 if pinfo is not None and pinfo.state == "gated" and plugin.requeue_on(event, pinfo.pod):
                     self._take_out(pinfo)
                     self._place(pinfo)
-        if (event.resource, event.action) in _MOVE_EVENTS:
-            for key in sorted(self._unschedulable):
-                pinfo = self.pods.get(key)
-                if pinfo is not None and pinfo.state == "unschedulable":
-                    self._take_out(pinfo)
-                    self._place(pinfo)
+        moves = (event.resource, event.action) in _MOVE_EVENTS
+        for key in sorted(self._unschedulable):
+            pinfo = self.pods.get(key)
+            if pinfo is None or pinfo.state != "unschedulable":
+                continue
+            if (pinfo.pod.get("spec") or {}).get("nodeName"):  # bound: only its own hint moves it
+                if self.assigned_hint is None or not self.assigned_hint(event, pinfo.pod):
+                    continue
+            elif not moves:
+                continue
+            self._take_out(pinfo)
+            self._place(pinfo)
 
     # -- the scheduling cycle -----------------------------------------------------------
 

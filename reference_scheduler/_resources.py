@@ -4,7 +4,17 @@
 binary ``Ki Mi Gi Ti Pi Ei``, exponents ``e3``); cpu is counted in millicores (rounded up, as
 ``MilliValue`` does) and memory in bytes. A pod's request is the larger of the sum of its
 containers and its largest init container, plus ``spec.overhead``
-(``resourcehelper.PodRequests`` without sidecars or in-place resize).
+(``resourcehelper.PodRequests``, without sidecars).
+
+In-place resize (KEP-1287): with ``use_status`` (kube-scheduler passes ``UseStatusResources`` =
+the ``InPlacePodVerticalScaling`` gate, ``pkg/scheduler/framework/types.go`` ``calculateResource``)
+each container counts, per resource, the largest of its spec request, its status's
+``allocatedResources`` and its status's ``resources.requests`` (``component-helpers/resource``
+``determineContainerReqs``: ``max(container.Resources.Requests, cs.Resources.Requests,
+cs.AllocatedResources)``), so a resize the kubelet deferred already holds its new room on the node.
+A resize the kubelet found ``Infeasible`` (``PodResizePending`` reason ``Infeasible``) counts only
+the status (``max(cs.Resources.Requests, cs.AllocatedResources)``): the spec will not be actuated.
+A container without a status counts its spec.
 """
 
 from __future__ import annotations
@@ -14,7 +24,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["Resources", "node_allocatable", "parse_quantity", "pod_requests"]
+__all__ = ["Resources", "node_allocatable", "parse_quantity", "pod_requests", "resize_reason"]
 
 Obj = dict[str, Any]
 
@@ -72,14 +82,47 @@ def _of(requests: Obj) -> tuple[int, int]:
     return cpu, mem
 
 
-def pod_requests(pod: Obj) -> Resources:
+def resize_reason(pod: Obj) -> str:
+    """The reason of the pod's first ``PodResizePending`` condition (``Deferred``, ``Infeasible``),
+    or "" (``resource.IsPodResizeDeferred``/``IsPodResizeInfeasible`` look at the first one)."""
+    for cond in (pod.get("status") or {}).get("conditions") or []:
+        if cond.get("type") == "PodResizePending":
+            return str(cond.get("reason") or "")
+    return ""
+
+
+def _container_requests(c: Obj, status: Obj | None, infeasible: bool) -> tuple[int, int]:
+    spec = _of(((c.get("resources") or {}).get("requests")) or {})
+    if status is None:
+        return spec
+    seen = [_of(status.get("allocatedResources") or {}),
+            _of(((status.get("resources") or {}).get("requests")) or {})]
+    if not infeasible:
+        seen.append(spec)
+    return max(s[0] for s in seen), max(s[1] for s in seen)
+
+
+def pod_requests(pod: Obj, *, use_status: bool = True, infeasible: bool | None = None) -> Resources:
+    """What the pod counts on its node (module docstring); ``use_status`` is the
+    ``InPlacePodVerticalScaling`` gate; ``infeasible`` overrides the pod's own resize reason
+    (True: only the status counts, the pod's old resources)."""
     spec = pod.get("spec") or {}
+    status = pod.get("status") or {}
+    if infeasible is None:
+        infeasible = resize_reason(pod) == "Infeasible"
+
+    def statuses(field: str) -> dict[str, Obj]:
+        if not use_status:
+            return {}
+        return {str(s.get("name")): s for s in status.get(field) or [] if isinstance(s, dict)}
+
+    running, init = statuses("containerStatuses"), statuses("initContainerStatuses")
     cpu = mem = 0
     for c in spec.get("containers") or []:
-        c_cpu, c_mem = _of(((c.get("resources") or {}).get("requests")) or {})
+        c_cpu, c_mem = _container_requests(c, running.get(str(c.get("name"))), infeasible)
         cpu, mem = cpu + c_cpu, mem + c_mem
     for c in spec.get("initContainers") or []:
-        c_cpu, c_mem = _of(((c.get("resources") or {}).get("requests")) or {})
+        c_cpu, c_mem = _container_requests(c, init.get(str(c.get("name"))), infeasible)
         cpu, mem = max(cpu, c_cpu), max(mem, c_mem)
     o_cpu, o_mem = _of(spec.get("overhead") or {})
     return Resources(cpu + o_cpu, mem + o_mem, 1)

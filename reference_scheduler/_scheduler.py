@@ -21,6 +21,12 @@ With ``SchedulerAsyncAPICalls`` on, status patches and bindings go through the
 :class:`~reference_scheduler._dispatcher.ApiDispatcher`; off, they are sent directly. KEP-5501
 reporting needs both gates (:mod:`reference_scheduler._gates`).
 
+With ``InPlacePodVerticalScalingSchedulerPreemption`` on, a bound pod of this scheduler whose
+resize the kubelet deferred is queued too, and its cycle only preempts on its own node, writing
+nothing for the pod itself (:mod:`reference_scheduler._resize`, KEP-5836). The nodes count every
+pod at ``max(spec, allocated, actual)`` while ``InPlacePodVerticalScaling`` is on
+(:mod:`reference_scheduler._resources`).
+
 A failed status patch never stops scheduling: "This failure is logged, but it does not crash the
 scheduler or affect the scheduling" (KEP-5501, Troubleshooting); see
 :mod:`reference_scheduler._reporting` for the retry.
@@ -62,6 +68,7 @@ from reference_scheduler._preemption import (
 )
 from reference_scheduler._queue import QueuedPodInfo, SchedulingQueue, pod_key
 from reference_scheduler._reporting import DEFAULT_DELAY, PreEnqueueStatusReporter
+from reference_scheduler._resize import ResizePreemption
 from reference_scheduler._resources import Resources, pod_requests
 from reference_scheduler._writers import STRATEGIC, ConditionWriter, nominated_of
 
@@ -143,6 +150,8 @@ class Scheduler:
         self.filters: tuple[tuple[str, FilterPlugin], ...] = (("DynamicResources", self.allocator.filter),)
         self.nominator = Nominator()
         self.preemption = DefaultPreemption(self.pdbs.values, self.nominator, clock.now)
+        self.resize = ResizePreemption(self.preemption, self.nominator, enabled=self.gates.resize_preemption)
+        self.queue.assigned_hint = self.resize.requeue_on
         #: False only for the ``binds-before-victims-gone`` mutant: a terminating pod frees its node at once
         self.counts_terminating_pods = True
         self.assumed: dict[str, tuple[str, Obj]] = {}  # pod key -> (node, pod)
@@ -224,11 +233,22 @@ class Scheduler:
         informer.on_update.append(updated)
         informer.on_delete.append(deleted)
 
-    def _ours(self, pod: Obj) -> bool:
-        spec = pod.get("spec") or {}
+    def _mine(self, pod: Obj) -> bool:
         if self.namespaces is not None and (pod.get("metadata") or {}).get("namespace") not in self.namespaces:
             return False
-        return spec.get("schedulerName", "default-scheduler") == self.scheduler_name and not spec.get("nodeName")
+        return bool((pod.get("spec") or {}).get("schedulerName", "default-scheduler") == self.scheduler_name)
+
+    def _ours(self, pod: Obj) -> bool:
+        """A pod to place: this scheduler's and not bound."""
+        return self._mine(pod) and not (pod.get("spec") or {}).get("nodeName")
+
+    def _resizing(self, pod: Obj) -> bool:
+        """A bound pod of this scheduler with a Deferred resize to preempt for (KEP-5836)."""
+        return self._mine(pod) and self.resize.wants(pod)
+
+    def _counted(self, pod: Obj) -> tuple[int, int]:
+        r = pod_requests(pod, use_status=self.gates.in_place_pod_vertical_scaling)
+        return r.milli_cpu, r.memory
 
     def _unassigned_and_assigned_pods(self) -> list[Obj]:
         return self.pods.values()
@@ -237,20 +257,29 @@ class Scheduler:
         if self._ours(pod) and pod_key(pod) not in self.assumed:
             self.nominator.add(pod)
             self.queue.add(pod)
+        elif self._resizing(pod):
+            self.queue.add(pod)  # already Deferred when first seen (a restart: the AddPod handler)
         self._cluster_event("pods", "add", pod)
 
     def _pod_updated(self, old: Obj, new: Obj) -> None:
         key = pod_key(new)
         if (new.get("spec") or {}).get("nodeName"):
             pinfo = self.queue.pods.get(key)
-            if pinfo is not None and pinfo.state != "in-flight":
-                self.queue.done(pinfo)
+            if self._resizing(new):
+                if pinfo is None:
+                    self.queue.add(new)  # the resize was just deferred
+                else:
+                    self.queue.update(old, new)
+            elif pinfo is not None and pinfo.state != "in-flight":
+                self.queue.done(pinfo)  # bound, or its resize actuated or reverted
             self.assumed.pop(key, None)
             self.nominator.delete(new)
             if not (old.get("spec") or {}).get("nodeName"):
                 self._cluster_event("pods", "assigned", new)
             elif not self.counts_terminating_pods and terminating(new) and not terminating(old):
                 self._cluster_event("pods", "assigned-delete", new)  # its room is free for this mutant
+            elif self._counted(old) != self._counted(new):
+                self._cluster_event("pods", "assigned-update", new)  # resized: its node's room changed
             return
         if self._ours(new) and key not in self.assumed:  # assumed: bound or being bound (skipPodUpdate)
             self.nominator.update(old, new)
@@ -290,7 +319,8 @@ class Scheduler:
     def snapshot(self) -> list[NodeInfo]:
         """Every node with its bound and assumed pods; a terminating pod stays on its node until it
         is deleted, as in kube-scheduler's cache (its room is not free before)."""
-        infos = {str(n["metadata"]["name"]): NodeInfo(n) for n in self.nodes.values()}
+        use_status = self.gates.in_place_pod_vertical_scaling
+        infos = {str(n["metadata"]["name"]): NodeInfo(n, use_status=use_status) for n in self.nodes.values()}
         counted: set[str] = set()
         for pod in self.pods.values():
             node = (pod.get("spec") or {}).get("nodeName")
@@ -309,6 +339,11 @@ class Scheduler:
 
     def _schedule_one(self, pinfo: QueuedPodInfo) -> None:
         pod = self.pods.get(pinfo.key)
+        if pod is not None and self._resizing(pod):
+            pinfo.pod = pod
+            self.attempts += 1
+            self._resize_one(pinfo, pod)
+            return
         if pod is None or not self._ours(pod):
             self.queue.done(pinfo)
             return
@@ -381,6 +416,21 @@ class Scheduler:
             message = getattr(e, "message", "") or str(e)
             self._record_failure(pinfo, SCHEDULER_ERROR, f'binding rejected: running Bind plugin "DefaultBinder": {message}', error=True)
 
+    def _resize_one(self, pinfo: QueuedPodInfo, pod: Obj) -> None:
+        """A Deferred resize's cycle (:mod:`reference_scheduler._resize`): preempt on its node if
+        that helps, then wait, writing nothing for the pod ("For a Deferred pod, updating this
+        condition is skipped"; "no nominated node is set or updated")."""
+        outcome = self.resize.cycle(pod, self.snapshot())
+        if outcome.candidate is not None:
+            self._preempt(pinfo, pod, outcome.candidate)
+        self.queue.unschedulable(pinfo, outcome.message)
+        if self.resize.writes_pod_scheduled:  # only the resize-writes-pod-scheduled mutant
+            nominated = outcome.candidate.node if outcome.candidate is not None else ""
+            self.recorder.emit(pod, "Warning", "FailedScheduling", "Scheduling", truncate_note(outcome.message))
+            condition = {"type": "PodScheduled", "status": "False", "reason": UNSCHEDULABLE, "message": outcome.message}
+            self._send(pinfo.key, PodStatusPatchCall(pod, condition=condition, kind="unschedulable",
+                                                     writer=self.writer, nominated_node=nominated))
+
     def _preempt(self, pinfo: QueuedPodInfo, pod: Obj, candidate: Candidate) -> None:
         """The preemption's API calls, in a task of their own (``prepareCandidateAsync``)."""
 
@@ -401,6 +451,12 @@ class Scheduler:
         """``handleSchedulingFailure``: requeue, event, then the status patch, which also sets or
         clears ``nominatedNodeName`` when ``nominated`` is not None (an error clears it)."""
         pod = self.pods.get(pinfo.key)
+        if pod is not None and self._resizing(pod):  # a Deferred resize's cycle failed: no writes
+            if error:
+                self.queue.retry_after_error(pinfo)
+            else:
+                self.queue.unschedulable(pinfo, message)
+            return
         if pod is None or (pod.get("spec") or {}).get("nodeName"):
             self.queue.done(pinfo)
             return
@@ -414,12 +470,15 @@ class Scheduler:
             self.queue.unschedulable(pinfo, message)
         self.recorder.emit(pod, "Warning", "FailedScheduling", "Scheduling", truncate_note(message))
         condition = {"type": "PodScheduled", "status": "False", "reason": reason, "message": message}
-        call = PodStatusPatchCall(pod, condition=condition, kind="unschedulable", writer=self.writer,
-                                  nominated_node=nominated)
+        self._send(pinfo.key, PodStatusPatchCall(pod, condition=condition, kind="unschedulable", writer=self.writer,
+                                                 nominated_node=nominated))
+
+    def _send(self, key: str, call: PodStatusPatchCall) -> None:
+        """A status patch nobody waits for: through the dispatcher, or in a task of its own."""
         if self.dispatcher is not None:
             self.dispatcher.add(call)
         else:
-            task = asyncio.get_running_loop().create_task(self._run_call(call), name=f"status-{pinfo.key}")
+            task = asyncio.get_running_loop().create_task(self._run_call(call), name=f"status-{key}")
             self._direct.add(task)
             task.add_done_callback(lambda t: self._direct.discard(t))
 

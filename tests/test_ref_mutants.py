@@ -145,7 +145,10 @@ def test_every_mutant_has_a_kep_sentence_and_is_listed() -> None:
     assert all(m.description and m.violates and m.kind == "mutant" and m.must_fail for m in MUTANTS)
     preemption = {"preempts-equal-priority", "binds-before-victims-gone", "ignores-preemption-policy-never",
                   "ignores-pdb", "no-disruption-target", "no-nomination"}  # tests/test_ref_preemption.py
-    assert set(EXPOSED) | set(OTHER_WRITERS_EXPOSED) | preemption | {
+    resize = {"resize-victims-on-other-nodes", "resize-counts-own-resources", "resize-preempts-with-gate-off",
+              "resize-writes-pod-scheduled", "resize-preempts-for-infeasible",
+              "resize-ignores-disable-policy"}  # tests/test_ref_resize.py
+    assert set(EXPOSED) | set(OTHER_WRITERS_EXPOSED) | preemption | resize | {
         "never-clears", "ignores-gate-dependency", "allocates-deleting-claim"} == {m.name for m in MUTANTS}
     assert [(m.name, m.kind, m.must_fail, bool(m.violates)) for m in VARIANTS if m.kind != "mutant"] == [
         ("status-by-put", "shape", False, False), ("status-by-json-patch", "shape", False, False),

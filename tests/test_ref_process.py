@@ -51,7 +51,9 @@ def test_scheduler_process_binds_a_pod(tmp_path: Path) -> None:
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         assert scheduler.stdout is not None
         assert scheduler.stdout.readline() == (
-            "schedharness scheduler: running (SchedulerAsyncAPICalls=true,SchedulerPreEnqueuePodStatus=true, delay 5s)\n")
+            "schedharness scheduler: running (InPlacePodVerticalScaling=true,"
+            "InPlacePodVerticalScalingSchedulerPreemption=false,SchedulerAsyncAPICalls=true,"
+            "SchedulerPreEnqueuePodStatus=true, delay 5s)\n")
         _request(f"{url}/api/v1/nodes", "POST", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
                                                   "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "10"}}})
         _request(f"{url}/api/v1/namespaces/default/pods", "POST", {

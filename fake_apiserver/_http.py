@@ -58,6 +58,7 @@ Obj = dict[str, Any]
 MAX_BODY_BYTES = 3 * 1024 * 1024  # apiserver's default MaxRequestBodyBytes
 DEFAULT_WATCH_TIMEOUT = 1800.0  # minRequestTimeout; the real server draws from [1800, 3600)
 BOOKMARK_PERIOD = 60.0  # cacher bookmarkFrequency
+DUE_TOLERANCE = 1e-6  # seconds: a deadline this close is reached (the grain of the virtual clock)
 
 _JSON_HINT = (
     "; this fake API server speaks JSON only: configure the client for JSON "
@@ -656,10 +657,12 @@ async def stream_watch(
                 return response
         if watcher.stopped:
             break
+        # due within a microsecond: a timer set for ``due - now`` fires at a float a few ulps
+        # short of ``due``, and a wait of those few ulps would not move a loop's clock at all
         now = loop.time()
-        if now >= deadline:
+        if deadline - now <= DUE_TOLERANCE:
             break
-        if allow_bookmarks and now >= next_bookmark:
+        if allow_bookmarks and next_bookmark - now <= DUE_TOLERANCE:
             watcher.bookmark()
             next_bookmark = _next_bookmark(now, deadline)
             continue

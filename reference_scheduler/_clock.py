@@ -11,7 +11,13 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Protocol
 
-__all__ = ["Clock", "WallClock", "format_micro_time", "format_time"]
+__all__ = ["DUE_TOLERANCE", "Clock", "WallClock", "format_micro_time", "format_time"]
+
+#: A deadline within this many seconds counts as reached: asyncio fires a timer once it is within
+#: the loop's clock resolution of its time (the virtual loop's is 1e-6 s), and a timer set for
+#: ``due - now`` may fire a few float ulps short of ``due``; waiting again for that remainder
+#: would spin without the clock moving.
+DUE_TOLERANCE = 1e-6
 
 
 class Clock(Protocol):

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from reference_scheduler._client import KubeClient, resource_path
-from reference_scheduler._clock import Clock, format_time
+from reference_scheduler._clock import DUE_TOLERANCE, Clock, format_time
 from reference_scheduler._conditions import clear_condition, conditions_of, update_condition
 from reference_scheduler._writers import STRATEGIC, ConditionWriter, nominated_of
 
@@ -61,10 +61,6 @@ MSG_MORE_RELEVANT = "a more relevant call was enqueued for this object: call ove
 MSG_SAME_TYPE = "a call of the same type was enqueued for this object: call overwritten"
 MSG_NO_EFFECT = "call does not need to be executed because it has no effect: call skipped"
 MSG_CLOSED = "api dispatcher is closed"
-#: A call due within this many seconds counts as due now: asyncio fires a timer once it is within the
-#: loop's clock resolution of its time (the virtual loop's is 1e-6 s), so waiting again for a smaller
-#: remainder would spin without the clock moving.
-DUE_TOLERANCE = 1e-6
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ import itertools
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from reference_scheduler._clock import DUE_TOLERANCE
 from reference_scheduler._plugins import ClusterEvent, PreEnqueuePlugin
 
 if TYPE_CHECKING:
@@ -269,7 +270,7 @@ class SchedulingQueue:
 
     def _flush_backoff(self) -> None:
         now = self.now()
-        while self._backoff and self._backoff[0][0] <= now:
+        while self._backoff and self._backoff[0][0] <= now + DUE_TOLERANCE:
             _, seq, key = heapq.heappop(self._backoff)
             pinfo = self.pods.get(key)
             if pinfo is None or pinfo.state != "backoff" or pinfo.seq != seq:

@@ -1,0 +1,270 @@
+"""KEP-5836: scheduler preemption for in-place pod resize, judged at the API.
+
+A running pod is resized in place (``pods/<name>/resize``, KEP-1287); its node's kubelet (the
+stand-in, :mod:`harness._kubelet`, which answers as the kubelet's allocation manager does) marks
+the resize ``PodResizePending=True`` reason ``Deferred`` when the node has no room now. With the
+gate ``InPlacePodVerticalScalingSchedulerPreemption`` (alpha in v1.37; needs
+``InPlacePodVerticalScaling``) the scheduler preempts lower-priority pods on that node; the kubelet
+then actuates the resize once the victims are gone.
+
+The cases of the upstream integration test (``TestDeferredResizePodPreemption``: one victim, two,
+``preemptionPolicy: Never``, a resize that already fits, ``disableResizePreemption``) and cases
+only a harness with time and a kubelet can script. Every criterion judges effects: which pods
+the scheduler deleted, what it wrote (nothing, on the resizing pod: reading R1), when the resize
+was actuated. Where the KEP leaves a choice the criterion names its reading (``suites/_readings.py``,
+R1-R8) and the report shows it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from harness import Kubelet
+from harness._scenario import Scenario
+from harness._writes import format_writes
+from suites._priorities import GRACE, classes, deleted_by_scheduler, preemptor, victim
+from suites._readings import READINGS
+from suites._support import seen_by_scheduler
+
+Obj = dict[str, Any]
+
+GATES = {"InPlacePodVerticalScaling": True, "InPlacePodVerticalScalingSchedulerPreemption": True}
+KEP = "KEP-5836"
+#: How long a scheduler may take to act on a deferred resize it can help (seconds).
+ACT_WITHIN = 5.0
+#: How long a criterion watches for what must not happen.
+WATCH = 15.0
+STARTS = Kubelet(starts_pods=True)
+
+
+def _allocated_cpu(scenario: Scenario, pod: str) -> str | None:
+    statuses = ((scenario.pod(pod) or {}).get("status") or {}).get("containerStatuses") or []
+    return ((statuses[0] if statuses else {}).get("allocatedResources") or {}).get("cpu")
+
+
+def _pending_reason(scenario: Scenario, pod: str) -> str | None:
+    for condition in ((scenario.pod(pod) or {}).get("status") or {}).get("conditions") or []:
+        if condition.get("type") == "PodResizePending" and condition.get("status") == "True":
+            return str(condition.get("reason"))
+    return None
+
+
+async def _running(scenario: Scenario, name: str, node: str, cpu: str, priority_class: str) -> None:
+    await victim(scenario, name, node, cpu, priority_class)
+    await scenario.eventually(scenario.pod_condition(name, "Ready", status="True"), within=ACT_WITHIN)
+
+
+async def _deferred(scenario: Scenario, pod: str, cpu: str) -> None:
+    """Resize ``pod`` to ``cpu`` and wait for its kubelet to defer it."""
+    await scenario.resize(pod, cpu)
+    await scenario.eventually(lambda: _pending_reason(scenario, pod) == "Deferred", within=ACT_WITHIN)
+
+
+def _no_writes_on(scenario: Scenario, pod: str) -> None:
+    """Reading R1: the scheduler writes nothing on the resizing pod (no PodScheduled, no
+    nominatedNodeName, no condition of its own)."""
+    writes = scenario.writes(pod)
+    assert not writes, (f"expected no scheduler write on the resizing pod {pod} (reading R1: status untouched, "
+                        f"no nomination); it wrote:\n{format_writes(writes)}")
+
+
+async def _one_victim_node(scenario: Scenario, node_cpu: str = "300m", kubelet: Kubelet = STARTS) -> dict[str, str]:
+    """n1 (``node_cpu``) runs r (mid, 100m) and v (low, 200m); r is to grow to 300m."""
+    levels = await classes(scenario)
+    n1 = await scenario.create_node("n1", cpu=node_cpu, kubelet=kubelet)
+    await _running(scenario, "r", "n1", "100m", levels["mid"])
+    await _running(scenario, "v", "n1", "200m", levels["low"])
+    await seen_by_scheduler(scenario, ("nodes", n1))
+    return levels
+
+
+@pytest.mark.kep(KEP, "Proposal: Trigger Preemption, Isolate Node; upstream TestDeferredResizePodPreemption (one victim)")
+@pytest.mark.feature_gates(**GATES)
+@pytest.mark.criterion("kep5836.one-victim", reading=READINGS["5836-status"])
+async def test_a_deferred_resize_preempts_the_lower_priority_pod_on_its_node(scenario: Scenario) -> None:
+    """r (mid) grows from 100m to 300m on a 300m node that v (low, 200m) shares: the kubelet defers
+    it; the scheduler preempts v (its condition, its deletion), writes nothing on r, and once v is
+    gone the kubelet actuates the resize."""
+    await _one_victim_node(scenario)
+    await _deferred(scenario, "r", "300m")
+    await scenario.eventually(lambda: "v" in deleted_by_scheduler(scenario, "v"), within=ACT_WITHIN)
+    await scenario.eventually(lambda: _allocated_cpu(scenario, "r") == "300m", within=GRACE + ACT_WITHIN)
+    _no_writes_on(scenario, "r")
+
+
+@pytest.mark.kep(KEP, "upstream TestDeferredResizePodPreemption (two victims)")
+@pytest.mark.feature_gates(**GATES)
+@pytest.mark.criterion("kep5836.two-victims", reading=READINGS["5836-status"])
+async def test_a_deferred_resize_preempts_as_many_pods_as_it_needs(scenario: Scenario) -> None:
+    """Two low-priority pods of 100m each share the node with r (100m to 300m): both go."""
+    levels = await classes(scenario)
+    n1 = await scenario.create_node("n1", cpu="300m", kubelet=STARTS)
+    await _running(scenario, "r", "n1", "100m", levels["mid"])
+    await _running(scenario, "v1", "n1", "100m", levels["low"])
+    await _running(scenario, "v2", "n1", "100m", levels["low"])
+    await seen_by_scheduler(scenario, ("nodes", n1))
+    await _deferred(scenario, "r", "300m")
+    await scenario.eventually(lambda: len(deleted_by_scheduler(scenario, "v1", "v2")) == 2, within=ACT_WITHIN)
+    await scenario.eventually(lambda: _allocated_cpu(scenario, "r") == "300m", within=GRACE + ACT_WITHIN)
+    _no_writes_on(scenario, "r")
+
+
+@pytest.mark.kep(KEP, "upstream TestDeferredResizePodPreemption (preemptionPolicy Never)")
+@pytest.mark.feature_gates(**GATES)
+@pytest.mark.criterion("kep5836.policy-never", reading=READINGS["5836-eligibility"])
+async def test_a_resizing_pod_with_preemption_policy_never_preempts_nothing(scenario: Scenario) -> None:
+    levels = await classes(scenario, never="mid")
+    n1 = await scenario.create_node("n1", cpu="300m", kubelet=STARTS)
+    await _running(scenario, "r", "n1", "100m", levels["mid"])
+    await _running(scenario, "v", "n1", "200m", levels["low"])
+    await seen_by_scheduler(scenario, ("nodes", n1))
+    await _deferred(scenario, "r", "300m")
+    await scenario.never(lambda: bool(deleted_by_scheduler(scenario, "v")), within=WATCH)
+    assert _pending_reason(scenario, "r") == "Deferred"
+    _no_writes_on(scenario, "r")
+
+
+@pytest.mark.kep(KEP, "upstream TestDeferredResizePodPreemption (resize already fits)")
+@pytest.mark.feature_gates(**GATES)
+@pytest.mark.criterion("kep5836.already-fits", reading=READINGS["5836-status"])
+async def test_a_deferred_resize_that_now_fits_preempts_nothing(scenario: Scenario) -> None:
+    """n1 (400m) runs r (mid, 100m) and w (high, 200m); r grows to 300m and is deferred (300m + 200m
+    of 400m), with no victim (w has the higher priority). Then w goes and v (low, 100m) comes: r's
+    300m now fits beside v, but the node's kubelet is slow (10 s) and the condition still says
+    Deferred. The scheduler must not preempt v: the resize fits (kube-scheduler parks it, 'pod
+    resize fits, waiting for Kubelet actuation')."""
+    levels = await classes(scenario)
+    n1 = await scenario.create_node("n1", cpu="400m", kubelet=Kubelet(starts_pods=True, resize_delay=10))
+    await _running(scenario, "r", "n1", "100m", levels["mid"])
+    await _running(scenario, "w", "n1", "200m", levels["high"])
+    await seen_by_scheduler(scenario, ("nodes", n1))
+    await scenario.resize("r", "300m")
+    await scenario.eventually(lambda: _pending_reason(scenario, "r") == "Deferred", within=10 + ACT_WITHIN)
+    await scenario._request("DELETE", scenario._path("pods", "w"), body={"gracePeriodSeconds": 0})
+    await victim(scenario, "v", "n1", "100m", levels["low"])
+    await scenario.never(lambda: bool(deleted_by_scheduler(scenario, "v")), within=WATCH)
+    assert _allocated_cpu(scenario, "r") == "300m", "expected the kubelet to actuate r's resize once it fit"
+    _no_writes_on(scenario, "r")
+
+
+@pytest.mark.kep(KEP, "API: NodeSpec.podPreemptionPolicy.disableResizePreemption; upstream TestDeferredResizePodPreemption")
+@pytest.mark.feature_gates(**GATES)
+@pytest.mark.criterion("kep5836.disable-resize-preemption", reading=READINGS["5836-off"])
+async def test_a_node_that_disables_resize_preemption_gets_none(scenario: Scenario) -> None:
+    levels = await classes(scenario)
+    n1 = await scenario.create_node("n1", cpu="300m", kubelet=STARTS)
+    n1 = await scenario.patch("nodes", "n1", {"spec": {"podPreemptionPolicy": {
+        "disableResizePreemption": ["example.com/stateful-owner"]}}}, type="merge")
+    await _running(scenario, "r", "n1", "100m", levels["mid"])
+    await _running(scenario, "v", "n1", "200m", levels["low"])
+    await seen_by_scheduler(scenario, ("nodes", n1))
+    await _deferred(scenario, "r", "300m")
+    await scenario.never(lambda: bool(deleted_by_scheduler(scenario, "v")), within=WATCH)
+    _no_writes_on(scenario, "r")
+
+
+@pytest.mark.kep(KEP, "Proposal: Isolate Node ('narrow the victim search to the pod's node')")
+@pytest.mark.feature_gates(**GATES)
+@pytest.mark.criterion("kep5836.own-node-only", reading=READINGS["5836-own-node"])
+async def test_victims_are_never_taken_on_another_node(scenario: Scenario) -> None:
+    """n1 (300m) runs r (mid, 100m) and w (high, 200m): nothing on n1 may go. n2 runs v (low):
+    it is not on r's node, so it stays."""
+    levels = await classes(scenario)
+    n1 = await scenario.create_node("n1", cpu="300m", kubelet=STARTS)
+    n2 = await scenario.create_node("n2", cpu="300m", kubelet=STARTS)
+    await _running(scenario, "r", "n1", "100m", levels["mid"])
+    await _running(scenario, "w", "n1", "200m", levels["high"])
+    await _running(scenario, "v", "n2", "200m", levels["low"])
+    await seen_by_scheduler(scenario, ("nodes", n1), ("nodes", n2))
+    await _deferred(scenario, "r", "300m")
+    await scenario.never(lambda: bool(deleted_by_scheduler(scenario, "v", "w")), within=WATCH)
+    _no_writes_on(scenario, "r")
+
+
+@pytest.mark.kep(KEP, "Open question: an Infeasible resize")
+@pytest.mark.feature_gates(**GATES)
+@pytest.mark.criterion("kep5836.infeasible-never", reading=READINGS["5836-infeasible"])
+async def test_an_infeasible_resize_preempts_nothing(scenario: Scenario) -> None:
+    """The node's kubelet answers r's resize (100m to 300m, which would fit once v went)
+    ``Infeasible``; the scheduler preempts nothing for it. (A resize beyond the node's allocatable
+    never gets that far: the API server's PodResizeValidator refuses it with 403.)"""
+    await _one_victim_node(scenario, kubelet=Kubelet(starts_pods=True, resizes="refuse"))
+    await scenario.resize("r", "300m")
+    await scenario.eventually(lambda: _pending_reason(scenario, "r") == "Infeasible", within=ACT_WITHIN)
+    await scenario.never(lambda: bool(deleted_by_scheduler(scenario, "v")), within=WATCH)
+    _no_writes_on(scenario, "r")
+
+
+@pytest.mark.kep(KEP, "Feature gate InPlacePodVerticalScalingSchedulerPreemption (alpha, default off)")
+@pytest.mark.feature_gates(InPlacePodVerticalScalingSchedulerPreemption=False)
+@pytest.mark.criterion("kep5836.gate-off", reading=READINGS["5836-off"])
+async def test_with_the_gate_off_a_deferred_resize_preempts_nothing(scenario: Scenario) -> None:
+    """Today's behaviour: a deferred resize waits; nothing is preempted for it."""
+    await _one_victim_node(scenario)
+    await _deferred(scenario, "r", "300m")
+    await scenario.never(lambda: bool(deleted_by_scheduler(scenario, "v")), within=WATCH)
+    _no_writes_on(scenario, "r")
+
+
+@pytest.mark.kep(KEP, "Proposal: Calculate Victims; a victim's graceful termination")
+@pytest.mark.feature_gates(**GATES)
+@pytest.mark.criterion("kep5836.slow-victim-one-preemption", reading=READINGS["5836-retry"])
+async def test_a_slow_victim_is_waited_for_not_joined_by_another(scenario: Scenario) -> None:
+    """n1 (400m) runs r (mid, 100m), v1 (low, 200m) and v2 (low, 100m); r grows to 300m: removing
+    v1 alone makes room (v2 is reprieved). v1's kubelet takes 10 s beyond its grace period; in that
+    time the resize is deferred still and the node's pods change (v1 terminating), yet v2 is never
+    taken: the room is coming. The resize is actuated once v1 is gone."""
+    levels = await classes(scenario)
+    n1 = await scenario.create_node("n1", cpu="400m", kubelet=Kubelet(starts_pods=True, termination_delay=10))
+    await _running(scenario, "r", "n1", "100m", levels["mid"])
+    await _running(scenario, "v1", "n1", "200m", levels["low"])
+    await _running(scenario, "v2", "n1", "100m", levels["low"])
+    await seen_by_scheduler(scenario, ("nodes", n1))
+    await _deferred(scenario, "r", "300m")
+    await scenario.eventually(lambda: "v1" in deleted_by_scheduler(scenario, "v1"), within=ACT_WITHIN)
+    await scenario.eventually(lambda: _allocated_cpu(scenario, "r") == "300m", within=GRACE + 10 + ACT_WITHIN)
+    assert "v2" not in deleted_by_scheduler(scenario, "v2"), (
+        f"expected v2 kept (removing v1 was enough); the scheduler's writes of v2:\n{format_writes(scenario.writes('v2'))}")
+
+
+@pytest.mark.kep(KEP, "Resource accounting: max(spec, allocated, actual); open question: the freed room")
+@pytest.mark.feature_gates(**GATES)
+@pytest.mark.criterion("kep5836.room-kept-from-lower-priority", reading=READINGS["5836-nomination"])
+async def test_the_freed_room_is_not_given_to_a_lower_priority_pending_pod(scenario: Scenario) -> None:
+    """While v (the victim) terminates, q (low, 200m) is created pending: the room v leaves is the
+    resize's (the scheduler counts r at its new 300m already), so q is never bound to n1."""
+    levels = await _one_victim_node(scenario)
+    await _deferred(scenario, "r", "300m")
+    await scenario.eventually(lambda: "v" in deleted_by_scheduler(scenario, "v"), within=ACT_WITHIN)
+    await preemptor(scenario, "q", "200m", levels["low"])
+    await scenario.never(scenario.pod_bound("q"), within=WATCH)
+    assert _allocated_cpu(scenario, "r") == "300m", "expected r's resize actuated once v was gone"
+
+
+@pytest.mark.kep(KEP, "Risks: throughput with many deferred pods ('reconsider only on node changes')")
+@pytest.mark.feature_gates(**GATES)
+@pytest.mark.criterion("kep5836.unrelated-events-quiet", reading=READINGS["5836-retry"])
+async def test_many_deferred_resizes_and_unrelated_events_cost_no_writes(scenario: Scenario) -> None:
+    """Five nodes each hold a deferred resize no preemption can help (the other pod is of higher
+    priority); a burst of twenty pods then comes and goes on a sixth node. The scheduler writes
+    nothing on the deferred pods or their neighbours, and deletes nothing."""
+    levels = await classes(scenario)
+    for i in range(5):
+        node = await scenario.create_node(f"n{i}", cpu="300m", kubelet=STARTS)
+        await _running(scenario, f"r{i}", f"n{i}", "100m", levels["mid"])
+        await _running(scenario, f"w{i}", f"n{i}", "200m", levels["high"])
+        await seen_by_scheduler(scenario, ("nodes", node))
+    other = await scenario.create_node("busy", cpu="64", kubelet=STARTS)
+    await seen_by_scheduler(scenario, ("nodes", other))
+    for i in range(5):
+        await _deferred(scenario, f"r{i}", "300m")
+    for i in range(20):
+        await scenario.create_pod(f"noise-{i}", "100m", manifest={"spec": {"nodeName": "busy"}})
+    for i in range(20):
+        await scenario._request("DELETE", scenario._path("pods", f"noise-{i}"), body={"gracePeriodSeconds": 0})
+    await scenario.advance(WATCH)
+    written = {pod: scenario.writes(pod) for i in range(5) for pod in (f"r{i}", f"w{i}")}
+    assert not any(written.values()), "expected no scheduler write on the deferred pods or their neighbours:\n" + "\n".join(
+        f"{pod}:\n{format_writes(w)}" for pod, w in written.items() if w)

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness._expectations import Expectation
 from harness._scenario import Scenario
 from harness._writes import Write
 
-__all__ = ["GRACE", "PRIORITIES", "classes", "deleted_by_scheduler", "preemptor", "victim"]
+__all__ = ["GRACE", "PRIORITIES", "any_deleted", "classes", "deleted", "deleted_by_scheduler", "preemptor", "victim"]
 
 Obj = dict[str, Any]
 
@@ -53,3 +54,25 @@ def deleted_by_scheduler(scenario: Scenario, *pods: str) -> dict[str, Write]:
                 out[pod] = write
                 break
     return out
+
+
+def deleted(scenario: Scenario, *pods: str) -> Expectation:
+    """The scheduler has deleted (or marked for deletion) every one of ``pods``."""
+    return Expectation(f"the scheduler deletes {_names(scenario, pods)}",
+                       lambda: len(deleted_by_scheduler(scenario, *pods)) == len(pods),
+                       lambda: _deletions(scenario, pods), pods)
+
+
+def any_deleted(scenario: Scenario, *pods: str) -> Expectation:
+    """The scheduler has deleted (or marked for deletion) one of ``pods``."""
+    return Expectation(f"the scheduler deletes one of {_names(scenario, pods)}",
+                       lambda: bool(deleted_by_scheduler(scenario, *pods)), lambda: _deletions(scenario, pods), pods)
+
+
+def _names(scenario: Scenario, pods: tuple[str, ...]) -> str:
+    return ", ".join(f"{scenario.namespace}/{pod}" for pod in pods)
+
+
+def _deletions(scenario: Scenario, pods: tuple[str, ...]) -> str:
+    done = deleted_by_scheduler(scenario, *pods)
+    return "deleted by the scheduler: " + (", ".join(f"{pod} at t={w.time:.3f}" for pod, w in done.items()) or "none")

@@ -22,9 +22,10 @@ from typing import Any
 import pytest
 
 from harness import Kubelet
+from harness._expectations import Expectation
 from harness._scenario import Scenario
 from harness._writes import format_writes
-from suites._priorities import GRACE, classes, deleted_by_scheduler, preemptor, victim
+from suites._priorities import GRACE, any_deleted, classes, deleted, deleted_by_scheduler, preemptor, victim
 from suites._readings import READINGS
 from suites._support import seen_by_scheduler
 
@@ -51,6 +52,20 @@ def _pending_reason(scenario: Scenario, pod: str) -> str | None:
     return None
 
 
+def _actuated(scenario: Scenario, pod: str, cpu: str) -> Expectation:
+    """The pod's kubelet has actuated its resize: its container holds ``cpu``."""
+    return Expectation(f"the kubelet actuates {scenario.namespace}/{pod}'s resize: its container holds cpu {cpu}",
+                       lambda: _allocated_cpu(scenario, pod) == cpu,
+                       lambda: f"{pod} holds cpu {_allocated_cpu(scenario, pod)}, PodResizePending: "
+                               f"{_pending_reason(scenario, pod)}", (pod,))
+
+
+def _resize_pending(scenario: Scenario, pod: str, reason: str) -> Expectation:
+    return Expectation(f"{scenario.namespace}/{pod} has PodResizePending=True reason {reason}",
+                       lambda: _pending_reason(scenario, pod) == reason,
+                       lambda: f"PodResizePending reason: {_pending_reason(scenario, pod)}", (pod,))
+
+
 async def _running(scenario: Scenario, name: str, node: str, cpu: str, priority_class: str) -> None:
     await victim(scenario, name, node, cpu, priority_class)
     await scenario.eventually(scenario.pod_condition(name, "Ready", status="True"), within=ACT_WITHIN)
@@ -59,7 +74,7 @@ async def _running(scenario: Scenario, name: str, node: str, cpu: str, priority_
 async def _deferred(scenario: Scenario, pod: str, cpu: str) -> None:
     """Resize ``pod`` to ``cpu`` and wait for its kubelet to defer it."""
     await scenario.resize(pod, cpu)
-    await scenario.eventually(lambda: _pending_reason(scenario, pod) == "Deferred", within=ACT_WITHIN)
+    await scenario.eventually(_resize_pending(scenario, pod, "Deferred"), within=ACT_WITHIN)
 
 
 def _no_writes_on(scenario: Scenario, pod: str) -> None:
@@ -89,8 +104,8 @@ async def test_a_deferred_resize_preempts_the_lower_priority_pod_on_its_node(sce
     gone the kubelet actuates the resize."""
     await _one_victim_node(scenario)
     await _deferred(scenario, "r", "300m")
-    await scenario.eventually(lambda: "v" in deleted_by_scheduler(scenario, "v"), within=ACT_WITHIN)
-    await scenario.eventually(lambda: _allocated_cpu(scenario, "r") == "300m", within=GRACE + ACT_WITHIN)
+    await scenario.eventually(deleted(scenario, "v"), within=ACT_WITHIN)
+    await scenario.eventually(_actuated(scenario, "r", "300m"), within=GRACE + ACT_WITHIN)
     _no_writes_on(scenario, "r")
 
 
@@ -106,8 +121,8 @@ async def test_a_deferred_resize_preempts_as_many_pods_as_it_needs(scenario: Sce
     await _running(scenario, "v2", "n1", "100m", levels["low"])
     await seen_by_scheduler(scenario, ("nodes", n1))
     await _deferred(scenario, "r", "300m")
-    await scenario.eventually(lambda: len(deleted_by_scheduler(scenario, "v1", "v2")) == 2, within=ACT_WITHIN)
-    await scenario.eventually(lambda: _allocated_cpu(scenario, "r") == "300m", within=GRACE + ACT_WITHIN)
+    await scenario.eventually(deleted(scenario, "v1", "v2"), within=ACT_WITHIN)
+    await scenario.eventually(_actuated(scenario, "r", "300m"), within=GRACE + ACT_WITHIN)
     _no_writes_on(scenario, "r")
 
 
@@ -121,7 +136,7 @@ async def test_a_resizing_pod_with_preemption_policy_never_preempts_nothing(scen
     await _running(scenario, "v", "n1", "200m", levels["low"])
     await seen_by_scheduler(scenario, ("nodes", n1))
     await _deferred(scenario, "r", "300m")
-    await scenario.never(lambda: bool(deleted_by_scheduler(scenario, "v")), within=WATCH)
+    await scenario.never(any_deleted(scenario, "v"), within=WATCH)
     assert _pending_reason(scenario, "r") == "Deferred"
     _no_writes_on(scenario, "r")
 
@@ -141,10 +156,10 @@ async def test_a_deferred_resize_that_now_fits_preempts_nothing(scenario: Scenar
     await _running(scenario, "w", "n1", "200m", levels["high"])
     await seen_by_scheduler(scenario, ("nodes", n1))
     await scenario.resize("r", "300m")
-    await scenario.eventually(lambda: _pending_reason(scenario, "r") == "Deferred", within=10 + ACT_WITHIN)
+    await scenario.eventually(_resize_pending(scenario, "r", "Deferred"), within=10 + ACT_WITHIN)
     await scenario._request("DELETE", scenario._path("pods", "w"), body={"gracePeriodSeconds": 0})
     await victim(scenario, "v", "n1", "100m", levels["low"])
-    await scenario.never(lambda: bool(deleted_by_scheduler(scenario, "v")), within=WATCH)
+    await scenario.never(any_deleted(scenario, "v"), within=WATCH)
     assert _allocated_cpu(scenario, "r") == "300m", "expected the kubelet to actuate r's resize once it fit"
     _no_writes_on(scenario, "r")
 
@@ -161,7 +176,7 @@ async def test_a_node_that_disables_resize_preemption_gets_none(scenario: Scenar
     await _running(scenario, "v", "n1", "200m", levels["low"])
     await seen_by_scheduler(scenario, ("nodes", n1))
     await _deferred(scenario, "r", "300m")
-    await scenario.never(lambda: bool(deleted_by_scheduler(scenario, "v")), within=WATCH)
+    await scenario.never(any_deleted(scenario, "v"), within=WATCH)
     _no_writes_on(scenario, "r")
 
 
@@ -179,7 +194,7 @@ async def test_victims_are_never_taken_on_another_node(scenario: Scenario) -> No
     await _running(scenario, "v", "n2", "200m", levels["low"])
     await seen_by_scheduler(scenario, ("nodes", n1), ("nodes", n2))
     await _deferred(scenario, "r", "300m")
-    await scenario.never(lambda: bool(deleted_by_scheduler(scenario, "v", "w")), within=WATCH)
+    await scenario.never(any_deleted(scenario, "v", "w"), within=WATCH)
     _no_writes_on(scenario, "r")
 
 
@@ -192,8 +207,8 @@ async def test_an_infeasible_resize_preempts_nothing(scenario: Scenario) -> None
     never gets that far: the API server's PodResizeValidator refuses it with 403.)"""
     await _one_victim_node(scenario, kubelet=Kubelet(starts_pods=True, resizes="refuse"))
     await scenario.resize("r", "300m")
-    await scenario.eventually(lambda: _pending_reason(scenario, "r") == "Infeasible", within=ACT_WITHIN)
-    await scenario.never(lambda: bool(deleted_by_scheduler(scenario, "v")), within=WATCH)
+    await scenario.eventually(_resize_pending(scenario, "r", "Infeasible"), within=ACT_WITHIN)
+    await scenario.never(any_deleted(scenario, "v"), within=WATCH)
     _no_writes_on(scenario, "r")
 
 
@@ -204,7 +219,7 @@ async def test_with_the_gate_off_a_deferred_resize_preempts_nothing(scenario: Sc
     """Today's behaviour: a deferred resize waits; nothing is preempted for it."""
     await _one_victim_node(scenario)
     await _deferred(scenario, "r", "300m")
-    await scenario.never(lambda: bool(deleted_by_scheduler(scenario, "v")), within=WATCH)
+    await scenario.never(any_deleted(scenario, "v"), within=WATCH)
     _no_writes_on(scenario, "r")
 
 
@@ -223,8 +238,8 @@ async def test_a_slow_victim_is_waited_for_not_joined_by_another(scenario: Scena
     await _running(scenario, "v2", "n1", "100m", levels["low"])
     await seen_by_scheduler(scenario, ("nodes", n1))
     await _deferred(scenario, "r", "300m")
-    await scenario.eventually(lambda: "v1" in deleted_by_scheduler(scenario, "v1"), within=ACT_WITHIN)
-    await scenario.eventually(lambda: _allocated_cpu(scenario, "r") == "300m", within=GRACE + 10 + ACT_WITHIN)
+    await scenario.eventually(deleted(scenario, "v1"), within=ACT_WITHIN)
+    await scenario.eventually(_actuated(scenario, "r", "300m"), within=GRACE + 10 + ACT_WITHIN)
     assert "v2" not in deleted_by_scheduler(scenario, "v2"), (
         f"expected v2 kept (removing v1 was enough); the scheduler's writes of v2:\n{format_writes(scenario.writes('v2'))}")
 
@@ -237,7 +252,7 @@ async def test_the_freed_room_is_not_given_to_a_lower_priority_pending_pod(scena
     resize's (the scheduler counts r at its new 300m already), so q is never bound to n1."""
     levels = await _one_victim_node(scenario)
     await _deferred(scenario, "r", "300m")
-    await scenario.eventually(lambda: "v" in deleted_by_scheduler(scenario, "v"), within=ACT_WITHIN)
+    await scenario.eventually(deleted(scenario, "v"), within=ACT_WITHIN)
     await preemptor(scenario, "q", "200m", levels["low"])
     await scenario.never(scenario.pod_bound("q"), within=WATCH)
     assert _allocated_cpu(scenario, "r") == "300m", "expected r's resize actuated once v was gone"

@@ -24,10 +24,12 @@ import pytest
 
 from fake_apiserver._effects import condition_of
 from harness import Kubelet
+from harness._expectations import Expectation
 from harness._scenario import Scenario
 from harness._writes import Write, format_writes
 from suites._priorities import GRACE
 from suites._priorities import classes as _classes
+from suites._priorities import any_deleted, deleted
 from suites._priorities import deleted_by_scheduler as _deleted_by_scheduler
 from suites._priorities import preemptor as _preemptor
 from suites._priorities import victim as _victim
@@ -52,6 +54,13 @@ def _nomination(scenario: Scenario, pod: str) -> Write | None:
                 (write.before or {}).get("status") or {}).get("nominatedNodeName"):
             return write
     return None
+
+
+def _nominated(scenario: Scenario, pod: str) -> Expectation:
+    return Expectation(f"the scheduler sets {scenario.namespace}/{pod}'s status.nominatedNodeName",
+                       lambda: _nomination(scenario, pod) is not None,
+                       lambda: f"{pod}'s nominatedNodeName: "
+                               f"{((scenario.pod(pod) or {}).get('status') or {}).get('nominatedNodeName')!r}", (pod,))
 
 
 def _binding(scenario: Scenario, pod: str) -> Write | None:
@@ -88,10 +97,10 @@ async def test_the_lowest_priority_victim_on_the_best_node_is_preempted(scenario
     classes = await _two_candidates(scenario)
     await _preemptor(scenario, "p", "2", classes["high"])
     await scenario.eventually(scenario.pod_bound("p"), within=ACT_WITHIN + GRACE + ACT_WITHIN)
-    deleted = _deleted_by_scheduler(scenario, "a", "b")
-    assert list(deleted) == ["a"], (
+    removed = _deleted_by_scheduler(scenario, "a", "b")
+    assert list(removed) == ["a"], (
         f"expected the scheduler to delete a (low priority, on n1) and nothing else; it deleted: "
-        f"{sorted(deleted) or 'nothing'}\nwrites of a:\n{format_writes(scenario.writes('a'))}\n"
+        f"{sorted(removed) or 'nothing'}\nwrites of a:\n{format_writes(scenario.writes('a'))}\n"
         f"writes of b:\n{format_writes(scenario.writes('b'))}")
     node = (scenario.pod("p") or {}).get("spec", {}).get("nodeName")
     assert node == "n1", f"expected p bound to n1, where its victim was; it is bound to {node}"
@@ -112,7 +121,7 @@ async def test_a_victim_gets_the_disruption_target_condition_before_its_deletion
     victim = await _victim(scenario, "v", "n1", "3", classes["low"])
     await seen_by_scheduler(scenario, ("nodes", n1))
     await _preemptor(scenario, "p", "2", classes["high"])
-    await scenario.eventually(lambda: "v" in _deleted_by_scheduler(scenario, "v"), within=ACT_WITHIN)
+    await scenario.eventually(deleted(scenario, "v"), within=ACT_WITHIN)
     deletion = _deleted_by_scheduler(scenario, "v")["v"]
     scheduler_name = victim["spec"].get("schedulerName", "default-scheduler")
     wanted = {"type": DISRUPTION_TARGET, "status": "True", "reason": PREEMPTION_BY_SCHEDULER,
@@ -121,7 +130,9 @@ async def test_a_victim_gets_the_disruption_target_condition_before_its_deletion
               and _has(condition_of(w.after, DISRUPTION_TARGET), wanted)]
     assert marked, (f"expected a write setting {wanted} on v before the scheduler deleted it "
                     f"(t={deletion.time:.3f}); the scheduler's writes of v:\n{format_writes(scenario.writes('v'), DISRUPTION_TARGET)}")
-    await scenario.eventually(lambda: bool(events(scenario, "v", "Preempted")), within=ACT_WITHIN)
+    await scenario.eventually(Expectation(
+        "the scheduler emits a Preempted event regarding v", lambda: bool(events(scenario, "v", "Preempted")),
+        lambda: f"events regarding v: {[str(e) for e in events(scenario, 'v')] or 'none'}", ("v",)), within=ACT_WITHIN)
     preempted = events(scenario, "v", "Preempted")
     assert [e.type for e in preempted] == ["Normal"], f"expected one Normal Preempted event for v, got {preempted}"
 
@@ -172,7 +183,7 @@ async def test_a_slow_kubelet_delays_the_binding_not_the_nomination(scenario: Sc
     await seen_by_scheduler(scenario, ("nodes", n1))
     p = await _preemptor(scenario, "p", "2", classes["high"])
     seen = await scenario.seen("pods", p)
-    await scenario.eventually(lambda: _nomination(scenario, "p") is not None, within=ACT_WITHIN)
+    await scenario.eventually(_nominated(scenario, "p"), within=ACT_WITHIN)
     deletion = _deleted_by_scheduler(scenario, "v").get("v")
     assert deletion is not None, f"expected the scheduler to delete v; its writes:\n{format_writes(scenario.writes('v'))}"
     await scenario.never(scenario.pod_bound("p"), within=max(0.0, deletion.time + GRACE + 10 - scenario.now - 0.5))
@@ -198,7 +209,7 @@ async def test_a_pod_with_preemption_policy_never_preempts_nothing(scenario: Sce
     await _preemptor(scenario, "p", "2", classes["high"])
     await scenario.eventually(scenario.pod_condition("p", "PodScheduled", status="False", reason="Unschedulable"),
                               within=ACT_WITHIN)
-    await scenario.never(lambda: bool(_deleted_by_scheduler(scenario, "v")) or _nomination(scenario, "p") is not None,
+    await scenario.never(any_deleted(scenario, "v") | _nominated(scenario, "p"),
                          within=GRACE + ACT_WITHIN)
     victim = scenario.pod("v")
     assert victim is not None and not victim["metadata"].get("deletionTimestamp"), "v was marked for deletion"
@@ -226,11 +237,11 @@ async def test_a_victim_a_disruption_budget_protects_is_avoided_when_another_cho
         "observedGeneration": pdb["metadata"].get("generation", 1)}}, type="merge", subresource="status")
     await seen_by_scheduler(scenario, ("nodes", n1), ("nodes", n2), ("poddisruptionbudgets", pdb))
     await _preemptor(scenario, "p", "2", classes["high"])
-    await scenario.eventually(lambda: bool(_deleted_by_scheduler(scenario, "v1", "v2")), within=ACT_WITHIN)
+    await scenario.eventually(any_deleted(scenario, "v1", "v2"), within=ACT_WITHIN)
     await scenario.advance(1)
-    deleted = _deleted_by_scheduler(scenario, "v1", "v2")
-    assert list(deleted) == ["v2"], (f"expected the scheduler to preempt v2 (no budget) and spare v1 (budget allows "
-                                     f"no disruption); it deleted {sorted(deleted)}")
+    removed = _deleted_by_scheduler(scenario, "v1", "v2")
+    assert list(removed) == ["v2"], (f"expected the scheduler to preempt v2 (no budget) and spare v1 (budget allows "
+                                     f"no disruption); it deleted {sorted(removed)}")
 
 
 @pytest.mark.kep(*KEP)
@@ -250,7 +261,7 @@ async def test_pods_of_equal_or_higher_priority_are_never_victims(scenario: Scen
     await _preemptor(scenario, "p", "2", classes["high"])
     await scenario.eventually(scenario.pod_condition("p", "PodScheduled", status="False", reason="Unschedulable"),
                               within=ACT_WITHIN)
-    await scenario.never(lambda: bool(_deleted_by_scheduler(scenario, "e", "h")) or _nomination(scenario, "p") is not None,
+    await scenario.never(any_deleted(scenario, "e", "h") | _nominated(scenario, "p"),
                          within=GRACE + ACT_WITHIN)
 
 
@@ -266,7 +277,7 @@ async def test_a_gated_pod_never_preempts(scenario: Scenario) -> None:
     await seen_by_scheduler(scenario, ("nodes", n1))
     p = await _preemptor(scenario, "p", "2", classes["high"], gates=["example.com/hold"])
     await scenario.seen("pods", p)
-    await scenario.never(lambda: bool(_deleted_by_scheduler(scenario, "v")) or _nomination(scenario, "p") is not None,
+    await scenario.never(any_deleted(scenario, "v") | _nominated(scenario, "p"),
                          within=GRACE + ACT_WITHIN)
     await scenario.remove_gate("p", "example.com/hold")
-    await scenario.eventually(lambda: "v" in _deleted_by_scheduler(scenario, "v"), within=ACT_WITHIN)
+    await scenario.eventually(deleted(scenario, "v"), within=ACT_WITHIN)

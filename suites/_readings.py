@@ -127,9 +127,10 @@ READINGS: dict[str, str] = {
         "('reconsider only on node changes')."
     ),
     "5836-changed-again": (
-        "R4 a resize changed again while its preemption is under way: the victims already chosen "
-        "stay chosen (their deletion is not undone); the new size is judged on the next attempt, "
-        "so no more victims are taken than the final size needs beyond those."
+        "R4 a resize changed again (larger) while its preemption is under way: the victims already "
+        "chosen stay chosen (their deletion is not undone), and the new size is judged on the next "
+        "attempt, which takes what the final size needs beyond them; the resize is actuated at its "
+        "final size."
     ),
     "5836-own-node": (
         "R5 victims: on the resizing pod's own node only (KEP: 'narrow the victim search to the "
@@ -140,8 +141,9 @@ READINGS: dict[str, str] = {
         "chosen as for a pending pod (lower priority only, PodDisruptionBudgets reprieved first)."
     ),
     "5836-infeasible": (
-        "R7 an Infeasible resize (larger than the node's allocatable) is never a reason to preempt: "
-        "only a Deferred one is."
+        "R7 a resize its kubelet answered Infeasible (the node can never hold it) is never a reason "
+        "to preempt: only a Deferred one is. (One larger than the node's allocatable does not get that "
+        "far: the API server's PodResizeValidator refuses it with 403.)"
     ),
     "5836-off": (
         "R8 the gate off, or the node's spec.podPreemptionPolicy.disableResizePreemption non-empty: "

@@ -21,13 +21,14 @@ from typing import Any
 
 import pytest
 
+from fake_apiserver import FaultRule, Match, Respond
 from harness import Kubelet
 from harness._expectations import Expectation
 from harness._scenario import Scenario
 from harness._writes import format_writes
 from suites._priorities import GRACE, any_deleted, classes, deleted, deleted_by_scheduler, preemptor, victim
 from suites._readings import READINGS
-from suites._support import seen_by_scheduler
+from suites._support import require_faults, seen_by_scheduler
 
 Obj = dict[str, Any]
 
@@ -283,3 +284,56 @@ async def test_many_deferred_resizes_and_unrelated_events_cost_no_writes(scenari
     written = {pod: scenario.writes(pod) for i in range(5) for pod in (f"r{i}", f"w{i}")}
     assert not any(written.values()), "expected no scheduler write on the deferred pods or their neighbours:\n" + "\n".join(
         f"{pod}:\n{format_writes(w)}" for pod, w in written.items() if w)
+
+
+@pytest.mark.kep(KEP, "Proposal: Calculate Victims; the victim's delete refused by the API server")
+@pytest.mark.feature_gates(**GATES)
+@pytest.mark.criterion("kep5836.victim-delete-refused", reading=READINGS["5836-retry"])
+async def test_a_refused_victim_delete_is_tried_again(scenario: Scenario) -> None:
+    """The API server refuses the first deletion of v (500): the scheduler tries again (v's
+    failed deletion is itself a change on r's node, and the resize is still deferred), v goes, and
+    the resize is actuated, all within 30 s."""
+    require_faults(scenario)
+    await _one_victim_node(scenario)
+    refused = await scenario.add_fault(FaultRule(
+        Match(verb="delete", resource="pods", namespace=scenario.namespace, name="v"), Respond(500), times=1))
+    await _deferred(scenario, "r", "300m")
+    await scenario.eventually(deleted(scenario, "v"), within=30)
+    await scenario.eventually(_actuated(scenario, "r", "300m"), within=GRACE + ACT_WITHIN)
+    assert refused.fired == 1
+    _no_writes_on(scenario, "r")
+
+
+@pytest.mark.kep(KEP, "Open question: a resize changed again while its preemption is under way")
+@pytest.mark.feature_gates(**GATES)
+@pytest.mark.criterion("kep5836.changed-again", reading=READINGS["5836-changed-again"])
+async def test_a_resize_changed_again_during_preemption_gets_its_final_size(scenario: Scenario) -> None:
+    """n1 (400m, a kubelet 10 s slow to stop pods) runs r (mid, 100m), v1 (low, 200m) and v2 (low,
+    100m). r grows to 300m: v1 is preempted (v2 reprieved). While v1 terminates, r grows again, to
+    400m: v2 must go too, and r ends holding 400m."""
+    levels = await classes(scenario)
+    n1 = await scenario.create_node("n1", cpu="400m", kubelet=Kubelet(starts_pods=True, termination_delay=10))
+    await _running(scenario, "r", "n1", "100m", levels["mid"])
+    await _running(scenario, "v1", "n1", "200m", levels["low"])
+    await _running(scenario, "v2", "n1", "100m", levels["low"])
+    await seen_by_scheduler(scenario, ("nodes", n1))
+    await _deferred(scenario, "r", "300m")
+    await scenario.eventually(deleted(scenario, "v1"), within=ACT_WITHIN)
+    await scenario.resize("r", "400m")
+    await scenario.eventually(deleted(scenario, "v2"), within=ACT_WITHIN)
+    await scenario.eventually(_actuated(scenario, "r", "400m"), within=2 * (GRACE + 10) + ACT_WITHIN)
+    _no_writes_on(scenario, "r")
+
+
+@pytest.mark.kep(KEP, "Open question: a higher-priority pod taking the freed room")
+@pytest.mark.feature_gates(**GATES)
+@pytest.mark.criterion("kep5836.higher-priority-pod-scheduled", reading=READINGS["5836-nomination"])
+async def test_a_higher_priority_pending_pod_is_scheduled_whatever_the_resize(scenario: Scenario) -> None:
+    """While r's resize (100m to 300m) waits for its victim v, h (high, 200m) comes pending on the
+    one node. The resize holds no room against a pod of higher priority: h is bound to n1 (by
+    taking the room, or by preempting the resizing pod itself) within two grace periods."""
+    levels = await _one_victim_node(scenario)
+    await _deferred(scenario, "r", "300m")
+    await scenario.eventually(deleted(scenario, "v"), within=ACT_WITHIN)
+    await preemptor(scenario, "h", "200m", levels["high"])
+    await scenario.eventually(scenario.pod_bound("h"), within=2 * GRACE + 2 * ACT_WITHIN)

@@ -50,10 +50,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
+
+from fake_apiserver._quantity import parse as quantity
 
 from harness._kubeclient import ApiError
 
@@ -67,20 +67,6 @@ log = logging.getLogger("harness.kubelet")
 
 RESIZE_ANSWERS = ("actuate", "refuse", "ignore")
 PENDING = "PodResizePending"
-_SUFFIX = {"": Decimal(1), "m": Decimal("0.001"), "k": Decimal(10) ** 3, "M": Decimal(10) ** 6,
-           "G": Decimal(10) ** 9, "T": Decimal(10) ** 12, "Ki": Decimal(2) ** 10, "Mi": Decimal(2) ** 20,
-           "Gi": Decimal(2) ** 30, "Ti": Decimal(2) ** 40}
-_QUANTITY = re.compile(r"^([0-9.]+)(Ki|Mi|Gi|Ti|m|k|M|G|T|)$")
-
-
-def quantity(raw: Any) -> Decimal:
-    """A ``resource.Quantity`` string's value (the suffixes pods and nodes use)."""
-    match = _QUANTITY.match(str(raw).strip())
-    if match is None:
-        raise ValueError(f"not a quantity the kubelet stand-in reads: {raw!r}")
-    return Decimal(match.group(1)) * _SUFFIX[match.group(2)]
-
-
 def _amounts(resources: Obj | None) -> tuple[int, int]:
     """(millicores rounded up, bytes) of a ResourceList."""
     resources = resources or {}

@@ -224,6 +224,43 @@ def _proxy(args: argparse.Namespace) -> int:
     return asyncio.run(_proxy_async(args))
 
 
+def _criteria_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "criteria",
+        help="print the criteria catalog (IDs, KEP sections, readings, gates, what each catches)",
+        description="Print every criterion of the suites with its stable ID, KEP and section, the sentence it "
+        "checks, its reading, the feature gates it needs and, with --selftest, the mutants and controls it "
+        "catches. A KEP's Test Plan can cite the IDs with the suites' version.",
+    )
+    p.add_argument("--suite", action="append", default=[], metavar="NAME", help="only this suite (repeatable)")
+    p.add_argument("--format", choices=("md", "json"), default="md", help="output format (default md)")
+    p.add_argument("--selftest", type=Path, default=None, metavar="PATH",
+                   help="a selftest.json (or its report directory), or a catalog written with --format json, "
+                        "to say which variants catch each criterion")
+    p.set_defaults(func=_criteria)
+
+
+def _criteria(args: argparse.Namespace) -> int:
+    from harness._catalog import CatalogError, collect, format_json, format_md, load_caught_by
+    from harness._run import RunError, suite_paths, suites_directory
+    from suites import SUITE_VERSION
+
+    try:
+        caught = load_caught_by(args.selftest) if args.selftest is not None else None
+        records = collect(suite_paths(suites_directory(), args.suite))
+    except (CatalogError, RunError) as e:
+        print(f"schedharness criteria: {e}", file=sys.stderr)
+        return 2
+    if caught is not None:
+        for record in records:
+            record["caught_by"] = caught.get(record["id"], [])
+    if args.format == "json":
+        sys.stdout.write(format_json(records, SUITE_VERSION))
+    else:
+        sys.stdout.write(format_md(records, SUITE_VERSION, selftest=str(args.selftest or "")))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="schedharness",
@@ -232,6 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     _run_parser(sub)
     _selftest_parser(sub)
+    _criteria_parser(sub)
     _serve_parser(sub)
     _proxy_parser(sub)
     from reference_scheduler._cli import add_subcommands

@@ -1,7 +1,13 @@
-"""Conformance suites: scheduling gates (KEP-3521) and PreEnqueue rejections in pod status
-(KEP-5501), plus the core sanity checks any run needs to be trusted.
+"""Conformance suites: scheduling gates (KEP-3521), PreEnqueue rejections in pod status
+(KEP-5501), kube-scheduler's DefaultPreemption, scheduler preemption for in-place resize
+(KEP-5836), plus the core sanity checks any run needs to be trusted.
 
 Each criterion is one ``async def`` test run by the schedharness pytest plugin, marked with the
 KEP and section it checks, the feature gates it needs and, where the KEP leaves a choice, the
 reading it checks (:mod:`suites._readings`).
 """
+
+#: The suites' version, named by the report and the criteria catalog (``schedharness criteria``).
+#: A criterion's ID never changes meaning: a criterion whose check changes gets a new ID, and a
+#: release that adds, removes or renews criteria gets a new version.
+SUITE_VERSION = "2026.11"

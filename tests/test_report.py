@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from suites import SUITE_VERSION
+
 from harness._report import (
     RunInfo,
     build_report,
@@ -213,6 +215,7 @@ def test_markdown_tables_failures_and_readings() -> None:
 reason is shown). A skip judges nothing: a suite whose criteria were all skipped is not judged, and a run in which \
 no criterion passed or failed is not judged (exit code 1). The run passes when no criterion failed and at least \
 one passed; the suites it did not judge are listed with its verdict.
+- Suites version {SUITE_VERSION} (criteria catalog: `schedharness criteria`)
 - Command: `python -m pytest suites/test_k.py`
 
 ## Suites
@@ -282,7 +285,7 @@ error outside the test body: scheduler did not start
 ## Readings
 
 - **delay-kept**: Q5 text
-"""
+""".replace("{SUITE_VERSION}", SUITE_VERSION)
 
 
 def test_write_report_files_and_html(tmp_path: Path) -> None:

@@ -82,6 +82,9 @@ class RunOptions:
     kind_image: str | None = None
     kind_keep: bool = False
     kind_apiserver_feature_gates: str = ""
+    #: the user's own scenarios instead of the built-in suites: pytest files, YAML scenario files,
+    #: directories of either
+    paths: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,43 @@ def suite_paths(suites_dir: Path, names: Sequence[str]) -> list[Path]:
             raise RunError(f"unknown suite {name!r}; available: {', '.join(known) or 'none'}")
         paths.append(suites_dir / f"test_{stem}.py")
     return paths
+
+
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+def user_targets(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:
+    """``schedharness run PATH...``: the pytest targets and the YAML scenarios among ``paths``.
+
+    A directory contributes itself as a pytest target when it holds ``test_*.py`` files, and its
+    YAML files as scenarios; each YAML file is loaded (and validated) here, so a mistake in one is
+    one :class:`RunError` before anything runs."""
+    from harness._yaml_scenarios import YamlScenarioError, load_scenario
+
+    targets: list[Path] = []
+    yaml: list[Path] = []
+    for raw in paths:
+        path = raw.resolve()
+        if path.is_dir():
+            if any(path.rglob("test_*.py")):
+                targets.append(path)
+            yaml += sorted(p for suffix in YAML_SUFFIXES for p in path.rglob(f"*{suffix}"))
+        elif path.is_file() and path.suffix == ".py":
+            targets.append(path)
+        elif path.is_file() and path.suffix in YAML_SUFFIXES:
+            yaml.append(path)
+        elif not path.exists():
+            raise RunError(f"{raw}: no such file or directory")
+        else:
+            raise RunError(f"{raw}: not a pytest file (.py), a YAML scenario (.yaml, .yml) or a directory")
+    for file in yaml:
+        try:
+            load_scenario(file)
+        except (YamlScenarioError, OSError) as e:
+            raise RunError(str(e)) from None
+    if not targets and not yaml:
+        raise RunError(f"no scenarios in {', '.join(map(str, paths))}: no test_*.py, .yaml or .yml file")
+    return targets, yaml
 
 
 def normalize_scheduler(scheduler: str, mutant: str | None = None) -> str:
@@ -203,9 +243,13 @@ def run_argv(paths: Sequence[Path], report_dir: Path, scheduler: str, options: R
     return argv + list(options.pytest_args)
 
 
-def _environment(progress_fd: int) -> dict[str, str]:
+def _environment(progress_fd: int, yaml: Sequence[Path] = ()) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PYTEST_XDIST", "PYTEST_CURRENT_TEST"))}  # when run from inside pytest
+    if yaml:
+        from harness.test_yaml_scenarios import ENV
+
+        env[ENV] = os.pathsep.join(map(str, yaml))
     plugins = [p for p in env.get("PYTEST_PLUGINS", "").split(",") if p.strip()]
     env["PYTEST_PLUGINS"] = ",".join([*plugins, _PLUGIN] if _PLUGIN not in plugins else plugins)
     env[PROGRESS_FD_ENV] = str(progress_fd)
@@ -253,7 +297,17 @@ def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = 
     except ValueError as e:
         raise RunError(f"--feature-gates: {e}") from None
     suites_dir = (options.suites_dir or suites_directory()).resolve()
-    paths = suite_paths(suites_dir, options.suites)
+    yaml: list[Path] = []
+    if options.paths:
+        if options.suites:
+            raise RunError("give scenario paths or --suite, not both")
+        paths, yaml = user_targets(options.paths)
+        if yaml:
+            paths.append(Path(__file__).resolve().parent / "test_yaml_scenarios.py")
+        cwd = Path.cwd()
+    else:
+        paths = suite_paths(suites_dir, options.suites)
+        cwd = suites_dir.parent
     report_dir = (options.report_dir or default_report_dir(started)).resolve()
     report_dir.mkdir(parents=True, exist_ok=True)
     (report_dir / "results.jsonl").unlink(missing_ok=True)
@@ -264,8 +318,8 @@ def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = 
     read_fd, write_fd = os.pipe()
     with open(report_dir / "pytest.log", "wb") as log:
         try:
-            process = subprocess.Popen(argv, cwd=suites_dir.parent, stdin=subprocess.DEVNULL, stdout=log,
-                                       stderr=subprocess.STDOUT, env=_environment(write_fd), pass_fds=(write_fd,))
+            process = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=log,
+                                       stderr=subprocess.STDOUT, env=_environment(write_fd, yaml), pass_fds=(write_fd,))
         finally:
             os.close(write_fd)
         total: int | None = None
@@ -305,7 +359,7 @@ def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = 
     info = RunInfo(
         scheduler=scheduler, feature_gates=gates, seed=options.seed,
         started=_iso(started), finished=_iso(started + timedelta(seconds=wall)), wall_seconds=wall,
-        suites=tuple(p.stem.removeprefix("test_") for p in paths), command=shlex.join(argv),
+        suites=() if options.paths else tuple(p.stem.removeprefix("test_") for p in paths), command=shlex.join(argv),
         pytest_exit_code=code, readings=_readings(), backend=options.backend)
     report = write_report(report_dir, records, info)
     if code not in (0, 1):

@@ -84,6 +84,9 @@ def _run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    help="feature gates for the scheduler; criteria needing the other value are skipped")
     p.add_argument("--suite", action="append", default=[], metavar="NAME",
                    help="run suites/test_<NAME>.py only (repeatable; default: every suite)")
+    p.add_argument("paths", nargs="*", type=Path, metavar="PATH",
+                   help="your own scenarios instead of the built-in suites: pytest files, YAML scenario files, "
+                   "or directories of either, with the same adapters, backends, report, journals and timelines")
     p.add_argument("--report-dir", type=Path, default=None, metavar="DIR",
                    help="where the report goes (default: reports/<UTC timestamp>/)")
     p.add_argument("-n", "--jobs", type=int, default=None, metavar="N",
@@ -103,7 +106,7 @@ def _run(args: argparse.Namespace) -> int:
             suites=tuple(args.suite), report_dir=args.report_dir, jobs=args.jobs, seed=args.seed,
             timeline=not args.no_timeline, backend=args.backend, kind_cluster=args.kind_cluster,
             kind_image=args.kind_image, kind_keep=args.kind_keep,
-            kind_apiserver_feature_gates=args.kind_apiserver_feature_gates)
+            kind_apiserver_feature_gates=args.kind_apiserver_feature_gates, paths=tuple(args.paths))
         return run_suites(options).exit_code
     except RunError as e:
         print(f"schedharness run: {e}", file=sys.stderr)

@@ -50,6 +50,7 @@ import asyncio
 import inspect
 import json
 import os
+import sys
 import re
 import shlex
 import time
@@ -554,7 +555,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 def _replay(item: pytest.Item, settings: Settings) -> str:
-    args = ["python", "-m", "pytest", item.nodeid, f"--scheduler={settings.scheduler}",
+    """The command that replays one scenario: this interpreter, the scenario's node id, the run's
+    options (and the YAML scenarios ``schedharness run PATH...`` gave, which its node id needs)."""
+    target = item.nodeid
+    if not item.path.is_relative_to(item.config.rootpath):  # a user's file outside the root: by its path
+        target = "::".join([str(item.path), *item.nodeid.split("::")[1:]])
+    args = [sys.executable, "-m", "pytest", target, f"--scheduler={settings.scheduler}",
             f"--backend={settings.backend}", f"--scenario-seed={settings.seed}"]
     if settings.backend == "kind":
         args += [f"--kind-cluster={settings.kind.cluster}", "--kind-keep"]
@@ -562,7 +568,12 @@ def _replay(item: pytest.Item, settings: Settings) -> str:
             args.append(f"--kind-image={settings.kind.image}")
     if settings.feature_gates:
         args.append(f"--feature-gates={format_feature_gates(settings.feature_gates)}")
-    return f"seed {settings.seed}; replay: cd {shlex.quote(str(item.config.rootpath))} && {shlex.join(args)}"
+    from harness.test_yaml_scenarios import ENV
+
+    yaml = os.environ.get(ENV)
+    runner = item.nodeid.split("::", 1)[0].endswith("test_yaml_scenarios.py")
+    env = f"{ENV}={shlex.quote(yaml)} " if yaml and runner else ""
+    return f"seed {settings.seed}; replay: cd {shlex.quote(str(item.config.rootpath))} && {env}{shlex.join(args)}"
 
 
 def _status(phases: dict[str, pytest.TestReport]) -> tuple[str, str]:

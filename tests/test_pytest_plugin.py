@@ -214,7 +214,7 @@ def test_results_and_journals_in_the_report_dir(pytester: pytest.Pytester) -> No
     result.assert_outcomes(passed=1, failed=1, skipped=1)
     result.stdout.fnmatch_lines([
         "*- schedharness replay -*",
-        f"seed 0; replay: cd {pytester.path} && python -m pytest test_suite.py::test_fails --scheduler=reference "
+        f"seed 0; replay: cd {pytester.path} && {shlex.quote(sys.executable)} -m pytest test_suite.py::test_fails --scheduler=reference "
         "--backend=fake --scenario-seed=0 --feature-gates=SchedulerPreEnqueuePodStatus=true",
     ])
     got = records(report / "results.jsonl")
@@ -230,7 +230,7 @@ def test_results_and_journals_in_the_report_dir(pytester: pytest.Pytester) -> No
          "scheduler": "reference", "adapter": "first-fit", "seed": 0, "virtual_seconds": 5.0,
          "journal": "test_suite.py_test_fails/journal.jsonl", "timeline": "test_suite.py_test_fails/timeline.svg",
          "slack": VIRTUAL_SLACK,
-         "replay": f"seed 0; replay: cd {pytester.path} && python -m pytest test_suite.py::test_fails "
+         "replay": f"seed 0; replay: cd {pytester.path} && {shlex.quote(sys.executable)} -m pytest test_suite.py::test_fails "
                    "--scheduler=reference --backend=fake --scenario-seed=0 --feature-gates=SchedulerPreEnqueuePodStatus=true"},
         {"id": "test_suite.py::test_gate_off", "criterion": None, "kep": None, "section": None,
          "gates": {"SchedulerPreEnqueuePodStatus": True}, "reading": None, "status": "skipped",

@@ -274,7 +274,7 @@ def test_a_failure_exits_1_names_seed_and_replay_and_the_replay_gives_the_same_j
     assert [c["id"] for c in failed] == ["tiny.reason"]
     assert lines[2].startswith("[2/3] tiny.reason failed: ")
     replay = failed[0]["replay"]
-    assert replay == (f"seed 3; replay: cd {shlex.quote(str(tiny.parent))} && python -m pytest "
+    assert replay == (f"seed 3; replay: cd {shlex.quote(str(tiny.parent))} && {shlex.quote(sys.executable)} -m pytest "
                       "suites/test_tiny.py::test_reason --scheduler=reference:wrong-reason --backend=fake "
                       "--scenario-seed=3")
     assert f"Replay: `{replay}`" in (out / "report.md").read_text()
@@ -332,3 +332,69 @@ def test_cli_refuses_an_unknown_suite(capsys: pytest.CaptureFixture[str]) -> Non
     err = capsys.readouterr().err
     assert err.startswith("schedharness run: unknown suite 'no_such_suite'; available: ")
     assert "core_sanity" in err
+
+
+# ------------------------------------------------------------------------ users' own scenarios
+
+MY_PY = '''
+import pytest
+from harness import Scenario
+
+
+@pytest.mark.criterion("mine.binds")
+async def test_a_pod_is_bound(scenario: Scenario) -> None:
+    """A pod that fits is bound within 5 s."""
+    await scenario.create_node("n1")
+    await scenario.create_pod("p", "1")
+    await scenario.eventually(scenario.pod_bound("p"), within=5)
+
+
+async def test_without_a_marker(scenario: Scenario) -> None:
+    await scenario.create_node("n1")
+    await scenario.create_pod("q", "64")
+    await scenario.eventually(scenario.pod_bound("q"), within=5)
+'''
+MY_YAML = """name: a pod is bound
+criterion: mine.yaml-binds
+ops:
+- {op: createNodes, count: 1}
+- {op: createPods, count: 1, namePrefix: y-}
+- {op: barrier, podPrefix: y-, within: 5s}
+"""
+
+
+def test_run_paths_runs_a_users_python_and_yaml_scenarios_with_the_same_report(tmp_path: Path) -> None:
+    mine = tmp_path / "my-scenarios"
+    mine.mkdir()
+    (mine / "test_mine.py").write_text(MY_PY)
+    (mine / "bound.yaml").write_text(MY_YAML)
+    out = tmp_path / "out"
+    result = run_suites(RunOptions(paths=(mine,), report_dir=out, timeline=True), progress=None)
+    assert result.exit_code == 1  # the unmarked scenario fails: q fits nowhere
+    verdicts = {c["id"]: (c["suite"], c["status"]) for c in result.report["criteria"]}
+    assert verdicts == {"mine.binds": ("mine", "passed"), "mine.yaml-binds": ("yaml_scenarios", "passed"),
+                        "test_mine.py::test_without_a_marker": ("mine", "failed")}
+    for c in result.report["criteria"]:
+        assert (out / c["journal"]).is_file() and (out / c["timeline"]).is_file(), c["id"]
+    failed = next(c for c in result.report["criteria"] if c["status"] == "failed")
+    directory, command = failed["replay"].split("replay: cd ", 1)[1].split(" && ", 1)
+    again = subprocess.run([*shlex.split(command), "-p", "no:cacheprovider"], cwd=directory, capture_output=True,
+                           text=True)
+    assert again.returncode == 1 and "1 failed" in again.stdout
+
+
+def test_run_paths_refuses_what_it_cannot_run_before_running_anything(tmp_path: Path) -> None:
+    with pytest.raises(RunError, match=r"^/nowhere: no such file or directory$"):
+        run_suites(RunOptions(paths=(Path("/nowhere"),), report_dir=tmp_path / "a"), progress=None)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("x")
+    with pytest.raises(RunError, match=r"not a pytest file \(\.py\), a YAML scenario \(\.yaml, \.yml\) or a directory"):
+        run_suites(RunOptions(paths=(notes,), report_dir=tmp_path / "b"), progress=None)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("ops:\n- {op: createNodez}\n")
+    with pytest.raises(RunError, match=r"bad\.yaml: ops\[0\]"):
+        run_suites(RunOptions(paths=(bad,), report_dir=tmp_path / "c"), progress=None)
+    with pytest.raises(RunError, match=r"^give scenario paths or --suite, not both$"):
+        run_suites(RunOptions(paths=(bad,), suites=("core_sanity",), report_dir=tmp_path / "d"), progress=None)
+    assert main(["run", str(tmp_path / "missing")]) == 2
+    assert not (tmp_path / "a").exists()

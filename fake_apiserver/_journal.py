@@ -15,14 +15,28 @@ A write carries its effect (:mod:`fake_apiserver._effects`): ``before`` and ``af
 as it was just before the write and as it was stored by it, with ``effect="applied"``. A write a
 fault rule refused carries the effect it would have had when a rule asked for a preview, with
 ``effect="intended"``. Criteria read these, never the body's shape.
+
+A scenario reads its whole journal, so by default the journal keeps everything. A long-running
+server (``schedharness serve``) cannot: under an hour of scheduler load it would grow without end.
+``Journal(limit=N)`` keeps a *window*, the N most recent entries, in a ring buffer (a
+``collections.deque``: appending to a full one costs the same as to an empty one, where trimming a
+list would move every kept entry on each request). Entries keep their ``seq``, which is never
+reused, so a reader that remembers the last seq it read asks for :meth:`Journal.since` that seq
+and learns from :attr:`Journal.first_seq` whether it missed some; :attr:`Journal.dropped` counts
+what left the window. The trade-off: in a bounded journal :attr:`Journal.entries` is a copy of the
+window, made on each read, and a position in it is no longer ``seq - 1``. In the default unbounded
+journal ``entries`` is the list itself and ``entries[k]`` has seq ``k + 1``, as the harness's
+scenarios assume when they slice ``entries[len(journal):]``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from collections import deque
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from itertools import islice
 from typing import Any, Callable, Iterable, Iterator
 
 from aiohttp import web
@@ -125,13 +139,47 @@ class Journal:
 
     ``time`` gives the journal's clock (default: the running loop's time, which is virtual under
     the harness). Put it first among a server's interceptors so that it also records what fault
-    rules answered.
+    rules answered. ``limit`` keeps only that many most recent entries, requests and watch events
+    alike (default ``None``: all of them; module docstring).
     """
 
-    def __init__(self, time: Callable[[], float] | None = None, *, keep_watch_objects: bool = False) -> None:
+    def __init__(
+        self, time: Callable[[], float] | None = None, *, keep_watch_objects: bool = False, limit: int | None = None,
+    ) -> None:
+        if limit is not None and limit < 1:
+            raise ValueError(f"journal limit must be at least 1 entry, got {limit}: pass None to keep every entry")
         self._time = time
-        self.entries: list[JournalEntry] = []
+        self.limit = limit
+        self._entries: list[JournalEntry] | deque[JournalEntry] = [] if limit is None else deque(maxlen=limit)
+        self.dropped = 0
+        """How many entries left a bounded journal's window (always 0 when unbounded)."""
         self.keep_watch_objects = keep_watch_objects
+
+    @property
+    def entries(self) -> list[JournalEntry]:
+        """The entries held, oldest first: the list itself when unbounded (``entries[k]`` has seq
+        ``k + 1``), a copy of the window when bounded (module docstring)."""
+        if isinstance(self._entries, list):
+            return self._entries
+        return list(self._entries)
+
+    @property
+    def last_seq(self) -> int:
+        """The seq of the newest entry ever recorded (0 before the first)."""
+        return self.dropped + len(self._entries)
+
+    @property
+    def first_seq(self) -> int:
+        """The seq of the oldest entry held (``last_seq + 1`` when none is held)."""
+        return self.dropped + 1
+
+    def since(self, seq: int) -> list[JournalEntry]:
+        """The entries held with a seq above ``seq``, oldest first. Entries after ``seq`` that
+        already left the window are missing: compare ``seq`` with :attr:`first_seq`."""
+        count = max(0, self.last_seq - max(seq, 0))
+        if count >= len(self._entries):
+            return list(self._entries)
+        return list(islice(reversed(self._entries), count))[::-1]
 
     def now(self) -> float:
         if self._time is not None:
@@ -139,7 +187,18 @@ class Journal:
         return asyncio.get_running_loop().time()
 
     def _next_seq(self) -> int:
-        return len(self.entries) + 1
+        return self.last_seq + 1
+
+    def _append(self, entry: JournalEntry) -> None:
+        if self.limit is not None and len(self._entries) == self.limit:
+            self.dropped += 1  # the deque drops its oldest entry to make room
+        self._entries.append(entry)
+
+    def _replace(self, seq: int, **changes: Any) -> None:
+        """Change the entry ``seq`` if the window still holds it."""
+        index = seq - self.first_seq
+        if 0 <= index < len(self._entries):
+            self._entries[index] = replace(self._entries[index], **changes)
 
     async def __call__(self, info: RequestInfo, request: web.Request, call_next: Handler) -> web.StreamResponse:
         start = self.now()
@@ -148,11 +207,8 @@ class Journal:
             info.extra["on_events"] = lambda events: self._record_events(seq, info, events)
             response = await call_next(info, request)
             if response.status != 200:  # refused before streaming: keep the real answer
-                index = seq - 1
-                self.entries[index] = replace(
-                    self.entries[index], code=response.status, reason=_reason_of(response),
-                    fault=str(info.extra.get("fault", "")),
-                )
+                self._replace(seq, code=response.status, reason=_reason_of(response),
+                              fault=str(info.extra.get("fault", "")))
             return response
         if is_write(info):
             token = current_request.set(info)
@@ -177,7 +233,7 @@ class Journal:
             effect, kind = (info.extra.get("preview"), "intended") if fault else (None, "")
         if not isinstance(effect, Effect):
             effect, kind = None, ""
-        self.entries.append(JournalEntry(
+        self._append(JournalEntry(
             seq=seq,
             time=start,
             type="request",
@@ -207,7 +263,7 @@ class Journal:
         now = self.now()
         for ev in events:
             meta = ev.object.get("metadata", {}) if isinstance(ev.object, dict) else {}
-            self.entries.append(JournalEntry(
+            self._append(JournalEntry(
                 seq=self._next_seq(),
                 time=now,
                 type="watch-event",
@@ -226,7 +282,8 @@ class Journal:
         return iter(self.entries)
 
     def __len__(self) -> int:
-        return len(self.entries)
+        """The entries held: equal to :attr:`last_seq` only while none was dropped."""
+        return len(self._entries)
 
     def requests(
         self,
@@ -241,7 +298,7 @@ class Journal:
     ) -> list[JournalEntry]:
         """Requests matching every given field (``None`` matches anything)."""
         out = []
-        for e in self.entries:
+        for e in self._entries:
             if e.type != "request":
                 continue
             if verb is not None and e.verb != verb:
@@ -270,7 +327,7 @@ class Journal:
         watch: int | None = None,
     ) -> list[JournalEntry]:
         out = []
-        for e in self.entries:
+        for e in self._entries:
             if e.type != "watch-event":
                 continue
             if resource is not None and e.resource != resource:
@@ -284,8 +341,9 @@ class Journal:
             out.append(e)
         return out
 
-    def to_jsonl(self) -> str:
-        return "".join(e.to_json() + "\n" for e in self.entries)
+    def to_jsonl(self, since: int = 0) -> str:
+        """The entries held with a seq above ``since`` (default: all), one JSON line each."""
+        return "".join(e.to_json() + "\n" for e in (self.since(since) if since else self._entries))
 
     def write(self, path: str | Path) -> Path:
         p = Path(path)
@@ -308,4 +366,6 @@ class Journal:
                 lines.append(f"t={e.time:9.3f} #{e.seq} watch#{e.watch} {e.event} {e.resource} {e.namespace}/{e.name} rv={e.rv}")
         if len(rows) > limit:
             lines.insert(0, f"... {len(rows) - limit} earlier entries")
+        if entries is None and self.dropped:
+            lines.insert(0, f"... {self.dropped} entries before #{self.first_seq} dropped (journal limit {self.limit})")
         return "\n".join(lines)

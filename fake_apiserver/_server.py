@@ -18,11 +18,14 @@ from aiohttp import web
 
 from fake_apiserver._clock import Clock
 from fake_apiserver._faults import FaultInjector
-from fake_apiserver._http import HANDLER_KEY, Interceptor, build_app
+from fake_apiserver._http import HANDLER_KEY, Interceptor, build_app, json_response
 from fake_apiserver._journal import Journal
 from fake_apiserver._store import Store
 
-__all__ = ["ADMIN_PREFIX", "FakeApiServer", "kubeconfig_for"]
+__all__ = [
+    "ADMIN_PREFIX", "FakeApiServer", "JOURNAL_DROPPED", "JOURNAL_FIRST_SEQ", "JOURNAL_LAST_SEQ", "JOURNAL_LIMIT",
+    "kubeconfig_for",
+]
 
 ADMIN_PREFIX = "/schedharness/v1"
 
@@ -40,13 +43,38 @@ def kubeconfig_for(url: str, *, name: str = "schedharness", namespace: str = "de
     }
 
 
+#: Headers of ``GET {ADMIN_PREFIX}/journal`` that tell which part of the journal the lines are: a
+#: bounded journal (``journal_limit``) keeps only its most recent entries.
+JOURNAL_FIRST_SEQ = "X-Schedharness-Journal-First-Seq"
+JOURNAL_LAST_SEQ = "X-Schedharness-Journal-Last-Seq"
+JOURNAL_DROPPED = "X-Schedharness-Journal-Dropped"
+JOURNAL_LIMIT = "X-Schedharness-Journal-Limit"
+
+
 def add_admin_routes(app: web.Application, faults: FaultInjector, journal: Journal) -> None:
     """The admin path: fault rules and the journal, never under ``/api`` or ``/apis`` (the fake's
-    and the fault proxy's)."""
+    and the fault proxy's).
+
+    ``GET {ADMIN_PREFIX}/journal`` answers the entries held as JSON lines, as it always has; its
+    headers say which window that is (the oldest seq held, the newest seq recorded, how many
+    entries were dropped, and the limit, ``none`` when unbounded), so a reader that polls with
+    ``?since=<the last seq it read>`` gets only what is new and knows when it missed some
+    (``First-Seq`` above its seq + 1). Headers, not a line of their own: the body stays one entry
+    a line for every existing reader.
+    """
     faults.admin_routes(app, ADMIN_PREFIX)
 
     async def journal_lines(request: web.Request) -> web.Response:
-        return web.Response(text=journal.to_jsonl(), content_type="application/jsonl")
+        text = request.query.get("since", "0")
+        try:
+            since = int(text)
+        except ValueError:
+            return json_response({"error": f"invalid since {text!r}: give the seq of the last entry read, a whole number"}, 400)
+        headers = {
+            JOURNAL_FIRST_SEQ: str(journal.first_seq), JOURNAL_LAST_SEQ: str(journal.last_seq),
+            JOURNAL_DROPPED: str(journal.dropped), JOURNAL_LIMIT: str(journal.limit or "none"),
+        }
+        return web.Response(text=journal.to_jsonl(since), content_type="application/jsonl", headers=headers)
 
     app.router.add_get(f"{ADMIN_PREFIX}/journal", journal_lines)
 
@@ -61,8 +89,10 @@ class FakeApiServer:
     like a real cluster) gives nodes created through the API the ``node.kubernetes.io/not-ready``
     NoSchedule taint. ``server.journal`` records every request and watch event;
     ``server.faults`` holds fault rules. ``time`` is the journal's and the fault rules' clock in
-    seconds (default: the event loop's time, virtual under the harness). ``admin`` serves the
-    fault rules and the journal over HTTP under ``/schedharness/v1``.
+    seconds (default: the event loop's time, virtual under the harness). ``journal_limit`` keeps
+    only that many most recent journal entries (default ``None``: every one, as a scenario reads
+    them; a long-running ``schedharness serve`` bounds it). ``admin`` serves the fault rules and
+    the journal over HTTP under ``/schedharness/v1``.
     """
 
     def __init__(
@@ -77,6 +107,7 @@ class FakeApiServer:
         interceptors: list[Interceptor] | None = None,
         time: Callable[[], float] | None = None,
         admin: bool = True,
+        journal_limit: int | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -84,7 +115,7 @@ class FakeApiServer:
             clock, seed=seed, history=history, taint_not_ready_nodes=taint_not_ready_nodes,
             schedule=self._schedule,
         )
-        self.journal = Journal(time)
+        self.journal = Journal(time, limit=journal_limit)
         self.faults = FaultInjector(self.store, seed=seed, time=time)
         self.faults.on_close = self.journal.record_closed
         self.interceptors: list[Interceptor] = [self.journal, self.faults, *(interceptors or [])]

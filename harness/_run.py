@@ -23,6 +23,7 @@ run's duration.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shlex
@@ -203,6 +204,33 @@ def check_command(scheduler: str) -> None:
         raise RunError(f"the scheduler command cannot start: {program} {where}")
 
 
+def preflight(scheduler: str, gates: dict[str, bool], workdir: Path) -> None:
+    """Start a ``cmd:`` scheduler once against a fake API server before the first scenario, so a
+    command that exits at once (a bad flag, a feature gate it does not know) or never gets ready
+    stops the run with one message instead of failing every scenario. Its log stays in
+    ``workdir``."""
+    if not scheduler.startswith("cmd:"):
+        return
+    from harness._adapters import AdapterError, ProcessAdapter
+    from harness._backend import FakeBackend
+
+    async def start_once() -> None:
+        backend = FakeBackend(workdir)
+        await backend.start()
+        adapter = ProcessAdapter(scheduler[4:], workdir, name="preflight")
+        try:
+            await adapter.start(backend.kubeconfig_path, gates)
+        finally:
+            await adapter.stop()
+            await backend.stop()
+
+    workdir.mkdir(parents=True, exist_ok=True)
+    try:
+        asyncio.run(start_once())
+    except AdapterError as e:
+        raise RunError(f"the scheduler command cannot start: {e}") from None
+
+
 def default_report_dir(now: datetime) -> Path:
     """``reports/<UTC timestamp>`` (relative to the working directory)."""
     return Path("reports") / now.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
@@ -309,6 +337,8 @@ def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = 
         paths = suite_paths(suites_dir, options.suites)
         cwd = suites_dir.parent
     report_dir = (options.report_dir or default_report_dir(started)).resolve()
+    if options.backend == "fake":
+        preflight(scheduler, gates, report_dir / "preflight")
     report_dir.mkdir(parents=True, exist_ok=True)
     (report_dir / "results.jsonl").unlink(missing_ok=True)
     argv = run_argv(paths, report_dir, scheduler, options)

@@ -398,3 +398,14 @@ def test_run_paths_refuses_what_it_cannot_run_before_running_anything(tmp_path: 
         run_suites(RunOptions(paths=(bad,), suites=("core_sanity",), report_dir=tmp_path / "d"), progress=None)
     assert main(["run", str(tmp_path / "missing")]) == 2
     assert not (tmp_path / "a").exists()
+
+
+def test_a_scheduler_command_that_exits_at_once_stops_the_run_with_one_message(tmp_path: Path,
+                                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The command exists but exits before it is ready: one message, exit code 2, no scenario run."""
+    out = tmp_path / "out"
+    assert main(["run", "--scheduler", f"{sys.executable} -c 'raise SystemExit(3)'", "--report-dir", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("schedharness run: the scheduler command cannot start: scheduler ")
+    assert "exited with code 3 before it was ready" in err
+    assert not (out / "report.json").exists() and (out / "preflight").is_dir()

@@ -17,8 +17,9 @@ so a YAML scenario behaves, fails and reads its state exactly as a Python one::
     - {op: expectRequests, count: 0, verb: patch, resource: pods, subresource: status}
 
 The ops are a table (:data:`OPS`): name, required and optional keys, and the coroutine that runs
-it. Strict by default: an unknown op or key, a missing one, or a manifest outside ``fixtures/``
-is an error naming the file and the op, raised when the file is loaded, before anything runs.
+it. Strict by default: an unknown op or key, a missing one, or a manifest found neither beside the
+scenario file nor under the project's ``fixtures/`` (when installed from a wheel there is none: a
+user's manifests sit beside their scenarios) is an error naming the file and the op, raised when the file is loaded, before anything runs.
 Fault rules (``addFault``) take the JSON form of :meth:`fake_apiserver.FaultRule.from_dict`
 and, as in Python scenarios, fail the scenario if they never fire.
 Names are ``namePrefix`` plus a counter that continues across ops with the same prefix, so two
@@ -279,11 +280,15 @@ def _check_op(path: Path, fixtures: Path, index: int, op: Any) -> Obj:
         except (ValueError, KeyError, TypeError) as e:
             raise YamlScenarioError(f"{where} {name}: {e}") from None
     if "manifest" in op:
-        manifest = (fixtures / str(op["manifest"])).resolve()
-        if not manifest.is_relative_to(fixtures.resolve()):
-            raise YamlScenarioError(f"{where} {name}: manifest {op['manifest']!r} is outside {fixtures}")
-        if not manifest.is_file():
-            raise YamlScenarioError(f"{where} {name}: manifest {op['manifest']!r} not found under {fixtures}")
+        bases = [path.parent.resolve(), fixtures.resolve()]  # the scenario's own directory first
+        found = [m for base in bases if (m := (base / str(op["manifest"])).resolve()).is_relative_to(base) and m.is_file()]
+        if not found:
+            if not any((base / str(op["manifest"])).resolve().is_relative_to(base) for base in bases):
+                raise YamlScenarioError(f"{where} {name}: manifest {op['manifest']!r} is outside {path.parent} "
+                                        f"and {fixtures}")
+            raise YamlScenarioError(f"{where} {name}: manifest {op['manifest']!r} not found under {path.parent} "
+                                    f"or {fixtures}")
+        return {**op, "manifest": str(found[0])}  # an absolute path: what the op reads at run time
     return dict(op)
 
 

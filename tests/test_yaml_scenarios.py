@@ -137,9 +137,9 @@ ops:
      "s.yaml: ops[0] sleep: duration: duration 'soon': write seconds (5, 2.5) or a number with ms, s, m or h (500ms, 2m)"),
     ("ops: [{op: removeGates, gate: g}]", "s.yaml: ops[0] removeGates: give exactly one of pod, podPrefix"),
     ("ops: [{op: createPods, manifest: ../../etc/passwd}]",
-     f"s.yaml: ops[0] createPods: manifest '../../etc/passwd' is outside {FIXTURES}"),
+     "s.yaml: ops[0] createPods: manifest '../../etc/passwd' is outside {dir} and " + str(FIXTURES)),
     ("ops: [{op: createPods, manifest: nope.yaml}]",
-     f"s.yaml: ops[0] createPods: manifest 'nope.yaml' not found under {FIXTURES}"),
+     "s.yaml: ops[0] createPods: manifest 'nope.yaml' not found under {dir} or " + str(FIXTURES)),
     ("ops: [createNodes]", "s.yaml: ops[0]: each op is a mapping with an 'op' key, got 'createNodes'"),
     ("steps: []", "s.yaml: a scenario is a mapping with a list of 'ops'"),
     ("ops: []\nkepp: 1", "s.yaml: unknown key kepp; allowed: criterion, featureGates, kep, name, ops, reading"),
@@ -147,7 +147,15 @@ ops:
 def test_malformed_files_are_refused_on_load(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(YamlScenarioError) as info:
         load_scenario(write(tmp_path, text))
-    assert str(info.value) == message
+    assert str(info.value) == message.replace("{dir}", str(tmp_path))
+
+
+def test_a_manifest_beside_the_scenario_is_found_first(tmp_path: Path) -> None:
+    """A user's scenario (e.g. installed from a wheel, with no project fixtures/) keeps its
+    manifests beside it."""
+    (tmp_path / "web.yaml").write_text("metadata: {labels: {app: web}}\nspec: {containers: [{name: c, image: x}]}\n")
+    loaded = load_scenario(write(tmp_path, "ops: [{op: createPods, manifest: web.yaml}]"))
+    assert loaded.ops[0]["manifest"] == str(tmp_path / "web.yaml")
 
 
 def test_status_patch_503_fixture_fires_its_fault_and_passes(tmp_path: Path) -> None:

@@ -23,6 +23,17 @@ def _port(text: str) -> int:
     return port
 
 
+def _count(text: str) -> int:
+    """A non-negative integer (an argparse type: a bad value is a usage error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid count {text!r}: give a whole number, 0 or more") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"invalid count {value}: give a whole number, 0 or more")
+    return value
+
+
 def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "serve",
@@ -42,6 +53,11 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--ready-nodes",
         action="store_true",
         help="do not give nodes created through the API the node.kubernetes.io/not-ready taint",
+    )
+    p.add_argument(
+        "--journal-limit", type=_count, default=100_000, metavar="N",
+        help="keep the N most recent journal entries, so a long run stays bounded; GET "
+        "/schedharness/v1/journal says how many were dropped (default 100000; 0: keep everything)",
     )
     p.add_argument(
         "--loop",
@@ -148,7 +164,8 @@ async def _serve_async(args: argparse.Namespace) -> int:
     from fake_apiserver import FakeApiServer
 
     server = FakeApiServer(
-        host=args.host, port=args.port, seed=args.seed, taint_not_ready_nodes=not args.ready_nodes
+        host=args.host, port=args.port, seed=args.seed, taint_not_ready_nodes=not args.ready_nodes,
+        journal_limit=args.journal_limit or None,
     )
     return await _until_signalled(server, Path(args.kubeconfig), lambda: f"serving the Kubernetes API at {server.url}")
 

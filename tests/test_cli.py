@@ -34,3 +34,39 @@ def test_a_port_in_use_is_said_once_with_exit_code_2(tmp_path: Path, capsys: pyt
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"schedharness: cannot listen on 127.0.0.1:{port}: ") and "address already in use" in err
     assert "\n" not in err and not (tmp_path / "kubeconfig").exists()
+
+
+def test_a_negative_journal_limit_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["serve", "--journal-limit", "-5"])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "schedharness serve: error: argument --journal-limit: invalid count -5: give a whole number, 0 or more")
+
+
+def test_serve_keeps_a_bounded_journal(tmp_path: Path) -> None:
+    """``schedharness serve --journal-limit 5``: after a dozen requests the admin path serves the
+    last five and says how many went."""
+    import json
+    import subprocess
+    import sys
+    import urllib.request
+
+    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "serve", "--journal-limit", "5", "--loop", "asyncio",
+                             "--kubeconfig", str(tmp_path / "kubeconfig")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        url = line.rsplit(" ", 1)[-1].strip()
+        assert url.startswith("http://127.0.0.1:"), line
+        for _ in range(12):
+            urllib.request.urlopen(f"{url}/api/v1/namespaces", timeout=30).read()
+        with urllib.request.urlopen(f"{url}/schedharness/v1/journal", timeout=30) as answer:
+            headers = answer.headers
+            entries = [json.loads(x) for x in answer.read().decode().splitlines() if x.strip()]  # JSON lines
+        assert headers["X-Schedharness-Journal-Limit"] == "5"
+        assert int(headers["X-Schedharness-Journal-Dropped"]) == 12 - 5
+        assert len(entries) == 5
+    finally:
+        proc.terminate()
+        proc.wait(30)

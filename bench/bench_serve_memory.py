@@ -74,12 +74,16 @@ PAST_THE_END = 10**15  # a seq no run reaches: the journal answers headers and n
 
 # ---------------------------------------------------------------------------- the server process
 
+EVENT_TTL_ENV = "SCHEDHARNESS_BENCH_EVENT_TTL"
+
+
 async def _serve(limit: int, kubeconfig: Path) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    async with FakeApiServer(taint_not_ready_nodes=False, journal_limit=limit or None) as server:
+    ttl = float(os.environ.get(EVENT_TTL_ENV) or 0) or None
+    async with FakeApiServer(taint_not_ready_nodes=False, journal_limit=limit or None, event_ttl=ttl) as server:
         server.write_kubeconfig(kubeconfig)
         print(server.url, flush=True)
         await stop.wait()
@@ -363,10 +367,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--interval", type=float, default=5.0, help="seconds between RSS samples (default 5)")
     parser.add_argument("--workers", type=int, default=16, help="concurrent pod create/bind/patch/delete loops (default 16)")
     parser.add_argument("--keep-events", action="store_true", help="never delete the scheduler's Events")
+    parser.add_argument("--event-ttl", type=float, default=0.0, metavar="SECONDS",
+                        help="the server's event_ttl (as `schedharness serve --event-ttl`; default 0: none); with "
+                             "--keep-events, a short one is the compressed equivalent of an hour under the real 1 h")
     parser.add_argument("--verbose", action="store_true", help="print every sample")
     args = parser.parse_args(argv)
     if args.scheduler and not os.access(args.scheduler, os.X_OK):
         parser.error(f"--scheduler {args.scheduler}: not an executable file")
+    if args.event_ttl:
+        os.environ[EVENT_TTL_ENV] = str(args.event_ttl)
     if args.journal_limit < 1:
         parser.error(f"--journal-limit {args.journal_limit}: give at least 1 entry")
     who = subprocess.run([args.scheduler, "--version"], capture_output=True, text=True).stdout.strip() \

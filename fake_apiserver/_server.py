@@ -89,7 +89,9 @@ class FakeApiServer:
     like a real cluster) gives nodes created through the API the ``node.kubernetes.io/not-ready``
     NoSchedule taint. ``server.journal`` records every request and watch event;
     ``server.faults`` holds fault rules. ``time`` is the journal's and the fault rules' clock in
-    seconds (default: the event loop's time, virtual under the harness). ``journal_limit`` keeps
+    seconds (default: the event loop's time, virtual under the harness). ``event_ttl`` expires an
+    Event that many seconds after its last write, as kube-apiserver's ``--event-ttl`` (default here:
+    never, so a scenario's Events stay to be read). ``journal_limit`` keeps
     only that many most recent journal entries (default ``None``: every one, as a scenario reads
     them; a long-running ``schedharness serve`` bounds it). ``admin`` serves the fault rules and
     the journal over HTTP under ``/schedharness/v1``.
@@ -108,12 +110,13 @@ class FakeApiServer:
         time: Callable[[], float] | None = None,
         admin: bool = True,
         journal_limit: int | None = None,
+        event_ttl: float | None = None,
     ) -> None:
         self.host = host
         self.port = port
         self.store = Store(
             clock, seed=seed, history=history, taint_not_ready_nodes=taint_not_ready_nodes,
-            schedule=self._schedule,
+            schedule=self._schedule, event_ttl=event_ttl,
         )
         self.journal = Journal(time, limit=journal_limit)
         self.faults = FaultInjector(self.store, seed=seed, time=time)

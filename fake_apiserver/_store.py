@@ -41,7 +41,7 @@ import json
 import random
 import uuid
 from collections import deque
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Callable, Iterable
 
 from fake_apiserver._jsonutil import json_copy
@@ -98,6 +98,7 @@ PODS = _spec("", "v1", "pods")
 NAMESPACES = _spec("", "v1", "namespaces")
 NODES = _spec("", "v1", "nodes")
 PRIORITY_CLASSES = _spec("scheduling.k8s.io", "v1", "priorityclasses")
+_CORE_EVENTS = _spec("", "v1", "events")
 
 
 class Store:
@@ -105,7 +106,9 @@ class Store:
 
     ``history`` bounds each kind's event window (older resourceVersions get ``410 Expired``);
     ``taint_not_ready_nodes`` turns the TaintNodesByCondition admission on new nodes on or off;
-    ``seed`` seeds uids and generated names.
+    ``seed`` seeds uids and generated names. ``event_ttl`` (seconds; None: never) expires an Event
+    that long after its last write, as kube-apiserver's ``--event-ttl`` (1 h) does with an etcd
+    lease: expired Events are deleted, watchers see them go, at the next write of any object.
     """
 
     def __init__(
@@ -117,8 +120,14 @@ class Store:
         taint_not_ready_nodes: bool = True,
         schedule: Schedule | None = None,
         kinds: Iterable[KindSpec] = KINDS,
+        event_ttl: float | None = None,
     ) -> None:
         self.clock: Clock = clock or SystemClock()
+        self.event_ttl = event_ttl
+        #: (expiry, key, expiry-of-record) in write order; an Event rewritten later has a newer entry
+        self._event_expiry: deque[tuple[datetime, tuple[str, str]]] = deque()
+        self._event_due: dict[tuple[str, str], datetime] = {}
+        self._expiring = False
         self.schedule = schedule
         self._rng = random.Random(seed)
         self._rv = 1
@@ -181,7 +190,38 @@ class Store:
     def _commit(self, spec: KindSpec, old: Obj | None, new: Obj | None, rv: int) -> None:
         """Store a change and hand it to the kind's watch cache; a kind that shares its storage
         with another (core and events.k8s.io Events) gets the same change in the other's shape.
-        The request being served learns its effect (:func:`~fake_apiserver._effects.record_commit`)."""
+        The request being served learns its effect (:func:`~fake_apiserver._effects.record_commit`).
+        With an ``event_ttl``, Events due to expire go after it."""
+        self._commit_change(spec, old, new, rv)
+        if self.event_ttl is not None and not self._expiring:
+            if spec.resource == "events":
+                obj = new if new is not None else old
+                assert obj is not None
+                key = (obj["metadata"].get("namespace") or "", obj["metadata"]["name"])
+                if new is None:
+                    self._event_due.pop(key, None)
+                else:
+                    due = self.clock.now() + timedelta(seconds=self.event_ttl)
+                    self._event_due[key] = due
+                    self._event_expiry.append((due, key))
+            self._expire_events()
+
+    def _expire_events(self) -> None:
+        now = self.clock.now()
+        self._expiring = True
+        try:
+            while self._event_expiry and self._event_expiry[0][0] <= now:
+                due, key = self._event_expiry.popleft()
+                if self._event_due.get(key) != due:
+                    continue  # rewritten since, or gone
+                del self._event_due[key]
+                old = self._objects[("", "events")].get(key)
+                if old is not None:
+                    self._commit_change(_CORE_EVENTS, old, None, self._next_rv())
+        finally:
+            self._expiring = False
+
+    def _commit_change(self, spec: KindSpec, old: Obj | None, new: Obj | None, rv: int) -> None:
         record_commit(spec.group, spec.resource, old, new)
         self._commit_one((spec.group, spec.resource), spec, Change(rv, old, new))
         partner = _COHABITING.get((spec.group, spec.resource))

@@ -60,6 +60,11 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "/schedharness/v1/journal says how many were dropped (default 100000; 0: keep everything)",
     )
     p.add_argument(
+        "--event-ttl", type=_count, default=3600, metavar="SECONDS",
+        help="delete an Event this long after its last write, as kube-apiserver's --event-ttl (default 3600; "
+        "0: keep Events for good)",
+    )
+    p.add_argument(
         "--loop",
         choices=("auto", "asyncio", "uvloop"),
         default="auto",
@@ -165,7 +170,7 @@ async def _serve_async(args: argparse.Namespace) -> int:
 
     server = FakeApiServer(
         host=args.host, port=args.port, seed=args.seed, taint_not_ready_nodes=not args.ready_nodes,
-        journal_limit=args.journal_limit or None,
+        journal_limit=args.journal_limit or None, event_ttl=args.event_ttl or None,
     )
     return await _until_signalled(server, Path(args.kubeconfig), lambda: f"serving the Kubernetes API at {server.url}")
 

@@ -395,3 +395,39 @@ def test_resource_claims_get_the_apis_device_request_defaults() -> None:
         "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", "metadata": {"name": "t"},
         "spec": {"spec": {"devices": {"requests": requests[:1]}}}})
     assert template["spec"]["spec"]["devices"]["requests"][0]["exactly"]["count"] == 1
+
+
+def _event(name: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Event", "metadata": {"name": name, "namespace": "default"},
+            "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"}, "reason": "R", "message": "m"}
+
+
+def test_an_event_expires_its_ttl_after_its_last_write() -> None:
+    """kube-apiserver's --event-ttl: an Event goes that long after its last write (an update
+    renews it); watchers of both Event APIs see it go; other kinds never expire."""
+    clock = ManualClock()
+    s = Store(clock, event_ttl=60)
+    s.create(CORE_EVENTS, "default", _event("a"))
+    s.create(CORE_EVENTS, "default", _event("b"))
+    clock.t += timedelta(seconds=30)
+    s.patch(CORE_EVENTS, "default", "b", b'{"message":"again"}', "application/merge-patch+json")
+    clock.t += timedelta(seconds=31)
+    rv = s.resource_version
+    s.create(CONFIGMAPS, "default", {"metadata": {"name": "any-write"}})
+    assert [e["metadata"]["name"] for e in s.list(CORE_EVENTS, "default")["items"]] == ["b"]
+    assert [e["metadata"]["name"] for e in s.list(EVENTS, "default")["items"]] == ["b"]
+    gone = [c for c in s.cache(CORE_EVENTS).history if c.rv > rv and c.new is None]
+    assert [c.old["metadata"]["name"] for c in gone] == ["a"]
+    clock.t += timedelta(seconds=60)
+    s.create(CONFIGMAPS, "default", {"metadata": {"name": "later"}})
+    assert s.list(CORE_EVENTS, "default")["items"] == []
+    assert len(s.list(CONFIGMAPS, "default")["items"]) == 2
+
+
+def test_without_a_ttl_events_stay() -> None:
+    clock = ManualClock()
+    s = Store(clock)
+    s.create(CORE_EVENTS, "default", _event("a"))
+    clock.t += timedelta(days=2)
+    s.create(CONFIGMAPS, "default", {"metadata": {"name": "any-write"}})
+    assert len(s.list(CORE_EVENTS, "default")["items"]) == 1

@@ -34,20 +34,13 @@ from aiohttp import web
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_scheduler_throughput import NODES, PODS, _cpu_seconds, _kind, _self_cpu  # noqa: E402
+from bench_scheduler_throughput import NODES, PODS, _cpu_seconds, _kind, _self_cpu, node_body, stop_process  # noqa: E402
 from fake_apiserver import FakeApiServer, RequestInfo  # noqa: E402
 from fake_apiserver._http import Handler  # noqa: E402
 
 NAMESPACE = "default"
 PRIORITY_CLASSES = _kind("scheduling.k8s.io", "v1", "priorityclasses")
 SAFETY_TIMEOUT = 900.0  # seconds; only a hang reaches it
-
-
-def node_body(name: str) -> dict[str, Any]:
-    resources = {"cpu": "10", "memory": "64Gi", "pods": "110"}
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
-            "status": {"capacity": resources, "allocatable": resources,
-                       "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady"}]}}
 
 
 def pod_body(name: str, priority_class: str, node: str | None = None) -> dict[str, Any]:
@@ -104,7 +97,7 @@ async def run_one(name: str, argv: list[str], *, nodes: int, per_node: int, work
         store.create(PRIORITY_CLASSES, None, {"metadata": {"name": "bench-low"}, "value": 10})
         store.create(PRIORITY_CLASSES, None, {"metadata": {"name": "bench-high"}, "value": 1000})
         for n in range(nodes):
-            store.create(NODES, None, node_body(f"node-{n:03d}"))
+            store.create(NODES, None, node_body(f"node-{n:03d}", cpu="10", memory="64Gi"))
             for i in range(per_node):
                 store.create(PODS, NAMESPACE, pod_body(f"low-{n:03d}-{i:02d}", "bench-low", f"node-{n:03d}"))
         command = [a.replace("{kubeconfig}", str(kubeconfig)).replace("{config}", str(config)) for a in argv]
@@ -126,12 +119,7 @@ async def run_one(name: str, argv: list[str], *, nodes: int, per_node: int, work
         raise SystemExit(f"{name}: bindings stalled at {counter.bound}; log tail:\n{tail}") from None
     finally:
         if proc is not None:
-            proc.terminate()
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_process(proc)
         await server.stop()
 
 

@@ -58,8 +58,8 @@ PODS = _kind("", "v1", "pods")
 NODES = _kind("", "v1", "nodes")
 
 
-def node_body(name: str) -> dict[str, Any]:
-    resources = {"cpu": "4", "memory": "32Gi", "pods": "110"}
+def node_body(name: str, cpu: str = "4", memory: str = "32Gi") -> dict[str, Any]:
+    resources = {"cpu": cpu, "memory": memory, "pods": "110"}
     return {
         "apiVersion": "v1", "kind": "Node",
         "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
@@ -99,6 +99,16 @@ class BindingCounter:
         if self.count >= total:
             return
         await asyncio.wait_for(self.reached.wait(), SAFETY_TIMEOUT)
+
+
+def stop_process(proc: subprocess.Popen[bytes] | subprocess.Popen[str]) -> None:
+    """SIGTERM, then SIGKILL after 30 s."""
+    proc.terminate()
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -151,12 +161,7 @@ async def run_bench(scheduler: str, *, nodes: int, pods: int, qps: int, verbosit
         raise SystemExit(f"bindings stalled at {counter.count}; kube-scheduler log tail:\n{tail}") from None
     finally:
         if proc is not None:
-            proc.terminate()
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_process(proc)
         await server.stop()
 
 

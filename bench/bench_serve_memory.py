@@ -54,7 +54,9 @@ from typing import Any
 import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_scheduler_throughput import node_body, stop_process  # noqa: E402
 from fake_apiserver import FakeApiServer  # noqa: E402
 from fake_apiserver._server import ADMIN_PREFIX, JOURNAL_DROPPED, JOURNAL_FIRST_SEQ, JOURNAL_LAST_SEQ  # noqa: E402
 
@@ -90,16 +92,6 @@ async def _serve(limit: int, kubeconfig: Path) -> None:
 
 
 # ---------------------------------------------------------------------------- the churn
-
-def node_body(name: str) -> dict[str, Any]:
-    resources = {"cpu": "4", "memory": "32Gi", "pods": "110"}
-    return {
-        "apiVersion": "v1", "kind": "Node",
-        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
-        "status": {"capacity": resources, "allocatable": resources,
-                   "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady"}]},
-    }
-
 
 def pod_body(name: str) -> dict[str, Any]:
     return {
@@ -287,15 +279,6 @@ def _start_scheduler(scheduler: str, kubeconfig: Path, workdir: Path, log: Any) 
     return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=Path(__file__).resolve().parents[1])
 
 
-def _stop(proc: subprocess.Popen[bytes] | subprocess.Popen[str]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
 async def run_mode(mode: str, *, limit: int, scheduler: str, duration: float, interval: float, workers: int,
                    keep_events: bool, workdir: Path, verbose: bool) -> Result:
     """One run: ``mode`` ``bounded`` (``journal_limit=limit``) or ``unbounded``."""
@@ -346,8 +329,8 @@ async def run_mode(mode: str, *, limit: int, scheduler: str, duration: float, in
         return Result(mode, samples, settle, churn.pods, seconds, churn.errors)
     finally:
         if scheduler_proc is not None:
-            _stop(scheduler_proc)
-        _stop(server)
+            stop_process(scheduler_proc)
+        stop_process(server)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -105,6 +105,7 @@ class KubeletStandIns:
         #: pod uid -> (grace period the pending confirmation was timed for, its task)
         self._pending: dict[str, tuple[int, asyncio.Task[None]]] = {}
         self._started: set[str] = set()
+        self._starting: set[asyncio.Task[None]] = set()
         self.confirmed: list[tuple[float, str]] = []  # (scenario time, pod name)
 
     def add(self, node: str, kubelet: Kubelet, allocatable: Obj | None = None) -> None:
@@ -123,7 +124,7 @@ class KubeletStandIns:
         kubelet = self.nodes.get(node)
         if kubelet is None:
             return
-        if kubelet.resizes != "ignore":
+        if kubelet.resizes != "ignore" and any(_holds(p) for p in self._on_node(node)):
             self._resize_pass(node, kubelet)  # a pod on the node changed or went: answer resizes again
         if event not in ("ADDED", "MODIFIED"):
             return
@@ -141,7 +142,8 @@ class KubeletStandIns:
         elif kubelet.starts_pods and uid not in self._started and (pod.get("status") or {}).get("phase") == "Pending":
             self._started.add(uid)
             task = asyncio.get_running_loop().create_task(self._start(pod), name=f"kubelet-start-{meta.get('name')}")
-            self._pending[uid + "/start"] = (0, task)
+            self._starting.add(task)
+            task.add_done_callback(self._starting.discard)
 
     # -- resizes -------------------------------------------------------------------------------
 
@@ -269,7 +271,7 @@ class KubeletStandIns:
                 raise
 
     async def stop(self) -> None:
-        tasks = [task for _, task in self._pending.values()] + list(self._resizing.values())
+        tasks = [task for _, task in self._pending.values()] + list(self._resizing.values()) + list(self._starting)
         self._pending.clear()
         self._resizing.clear()
         for task in tasks:
@@ -283,6 +285,12 @@ class KubeletStandIns:
 
 def _stamp(scenario: Scenario) -> str:
     return scenario.backend.clock.now().strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _holds(pod: Obj) -> bool:
+    """A pod a kubelet started: its containers hold ``allocatedResources`` (only such a pod has a
+    resize to answer)."""
+    return any("allocatedResources" in s for s in (pod.get("status") or {}).get("containerStatuses") or [])
 
 
 def _allocated(pod: Obj) -> tuple[int, int]:

@@ -86,13 +86,22 @@ def _no_writes_on(scenario: Scenario, pod: str) -> None:
                         f"no nomination); it wrote:\n{format_writes(writes)}")
 
 
-async def _one_victim_node(scenario: Scenario, node_cpu: str = "300m", kubelet: Kubelet = STARTS) -> dict[str, str]:
-    """n1 (``node_cpu``) runs r (mid, 100m) and v (low, 200m); r is to grow to 300m."""
+async def _node(scenario: Scenario, name: str, cpu: str, levels: dict[str, str], pods: dict[str, tuple[str, str]],
+                kubelet: Kubelet = STARTS, spec: Obj | None = None) -> None:
+    """Node ``name`` (``cpu``, ``spec`` merged in) running ``pods`` (name: (cpu, priority level)),
+    once the scheduler has seen the node."""
+    node = await scenario.create_node(name, cpu=cpu, kubelet=kubelet)
+    if spec:
+        node = await scenario.patch("nodes", name, {"spec": spec}, type="merge")
+    for pod, (pod_cpu, level) in pods.items():
+        await _running(scenario, pod, name, pod_cpu, levels[level])
+    await seen_by_scheduler(scenario, ("nodes", node))
+
+
+async def _one_victim_node(scenario: Scenario, kubelet: Kubelet = STARTS) -> dict[str, str]:
+    """n1 (300m) runs r (mid, 100m) and v (low, 200m); r is to grow to 300m."""
     levels = await classes(scenario)
-    n1 = await scenario.create_node("n1", cpu=node_cpu, kubelet=kubelet)
-    await _running(scenario, "r", "n1", "100m", levels["mid"])
-    await _running(scenario, "v", "n1", "200m", levels["low"])
-    await seen_by_scheduler(scenario, ("nodes", n1))
+    await _node(scenario, "n1", "300m", levels, {"r": ("100m", "mid"), "v": ("200m", "low")}, kubelet)
     return levels
 
 
@@ -116,11 +125,7 @@ async def test_a_deferred_resize_preempts_the_lower_priority_pod_on_its_node(sce
 async def test_a_deferred_resize_preempts_as_many_pods_as_it_needs(scenario: Scenario) -> None:
     """Two low-priority pods of 100m each share the node with r (100m to 300m): both go."""
     levels = await classes(scenario)
-    n1 = await scenario.create_node("n1", cpu="300m", kubelet=STARTS)
-    await _running(scenario, "r", "n1", "100m", levels["mid"])
-    await _running(scenario, "v1", "n1", "100m", levels["low"])
-    await _running(scenario, "v2", "n1", "100m", levels["low"])
-    await seen_by_scheduler(scenario, ("nodes", n1))
+    await _node(scenario, "n1", "300m", levels, {"r": ("100m", "mid"), "v1": ("100m", "low"), "v2": ("100m", "low")})
     await _deferred(scenario, "r", "300m")
     await scenario.eventually(deleted(scenario, "v1", "v2"), within=ACT_WITHIN)
     await scenario.eventually(_actuated(scenario, "r", "300m"), within=GRACE + ACT_WITHIN)
@@ -132,10 +137,7 @@ async def test_a_deferred_resize_preempts_as_many_pods_as_it_needs(scenario: Sce
 @pytest.mark.criterion("kep5836.policy-never", reading=READINGS["5836-eligibility"])
 async def test_a_resizing_pod_with_preemption_policy_never_preempts_nothing(scenario: Scenario) -> None:
     levels = await classes(scenario, never="mid")
-    n1 = await scenario.create_node("n1", cpu="300m", kubelet=STARTS)
-    await _running(scenario, "r", "n1", "100m", levels["mid"])
-    await _running(scenario, "v", "n1", "200m", levels["low"])
-    await seen_by_scheduler(scenario, ("nodes", n1))
+    await _node(scenario, "n1", "300m", levels, {"r": ("100m", "mid"), "v": ("200m", "low")})
     await _deferred(scenario, "r", "300m")
     await scenario.never(any_deleted(scenario, "v"), within=WATCH)
     assert _pending_reason(scenario, "r") == "Deferred"
@@ -152,10 +154,8 @@ async def test_a_deferred_resize_that_now_fits_preempts_nothing(scenario: Scenar
     Deferred. The scheduler must not preempt v: the resize fits (kube-scheduler parks it, 'pod
     resize fits, waiting for Kubelet actuation')."""
     levels = await classes(scenario)
-    n1 = await scenario.create_node("n1", cpu="400m", kubelet=Kubelet(starts_pods=True, resize_delay=10))
-    await _running(scenario, "r", "n1", "100m", levels["mid"])
-    await _running(scenario, "w", "n1", "200m", levels["high"])
-    await seen_by_scheduler(scenario, ("nodes", n1))
+    await _node(scenario, "n1", "400m", levels, {"r": ("100m", "mid"), "w": ("200m", "high")},
+                Kubelet(starts_pods=True, resize_delay=10))
     await scenario.resize("r", "300m")
     await scenario.eventually(_resize_pending(scenario, "r", "Deferred"), within=10 + ACT_WITHIN)
     await scenario._request("DELETE", scenario._path("pods", "w"), body={"gracePeriodSeconds": 0})
@@ -170,12 +170,8 @@ async def test_a_deferred_resize_that_now_fits_preempts_nothing(scenario: Scenar
 @pytest.mark.criterion("kep5836.disable-resize-preemption", reading=READINGS["5836-off"])
 async def test_a_node_that_disables_resize_preemption_gets_none(scenario: Scenario) -> None:
     levels = await classes(scenario)
-    n1 = await scenario.create_node("n1", cpu="300m", kubelet=STARTS)
-    n1 = await scenario.patch("nodes", "n1", {"spec": {"podPreemptionPolicy": {
-        "disableResizePreemption": ["example.com/stateful-owner"]}}}, type="merge")
-    await _running(scenario, "r", "n1", "100m", levels["mid"])
-    await _running(scenario, "v", "n1", "200m", levels["low"])
-    await seen_by_scheduler(scenario, ("nodes", n1))
+    await _node(scenario, "n1", "300m", levels, {"r": ("100m", "mid"), "v": ("200m", "low")},
+                spec={"podPreemptionPolicy": {"disableResizePreemption": ["example.com/stateful-owner"]}})
     await _deferred(scenario, "r", "300m")
     await scenario.never(any_deleted(scenario, "v"), within=WATCH)
     _no_writes_on(scenario, "r")
@@ -188,12 +184,8 @@ async def test_victims_are_never_taken_on_another_node(scenario: Scenario) -> No
     """n1 (300m) runs r (mid, 100m) and w (high, 200m): nothing on n1 may go. n2 runs v (low):
     it is not on r's node, so it stays."""
     levels = await classes(scenario)
-    n1 = await scenario.create_node("n1", cpu="300m", kubelet=STARTS)
-    n2 = await scenario.create_node("n2", cpu="300m", kubelet=STARTS)
-    await _running(scenario, "r", "n1", "100m", levels["mid"])
-    await _running(scenario, "w", "n1", "200m", levels["high"])
-    await _running(scenario, "v", "n2", "200m", levels["low"])
-    await seen_by_scheduler(scenario, ("nodes", n1), ("nodes", n2))
+    await _node(scenario, "n1", "300m", levels, {"r": ("100m", "mid"), "w": ("200m", "high")})
+    await _node(scenario, "n2", "300m", levels, {"v": ("200m", "low")})
     await _deferred(scenario, "r", "300m")
     await scenario.never(any_deleted(scenario, "v", "w"), within=WATCH)
     _no_writes_on(scenario, "r")
@@ -233,11 +225,8 @@ async def test_a_slow_victim_is_waited_for_not_joined_by_another(scenario: Scena
     time the resize is deferred still and the node's pods change (v1 terminating), yet v2 is never
     taken: the room is coming. The resize is actuated once v1 is gone."""
     levels = await classes(scenario)
-    n1 = await scenario.create_node("n1", cpu="400m", kubelet=Kubelet(starts_pods=True, termination_delay=10))
-    await _running(scenario, "r", "n1", "100m", levels["mid"])
-    await _running(scenario, "v1", "n1", "200m", levels["low"])
-    await _running(scenario, "v2", "n1", "100m", levels["low"])
-    await seen_by_scheduler(scenario, ("nodes", n1))
+    await _node(scenario, "n1", "400m", levels, {"r": ("100m", "mid"), "v1": ("200m", "low"), "v2": ("100m", "low")},
+                Kubelet(starts_pods=True, termination_delay=10))
     await _deferred(scenario, "r", "300m")
     await scenario.eventually(deleted(scenario, "v1"), within=ACT_WITHIN)
     await scenario.eventually(_actuated(scenario, "r", "300m"), within=GRACE + 10 + ACT_WITHIN)
@@ -268,12 +257,8 @@ async def test_many_deferred_resizes_and_unrelated_events_cost_no_writes(scenari
     nothing on the deferred pods or their neighbours, and deletes nothing."""
     levels = await classes(scenario)
     for i in range(5):
-        node = await scenario.create_node(f"n{i}", cpu="300m", kubelet=STARTS)
-        await _running(scenario, f"r{i}", f"n{i}", "100m", levels["mid"])
-        await _running(scenario, f"w{i}", f"n{i}", "200m", levels["high"])
-        await seen_by_scheduler(scenario, ("nodes", node))
-    other = await scenario.create_node("busy", cpu="64", kubelet=STARTS)
-    await seen_by_scheduler(scenario, ("nodes", other))
+        await _node(scenario, f"n{i}", "300m", levels, {f"r{i}": ("100m", "mid"), f"w{i}": ("200m", "high")})
+    await _node(scenario, "busy", "64", levels, {})
     for i in range(5):
         await _deferred(scenario, f"r{i}", "300m")
     for i in range(20):
@@ -312,11 +297,8 @@ async def test_a_resize_changed_again_during_preemption_gets_its_final_size(scen
     100m). r grows to 300m: v1 is preempted (v2 reprieved). While v1 terminates, r grows again, to
     400m: v2 must go too, and r ends holding 400m."""
     levels = await classes(scenario)
-    n1 = await scenario.create_node("n1", cpu="400m", kubelet=Kubelet(starts_pods=True, termination_delay=10))
-    await _running(scenario, "r", "n1", "100m", levels["mid"])
-    await _running(scenario, "v1", "n1", "200m", levels["low"])
-    await _running(scenario, "v2", "n1", "100m", levels["low"])
-    await seen_by_scheduler(scenario, ("nodes", n1))
+    await _node(scenario, "n1", "400m", levels, {"r": ("100m", "mid"), "v1": ("200m", "low"), "v2": ("100m", "low")},
+                Kubelet(starts_pods=True, termination_delay=10))
     await _deferred(scenario, "r", "300m")
     await scenario.eventually(deleted(scenario, "v1"), within=ACT_WITHIN)
     await scenario.resize("r", "400m")

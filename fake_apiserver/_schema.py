@@ -1,0 +1,95 @@
+"""The Kubernetes schemas the fake serves by: one source, from a maintained package.
+
+Every served kind's fields, types and ``x-kubernetes-*`` extensions (patch strategies and merge
+keys, list types, group-version-kind) come from the JSON schemas that the ``kubernetes-validate``
+package ships, generated from the Kubernetes OpenAPI documents of each release. The fake pins one
+Kubernetes version (:data:`KUBERNETES_VERSION`) and names it, with the package, in every report
+(:func:`source`). Nothing here is a hand-written schema: a kind's row in
+:mod:`~fake_apiserver._kinds` names the kind, and its schema is looked up by group, version and
+kind (``x-kubernetes-group-version-kind``).
+
+The package's ``-local`` variant is used: every definition in one ``_definitions.json`` under
+``$defs``, referenced as ``#/$defs/<name>``, with types written as ``[type, "null"]``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from importlib import metadata, resources
+from typing import Any, Mapping
+
+__all__ = [
+    "KUBERNETES_VERSION",
+    "SCHEMA_PACKAGE",
+    "definition",
+    "definition_name",
+    "definitions",
+    "resolve",
+    "source",
+]
+
+SCHEMA_PACKAGE = "kubernetes-validate"
+KUBERNETES_VERSION = "1.36.0"
+"""The Kubernetes release whose schemas the fake serves by (the real server compared against is
+kube-apiserver v1.36)."""
+
+_REF_PREFIX = "#/$defs/"
+
+Schema = Mapping[str, Any]
+
+
+@functools.cache
+def definitions() -> Mapping[str, Schema]:
+    """Every definition of the pinned release, by its OpenAPI name (``io.k8s.api.core.v1.Pod``)."""
+    root = resources.files("kubernetes_validate") / "kubernetes-json-schema" / f"v{KUBERNETES_VERSION}-local"
+    with (root / "_definitions.json").open("rb") as f:
+        loaded: dict[str, Schema] = json.load(f)["$defs"]
+    return loaded
+
+
+@functools.cache
+def _by_gvk() -> Mapping[tuple[str, str, str], str]:
+    index: dict[tuple[str, str, str], str] = {}
+    for name, schema in definitions().items():
+        for gvk in schema.get("x-kubernetes-group-version-kind", ()):
+            index.setdefault((gvk["group"], gvk["version"], gvk["kind"]), name)
+    return index
+
+
+def definition_name(group: str, version: str, kind: str) -> str:
+    """The definition of ``group/version, Kind=kind``; KeyError for a kind the release lacks.
+
+    Meta kinds shared by every group (``DeleteOptions``, ``Status``) are listed under many
+    group-versions; the first definition that names the group-version is the one."""
+    return _by_gvk()[(group, version, kind)]
+
+
+def definition(name: str) -> Schema:
+    return definitions()[name]
+
+
+def resolve(schema: Schema) -> Schema:
+    """``schema`` with its ``$ref`` followed (a property's own ``description`` is dropped, as the
+    referenced definition carries the type's)."""
+    ref = schema.get("$ref")
+    while ref is not None:
+        schema = definitions()[ref.removeprefix(_REF_PREFIX)]
+        ref = schema.get("$ref")
+    return schema
+
+
+def ref_name(schema: Schema) -> str | None:
+    """The definition a ``$ref`` schema points to, or None."""
+    ref = schema.get("$ref")
+    return None if ref is None else str(ref).removeprefix(_REF_PREFIX)
+
+
+@functools.cache
+def source() -> str:
+    """What a report names as the schema source: package, its version and the Kubernetes release."""
+    try:
+        package_version = metadata.version(SCHEMA_PACKAGE)
+    except metadata.PackageNotFoundError:  # pragma: no cover - a dependency of the project
+        package_version = "unknown"
+    return f"{SCHEMA_PACKAGE} {package_version}, Kubernetes v{KUBERNETES_VERSION}"

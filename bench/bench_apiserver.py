@@ -27,6 +27,13 @@ uvloop when it is installed (``pip install uvloop``): on 2 cores a stock asyncio
 its core before the server does on GETs.
 ``--profile PATH`` runs the server under ``cProfile`` and writes its stats there;
 ``--url URL`` drives a server that is already running instead of starting one.
+
+``--real-kubeconfig PATH`` also drives a real kube-apiserver (the kubeconfig's server, bearer
+token and TLS settings; pods go to namespace ``default`` under a fresh name prefix and are deleted
+afterwards) through the same create, GET and status-PATCH phases in the same run, and the ratios
+are taken against those figures instead of the recorded ones. The fake's per-request cost of
+decoding and validating the bodies it is sent (JSON parse, kind checks, typed decoding and field
+validation against the schemas) is measured in this process and printed below the table.
 """
 
 from __future__ import annotations
@@ -62,12 +69,12 @@ UNSCHEDULABLE = (
 )
 
 
-def pod_body(name: str) -> dict[str, Any]:
+def pod_body(name: str, label: str = "bench") -> dict[str, Any]:
     """A pod like the ones scheduler_perf creates: one container with requests."""
     return {
         "apiVersion": "v1",
         "kind": "Pod",
-        "metadata": {"name": name, "namespace": NAMESPACE, "labels": {"app": "bench"}},
+        "metadata": {"name": name, "namespace": NAMESPACE, "labels": {"app": label}},
         "spec": {
             "containers": [{
                 "name": "pause",
@@ -138,17 +145,19 @@ async def _expect(response: aiohttp.ClientResponse, code: int) -> None:
 
 
 class Bench:
-    def __init__(self, session: aiohttp.ClientSession, server_pid: int | None) -> None:
+    def __init__(self, session: aiohttp.ClientSession, server_pid: int | None, label: str = "bench") -> None:
         self.session = session
         self.server_pid = server_pid
+        self.label = label
         self.results: list[Result] = []
 
     async def phase(self, name: str, unit: str, count: int, body: Callable[[], Awaitable[int]]) -> Result:
-        s0, c0, t0 = _cpu_seconds(self.server_pid), _cpu_seconds(None), time.perf_counter()
+        pid = self.server_pid
+        s0, c0, t0 = _cpu_seconds(pid) if pid else 0.0, _cpu_seconds(None), time.perf_counter()
         done = await body()
         seconds = time.perf_counter() - t0
-        result = Result(name, unit, done or count, seconds,
-                        _cpu_seconds(self.server_pid) - s0, _cpu_seconds(None) - c0)
+        server_cpu = _cpu_seconds(pid) - s0 if pid else 0.0  # a server not started here: unknown
+        result = Result(name, unit, done or count, seconds, server_cpu, _cpu_seconds(None) - c0)
         self.results.append(result)
         return result
 
@@ -156,7 +165,7 @@ class Bench:
         path = f"/api/v1/namespaces/{NAMESPACE}/pods"
 
         async def one(i: int) -> None:
-            data = json.dumps(pod_body(f"{prefix}-{i}"), separators=(",", ":")).encode()
+            data = json.dumps(pod_body(f"{prefix}-{i}", self.label), separators=(",", ":")).encode()
             async with self.session.post(path, data=data, headers={"Content-Type": "application/json"}) as r:
                 await _expect(r, 201)
 
@@ -220,29 +229,37 @@ class Bench:
         return total
 
 
-async def run_bench(url: str, server_pid: int | None, pods: int, gets: int, patches: int, writes: int) -> list[Result]:
-    connector = aiohttp.TCPConnector(limit=CONCURRENCY + WATCHERS)
-    async with aiohttp.ClientSession(url, connector=connector) as session:
-        bench = Bench(session, server_pid)
-        await bench.create("warm", 200)  # first requests pay for imports and caches
-        await bench.get("warm", 200, 400)
-        await bench.patch("warm", 200, 200)
-        await bench.phase("create pod", "req/s", pods, lambda: bench.create("bench", pods))
+async def run_bench(url: str, server_pid: int | None, pods: int, gets: int, patches: int, writes: int,
+                    *, headers: dict[str, str] | None = None, verify_tls: bool = True,
+                    prefix: str = "bench") -> list[Result]:
+    connector = aiohttp.TCPConnector(limit=CONCURRENCY + WATCHERS, ssl=verify_tls)
+    async with aiohttp.ClientSession(url, connector=connector, headers=headers) as session:
+        bench = Bench(session, server_pid, label=prefix)
+        warm = f"{prefix}-warm"
+        await bench.create(warm, 200)  # first requests pay for imports and caches
+        await bench.get(warm, 200, 400)
+        await bench.patch(warm, 200, 200)
+        await bench.phase("create pod", "req/s", pods, lambda: bench.create(prefix, pods))
         if gets:
-            await bench.phase("GET pod", "req/s", gets, lambda: bench.get("bench", pods, gets))
+            await bench.phase("GET pod", "req/s", gets, lambda: bench.get(prefix, pods, gets))
         if patches:
-            await bench.phase("SMP status PATCH", "req/s", patches, lambda: bench.patch("bench", pods, patches))
+            await bench.phase("SMP status PATCH", "req/s", patches, lambda: bench.patch(prefix, pods, patches))
         if writes:
             await bench.phase(f"watch events ({WATCHERS} watchers)", "events/s", WATCHERS * writes,
                               lambda: bench.watch(writes))
         return bench.results
 
 
-def format_table(results: list[Result]) -> str:
+def format_table(results: list[Result], real: list[Result] | None = None, *, compare: bool = True) -> str:
+    """The fake's phases beside a real kube-apiserver's: measured in this run when ``real`` is
+    given, else the recorded :data:`REFERENCE` figures; ``compare=False`` leaves both out."""
     keys = {"GET pod": "get", "create pod": "create", "SMP status PATCH": "patch"}
-    rows = [("phase", "count", "seconds", "rate", "real apiserver", "ratio", "server CPU", "server CPU/op", "client CPU")]
+    reference: dict[str, float] = {} if not compare else (
+        REFERENCE if real is None else {keys[r.name]: r.rate for r in real if r.name in keys})
+    column = "real apiserver" if real is None else "real apiserver (this run)"
+    rows = [("phase", "count", "seconds", "rate", column, "ratio", "server CPU", "server CPU/op", "client CPU")]
     for r in results:
-        ref = REFERENCE.get(keys.get(r.name, ""))
+        ref = reference.get(keys.get(r.name, ""))
         rows.append((
             r.name, f"{r.count}", f"{r.seconds:.2f}", f"{r.rate:,.0f} {r.unit}",
             f"{ref:,.0f} {r.unit}" if ref else "-", f"{r.rate / ref:.2f}x" if ref else "-",
@@ -255,6 +272,53 @@ def format_table(results: list[Result]) -> str:
              for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def _real_server(kubeconfig: Path) -> tuple[str, dict[str, str], bool]:
+    """The current context's server URL, its bearer-token header and whether to verify TLS."""
+    import yaml
+
+    config = yaml.safe_load(kubeconfig.read_text())
+    context_name = config.get("current-context")
+    context = next(c["context"] for c in config["contexts"] if c["name"] == context_name)
+    cluster = next(c["cluster"] for c in config["clusters"] if c["name"] == context["cluster"])
+    user: dict[str, Any] = next((u["user"] for u in config.get("users", []) if u["name"] == context.get("user")), {})
+    headers = {"Authorization": f"Bearer {user['token']}"} if user.get("token") else {}
+    return cluster["server"], headers, not cluster.get("insecure-skip-tls-verify", False)
+
+
+async def _delete_pods(url: str, headers: dict[str, str], verify_tls: bool, label: str) -> None:
+    connector = aiohttp.TCPConnector(ssl=verify_tls)
+    async with aiohttp.ClientSession(url, connector=connector, headers=headers) as session:
+        for app in (label, f"{label}-warm", "watch"):
+            params = {"labelSelector": f"app={app}", "gracePeriodSeconds": "0"}
+            async with session.delete(f"/api/v1/namespaces/{NAMESPACE}/pods", params=params) as r:
+                await r.read()
+
+
+def decode_costs(rounds: int = 2000) -> list[tuple[str, float]]:
+    """Microseconds per request that the fake spends turning each benched body into what it
+    stores or applies: parsing, kind checks, typed decoding and field validation."""
+    from fake_apiserver._http import RequestInfo, _decode_object, _parse_body
+
+    create = json.dumps(pod_body("cost-0"), separators=(",", ":")).encode()
+    patch = unschedulable_patch(0)
+    cases: list[tuple[str, Callable[[], object]]] = [
+        ("create pod body (JSON)", lambda: _decode_object(
+            RequestInfo(method="POST", path="/api/v1/namespaces/default/pods", query={},
+                        content_type="application/json", body=create), "", "v1", "Pod")),
+        ("status PATCH body (SMP)", lambda: _parse_body(
+            RequestInfo(method="PATCH", path="/api/v1/namespaces/default/pods/p/status", query={},
+                        content_type="application/json", body=patch), "Pod")),
+    ]
+    costs = []
+    for name, call in cases:
+        call()
+        t0 = time.perf_counter()
+        for _ in range(rounds):
+            call()
+        costs.append((name, 1e6 * (time.perf_counter() - t0) / rounds))
+    return costs
 
 
 def _start_server(kubeconfig: Path, profile: str | None, loop: str) -> tuple[subprocess.Popen[str], str]:
@@ -297,7 +361,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", metavar="PATH", help="run the server under cProfile, stats to PATH")
     parser.add_argument("--server-loop", choices=("auto", "asyncio", "uvloop"), default="auto",
                         help="the server's event loop (schedharness serve --loop; default auto)")
+    parser.add_argument("--real-kubeconfig", metavar="PATH", type=Path,
+                        help="also drive the real kube-apiserver of this kubeconfig in the same run")
     args = parser.parse_args(argv)
+    if args.real_kubeconfig is not None and not args.real_kubeconfig.is_file():
+        parser.error(f"--real-kubeconfig: no such file: {args.real_kubeconfig}")
     proc: subprocess.Popen[str] | None = None
     with tempfile.TemporaryDirectory() as tmp:
         if args.url:
@@ -311,10 +379,25 @@ def main(argv: list[str] | None = None) -> int:
             if proc is not None:
                 proc.send_signal(signal.SIGTERM)
                 proc.wait(30)
+    real: list[Result] | None = None
+    if args.real_kubeconfig is not None:
+        real_url, headers, verify = _real_server(args.real_kubeconfig)
+        label = f"bench-{os.getpid()}-{int(time.time())}"
+        try:
+            real = _run(run_bench(real_url, None, args.pods, args.gets, args.patches, 0,
+                                  headers=headers, verify_tls=verify, prefix=label))
+        finally:
+            _run(_delete_pods(real_url, headers, verify, label))
     server = url if args.url else f"schedharness serve --loop {args.server_loop}, journal on"
     print(f"{server}; {CONCURRENCY} concurrent clients on {_run.__module__.split('.')[0]}; "
           f"Python {sys.version.split()[0]}; {os.cpu_count()} CPUs")
-    print(format_table(results))
+    print(format_table(results, real))
+    if real is not None:
+        print(f"\nreal kube-apiserver at {_real_server(args.real_kubeconfig)[0]}, driven the same way:")
+        print(format_table(real, compare=False))
+    print("\nthe fake's decoding and validation per request (in this process):")
+    for name, micros in decode_costs():
+        print(f"  {name}: {micros:.0f} us")
     return 0
 
 

@@ -213,12 +213,14 @@ def build_report(records: Iterable[Record], info: RunInfo) -> dict[str, Any]:
     suites = {name: judge_suite([c for c in criteria if c["suite"] == name]) for name in names}
     verdict, message = _verdict(counts, suites, criteria, info.pytest_exit_code)
     used = sorted({str(c["reading"]) for c in criteria if c["reading"] in info.readings})
+    from fake_apiserver._schema import source as schema_source
     from suites import SUITE_VERSION
 
     return {
         "scheduler": info.scheduler,
         "backend": info.backend,
         "suite_version": SUITE_VERSION,
+        "api_schemas": schema_source(),
         "timing_slack": _timing_slack(criteria),
         "feature_gates": dict(info.feature_gates),
         "seed": info.seed,
@@ -301,6 +303,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         f"- Verdict: **{report['verdict'].upper()}**: {_verdict_text(report)}",
         f"- {report['skip_policy']}",
         f"- Suites version {report.get('suite_version', '?')} (criteria catalog: `schedharness criteria`)",
+        f"- The fake API server's schemas: {report.get('api_schemas', '?')}",
     ]
     if report.get("command"):
         lines.append(f"- Command: `{report['command']}`")
@@ -376,6 +379,7 @@ def render_html(report: Mapping[str, Any]) -> str:
         f"{_e(_gates_text(report['feature_gates']))}; seed {_e(report['seed'])}</li>",
         f"<li>Suites version {_e(report.get('suite_version', '?'))} (criteria catalog: "
         "<code>schedharness criteria</code>)</li>",
+        f"<li>The fake API server's schemas: {_e(report.get('api_schemas', '?'))}</li>",
         f"<li>Timing slack: {_e(report['timing_slack']['text'])}</li>",
         f"<li>Started {_e(report['started'])}, finished {_e(report['finished'])}: "
         f"{report['wall_seconds']:g} s wall, {report['virtual_seconds']:g} s virtual</li>",

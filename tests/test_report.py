@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from importlib.metadata import version
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -216,6 +217,7 @@ reason is shown). A skip judges nothing: a suite whose criteria were all skipped
 no criterion passed or failed is not judged (exit code 1). The run passes when no criterion failed and at least \
 one passed; the suites it did not judge are listed with its verdict.
 - Suites version {SUITE_VERSION} (criteria catalog: `schedharness criteria`)
+- The fake API server's schemas: kubernetes-validate {SCHEMA_PACKAGE_VERSION}, Kubernetes v1.36.0
 - Command: `python -m pytest suites/test_k.py`
 
 ## Suites
@@ -285,7 +287,7 @@ error outside the test body: scheduler did not start
 ## Readings
 
 - **delay-kept**: Q5 text
-""".replace("{SUITE_VERSION}", SUITE_VERSION)
+""".replace("{SUITE_VERSION}", SUITE_VERSION).replace("{SCHEMA_PACKAGE_VERSION}", version("kubernetes-validate"))
 
 
 def test_write_report_files_and_html(tmp_path: Path) -> None:

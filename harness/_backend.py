@@ -16,7 +16,8 @@ same byte for byte on every run with the same seed); on any other loop it is a
 :class:`~fake_apiserver.FaultProxy` started for the test: the scenario and the scheduler under test
 talk to the proxy, so the journal and the fault rules work as on the fake, on real time.
 :class:`KindBackend` is the same in front of a kind cluster the run made or reused
-(:mod:`harness._kind_setup`). Both are *shared*: the API outlives the test and other tests use it,
+(:mod:`harness._kind_setup`), :class:`EnvtestBackend` in front of an etcd and kube-apiserver the
+run started as plain processes (:mod:`harness._envtest`). All three are *shared*: the API outlives the test and other tests use it,
 so a :class:`~harness.Scenario` on them works in a namespace of its own and deletes what it made.
 
 ``taint_not_ready_nodes`` is off by default here, unlike the server's own default: a real cluster
@@ -37,8 +38,8 @@ from typing import Protocol
 from fake_apiserver import FakeApiServer, FaultInjector, FaultProxy, Journal
 from harness._virtual_time import RealClock, VirtualClock, VirtualEventLoop
 
-__all__ = ["REAL_TIME_SLACK", "VIRTUAL_SLACK", "Backend", "BackendClock", "BackendError", "FakeBackend", "KindBackend",
-           "KubeconfigBackend", "Slack", "Unsupported"]
+__all__ = ["REAL_TIME_SLACK", "VIRTUAL_SLACK", "Backend", "BackendClock", "BackendError", "EnvtestBackend", "FakeBackend",
+           "KindBackend", "KubeconfigBackend", "Slack", "Unsupported"]
 
 
 class BackendClock(Protocol):
@@ -313,3 +314,11 @@ class KindBackend(KubeconfigBackend):
     proxy started for this test."""
 
     name = "kind"
+
+
+class EnvtestBackend(KubeconfigBackend):
+    """An etcd and kube-apiserver started for the run (or the xdist worker) as plain processes
+    (:mod:`harness._envtest`), behind a fault proxy started for this test: only how the control
+    plane starts differs from :class:`KubeconfigBackend`."""
+
+    name = "envtest"

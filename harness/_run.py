@@ -78,11 +78,12 @@ class RunOptions:
     timeline: bool = True
     suites_dir: Path | None = None  # default: the installed ``suites`` package
     pytest_args: tuple[str, ...] = ()
-    backend: str = "fake"  # or "kind", "kubeconfig:PATH" (the plugin's --backend)
+    backend: str = "fake"  # or "kind", "envtest", "kubeconfig:PATH" (the plugin's --backend)
     kind_cluster: str | None = None
     kind_image: str | None = None
     kind_keep: bool = False
     kind_apiserver_feature_gates: str = ""
+    envtest_assets: Path | None = None  # default: $KUBEBUILDER_ASSETS
     #: the user's own scenarios instead of the built-in suites: pytest files, YAML scenario files,
     #: directories of either
     paths: tuple[Path, ...] = ()
@@ -237,6 +238,10 @@ def default_report_dir(now: datetime) -> Path:
 
 
 def _jobs(options: RunOptions, scheduler: str) -> int:
+    if options.backend == "envtest":
+        # a control plane per worker, each one test at a time; an API server and etcd cost about
+        # a core while they start and little after, so as many workers as cores
+        return options.jobs if options.jobs is not None else min(8, os.cpu_count() or 1)
     if options.backend != "fake":
         return 0  # one cluster: one test at a time (the plugin refuses -n there)
     if options.jobs is not None:
@@ -261,6 +266,8 @@ def run_argv(paths: Sequence[Path], report_dir: Path, scheduler: str, options: R
         argv.append("--kind-keep")
     if options.kind_apiserver_feature_gates:
         argv.append(f"--kind-apiserver-feature-gates={options.kind_apiserver_feature_gates}")
+    if options.envtest_assets is not None:
+        argv.append(f"--envtest-assets={options.envtest_assets.expanduser().resolve()}")
     if options.feature_gates:
         argv.append(f"--feature-gates={options.feature_gates}")
     if not options.timeline:

@@ -11,11 +11,30 @@ A :class:`~harness._scenario.Scenario` on a backend that is ``shared`` hands thi
   :data:`FAKE_NODE_LABEL` (value: the namespace), Ready with a heartbeat time, kept Ready by
   renewing their Lease in ``kube-node-lease`` every :data:`HEARTBEAT` seconds (the node
   lifecycle controller would otherwise mark them unreachable after its grace period), and handed
-  back only once the cluster has taken off the ``node.kubernetes.io/not-ready`` taint its
-  admission puts on every new node.
+  back only once the ``node.kubernetes.io/not-ready`` taint that admission puts on every new node
+  is off.
 * **Cleanup** at close: the namespace's pods force-deleted (no kubelet will confirm a graceful
-  deletion), the cluster-scoped objects it made, the leases, the namespace. Every step is tried;
-  a failed one is logged, so a cleanup problem never hides the test's own outcome.
+  deletion), the rest of what the namespace holds, the cluster-scoped objects it made, the
+  leases, the namespace (its deletion is not waited for). Every step is tried; a failed one is
+  logged, so a cleanup problem never hides the test's own outcome.
+
+**Controller stand-ins.** A cluster without a controller-manager (``--backend envtest``, or a
+bare kube-apiserver behind ``kubeconfig:``) would leave a scenario waiting for what its
+controllers do, so the harness does it itself, in a way that is harmless where the real
+controller runs (it only does what that controller would, and takes "already done" as done):
+
+* *the ServiceAccount controller*: the namespace's ``default`` ServiceAccount is created right
+  after the namespace (an ``AlreadyExists`` answer, the controller having been first, is fine);
+* *the node-lifecycle controller*: the ``node.kubernetes.io/not-ready:NoSchedule`` taint is taken
+  off a new node whose ``Ready`` condition is ``True`` (a merge patch guarded by the node's
+  resourceVersion, read again on a conflict, done when the taint is gone whoever took it);
+* *the namespace controller*: cleanup deletes the namespace's objects of every namespaced kind
+  the harness knows (a delete-collection each, as the controller's deletion does) before the
+  namespace, so nothing the scenario made outlives it, finalized or not;
+* *the ResourceClaim controller*: a deleted claim's ``resource.kubernetes.io/delete-protection``
+  finalizer is taken off once its pods are gone, so its devices are free again;
+* the disruption controller is not played: the scenarios that need a PodDisruptionBudget's
+  status write it themselves, as Kubernetes' own scheduler tests do.
 """
 
 from __future__ import annotations
@@ -25,7 +44,7 @@ import logging
 from datetime import datetime, timezone
 from typing import Any, Awaitable, Callable
 
-from fake_apiserver import KindSpec
+from fake_apiserver import KINDS, KindSpec
 from harness._backend import BackendError
 from harness._kubeclient import PATCH_TYPES, ApiError, resolve_kind, resource_path
 
@@ -47,6 +66,14 @@ NODE_LEASE_NAMESPACE = "kube-node-lease"
 NOT_READY_TAINT = "node.kubernetes.io/not-ready"
 #: How long a shared cluster may take to make a namespace usable or untaint a new node.
 SETUP_TIMEOUT = 60.0
+#: The finalizer a scheduler puts on a ResourceClaim it allocates, which the ResourceClaim
+#: controller takes off once the claim is deleted and no pod uses it.
+CLAIM_FINALIZER = "resource.kubernetes.io/delete-protection"
+#: What the namespace controller's stand-in deletes in a scenario's namespace after its pods: the
+#: other namespaced kinds the harness knows (``events.k8s.io`` Events are the core ones).
+NAMESPACE_CONTENTS: tuple[KindSpec, ...] = tuple(
+    spec for spec in KINDS if spec.namespaced and spec.resource != "pods"
+    and not (spec.group == "events.k8s.io" and spec.resource == "events"))
 
 
 async def poll_until(what: str, ready: Callable[[], Awaitable[bool]], *, timeout: float, every: float) -> None:
@@ -89,11 +116,33 @@ class SharedCluster:
             condition.update(lastHeartbeatTime=now, lastTransitionTime=now)
         created = await create("nodes", node)
         await self.start_heartbeat(created)
-        if not await self._untainted(name):
-            await self._wait_for(f"node {name} without the {NOT_READY_TAINT} taint (a cluster's node-lifecycle "
-                                 "controller removes it; start 'schedharness serve' with --ready-nodes, which has none)",
-                                 lambda: self._untainted(name))
-        return created
+        ready = await self._take_off_not_ready(created)
+        if ready is None:
+            await self._wait_for(f"node {name} without the {NOT_READY_TAINT} taint", lambda: self._untainted(name))
+            ready = await self.request("GET", resource_path(resolve_kind("nodes"), None, name))
+        return ready
+
+    async def _take_off_not_ready(self, node: Obj) -> Obj | None:
+        """The node-lifecycle controller's stand-in (module docstring): the node without the
+        not-ready taint, or None when its Ready condition is not True (then it is left to a real
+        controller)."""
+        path = resource_path(resolve_kind("nodes"), None, node["metadata"]["name"])
+        while True:
+            taints = (node.get("spec") or {}).get("taints") or []
+            if not any(t.get("key") == NOT_READY_TAINT for t in taints):
+                return node
+            if not any(c.get("type") == "Ready" and c.get("status") == "True"
+                       for c in (node.get("status") or {}).get("conditions") or []):
+                return None
+            rest = [t for t in taints if t.get("key") != NOT_READY_TAINT]
+            body = {"metadata": {"resourceVersion": node["metadata"]["resourceVersion"]}, "spec": {"taints": rest or None}}
+            try:
+                result: Obj = await self.request("PATCH", path, body=body, content_type=PATCH_TYPES["merge"])
+                return result
+            except ApiError as e:
+                if e.code != 409:
+                    raise
+            node = await self.request("GET", path)
 
     async def stop_heartbeat(self) -> None:
         if self.heartbeat is not None:
@@ -112,6 +161,12 @@ class SharedCluster:
         if not any(r.get("name") == "serviceaccounts" for r in core.get("resources") or []):
             return
         path = f"/api/v1/namespaces/{self.namespace}/serviceaccounts/default"
+        try:  # the ServiceAccount controller's stand-in (module docstring)
+            await self.request("POST", f"/api/v1/namespaces/{self.namespace}/serviceaccounts", body={
+                "apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}})
+        except ApiError as e:
+            if e.code != 409:
+                raise
         await self._wait_for(f"the default ServiceAccount of namespace {self.namespace}",
                              lambda: self._exists(path))
 
@@ -133,21 +188,47 @@ class SharedCluster:
     async def clean_up(self) -> None:
         """Delete what the scenario made on a shared backend; every step is tried, and a failed
         one is logged, so that a cleanup problem never hides the test's own outcome."""
-        steps: list[tuple[str, str]] = []
+        steps: list[Callable[[], Awaitable[Any]]] = []
+
+        def delete(path: str) -> None:
+            steps.append(lambda: self.request("DELETE", path))
+
         if self.made_namespace:
-            steps.append(("DELETE", f"/api/v1/namespaces/{self.namespace}/pods?gracePeriodSeconds=0"))
+            delete(f"/api/v1/namespaces/{self.namespace}/pods?gracePeriodSeconds=0")
+            for spec in NAMESPACE_CONTENTS:
+                delete(resource_path(spec, self.namespace))
+            steps.append(self._release_claims)
         for kind, name in reversed(self.cluster_objects):
-            steps.append(("DELETE", resource_path(resolve_kind(kind), None, name)))
+            delete(resource_path(resolve_kind(kind), None, name))
         lease = resolve_kind("leases")
-        steps += [("DELETE", resource_path(lease, NODE_LEASE_NAMESPACE, name)) for name in self.leases]
+        for name in self.leases:
+            delete(resource_path(lease, NODE_LEASE_NAMESPACE, name))
         if self.made_namespace:
-            steps.append(("DELETE", resource_path(resolve_kind("namespaces"), None, self.namespace)))
-        for method, path in steps:
+            delete(resource_path(resolve_kind("namespaces"), None, self.namespace))
+        for step in steps:
             try:
-                await self.request(method, path)
+                await step()
             except ApiError as e:
-                if e.code != 404:
+                if e.code == 405:  # a kind this server cannot delete as a collection
+                    log.debug("cleanup of namespace %s: %s", self.namespace, e)
+                elif e.code != 404:
                     log.warning("cleanup of namespace %s: %s", self.namespace, e)
+
+    async def _release_claims(self) -> None:
+        """The ResourceClaim controller's stand-in: a deleted claim of the namespace still held by
+        its ``resource.kubernetes.io/delete-protection`` finalizer (its pods are gone) loses it, so
+        its devices are free for the next scenario, as they are once that controller has run."""
+        spec = resolve_kind("resourceclaims")
+        claims = await self.request("GET", resource_path(spec, self.namespace))
+        for claim in claims.get("items") or []:
+            meta = claim["metadata"]
+            finalizers = meta.get("finalizers") or []
+            if not meta.get("deletionTimestamp") or CLAIM_FINALIZER not in finalizers:
+                continue
+            rest = [f for f in finalizers if f != CLAIM_FINALIZER]
+            await self.request("PATCH", resource_path(spec, self.namespace, meta["name"]),
+                               body={"metadata": {"resourceVersion": meta["resourceVersion"], "finalizers": rest or None}},
+                               content_type=PATCH_TYPES["merge"])
 
     async def start_heartbeat(self, node: Obj) -> None:
         """A Lease for ``node`` in kube-node-lease, renewed every :data:`HEARTBEAT` seconds (what a

@@ -90,7 +90,12 @@ def _run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "kube-scheduler, with --backend kind or kubeconfig:PATH)")
     p.add_argument("--backend", default="fake", metavar="NAME",
                    help="'fake' (default: a fresh fake API server per scenario), 'kind' (a kind cluster made "
-                   "or reused for the run; real time, one scenario at a time) or 'kubeconfig:PATH' (any cluster)")
+                   "or reused for the run; real time, one scenario at a time), 'envtest' (etcd and kube-apiserver "
+                   "from $KUBEBUILDER_ASSETS started as processes, one per worker; real time, no container engine) "
+                   "or 'kubeconfig:PATH' (any cluster)")
+    p.add_argument("--envtest-assets", type=Path, default=None, metavar="DIR",
+                   help="with --backend envtest: the directory holding etcd and kube-apiserver (default: "
+                   "$KUBEBUILDER_ASSETS; `setup-envtest use -p path` prints one)")
     p.add_argument("--kind-cluster", default=None, metavar="NAME",
                    help="with --backend kind: the cluster's name (default schedharness); an existing one is reused")
     p.add_argument("--kind-image", default=None, metavar="IMAGE|VERSION",
@@ -112,7 +117,8 @@ def _run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    help="where the report goes (default: reports/<UTC timestamp>/)")
     p.add_argument("-n", "--jobs", type=int, default=None, metavar="N",
                    help="pytest-xdist workers (default: none for the reference scheduler; for a command, "
-                   "which runs on real time, eight a core, at most 16)")
+                   "which runs on real time, eight a core, at most 16; on envtest, one a core, each with its own "
+                   "control plane)")
     p.add_argument("--seed", type=int, default=0, help="the fake API server's seed (default 0)")
     p.add_argument("--no-timeline", action="store_true", help="do not draw timeline.svg per scenario")
     p.set_defaults(func=_run)
@@ -127,7 +133,8 @@ def _run(args: argparse.Namespace) -> int:
             suites=tuple(args.suite), report_dir=args.report_dir, jobs=args.jobs, seed=args.seed,
             timeline=not args.no_timeline, backend=args.backend, kind_cluster=args.kind_cluster,
             kind_image=args.kind_image, kind_keep=args.kind_keep,
-            kind_apiserver_feature_gates=args.kind_apiserver_feature_gates, paths=tuple(args.paths))
+            kind_apiserver_feature_gates=args.kind_apiserver_feature_gates, envtest_assets=args.envtest_assets,
+            paths=tuple(args.paths))
         return run_suites(options).exit_code
     except RunError as e:
         print(f"schedharness run: {e}", file=sys.stderr)

@@ -29,10 +29,14 @@ How a test runs, and why:
 * **Backends.** ``--backend fake`` (default) is a fresh fake API server per test.
   ``--backend kind`` makes (or, with ``--kind-cluster NAME`` naming one that exists, reuses) a
   kind cluster once for the run, prepares it (:mod:`harness._kind_setup`), and deletes it at the
-  end unless ``--kind-keep``; ``--backend kubeconfig:PATH`` uses any cluster as it is. On both,
-  every test gets its own fault proxy (journal and fault rules as on the fake) and its own
-  namespace, runs on real time, one test at a time (nodes are cluster-wide, so tests in parallel
-  would see each other's), and is skipped with the reason when the cluster is unavailable.
+  end unless ``--kind-keep``; ``--backend kubeconfig:PATH`` uses any cluster as it is;
+  ``--backend envtest`` starts etcd and kube-apiserver as plain processes from
+  ``KUBEBUILDER_ASSETS`` or ``--envtest-assets DIR`` (:mod:`harness._envtest`), one control plane
+  per process: under ``-n`` each xdist worker has its own, so envtest tests run in parallel. On
+  all of them every test gets its own fault proxy (journal and fault rules as on the fake) and its
+  own namespace, runs on real time, one test at a time on a cluster (nodes are cluster-wide, so
+  tests in parallel would see each other's), and is skipped with the reason when the cluster is
+  unavailable. Their logs are in ``<report-dir>/cluster`` (per worker for envtest).
   ``--scheduler cluster`` tests the cluster's own kube-scheduler; its requests bypass the proxy,
   so criteria that count them or fault them are skipped with that reason.
 * **Records.** With ``--report-dir DIR``, each test writes ``DIR/<test id>/journal.jsonl``,
@@ -68,7 +72,7 @@ from harness._adapters import (
     format_feature_gates,
     parse_feature_gates,
 )
-from harness._backend import FakeBackend, KindBackend, KubeconfigBackend, Slack, Unsupported
+from harness._backend import EnvtestBackend, FakeBackend, KindBackend, KubeconfigBackend, Slack, Unsupported
 from harness._kind_setup import ClusterSession, ClusterUnavailable, KindSettings, open_cluster_session
 from harness._reference import reference_adapter
 from harness._scenario import Scenario
@@ -81,7 +85,7 @@ __all__ = ["Settings", "criterion_facts", "marker_gates", "yaml_scenario_params"
 
 DEFERRED = ("sh_backend", "sh_clock", "sh_journal", "sh_scheduler", "scenario")
 MARKERS = ("kep", "feature_gates", "criterion", "adapters")
-BACKENDS = ("fake", "kind", "kubeconfig:PATH")
+BACKENDS = ("fake", "kind", "envtest", "kubeconfig:PATH")
 
 
 @dataclass(frozen=True)
@@ -95,6 +99,7 @@ class Settings:
     seed: int
     timeline: bool = True
     kind: KindSettings = KindSettings()
+    envtest_assets: str | None = None
 
     @property
     def real_cluster(self) -> bool:
@@ -123,7 +128,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--backend", default="fake", metavar="NAME",
         help="where the Kubernetes API comes from: 'fake' (default: a fresh in-process fake API server per "
-             "test), 'kind' (a kind cluster made or reused for the run) or 'kubeconfig:PATH' (any cluster)")
+             "test), 'kind' (a kind cluster made or reused for the run), 'envtest' (etcd and kube-apiserver "
+             "started as processes, one per xdist worker) or 'kubeconfig:PATH' (any cluster)")
+    group.addoption(
+        "--envtest-assets", default=None, metavar="DIR",
+        help="with --backend envtest: the directory holding etcd and kube-apiserver (default: $KUBEBUILDER_ASSETS, "
+             "as `setup-envtest use -p path` prints it)")
     group.addoption(
         "--kind-cluster", default="schedharness", metavar="NAME",
         help="with --backend kind: the cluster's name; an existing cluster of that name is reused as it is")
@@ -180,12 +190,12 @@ def _settings(config: pytest.Config) -> Settings:
         except UnknownMutant as e:
             raise pytest.UsageError(f"--scheduler {scheduler}: {e}") from None
     backend = str(config.getoption("--backend", "fake"))
-    if backend not in ("fake", "kind") and not (backend.startswith("kubeconfig:") and backend[11:].strip()):
+    if backend not in ("fake", "kind", "envtest") and not (backend.startswith("kubeconfig:") and backend[11:].strip()):
         raise pytest.UsageError(f"--backend {backend}: unknown backend; available: {', '.join(BACKENDS)}")
-    if scheduler == "cluster" and backend == "fake":
-        raise pytest.UsageError("--scheduler cluster tests a cluster's own scheduler: use --backend kind or "
-                                "kubeconfig:PATH (the fake has no scheduler)")
-    if backend != "fake" and int(getattr(config.option, "numprocesses", 0) or 0) > 0:
+    if scheduler == "cluster" and backend in ("fake", "envtest"):
+        raise pytest.UsageError(f"--scheduler cluster tests a cluster's own scheduler: use --backend kind or "
+                                f"kubeconfig:PATH (the {backend} backend has no scheduler)")
+    if backend not in ("fake", "envtest") and int(getattr(config.option, "numprocesses", 0) or 0) > 0:
         raise pytest.UsageError(f"--backend {backend} runs one test at a time on one cluster (nodes are "
                                 "cluster-wide): drop -n")
     try:
@@ -199,7 +209,8 @@ def _settings(config: pytest.Config) -> Settings:
     report = config.getoption("--report-dir", None)
     report_dir = Path(str(report)).resolve() if report else None
     return Settings(scheduler, gates, backend, report_dir, int(config.getoption("--scenario-seed", 0) or 0),
-                    timeline=not config.getoption("--no-timeline", False), kind=kind)
+                    timeline=not config.getoption("--no-timeline", False), kind=kind,
+                    envtest_assets=config.getoption("--envtest-assets", None))
 
 
 def marker_gates(item: pytest.Item) -> dict[str, bool]:
@@ -344,9 +355,15 @@ def _cluster_session(config: pytest.Config) -> ClusterSession:
         settings = config.stash[_SETTINGS]
         workdir = (settings.report_dir or Path(str(config.rootpath)) / ".schedharness") / "cluster"
         try:
-            session = open_cluster_session(
-                settings.backend, workdir, kind=settings.kind, in_cluster_scheduler=settings.scheduler == "cluster",
-                scheduler_feature_gates=settings.feature_gates)
+            if settings.backend == "envtest":  # one control plane per process: each xdist worker has its own
+                from harness._envtest import open_envtest_session
+
+                worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+                session = open_envtest_session(workdir / f"envtest-{worker}", assets=settings.envtest_assets)
+            else:
+                session = open_cluster_session(
+                    settings.backend, workdir, kind=settings.kind,
+                    in_cluster_scheduler=settings.scheduler == "cluster", scheduler_feature_gates=settings.feature_gates)
         except ClusterUnavailable as e:
             session = e
         config.stash[_CLUSTER] = session
@@ -388,7 +405,7 @@ def _need_scheduler(request: pytest.FixtureRequest, test_run: _TestRun) -> None:
 @pytest.fixture
 def sh_backend(request: pytest.FixtureRequest, _sh_run: _TestRun) -> Any:
     """The running backend on the test's loop: a :class:`~harness._backend.FakeBackend`, or with
-    ``--backend kind|kubeconfig:PATH`` a :class:`~harness._backend.KubeconfigBackend`."""
+    ``--backend kind|envtest|kubeconfig:PATH`` a :class:`~harness._backend.KubeconfigBackend`."""
     return _need(request, _sh_run, "sh_backend")
 
 
@@ -522,7 +539,8 @@ def _backend(test_run: _TestRun) -> FakeBackend | KubeconfigBackend:
     session = test_run.cluster
     if session is None:
         return FakeBackend(test_run.workdir, seed=test_run.seed)
-    kind = KindBackend if session.backend == "kind" else KubeconfigBackend
+    kinds = {"kind": KindBackend, "envtest": EnvtestBackend}
+    kind = kinds.get(session.backend, KubeconfigBackend)
     return kind(session.kubeconfig, test_run.workdir, seed=test_run.seed)
 
 
@@ -566,6 +584,8 @@ def _replay(item: pytest.Item, settings: Settings) -> str:
         args += [f"--kind-cluster={settings.kind.cluster}", "--kind-keep"]
         if settings.kind.image:
             args.append(f"--kind-image={settings.kind.image}")
+    if settings.backend == "envtest" and settings.envtest_assets:
+        args.append(f"--envtest-assets={settings.envtest_assets}")
     if settings.feature_gates:
         args.append(f"--feature-gates={format_feature_gates(settings.feature_gates)}")
     from harness.test_yaml_scenarios import ENV

@@ -131,16 +131,19 @@ def test_options_and_markers_are_registered(pytester: pytest.Pytester) -> None:
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--backend", "kube"], "ERROR: --backend kube: unknown backend; available: fake, kind, kubeconfig:PATH"),
+    (["--backend", "kube"], "ERROR: --backend kube: unknown backend; available: fake, kind, envtest, kubeconfig:PATH"),
     (["--backend", "kubeconfig:"],
-     "ERROR: --backend kubeconfig:: unknown backend; available: fake, kind, kubeconfig:PATH"),
+     "ERROR: --backend kubeconfig:: unknown backend; available: fake, kind, envtest, kubeconfig:PATH"),
     (["--feature-gates", "A=yes"],
      "ERROR: --feature-gates: feature gate 'A=yes': write Name=true or Name=false, comma-separated"),
     (["--scheduler", "kube"],
      "ERROR: --scheduler kube: use 'reference', 'reference:<mutant>', 'cmd:<command template>', 'cluster' or 'none'"),
     (["--scheduler", "cluster"],
      "ERROR: --scheduler cluster tests a cluster's own scheduler: use --backend kind or kubeconfig:PATH "
-     "(the fake has no scheduler)"),
+     "(the fake backend has no scheduler)"),
+    (["--scheduler", "cluster", "--backend", "envtest"],
+     "ERROR: --scheduler cluster tests a cluster's own scheduler: use --backend kind or kubeconfig:PATH "
+     "(the envtest backend has no scheduler)"),
     (["--backend", "kind", "-n", "2"],
      "ERROR: --backend kind runs one test at a time on one cluster (nodes are cluster-wide): drop -n"),
 ])

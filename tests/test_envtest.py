@@ -1,0 +1,281 @@
+"""``--backend envtest``: finding the binaries, the reason a run without them skips, the key
+material and kubeconfig, and (with ``KUBEBUILDER_ASSETS`` naming a directory holding etcd and
+kube-apiserver) a real control plane started and stopped, and scenarios run on it through the
+pytest plugin and ``schedharness run``. The tests that need the binaries skip without them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import socket
+import ssl
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+import yaml
+
+from fake_apiserver import FaultProxy
+from harness._envtest import (
+    ASSETS_VARIABLE,
+    ControlPlane,
+    EnvtestError,
+    apiserver_args,
+    envtest_unavailable,
+    find_assets,
+    generate_pki,
+    write_kubeconfig,
+)
+from harness._kubeclient import ApiError, KubeClient
+from harness._run import RunOptions, run_argv, run_suites
+
+pytest_plugins = ["pytester"]
+
+ASSETS = os.environ.get(ASSETS_VARIABLE, "")
+needs_binaries = pytest.mark.skipif(
+    envtest_unavailable() is not None,
+    reason=f"set {ASSETS_VARIABLE} to a directory holding etcd and kube-apiserver (setup-envtest use -p path)")
+needs_openssl = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl on PATH")
+
+
+def _executable(path: Path) -> Path:
+    path.write_text("#!/bin/sh\nexit 0\n")
+    path.chmod(0o755)
+    return path
+
+
+# ---------------------------------------------------------------------- finding the binaries
+
+
+def test_without_the_variable_or_a_directory_the_reason_says_how_to_get_them() -> None:
+    with pytest.raises(EnvtestError, match=(
+            r"^needs etcd and kube-apiserver binaries: set KUBEBUILDER_ASSETS to the directory holding them "
+            r"\(`setup-envtest use -p path` prints one\) or give --envtest-assets DIR$")):
+        find_assets(None, environ={})
+
+
+def test_a_directory_that_is_not_there_or_lacks_a_binary_is_named(tmp_path: Path) -> None:
+    with pytest.raises(EnvtestError, match=rf"^needs etcd and kube-apiserver binaries: {tmp_path}/nope "
+                                           r"\(KUBEBUILDER_ASSETS\) is not a directory$"):
+        find_assets(None, environ={ASSETS_VARIABLE: str(tmp_path / "nope")})
+    _executable(tmp_path / "etcd")
+    (tmp_path / "kube-apiserver").write_text("not executable")
+    with pytest.raises(EnvtestError, match=rf"^needs kube-apiserver in {tmp_path} \(--envtest-assets\): "
+                                           r"not an executable file$"):
+        find_assets(tmp_path, environ={})
+    (tmp_path / "etcd").unlink()
+    with pytest.raises(EnvtestError, match=rf"^needs etcd and kube-apiserver in {tmp_path} \(KUBEBUILDER_ASSETS\): "
+                                           r"not an executable file$"):
+        find_assets(None, environ={ASSETS_VARIABLE: str(tmp_path)})
+
+
+def test_the_flag_wins_over_the_variable(tmp_path: Path) -> None:
+    flag, variable = tmp_path / "flag", tmp_path / "variable"
+    for directory in (flag, variable):
+        directory.mkdir()
+        _executable(directory / "etcd")
+        _executable(directory / "kube-apiserver")
+    assert find_assets(flag, environ={ASSETS_VARIABLE: str(variable)}) == flag.resolve()
+    assert find_assets(None, environ={ASSETS_VARIABLE: str(variable)}) == variable.resolve()
+
+
+# ---------------------------------------------------------------------- key material and kubeconfig
+
+
+@needs_openssl
+def test_the_serving_certificate_is_trusted_through_the_generated_ca_for_127_0_0_1(tmp_path: Path) -> None:
+    """A TLS server with the generated certificate; Python's ssl, given only the CA, verifies it
+    for the address 127.0.0.1 (an independent check of the chain and the subject alternative name)."""
+    pki = generate_pki(tmp_path / "pki")
+    assert pki.token_file.read_text() == f"{pki.token},schedharness,schedharness-uid,system:masters\n"
+    assert oct((tmp_path / "pki").stat().st_mode & 0o777) == "0o700"
+    server_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_context.load_cert_chain(pki.serving_cert, pki.serving_key)
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def serve() -> None:
+        connection, _ = listener.accept()
+        with server_context.wrap_socket(connection, server_side=True) as tls:
+            tls.sendall(b"hello")
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    client_context = ssl.create_default_context(cafile=str(pki.ca_cert))
+    with socket.create_connection(("127.0.0.1", port)) as raw:
+        with client_context.wrap_socket(raw, server_hostname="127.0.0.1") as tls:
+            assert tls.recv(5) == b"hello"
+    thread.join(5)
+    listener.close()
+    other = generate_pki(tmp_path / "other")
+    stranger = ssl.create_default_context(cafile=str(other.ca_cert))
+    server_context2 = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_context2.load_cert_chain(pki.serving_cert, pki.serving_key)
+    assert pki.token != other.token
+    with pytest.raises(ssl.SSLCertVerificationError):
+        listener = socket.create_server(("127.0.0.1", 0))
+        port = listener.getsockname()[1]
+        thread = threading.Thread(target=lambda: _accept_quietly(listener, server_context2), daemon=True)
+        thread.start()
+        with socket.create_connection(("127.0.0.1", port)) as raw:
+            stranger.wrap_socket(raw, server_hostname="127.0.0.1")
+    listener.close()
+
+
+def _accept_quietly(listener: socket.socket, context: ssl.SSLContext) -> None:
+    connection, _ = listener.accept()
+    try:
+        context.wrap_socket(connection, server_side=True).close()
+    except (ssl.SSLError, OSError):
+        connection.close()
+
+
+@needs_openssl
+def test_the_kubeconfig_names_the_server_the_ca_and_the_token_and_the_proxy_reads_it(tmp_path: Path) -> None:
+    pki = generate_pki(tmp_path / "pki")
+    path = write_kubeconfig(tmp_path / "kubeconfig", "https://127.0.0.1:6443", pki.ca_cert.read_bytes(), pki.token)
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+    config = yaml.safe_load(path.read_text())
+    assert config["current-context"] == "envtest"
+    proxy = FaultProxy(path)
+    assert proxy.upstream_url == "https://127.0.0.1:6443"
+    assert proxy.upstream.token == pki.token and proxy.upstream.ca == pki.ca_cert.read_bytes()
+
+
+def test_the_apiserver_flags_are_envtests_with_serviceaccount_admission_kept(tmp_path: Path) -> None:
+    """controller-runtime's defaults (pkg/internal/testing/controlplane/apiserver.go, defaultArgs):
+    the service range, RBAC, privileged containers, the service-account issuer and keys; not its
+    --disable-admission-plugins=ServiceAccount (the harness makes the default ServiceAccount)."""
+    from harness._envtest import Pki
+
+    pki = Pki(tmp_path, "t")
+    args = apiserver_args(pki, tmp_path / "certs", 6443, 2379, {"B": False, "A": True})
+    assert "--service-cluster-ip-range=10.0.0.0/24" in args and "--authorization-mode=RBAC" in args
+    assert "--allow-privileged=true" in args and "--service-account-issuer=https://127.0.0.1:6443/" in args
+    assert f"--service-account-signing-key-file={tmp_path / 'sa.key'}" in args
+    assert f"--service-account-key-file={tmp_path / 'sa.pub'}" in args
+    assert not any(a.startswith("--disable-admission-plugins") for a in args)
+    assert args[-1] == "--feature-gates=A=true,B=false"
+
+
+def test_run_passes_the_assets_directory_and_one_worker_a_core(tmp_path: Path) -> None:
+    argv = run_argv([tmp_path / "test_x.py"], tmp_path / "r", "reference",
+                    RunOptions(backend="envtest", envtest_assets=tmp_path / "assets"))
+    assert "--backend=envtest" in argv and f"--envtest-assets={tmp_path / 'assets'}" in argv
+    assert argv[argv.index("-n") + 1] == str(min(8, os.cpu_count() or 1))
+    argv = run_argv([tmp_path / "test_x.py"], tmp_path / "r", "reference", RunOptions(backend="envtest", jobs=0))
+    assert "-n" not in argv
+
+
+# ---------------------------------------------------------------------- the plugin without binaries
+
+
+SCENARIO = '''
+async def test_binds(scenario):
+    await scenario.create_node("n1")
+    await scenario.create_pod("p", "1")
+    await scenario.eventually(scenario.pod_bound("p"), within=30)
+'''
+
+
+def test_without_binaries_every_scenario_is_skipped_with_the_reason(pytester: pytest.Pytester,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(ASSETS_VARIABLE, raising=False)
+    pytester.makepyfile(test_s=SCENARIO)
+    result = pytester.runpytest_subprocess("--backend", "envtest", "-rs", "-p", "no:cacheprovider")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines([
+        "SKIPPED [[]1[]] *: --backend envtest needs etcd and kube-apiserver binaries: set KUBEBUILDER_ASSETS to the "
+        "directory holding them (`setup-envtest use -p path` prints one) or give --envtest-assets DIR"])
+
+
+def test_schedharness_run_without_binaries_judges_nothing_and_fails(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(ASSETS_VARIABLE, raising=False)
+    lines: list[str] = []
+    result = run_suites(RunOptions(backend="envtest", suites=("core_sanity",), report_dir=tmp_path / "r",
+                                   timeline=False, jobs=0), progress=lines.append)
+    assert result.exit_code == 1
+    assert result.report["summary"]["passed"] == 0
+    assert any("not judged" in line.lower() for line in lines), lines
+
+
+# ---------------------------------------------------------------------- with the binaries
+
+
+@needs_binaries
+def test_a_control_plane_starts_answers_and_stops_keeping_its_logs(tmp_path: Path) -> None:
+    control_plane = ControlPlane(assets=find_assets(), logdir=tmp_path / "logs")
+    kubeconfig = control_plane.start()
+    tmp = kubeconfig.parent
+    try:
+        async def check() -> None:
+            async with FaultProxy(kubeconfig) as proxy:
+                client = KubeClient(proxy.url)
+                try:
+                    namespaces = await client.request("GET", "/api/v1/namespaces")
+                    names = {n["metadata"]["name"] for n in namespaces["items"]}
+                    assert {"default", "kube-system", "kube-node-lease"} <= names
+                    version = await client.request("GET", "/version")
+                    assert version["major"] == "1"
+                finally:
+                    await client.close()
+
+        asyncio.run(check())
+        if shutil.which("kubectl"):
+            done = subprocess.run(["kubectl", "--kubeconfig", str(kubeconfig), "auth", "whoami", "-o", "json"],
+                                  capture_output=True, text=True, timeout=60, check=False)
+            if done.returncode == 0:  # kubectl 1.27+; verifies TLS with the CA and sends the token
+                user = json.loads(done.stdout)["status"]["userInfo"]
+                assert user["username"] == "schedharness" and "system:masters" in user["groups"]
+    finally:
+        control_plane.stop()
+    assert not tmp.exists()
+    assert (tmp_path / "logs" / "etcd.log").stat().st_size > 0
+    assert (tmp_path / "logs" / "kube-apiserver.log").stat().st_size > 0
+    control_plane.stop()  # twice is fine
+
+
+ON_A_BARE_CONTROL_PLANE = '''
+import pytest
+from harness._shared_cluster import NOT_READY_TAINT
+
+async def test_the_controllers_are_played(scenario):
+    sa = await scenario.client.request("GET", f"/api/v1/namespaces/{scenario.namespace}/serviceaccounts/default")
+    assert sa["metadata"]["name"] == "default"
+    node = await scenario.create_node("n1", taints=["example.com/keep:NoSchedule"])
+    assert [t["key"] for t in node["spec"]["taints"]] == ["example.com/keep"]
+    assert [c["type"] for c in node["status"]["conditions"]] == ["Ready"]
+    await scenario.create_node("n2")
+    await scenario.create_pod("p", "1")
+    await scenario.eventually(scenario.pod_bound("p"), within=30)
+    pod = await scenario.get("pods", "p")
+    assert pod["spec"]["nodeName"] == "n2" and pod["spec"]["serviceAccountName"] == "default"
+    await scenario.create("poddisruptionbudgets", {"metadata": {"name": "b"}, "spec": {"maxUnavailable": 1}})
+'''
+
+
+@needs_binaries
+def test_scenarios_run_on_envtest_with_the_controllers_played_and_clean_up(pytester: pytest.Pytester,
+                                                                           tmp_path: Path) -> None:
+    """Two xdist workers, each with its own control plane; the default ServiceAccount is made (a
+    real kube-apiserver with ServiceAccount admission refuses pods before it), the not-ready taint
+    admission adds is taken off, and what the scenario made is deleted."""
+    pytester.makepyfile(test_bare=ON_A_BARE_CONTROL_PLANE, test_s=SCENARIO)
+    report = tmp_path / "report"
+    result = pytester.runpytest_subprocess("--backend", "envtest", "--envtest-assets", str(find_assets()),
+                                           "-n", "2", "--report-dir", str(report), "--no-timeline",
+                                           "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+    logs = sorted(p.parent.name for p in (report / "cluster").glob("envtest-*/kube-apiserver.log"))
+    assert logs == ["envtest-gw0", "envtest-gw1"]
+    [path] = report.glob("*test_bare.py_test_the_controllers_are_played/journal.jsonl")
+    journal = [json.loads(line) for line in path.read_text().splitlines()]
+    deletes = [(e["verb"], e["path"], e["code"]) for e in journal if e.get("type") == "request"
+               and e["verb"] in ("delete", "deletecollection")]
+    assert ("deletecollection", deletes[0][1], 200) == deletes[0] and deletes[0][1].endswith("/pods")
+    assert any(path.endswith("/poddisruptionbudgets") and code == 200 for _, path, code in deletes)
+    assert deletes[-1][0] == "delete" and deletes[-1][1].startswith("/api/v1/namespaces/sh-")

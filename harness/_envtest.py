@@ -29,8 +29,8 @@ busy 2-core machine. Certificates are valid for a week.
 Where things go: the PKI, the kubeconfig (it holds the token) and etcd's data in a private
 temporary directory removed at :meth:`ControlPlane.stop`; the two logs (``etcd.log``,
 ``kube-apiserver.log``) in ``logdir``, which the plugin puts in the report directory. The
-processes are started with ``PR_SET_PDEATHSIG`` on Linux, so a test run killed outright does not
-leave an API server behind; :meth:`~ControlPlane.start` must then run on the thread that lives as
+processes are started with ``PR_SET_PDEATHSIG`` (SIGKILL) on Linux, so a test run killed outright
+does not leave an API server behind (its temporary directory stays); :meth:`~ControlPlane.start` must then run on the thread that lives as
 long as the control plane (the main thread: the kernel signals the child when the thread that
 forked it exits).
 """
@@ -250,9 +250,11 @@ def apiserver_args(pki: Pki, cert_dir: Path, port: int, etcd_port: int,
 
 
 def _die_with_parent() -> None:  # runs in the child between fork and exec
+    # SIGKILL, not SIGTERM: etcd gets the same signal at the same moment, and a kube-apiserver
+    # shutting down gracefully without its etcd waits for it for good; the data is thrown away
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def _tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:

@@ -239,9 +239,10 @@ def default_report_dir(now: datetime) -> Path:
 
 def _jobs(options: RunOptions, scheduler: str) -> int:
     if options.backend == "envtest":
-        # a control plane per worker, each one test at a time; an API server and etcd cost about
-        # a core while they start and little after, so as many workers as cores
-        return options.jobs if options.jobs is not None else min(8, os.cpu_count() or 1)
+        # a control plane per worker, each one test at a time; an API server and etcd cost a core
+        # for the 3 s they take to start and a few percent of one after, while real-time scenarios
+        # mostly wait: two workers a core, at most 8
+        return options.jobs if options.jobs is not None else min(8, 2 * (os.cpu_count() or 1))
     if options.backend != "fake":
         return 0  # one cluster: one test at a time (the plugin refuses -n there)
     if options.jobs is not None:

@@ -117,8 +117,8 @@ def _run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    help="where the report goes (default: reports/<UTC timestamp>/)")
     p.add_argument("-n", "--jobs", type=int, default=None, metavar="N",
                    help="pytest-xdist workers (default: none for the reference scheduler; for a command, "
-                   "which runs on real time, eight a core, at most 16; on envtest, one a core, each with its own "
-                   "control plane)")
+                   "which runs on real time, eight a core, at most 16; on envtest, two a core, at most 8, each with "
+                   "its own control plane)")
     p.add_argument("--seed", type=int, default=0, help="the fake API server's seed (default 0)")
     p.add_argument("--no-timeline", action="store_true", help="do not draw timeline.svg per scenario")
     p.set_defaults(func=_run)
@@ -293,6 +293,34 @@ def _criteria(args: argparse.Namespace) -> int:
     return 0
 
 
+def _compare_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "compare",
+        help="line two runs' verdicts up, criterion by criterion (e.g. the fake beside envtest)",
+        description="Read two reports (report.json or the directory holding it) and print each criterion's "
+        "verdict in both, then the differences with their messages. Exit code 0 when every criterion in both "
+        "reports has the same verdict, 1 when one differs, 2 when a report cannot be read. The same scheduler "
+        "on --backend fake and --backend envtest should get the same verdicts: a difference is a fidelity bug "
+        "in the fake or a timing assumption in the criterion.",
+    )
+    p.add_argument("left", type=Path, metavar="REPORT", help="the first report (e.g. a --backend fake run)")
+    p.add_argument("right", type=Path, metavar="OTHER", help="the second report (e.g. a --backend envtest run)")
+    p.set_defaults(func=_compare)
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from harness._compare import CompareError, compare_reports, format_comparison, load_report
+
+    try:
+        comparison = compare_reports(load_report(args.left), load_report(args.right))
+    except CompareError as e:
+        print(f"schedharness compare: {e}", file=sys.stderr)
+        return 2
+    for line in format_comparison(comparison):
+        print(line)
+    return 1 if comparison.differences else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="schedharness",
@@ -302,6 +330,7 @@ def build_parser() -> argparse.ArgumentParser:
     _run_parser(sub)
     _selftest_parser(sub)
     _criteria_parser(sub)
+    _compare_parser(sub)
     _serve_parser(sub)
     _proxy_parser(sub)
     from reference_scheduler._cli import add_subcommands

@@ -161,11 +161,11 @@ def test_the_apiserver_flags_are_envtests_with_serviceaccount_admission_kept(tmp
     assert args[-1] == "--feature-gates=A=true,B=false"
 
 
-def test_run_passes_the_assets_directory_and_one_worker_a_core(tmp_path: Path) -> None:
+def test_run_passes_the_assets_directory_and_two_workers_a_core(tmp_path: Path) -> None:
     argv = run_argv([tmp_path / "test_x.py"], tmp_path / "r", "reference",
                     RunOptions(backend="envtest", envtest_assets=tmp_path / "assets"))
     assert "--backend=envtest" in argv and f"--envtest-assets={tmp_path / 'assets'}" in argv
-    assert argv[argv.index("-n") + 1] == str(min(8, os.cpu_count() or 1))
+    assert argv[argv.index("-n") + 1] == str(min(8, 2 * (os.cpu_count() or 1)))
     argv = run_argv([tmp_path / "test_x.py"], tmp_path / "r", "reference", RunOptions(backend="envtest", jobs=0))
     assert "-n" not in argv
 

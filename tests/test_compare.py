@@ -1,0 +1,66 @@
+"""``schedharness compare``: two reports' verdicts lined up by criterion, the differences and the
+exit code. The reports are written here by hand (the fields ``report.json`` carries)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness._compare import CompareError, compare_reports, format_comparison, load_report
+from harness.cli import main
+
+
+def _report(directory: Path, backend: str, criteria: list[dict[str, Any]]) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "report.json").write_text(json.dumps({"backend": backend, "criteria": criteria}))
+    return directory
+
+
+def _c(cid: str, status: str, message: str | None = None) -> dict[str, Any]:
+    return {"id": cid, "status": status, "message": message, "test": f"suites/test_x.py::{cid}"}
+
+
+def test_same_verdicts_exit_0_and_print_a_line_per_criterion(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fake = _report(tmp_path / "fake", "fake", [_c("core.b", "passed"), _c("core.a", "skipped")])
+    envtest = _report(tmp_path / "envtest", "envtest", [_c("core.a", "skipped"), _c("core.b", "passed")])
+    assert main(["compare", str(fake), str(envtest / "report.json")]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "criterion  fake     envtest",
+        "core.a     skipped  skipped",
+        "core.b     passed   passed",
+        "2 criteria in both: 2 same verdict, 0 different",
+    ]
+
+
+def test_a_different_verdict_exits_1_and_shows_both_messages(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    fake = _report(tmp_path / "fake", "fake", [_c("core.a", "passed"), _c("gates.x", "passed"), _c("only.fake", "passed")])
+    envtest = _report(tmp_path / "envtest", "envtest", [
+        _c("core.a", "passed"), _c("gates.x", "failed", "expected p bound within 5 s\nmore lines")])
+    assert main(["compare", str(fake), str(envtest)]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "criterion  fake     envtest",
+        "core.a     passed   passed",
+        "gates.x    passed   failed   DIFFERENT",
+        "only.fake  passed   -",
+        "gates.x: fake passed; envtest failed: expected p bound within 5 s",
+        "2 criteria in both: 1 same verdict, 1 different; 1 in one report only",
+    ]
+
+
+def test_two_reports_of_one_backend_are_told_apart() -> None:
+    comparison = compare_reports({"backend": "fake", "criteria": []}, {"backend": "fake", "criteria": []})
+    assert (comparison.left_label, comparison.right_label) == ("fake (1)", "fake (2)")
+    assert format_comparison(comparison)[-1] == "0 criteria in both: 0 same verdict, 0 different"
+
+
+def test_an_unreadable_report_is_exit_2_with_the_file_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "bad.json").write_text("{}")
+    with pytest.raises(CompareError, match=rf"^{tmp_path}/bad.json: not a schedharness report \(no criteria list\)$"):
+        load_report(tmp_path / "bad.json")
+    assert main(["compare", str(tmp_path / "missing"), str(tmp_path / "bad.json")]) == 2
+    assert capsys.readouterr().err == (f"schedharness compare: {tmp_path}/missing: cannot be read: "
+                                       "No such file or directory\n")

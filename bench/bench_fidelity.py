@@ -30,6 +30,7 @@ import asyncio
 import base64
 import json
 import random
+import re
 import sys
 import time
 from collections import Counter, defaultdict
@@ -262,6 +263,7 @@ def gen_query_write(rng: random.Random) -> Case:
     return Case("query-write", "DELETE", path, [(key, value)], setup=setup)
 
 
+_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _BAD_NAMES = ["UPPER", "a_b", "-a", "a-", "a.b", "a..b", ".a", "a" * 64, "a" * 254, "a/b", "a%2Fb", "..", ".",
               "a b", "ä", "a:b", "1abc", "a" * 63, "a.b-c", "a@b", "%2E%2E", "a.", "a%00"]
 
@@ -271,18 +273,18 @@ def gen_names(rng: random.Random) -> Case:
     coll = collection_path(spec)
     bad = rng.choice(_BAD_NAMES)
     shape = rng.choice(["body", "body", "generateName", "put", "mismatch", "namespace", "empty"])
-    if spec.kind == "Namespace" or not spec.namespaced:
-        bad_name = f"{{px}}-{bad}" if rng.random() < 0.5 else bad
-        if spec.kind == "Namespace" and bad in ("a" * 63, "a.b-c", "1abc"):
-            bad_name = bad  # valid names: leave them to the cleanup by prefix below
-    else:
-        bad_name = bad
+    bad_name = bad
+    if not spec.namespaced and (rng.random() < 0.5 or _DNS_SUBDOMAIN.fullmatch(bad)):
+        bad_name = f"{{px}}-{bad}"  # a name the real server may take must carry the case prefix
     body = valid_body(spec, bad_name)
     if shape == "generateName":
         del body["metadata"]["name"]
-        body["metadata"]["generateName"] = bad_name
+        body["metadata"]["generateName"] = bad_name if spec.namespaced else f"{{px}}-{bad}"
         return Case("names", "POST", coll, body=dumps(body))
     if shape == "put":
+        if not spec.namespaced:
+            bad_name = f"{{px}}-{bad}"
+            body = valid_body(spec, bad_name)
         return Case("names", "PUT", f"{coll}/{bad_name}", body=dumps(body))
     if shape == "mismatch":
         good = object_name(spec, "obj")
@@ -488,7 +490,7 @@ def gen_bodies(rng: random.Random) -> Case:
     elif choice == 15:
         body = dumps(good) + b" trailing"
     else:
-        body = dumps(good)[:-1] + b', "metadata": {"name": "dup"}}'
+        body = dumps(good)[:-1] + b', "metadata": {"name": "%s"}}' % object_name(spec, "dup").encode()
     return Case("bodies", method, target, body=body, content_type=ct, setup=setup if method == "PUT" else [])
 
 
@@ -517,8 +519,8 @@ def gen_selectors(rng: random.Random) -> Case:
     value = rng.choice(_LABEL_SELECTORS if key == "labelSelector" else _FIELD_SELECTORS + [
         f"{f}=x" for f in spec.fields] + ["spec.nodeName=n", "involvedObject.name=x", "spec.unschedulable=abc"])
     method = rng.choice(["GET", "GET", "WATCH", "DELETE"])
-    if spec.kind == "Namespace" and method == "DELETE":
-        method = "GET"
+    if not spec.namespaced and method == "DELETE":
+        method = "GET"  # never a deletecollection outside the case's namespace: the real server is shared
     query = [(key, value)]
     if method == "WATCH":
         query += [("watch", "1"), ("timeoutSeconds", "1")]
@@ -543,11 +545,11 @@ def gen_delete_options(rng: random.Random) -> Case:
         query = [rng.choice([("gracePeriodSeconds", "abc"), ("propagationPolicy", "x"), ("orphanDependents", "x"),
                              ("dryRun", "x"), ("gracePeriodSeconds", "-3"), ("propagationPolicy", "Orphan"),
                              ("orphanDependents", "true")])]
-        target = path if rng.random() < 0.7 else coll
+        target = path if rng.random() < 0.7 or not spec.namespaced else coll
         return Case("delete-options", "DELETE", target, query, setup=setup)
     body = rng.choice(bodies)
     raw = b"x{" if rng.random() < 0.05 else dumps(body)
-    target = path if rng.random() < 0.8 else coll
+    target = path if rng.random() < 0.8 or not spec.namespaced else coll
     return Case("delete-options", "DELETE", target, body=raw, setup=setup)
 
 
@@ -862,7 +864,16 @@ class Outcome:
                 and 200 <= self.fake.code < 300 and not dry)
 
 
+def check_confined(case: Case) -> None:
+    """Refuse a case that could change anything on the (shared) real server outside the case's
+    namespace and prefix: a delete, update or patch must name the case's namespace or prefix."""
+    if case.method in ("DELETE", "PUT", "PATCH") and "{ns}" not in case.path and "{px}" not in case.path:
+        if case.path.startswith(("/api/v1/", "/apis/")) and case.category != "routes":
+            raise AssertionError(f"case not confined to its namespace: {case.method} {case.path}")
+
+
 async def run_case(index: int, case: Case, run: str, real: Side, fake: Side) -> Outcome:
+    check_confined(case)
     ns = f"fid-{run}-{index}"
     px = ns
     answers: list[Answer] = []

@@ -44,10 +44,21 @@ from fake_apiserver._errors import (
 )
 from fake_apiserver._effects import Effect, is_write
 from fake_apiserver._kinds import KindSpec, by_resource
+from fake_apiserver._patch import PATCH_TYPES, patch_media_type
 from fake_apiserver._patch import _syntax_error as go_json_syntax_error
-from fake_apiserver._decode import interpret_errors, resolve_kind, summarize_data, validate_list_options
-from fake_apiserver._store import Store, kept_after_delete
-from fake_apiserver._strategy import DELETE_OPTIONS_SHAPE, check_shape
+from fake_apiserver._decode import (
+    decode_delete_options,
+    decode_list_options,
+    go_parse_int,
+    interpret_errors,
+    parse_resource_version,
+    query_bool,
+    query_values,
+    resolve_kind,
+    summarize_data,
+    validate_write_options,
+)
+from fake_apiserver._store import Store, kept_after_delete, too_large_resource_version
 from fake_apiserver._tables import TableStream, negotiate_table, render_table
 from fake_apiserver._watch import WatchEvent, Watcher
 
@@ -87,6 +98,25 @@ class RouteNotFound(_RouterError, NotFound):
 
     def __init__(self) -> None:
         super().__init__(_NOT_FOUND_MESSAGE)
+
+
+class RouteUnsupportedMediaType(_RouterError, UnsupportedMediaType):
+    """go-restful's 415: a PATCH whose Content-Type none of the route's patch types matches."""
+
+    def __init__(self) -> None:
+        super().__init__("415: Unsupported Media Type")
+
+
+def _route_consumes_patch(content_type: str) -> None:
+    """go-restful's ``Route.matchesContentType`` for the PATCH route, before any handler: each
+    comma-separated type, cut at ``;`` and trimmed, must be one the route consumes (an absent
+    Content-Type counts as ``application/octet-stream``)."""
+    consumes = PATCH_TYPES[:4]
+    for part in (content_type or "application/octet-stream").split(","):
+        media = part.split(";", 1)[0].strip(" \t")
+        if media in consumes:
+            return
+    raise RouteUnsupportedMediaType()
 
 
 class RouteMethodNotAllowed(_RouterError, MethodNotAllowed):
@@ -218,7 +248,9 @@ def _parse_path(info: RequestInfo) -> None:
     info.name = rest[1] if len(rest) > 1 else ""
     info.subresource = rest[2] if len(rest) > 2 else ""
     info.spec = by_resource(group, version, info.resource)
-    watching = watch_prefix or info.query.get("watch", "") in ("true", "1")
+    # RequestInfo: ?watch makes a watch of a collection only (any value but "0"/"false"); one
+    # object is watched through the /watch/ prefix, and a GET of it ignores ?watch.
+    watching = watch_prefix or (not info.name and "watch" in info.query and query_bool(info.query["watch"]))
     method = info.method
     if method == "GET":
         info.verb = "watch" if watching else ("get" if info.name else "list")
@@ -325,10 +357,21 @@ def _openapi_v2(accept: str) -> web.Response:
     return json_response({"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.35.0"}, "paths": {}})
 
 
-def _bool_query(query: Mapping[str, str], key: str) -> bool | None:
-    if key not in query:
-        return None
-    return query[key] in ("true", "1", "True")
+async def _blocking(read: Callable[[], Obj]) -> Obj:
+    """``read()``, tried once more after the cacher's ``blockTimeout`` when it asks for a
+    resourceVersion the store has not reached (``Too large resource version``, 504)."""
+    try:
+        return read()
+    except Timeout:
+        await asyncio.sleep(_BLOCK_TIMEOUT)
+        return read()
+
+
+def _check_export(query: Mapping[str, str]) -> None:
+    """``GetResource``: ``?export`` is refused since v1.14 (any value that reads as true)."""
+    values = query_values(query, "export")
+    if values and query_bool(values[0]):
+        raise BadRequest("the export parameter, deprecated since v1.14, is no longer supported")
 
 
 class ApiHandler:
@@ -436,7 +479,7 @@ class ApiHandler:
         if info.verb == "patch":
             return store.patch(spec, ns, info.name, info.body, info.content_type, subresource=sub, dry_run=dry_run)
         options = delete_options(info)
-        return store.delete(spec, ns, info.name, options=options, dry_run=dry_run or options.get("dryRun") == ["All"])
+        return store.delete(spec, ns, info.name, options=options, dry_run=dry_run or bool(options.get("dryRun")))
 
     def _served_group_version(self, path: str) -> bool:
         """Whether ``path`` lies under a served ``/apis/<group>/<version>`` (a go-restful root)."""
@@ -468,65 +511,72 @@ class ApiHandler:
         if verb in ("list", "get", "watch"):  # kubectl get asks for a Table (see _tables)
             table = negotiate_table(request.headers.get("Accept", ""), q.get("includeObject", ""))
         if verb == "list":
-            validate_list_options(
-                watch=False, resource_version=q.get("resourceVersion", ""),
-                resource_version_match=q.get("resourceVersionMatch", ""),
-                send_initial_events=_bool_query(q, "sendInitialEvents"), continue_token=q.get("continue", ""),
-            )
-            listed = store.list(
+            options = decode_list_options(q, spec)
+            listed = await _blocking(lambda: store.list(
                 spec, ns,
-                label_selector=q.get("labelSelector", ""),
-                field_selector=q.get("fieldSelector", ""),
-                limit=_int_query(q, "limit"),
-                continue_token=q.get("continue", ""),
-            )
+                label_selector=options.label_selector,
+                field_selector=options.field_selector,
+                limit=max(options.limit, 0),
+                continue_token=options.continue_token,
+                resource_version=options.resource_version,
+                resource_version_match=options.resource_version_match,
+            ))
             return json_response(render_table(spec, listed, table, store.clock.now()) if table else listed)
         if verb == "watch":
             if table is not None:
                 info.extra["render"] = TableStream(spec, table, store.clock.now)
             return await self._watch(info, request)
         if verb == "get":
+            _check_export(q)
+            wanted = parse_resource_version(spec, query_values(q, "resourceVersion")[0] if "resourceVersion" in q else "")
+            if wanted > store.resource_version:
+                await asyncio.sleep(_BLOCK_TIMEOUT)  # the cacher waits for a version it has not reached
+                if wanted > store.resource_version:
+                    raise too_large_resource_version(wanted, store.cache(spec).rv)
             got = store.get(spec, ns, info.name)
             return json_response(render_table(spec, got, table, store.clock.now())) if table else self.encoded.response(got)
-        dry_run = q.get("dryRun", "") == "All"
         if verb == "create" and not info.name:
             if spec.namespaced and not ns:
                 raise RouteMethodNotAllowed()
+            dry_run = validate_write_options("CreateOptions", q)
             return self.encoded.response(self._store_write(info, dry_run=dry_run), 201)
-        if verb == "patch" and info.name and q.get("force") is not None \
-                and _media_type(info.content_type) != "application/apply-patch+yaml":
-            raise_invalid_patch_options()
-        if (verb in ("update", "patch") and info.name) or (verb == "delete" and not info.subresource):
+        if verb == "update" and info.name:
+            dry_run = validate_write_options("UpdateOptions", q)
             return self.encoded.response(self._store_write(info, dry_run=dry_run))
+        if verb == "patch" and info.name:
+            _route_consumes_patch(info.content_type)
+            patch_type = patch_media_type(info.content_type)
+            dry_run = validate_write_options("PatchOptions", q, patch_type=patch_type)
+            return self.encoded.response(self._store_write(info, dry_run=dry_run))
+        if verb == "delete" and not info.subresource:
+            return self.encoded.response(self._store_write(info, dry_run=False))
         if verb == "deletecollection":
+            options = decode_list_options(q, spec)
+            delete = delete_options(info)
             return json_response(store.delete_collection(
-                spec, ns, label_selector=q.get("labelSelector", ""), field_selector=q.get("fieldSelector", "")
+                spec, ns, label_selector=options.label_selector, field_selector=options.field_selector,
+                options=delete, dry_run=bool(delete.get("dryRun")),
             ))
         raise RouteMethodNotAllowed()
 
     async def _watch(self, info: RequestInfo, request: web.Request) -> web.StreamResponse:
         spec = info.spec
         assert spec is not None
-        q = info.query
-        send_initial = _bool_query(q, "sendInitialEvents")
-        validate_list_options(
-            watch=True, resource_version=q.get("resourceVersion", ""),
-            resource_version_match=q.get("resourceVersionMatch", ""),
-            send_initial_events=send_initial, continue_token=q.get("continue", ""),
-        )
-        timeout = float(_int_query(q, "timeoutSeconds")) or DEFAULT_WATCH_TIMEOUT
+        options = decode_list_options(info.query, spec, name=info.name)
+        # timeoutSeconds as handleWatch reads it: 0 or absent is the default, below 0 ends at once
+        timeout = float(options.timeout_seconds or 0) or DEFAULT_WATCH_TIMEOUT
         if "end_watch_after" in info.extra:  # a fault rule drops this watch early
             timeout = min(timeout, float(info.extra["end_watch_after"]))
-        allow_bookmarks = bool(_bool_query(q, "allowWatchBookmarks"))
+        allow_bookmarks = options.allow_watch_bookmarks
 
         def open_watch() -> Watcher:
             return self.store.watch(
                 spec, info.namespace or None,
                 name=info.name,
-                label_selector=q.get("labelSelector", ""),
-                field_selector=q.get("fieldSelector", ""),
-                resource_version=q.get("resourceVersion", ""),
-                send_initial_events=send_initial,
+                label_selector=options.label_selector,
+                field_selector=options.field_selector,
+                resource_version=options.resource_version,
+                send_initial_events=options.send_initial_events,
                 allow_bookmarks=allow_bookmarks,
             )
 
@@ -702,64 +752,22 @@ def _page_not_found() -> web.Response:
     )
 
 
-_PROPAGATION_POLICIES = ["Foreground", "Background", "Orphan"]
-
-
 def delete_options(info: RequestInfo) -> Obj:
     """The request's ``DeleteOptions``: its body, or else its query parameters, as the delete
-    handler decodes them, then ``ValidateDeleteOptions`` (a 422 on ``DeleteOptions``)."""
-    options: Obj = {}
+    handler decodes them, then ``ValidateDeleteOptions`` (a 422 on ``DeleteOptions``); see
+    :func:`~fake_apiserver._decode.decode_delete_options`."""
+    body: Any = None
     if info.body:
-        parsed = _parse_body(info, "DeleteOptions")
-        if isinstance(parsed, dict):
-            options = parsed
-            check_shape("DeleteOptions", "v1", options, DELETE_OPTIONS_SHAPE)
-    else:
-        q = info.query
-        if q.get("gracePeriodSeconds"):
-            options["gracePeriodSeconds"] = _signed_int_query(q, "gracePeriodSeconds")
-        if "propagationPolicy" in q:
-            options["propagationPolicy"] = q["propagationPolicy"]
-        if "orphanDependents" in q:
-            options["orphanDependents"] = _bool_query(q, "orphanDependents")
-        if q.get("dryRun"):
-            options["dryRun"] = [q["dryRun"]]
-    errors: list[FieldError] = []
-    policy = options.get("propagationPolicy")
-    if options.get("orphanDependents") is not None and policy is not None:
-        errors.append(FieldError.invalid("propagationPolicy", policy,
-                                         "orphanDependents and deletionPropagation cannot be both set"))
-    if policy is not None and policy not in _PROPAGATION_POLICIES:
-        errors.append(FieldError.not_supported("propagationPolicy", policy, _PROPAGATION_POLICIES + ["nil"]))
-    dry_run = options.get("dryRun") or []
-    if dry_run and dry_run != ["All"]:
-        errors.append(FieldError.not_supported("dryRun", dry_run, ["All"]))
-    if errors:
-        raise Invalid.of("DeleteOptions", "meta.k8s.io", "", errors)
-    return options
-
-
-def _signed_int_query(q: Mapping[str, str], key: str) -> int:
-    try:
-        return int(q[key])
-    except ValueError:
-        raise BadRequest(f"strconv.ParseInt: parsing {json.dumps(q[key])}: invalid syntax") from None
-
-
-def _int_query(q: Mapping[str, str], key: str) -> int:
-    raw = q.get(key, "")
-    if not raw:
-        return 0
-    try:
-        return max(int(raw), 0)
-    except ValueError:
-        raise BadRequest(f"strconv.ParseInt: parsing {json.dumps(raw)}: invalid syntax") from None
-
-
-def raise_invalid_patch_options() -> None:
-    from fake_apiserver._errors import FieldError, Invalid
-
-    raise Invalid.of("PatchOptions", "meta.k8s.io", "", [FieldError.forbidden("force", "may not be specified for non-apply patch")])
+        media = _media_type(info.content_type) if info.content_type else "application/json"
+        if media == "application/json":
+            try:
+                body = json.loads(info.body.decode("utf-8", errors="replace"), parse_constant=_not_json)
+            except (ValueError, RecursionError):
+                error = go_json_syntax_error(info.body) or "exceeded max depth"
+                raise BadRequest(f"couldn't get version/kind; json parse error: {error}") from None
+        else:
+            body = _parse_body(info, "DeleteOptions")
+    return decode_delete_options(body, info.body, info.query)
 
 
 HANDLER_KEY = web.AppKey("schedharness.handler", ApiHandler)

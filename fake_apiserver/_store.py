@@ -36,7 +36,6 @@ callback (the event loop's ``call_later`` at the edge). GET, and every write, re
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 import random
 import uuid
@@ -46,7 +45,7 @@ from typing import Any, Callable, Iterable
 
 from fake_apiserver._jsonutil import json_copy
 from fake_apiserver._clock import Clock, SystemClock, format_time, parse_time
-from fake_apiserver._decode import parse_resource_version, resolve_kind
+from fake_apiserver._decode import decode_continue, parse_list_resource_version, parse_resource_version, resolve_kind
 from fake_apiserver._effects import record_commit
 from fake_apiserver._errors import (
     AlreadyExists,
@@ -81,6 +80,7 @@ Schedule = Callable[[float, Callable[[], None]], object]
 
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 _NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # apimachinery util/rand
+_LIST_EXPIRED = "The resourceVersion for the provided list is too old."  # etcd3 interpretListError
 _CONTINUE_EXPIRED = (
     "The provided continue parameter is too old to display a consistent list result. You can start "
     "a new list without the continue parameter, or use the continue token in this response to "
@@ -342,20 +342,37 @@ class Store:
         field_selector: str = "",
         limit: int = 0,
         continue_token: str = "",
+        resource_version: str = "",
+        resource_version_match: str = "",
     ) -> Obj:
         """A ``<Kind>List`` from the kind's watch cache, with ``limit``/``continue`` paging: every
         page shows the objects as of the first page's resourceVersion, and a token older than the
-        watch cache's history is ``410 Expired``."""
+        watch cache's history is ``410 Expired``. ``resource_version`` as the real list reads it
+        (``storage.ValidateListOptions``): a version the store has not reached is ``Too large
+        resource version`` (504, which the edge answers after the cacher's wait), and with
+        ``resource_version_match=Exact`` the list is the one of that version, ``410 Expired``
+        once the history no longer reaches back to it."""
         matches = self._matcher(spec, namespace, label_selector, field_selector)
         cache = self.cache(spec)
         start = ""
         list_rv = cache.rv
+        at: int | None = None
         if continue_token:
-            list_rv, start = _decode_continue(continue_token)
-            if list_rv < cache.floor:
-                raise Expired(_CONTINUE_EXPIRED)
-        items = [o for o in cache.items(namespace if spec.namespaced else None, list_rv if start else None)
-                 if matches(o)]
+            token_rv, start = decode_continue(continue_token, resource_version)
+            start = start.rstrip("\x00")
+            if token_rv > 0:
+                list_rv = at = token_rv
+                if list_rv < cache.floor:
+                    raise Expired(_CONTINUE_EXPIRED)
+        elif resource_version:
+            wanted = parse_list_resource_version(resource_version)
+            if wanted > self._rv:
+                raise too_large_resource_version(wanted, cache.rv)
+            if resource_version_match == "Exact":
+                if wanted < cache.floor:
+                    raise Expired(_LIST_EXPIRED)
+                list_rv = at = wanted
+        items = [o for o in cache.items(namespace if spec.namespaced else None, at) if matches(o)]
         if start:
             items = [o for o in items if _item_key(o) > start]
         meta: Obj = {"resourceVersion": str(list_rv)}
@@ -702,14 +719,16 @@ class Store:
         return old
 
     def delete_collection(
-        self, spec: KindSpec, namespace: str | None, *, label_selector: str = "", field_selector: str = ""
+        self, spec: KindSpec, namespace: str | None, *, label_selector: str = "", field_selector: str = "",
+        options: Obj | None = None, dry_run: bool = False,
     ) -> Obj:
-        """``DeleteCollection``: the list of what was deleted (``Store.DeleteCollection``)."""
+        """``DeleteCollection``: the list of what was deleted (``Store.DeleteCollection``), each
+        item deleted with the request's ``options`` (a failed precondition stops it with 409)."""
         listed = self.list(spec, namespace, label_selector=label_selector, field_selector=field_selector)
         deleted = []
         for item in listed["items"]:
             meta = item["metadata"]
-            self.delete(spec, meta.get("namespace"), meta["name"], registry=False)
+            self.delete(spec, meta.get("namespace"), meta["name"], options=options, dry_run=dry_run, registry=False)
             deleted.append(item)
         return {"kind": spec.list_kind, "apiVersion": spec.api_version,
                 "metadata": {"resourceVersion": str(self._rv)}, "items": deleted}
@@ -904,17 +923,6 @@ def _item_key(obj: Obj) -> str:
 def _encode_continue(rv: int, start: str) -> str:
     raw = json.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": start + "\x00"}, separators=(",", ":"))
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
-
-
-def _decode_continue(token: str) -> tuple[int, str]:
-    try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        data = json.loads(raw)
-        if data.get("v") != "meta.k8s.io/v1":
-            raise ValueError
-        return int(data["rv"]), str(data["start"]).rstrip("\x00")
-    except (ValueError, KeyError, TypeError, binascii.Error, json.JSONDecodeError):
-        raise BadRequest("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)") from None
 
 
 # etcd key prefixes that differ from the resource name (kube-apiserver's

@@ -650,10 +650,16 @@ def test_patch_errors_leave_the_object_alone() -> None:
              status(422, "Invalid", "the server rejected our request due to an error in our request", {})),
             (JSON_PATCH, b'{"op":"add"}', 400, status(400, "BadRequest", "error decoding patch: json: cannot unmarshal "
                                                                       "object into Go value of type []handlers.jsonPatchOp")),
-            ("application/x-foo", b"{}", 415, status(
+            # go-restful refuses a type the PATCH route does not consume before any handler runs;
+            # a type it lets through that the handler does not take (the part before ";" is not
+            # trimmed there) gets the handler's own 415 (both captured from kube-apiserver v1.36)
+            *[(content_type, b"{}", 415, status(415, "UnsupportedMediaType", "415: Unsupported Media Type", {}))
+              for content_type in ("application/x-foo", "application/json", "*/*", "application/apply-patch+cbor")],
+            *[(content_type, b"{}", 415, status(
                 415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types "
                 "include: application/json-patch+json, application/merge-patch+json, "
-                "application/strategic-merge-patch+json, application/apply-patch+yaml")),
+                "application/strategic-merge-patch+json, application/apply-patch+yaml"))
+              for content_type in ("application/merge-patch+json ;x", "text/plain, application/merge-patch+json")],
         ]
         for content_type, data, code, body in cases:
             reply = await api.call("PATCH", f"{PODS}/p", data=data, content_type=content_type)
@@ -732,8 +738,8 @@ def test_paging_with_limit_and_continue() -> None:
         # each delete of an unscheduled pod is two writes (marked, then deleted)
         assert (len(everything["items"]), everything["metadata"]) == (25, {"resourceVersion": "38"})
         bad = await api.get(PODS, limit="10", **{"continue": "!!"})
-        assert (bad.status, bad.body) == (400, status(
-            400, "BadRequest", "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)"))
+        assert (bad.status, bad.body) == (400, status(  # captured from kube-apiserver v1.36
+            400, "BadRequest", "invalid continue token: continue key is not valid: illegal base64 data at input byte 0"))
 
     serve(scenario)
 
@@ -943,12 +949,13 @@ def test_invalid_watch_options() -> None:
         for params, body in cases:
             reply = await api.get(PODS, watch="true", **params)
             assert (reply.status, reply.body) == (422, body), params
+        # a watch's bad resourceVersion is a plain Go error in the storage layer: 500 with no reason
+        # (captured from kube-apiserver v1.36)
         bad_rv = await api.get(PODS, watch="true", resourceVersion="abc")
-        assert (bad_rv.status, bad_rv.body) == (422, status(
-            422, "Invalid", 'pods "" is invalid: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing '
-            '"abc": invalid syntax', {"kind": "pods", "causes": [{
-                "reason": "FieldValueInvalid", "field": "resourceVersion",
-                "message": 'Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax'}]}))
+        assert (bad_rv.status, bad_rv.body) == (500, {
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": 'resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax',
+            "code": 500})
 
     serve(scenario)
 
@@ -976,13 +983,16 @@ def test_watching_one_object_by_name() -> None:
     async def scenario(api: Api) -> None:
         await api.ok("POST", PODS, pod("a"))
         await api.ok("POST", PODS, pod("b"))
-        async with api.session.get(f"{PODS}/a", params={"watch": "true", "timeoutSeconds": "1"}) as watch:
-            assert [e["object"]["metadata"]["name"] for e in await watch_lines(watch)] == ["a"]
         async with api.session.get("/api/v1/watch/namespaces/default/pods/b", params={"timeoutSeconds": "1"}) as watch:
             assert [e["object"]["metadata"]["name"] for e in await watch_lines(watch)] == ["b"]
-        mismatch = await api.get(f"{PODS}/a", watch="true", fieldSelector="metadata.name=b")
+        mismatch = await api.get("/api/v1/watch/namespaces/default/pods/a", fieldSelector="metadata.name=b")
         assert (mismatch.status, mismatch.body) == (400, status(
             400, "BadRequest", "fieldSelector metadata.name doesn't match requested name"))
+        # ?watch on one object's path is no watch: RequestInfo makes a watch only of a collection,
+        # so the real server answers a plain GET (kube-apiserver v1.36, also with a field selector)
+        for params in ({"watch": "true"}, {"watch": "true", "fieldSelector": "metadata.name=b"}):
+            got = await api.get(f"{PODS}/a", **params)
+            assert (got.status, got.body["kind"], got.body["metadata"]["name"]) == (200, "Pod", "a"), params
 
     serve(scenario)
 

@@ -44,6 +44,7 @@ from fake_apiserver._errors import (
 )
 from fake_apiserver._effects import Effect, is_write
 from fake_apiserver._kinds import KindSpec, by_resource
+from fake_apiserver._openapi import OpenAPIService
 from fake_apiserver._patch import PATCH_TYPES, patch_media_type
 from fake_apiserver._patch import _syntax_error as go_json_syntax_error
 from fake_apiserver._decode import (
@@ -336,27 +337,6 @@ def _decode_object(info: RequestInfo, group: str, version: str, kind: str) -> Ob
     return obj
 
 
-_OPENAPI_V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
-
-
-def _openapi_v2(accept: str) -> web.Response:
-    """``/openapi/v2``: a document with no definitions, so that ``kubectl create/apply`` work
-    without ``--validate=false`` (k8s-semantics E.7, option b, checked against kubectl v1.32).
-
-    kubectl's default ``--validate=strict`` first asks ``/openapi/v3`` whether the kind's PATCH
-    takes ``fieldValidation``; ``{"paths":{}}`` there answers "unsupported", so kubectl validates
-    client-side against ``/openapi/v2`` (``cli-runtime`` ``queryParamVerifierV3`` and
-    ``kubectl/pkg/validation``). An empty protobuf body is a valid, empty ``openapi_v2.Document``;
-    kubectl finds no model for the kind and skips schema checks (its duplicate-key check still
-    runs). The fake thus claims no server-side field validation it does not do. The response type
-    is the dotted form the real server sends (kube-openapi ``subTypeProtobuf``): client-go's
-    ``mime.ParseMediaType`` rejects the ``@v1.0`` spelling kubectl puts in its Accept header. A
-    client that asks for JSON gets an empty Swagger 2.0 document."""
-    if "protobuf" in accept and "application/json" not in accept:
-        return web.Response(body=b"", headers={"Content-Type": _OPENAPI_V2_PROTOBUF})
-    return json_response({"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.35.0"}, "paths": {}})
-
-
 async def _blocking(read: Callable[[], Obj]) -> Obj:
     """``read()``, tried once more after the cacher's ``blockTimeout`` when it asks for a
     resourceVersion the store has not reached (``Too large resource version``, 504)."""
@@ -375,13 +355,14 @@ def _check_export(query: Mapping[str, str]) -> None:
 
 
 class ApiHandler:
-    """The routes of one server: discovery, health, OpenAPI stubs and the resource API."""
+    """The routes of one server: discovery, health, OpenAPI documents and the resource API."""
 
     def __init__(self, store: Store, interceptors: list[Interceptor]) -> None:
         self.store = store
         self.interceptors = interceptors
         self.server_address = ""
         self.encoded = EncodedObjects()
+        self.openapi = OpenAPIService(store.kinds, store.clock)  # documents built on first request, then kept
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         if not self.server_address and request.host:
@@ -401,12 +382,13 @@ class ApiHandler:
     async def dispatch(self, info: RequestInfo, request: web.Request) -> web.StreamResponse:
         try:
             if not info.is_resource:
-                return self._non_resource(info, request.headers.get("Accept", ""))
+                served = self.openapi.respond(info.path, info.query, request.headers)  # /openapi/v2, /openapi/v3/...
+                return served if served is not None else self._non_resource(info)
             return await self._resource(info, request)
         except StatusError as e:
             return status_response(e)
 
-    def _non_resource(self, info: RequestInfo, accept: str = "") -> web.StreamResponse:
+    def _non_resource(self, info: RequestInfo) -> web.StreamResponse:
         path = info.path.rstrip("/") or "/"
         kinds = self.store.kinds
         if info.method not in ("GET", "HEAD"):
@@ -423,11 +405,6 @@ class ApiHandler:
             return json_response(discovery.api_group_list(kinds))
         if path == "/api/v1":
             return json_response(discovery.api_resource_list(kinds, "", "v1"))
-        if path == "/openapi/v3":
-            # No schemas: kubectl then finds no group-version here and validates client-side.
-            return json_response({"paths": {}})
-        if path == "/openapi/v2":
-            return _openapi_v2(accept)
         parts = [p for p in path.split("/") if p]
         if parts[0] == "apis" and len(parts) == 2:
             doc = discovery.api_group(kinds, parts[1])

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 import random
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Sequence, Union
@@ -43,6 +42,7 @@ from fake_apiserver._effects import Effect, EffectPredicate, Previewer, is_write
 from fake_apiserver._errors import BY_CODE, StatusError
 from fake_apiserver._http import Handler, RequestInfo, json_response
 from fake_apiserver._kinds import KindSpec
+from fake_apiserver._protobuf import body_json
 
 __all__ = [
     "CloseConnection",
@@ -104,7 +104,7 @@ class Match:
             return False
         if self.body is not None:
             try:
-                decoded = json.loads(info.body) if info.body else None
+                decoded = body_json(info.body, info.content_type) if info.body else None
             except ValueError:
                 return False
             if not self.body(decoded):

@@ -6,10 +6,15 @@ namespace, name), calls the :class:`~fake_apiserver._store.Store`, and renders t
 typed error. Every request passes through the ``interceptors`` in order (the journal and the fault
 injector hook in there) before it reaches the store.
 
-JSON only: a protobuf or CBOR body gets the real server's 415 and an ``Accept`` that admits no
-JSON gets 406 (under ``/api`` and ``/apis``, where the real server negotiates), each with a hint on
-how to configure the client for JSON. A body that is not valid JSON gets the decoder's 400 in Go's
-words (``encoding/json``'s scanner message, the body summarized as ``summarizeData`` does).
+Bodies come as JSON, YAML or protobuf (``application/vnd.kubernetes.protobuf``, what kubectl's
+imperative ``create`` and kube-scheduler's default configuration send): a protobuf body is decoded
+by :mod:`~fake_apiserver._protobuf` into the JSON object a JSON client would have sent, so nothing
+after the edge tells them apart. Any other type (CBOR among them) gets the real server's 415. A
+body that does not decode gets the decoder's 400 in Go's words (``encoding/json``'s scanner
+message, the body summarized as ``summarizeData`` does; gogo-protobuf's errors for protobuf).
+Answers are JSON only: an ``Accept`` that admits no JSON gets the real server's 406 (under ``/api``
+and ``/apis``, where it negotiates) with a hint on how to let the client accept JSON; clients that
+ask for protobuf, such as kube-scheduler (``protobuf,json``), all admit JSON.
 
 Errors the real server's router makes rather than a handler are copied too: a path under ``/api``
 or a served ``/apis/<group>/<version>`` that names no resource, or a method the route does not
@@ -43,7 +48,9 @@ from fake_apiserver._errors import (
     UnsupportedMediaType,
 )
 from fake_apiserver._effects import Effect, is_write
+from fake_apiserver._fieldvalidation import FieldValidation, warning_headers, yaml_duplicates
 from fake_apiserver._kinds import KindSpec, by_resource
+from fake_apiserver import _protobuf as protobuf
 from fake_apiserver._openapi import OpenAPIService
 from fake_apiserver._patch import PATCH_TYPES, patch_media_type
 from fake_apiserver._patch import _syntax_error as go_json_syntax_error
@@ -73,11 +80,11 @@ BOOKMARK_PERIOD = 60.0  # cacher bookmarkFrequency
 DUE_TOLERANCE = 1e-6  # seconds: a deadline this close is reached (the grain of the virtual clock)
 
 _JSON_HINT = (
-    "; this fake API server speaks JSON only: configure the client for JSON "
-    "(kube-scheduler: clientConnection.contentType: application/json; client-go: "
-    "rest.Config.ContentType = \"application/json\")"
+    "; this fake API server answers in JSON only: let the client accept application/json "
+    "(client-go: rest.Config.AcceptContentTypes)"
 )
 _BODY_TYPES = "application/json, application/yaml, application/vnd.kubernetes.protobuf"
+_WATCH_TYPES = ", application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch"
 _NOT_FOUND_MESSAGE = "the server could not find the requested resource"
 _METHOD_NOT_ALLOWED_MESSAGE = "the server does not allow this method on the requested resource"
 _BLOCK_TIMEOUT = 3.0  # seconds the cacher waits for a resourceVersion it has not reached (blockTimeout)
@@ -125,6 +132,30 @@ class RouteMethodNotAllowed(_RouterError, MethodNotAllowed):
 
     def __init__(self) -> None:
         super().__init__(_METHOD_NOT_ALLOWED_MESSAGE)
+
+
+class RouteNotAcceptable(_RouterError, NotAcceptable):
+    """go-restful's 406: the route produces nothing the ``Accept`` admits. A collection's GET
+    route (list and watch) also produces the watch stream types."""
+
+    def __init__(self, watchable: bool) -> None:
+        listed = _BODY_TYPES + (_WATCH_TYPES if watchable else "")
+        super().__init__(f"406: Not Acceptable\n\nAvailable representations: {listed}{_JSON_HINT}")
+
+
+def _not_acceptable(info: RequestInfo) -> StatusError | None:
+    """The real server's 406 for a request under ``/api`` or ``/apis`` whose ``Accept`` admits no
+    JSON (this server answers in JSON only), or None where its router answers 404 first (an
+    unserved resource). ``/apis`` and ``/apis/<group>`` are served by handlers that negotiate
+    themselves (``NewNotAcceptableError``); every other route by go-restful."""
+    if info.is_resource:
+        if info.spec is None:
+            return None
+        return RouteNotAcceptable(info.method == "GET" and not info.name)
+    parts = [p for p in info.path.split("/") if p]
+    if parts[0] == "apis" and len(parts) <= 2:
+        return NotAcceptable(f"only the following media types are accepted: {_BODY_TYPES}{_JSON_HINT}")
+    return RouteNotAcceptable(False)
 
 
 @dataclass
@@ -289,14 +320,14 @@ def _parse_body(info: RequestInfo, expected: str) -> Any:
     """The request body as a JSON value, or the decoder's 400 as the real handler words it
     (``transformDecodeError``: Go's ``encoding/json`` message and ``summarizeData`` of the body).
 
-    A body that is not JSON or YAML is refused with the real server's 415 (its list of types,
-    which names protobuf) and a hint that this server takes JSON only.
+    A body that is not JSON or YAML is refused with the real server's 415 (its list of types);
+    protobuf bodies are decoded by the callers, which know the URL's kind
+    (:func:`_decode_object`, :func:`delete_options`).
     """
     media = _media_type(info.content_type) if info.content_type else "application/json"
     if media not in ("application/json", "application/yaml"):
         raise UnsupportedMediaType(
             f"the body of the request was in an unknown format - accepted media types include: {_BODY_TYPES}"
-            + _JSON_HINT
         )
     data = info.body
     if media == "application/yaml":
@@ -329,12 +360,39 @@ def _not_json(constant: str) -> Any:
 
 def _decode_object(info: RequestInfo, group: str, version: str, kind: str) -> Obj:
     """:func:`_parse_body`, then the kind and version checks of decoding into the URL's type
-    (:func:`~fake_apiserver._decode.interpret_errors`, :func:`~fake_apiserver._decode.resolve_kind`)."""
+    (:func:`~fake_apiserver._decode.interpret_errors`, :func:`~fake_apiserver._decode.resolve_kind`);
+    a protobuf body is decoded and checked by :func:`~fake_apiserver._protobuf.decode_object`."""
+    if info.content_type and _media_type(info.content_type) == protobuf.CONTENT_TYPE:
+        return protobuf.decode_object(info.body, group, version, kind)
     body = _parse_body(info, kind)
     interpret_errors(kind, body, info.body)
     obj: Obj = {} if body is None else body
     resolve_kind(group, version, kind, obj, info.body)
     return obj
+
+
+def _warnings(info: RequestInfo) -> list[str]:
+    """Where a request's warnings are kept until the response is rendered (``info.extra``, which
+    interceptors see too): the ``Warning`` headers of the answer, whatever its status."""
+    warnings: list[str] = info.extra.setdefault("warnings", [])
+    return warnings
+
+
+def _field_validation(info: RequestInfo, warnings: list[str]) -> FieldValidation:
+    """A write's ``fieldValidation`` (its value already checked with the write options), the body
+    text in which repeated keys are found (a JSON body; a patch's own, read by the patch), and a
+    YAML body's repeated keys, which the YAML decoder reports first."""
+    values = query_values(info.query, "fieldValidation")
+    fields = FieldValidation.of(values[0] if values else "", warnings=warnings)
+    if info.verb != "patch":
+        media = _media_type(info.content_type) if info.content_type else "application/json"
+        if media == "application/json":
+            fields.body = info.body
+        elif media == "application/yaml" and fields.checks:
+            repeated = yaml_duplicates(info.body)
+            if repeated:
+                fields.leading.append(repeated)
+    return fields
 
 
 async def _blocking(read: Callable[[], Obj]) -> Obj:
@@ -373,10 +431,9 @@ class ApiHandler:
         info = await read_request(request)
         negotiated = info.path in ("/api", "/apis") or info.path.startswith(("/api/", "/apis/"))
         if negotiated and not _accepts_json(request.headers.get("Accept", "")):  # health, version: raw
-            raise NotAcceptable(
-                "only the following media types are accepted: application/json, application/yaml, "
-                "application/vnd.kubernetes.protobuf" + _JSON_HINT
-            )
+            refused = _not_acceptable(info)
+            if refused is not None:
+                raise refused
         return await run_chain(self.interceptors, info, request, self.dispatch)
 
     async def dispatch(self, info: RequestInfo, request: web.Request) -> web.StreamResponse:
@@ -384,9 +441,14 @@ class ApiHandler:
             if not info.is_resource:
                 served = self.openapi.respond(info.path, info.query, request.headers)  # /openapi/v2, /openapi/v3/...
                 return served if served is not None else self._non_resource(info)
-            return await self._resource(info, request)
+            response = await self._resource(info, request)
         except StatusError as e:
-            return status_response(e)
+            response = status_response(e)
+        warnings = info.extra.get("warnings")
+        if warnings and not response.prepared:  # an error answer carries them too
+            for header in warning_headers(warnings):
+                response.headers.add("Warning", header)
+        return response
 
     def _non_resource(self, info: RequestInfo) -> web.StreamResponse:
         path = info.path.rstrip("/") or "/"
@@ -441,20 +503,25 @@ class ApiHandler:
             return Effect(before, after if kept_after_delete(after) else None)
         return Effect(before, after)
 
-    def _store_write(self, info: RequestInfo, *, dry_run: bool) -> Obj:
+    def _store_write(self, info: RequestInfo, *, dry_run: bool, warnings: list[str] | None = None) -> Obj:
         """The store's answer to a create, update, patch or delete of one object: what serving
         the request and previewing it (:meth:`preview`) both call. ``dry_run`` as the request's
-        ``dryRun=All`` (a delete's may also come in its ``DeleteOptions``)."""
+        ``dryRun=All`` (a delete's may also come in its ``DeleteOptions``); the ``fieldValidation``
+        warnings go to ``warnings`` (a preview's nowhere)."""
         spec = info.spec
         assert spec is not None
         store, ns, sub = self.store, info.namespace or None, info.subresource or None
+        if info.verb in ("create", "update", "patch"):
+            fields = _field_validation(info, [] if warnings is None else warnings)
         if info.verb == "create":
-            return store.create(spec, ns, _decode_object(info, spec.group, spec.version, spec.kind), dry_run=dry_run)
+            body = _decode_object(info, spec.group, spec.version, spec.kind)
+            return store.create(spec, ns, body, dry_run=dry_run, field_validation=fields)
         if info.verb == "update":
             body = _decode_object(info, spec.group, spec.version, spec.kind)
-            return store.update(spec, ns, info.name, body, subresource=sub, dry_run=dry_run)
+            return store.update(spec, ns, info.name, body, subresource=sub, dry_run=dry_run, field_validation=fields)
         if info.verb == "patch":
-            return store.patch(spec, ns, info.name, info.body, info.content_type, subresource=sub, dry_run=dry_run)
+            return store.patch(spec, ns, info.name, info.body, info.content_type, subresource=sub, dry_run=dry_run,
+                               field_validation=fields)
         options = delete_options(info)
         return store.delete(spec, ns, info.name, options=options, dry_run=dry_run or bool(options.get("dryRun")))
 
@@ -516,15 +583,15 @@ class ApiHandler:
             if spec.namespaced and not ns:
                 raise RouteMethodNotAllowed()
             dry_run = validate_write_options("CreateOptions", q)
-            return self.encoded.response(self._store_write(info, dry_run=dry_run), 201)
+            return self.encoded.response(self._store_write(info, dry_run=dry_run, warnings=_warnings(info)), 201)
         if verb == "update" and info.name:
             dry_run = validate_write_options("UpdateOptions", q)
-            return self.encoded.response(self._store_write(info, dry_run=dry_run))
+            return self.encoded.response(self._store_write(info, dry_run=dry_run, warnings=_warnings(info)))
         if verb == "patch" and info.name:
             _route_consumes_patch(info.content_type)
             patch_type = patch_media_type(info.content_type)
             dry_run = validate_write_options("PatchOptions", q, patch_type=patch_type)
-            return self.encoded.response(self._store_write(info, dry_run=dry_run))
+            return self.encoded.response(self._store_write(info, dry_run=dry_run, warnings=_warnings(info)))
         if verb == "delete" and not info.subresource:
             return self.encoded.response(self._store_write(info, dry_run=False))
         if verb == "deletecollection":
@@ -742,6 +809,8 @@ def delete_options(info: RequestInfo) -> Obj:
             except (ValueError, RecursionError):
                 error = go_json_syntax_error(info.body) or "exceeded max depth"
                 raise BadRequest(f"couldn't get version/kind; json parse error: {error}") from None
+        elif media == protobuf.CONTENT_TYPE:  # client-go's typed Delete sends its content type
+            body = protobuf.decode_delete_options(info.body)
         else:
             body = _parse_body(info, "DeleteOptions")
     return decode_delete_options(body, info.body, info.query)

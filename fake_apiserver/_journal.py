@@ -43,6 +43,7 @@ from aiohttp import web
 
 from fake_apiserver._effects import Effect, current_request, is_write
 from fake_apiserver._http import Handler, RequestInfo
+from fake_apiserver._protobuf import body_json
 from fake_apiserver._watch import WatchEvent
 
 __all__ = ["Journal", "JournalEntry"]
@@ -125,11 +126,11 @@ def _answered_object(response: web.StreamResponse) -> dict[str, Any] | None:
     return obj if isinstance(obj, dict) and obj.get("kind") not in (None, "Status") else None
 
 
-def _decode_body(body: bytes) -> Any:
+def _decode_body(body: bytes, content_type: str) -> Any:
     if not body:
         return None
-    try:
-        return json.loads(body)
+    try:  # a protobuf body is recorded as the JSON it decodes to
+        return body_json(body, content_type)
     except (ValueError, UnicodeDecodeError):
         return body.decode("utf-8", "replace")
 
@@ -245,7 +246,7 @@ class Journal:
             path=info.path,
             query=dict(sorted(info.query.items())),
             content_type=info.content_type,
-            body=_decode_body(info.body),
+            body=_decode_body(info.body, info.content_type),
             code=code,
             reason=reason,
             fault=fault,

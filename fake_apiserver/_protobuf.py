@@ -49,6 +49,7 @@ from fake_apiserver._schema import KUBERNETES_VERSION
 
 __all__ = [
     "CONTENT_TYPE",
+    "body_json",
     "DATA_FILE",
     "ProtobufError",
     "decode_delete_options",
@@ -62,8 +63,6 @@ CONTENT_TYPE = "application/vnd.kubernetes.protobuf"
 DATA_FILE = f"protobuf-v{KUBERNETES_VERSION.rsplit('.', 1)[0]}.json"
 MAGIC = b"k8s\x00"
 
-# The error of the metainternalversion scheme, which decodes a DELETE's DeleteOptions.
-META_SCHEME_NAME = "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme/register.go:27"
 _DELETE_OPTIONS = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"
 _UNKNOWN = "io.k8s.apimachinery.pkg.runtime.Unknown"
 
@@ -701,21 +700,36 @@ def decode_object(data: bytes, group: str, version: str, kind: str) -> Obj:
 
 
 def decode_delete_options(data: bytes) -> Obj:
-    """A DELETE's body: ``metav1.DeleteOptions`` under any group-version; errors are the bare
-    decoder error (the delete handler does not frame them)."""
+    """A DELETE's body as the JSON object the delete handler's checks read
+    (:func:`~fake_apiserver._decode.decode_delete_options`): ``metav1.DeleteOptions`` under any
+    group-version. Decoding errors are bare (the delete handler does not frame them); a body of
+    another kind is returned as just its ``apiVersion`` and ``kind``, for those checks to refuse
+    in the meta scheme's words. An ``apiVersion`` that does not parse counts as absent, as
+    ``runtime.Unknown.GroupVersionKind()`` has it."""
     try:
         envelope = _envelope(data)
-        kind = envelope.kind or "DeleteOptions"
-        if kind != "DeleteOptions":
-            gv = envelope.api_version or "v1"
-            raise ProtobufError(f'no kind "{kind}" is registered for version "{gv}" in scheme "{META_SCHEME_NAME}"')
+        api_version = envelope.api_version if envelope.api_version.count("/") <= 1 else ""
+        head = {"kind": envelope.kind, "apiVersion": api_version} if api_version else {"kind": envelope.kind}
+        if envelope.kind not in ("", "DeleteOptions"):
+            return head
         message = _tables().messages[_DELETE_OPTIONS]
         values: list[Any] = [None] * message.size
         _read(message, data, envelope.raw_start, envelope.raw_end, values)
-        obj = _finish(message, values)
+        return {**head, "kind": "DeleteOptions", **_finish(message, values)}
     except ProtobufError as e:
         raise BadRequest(str(e)) from None
-    return {"kind": "DeleteOptions", "apiVersion": envelope.api_version or "v1", **obj}
+
+
+def body_json(body: bytes, content_type: str) -> Any:
+    """A request body as a JSON value for what records or matches requests (the journal, fault
+    rules, the fault proxy): a protobuf body decoded by its own envelope's kind, any other parsed
+    as JSON; ``ValueError`` when it cannot be read either way."""
+    if content_type.split(";", 1)[0].strip().lower() == CONTENT_TYPE:
+        decoded = to_json(body)
+        if decoded is None:
+            raise ValueError("not a protobuf body of a kind this server decodes")
+        return decoded
+    return json.loads(body)
 
 
 def to_json(data: bytes) -> Any:

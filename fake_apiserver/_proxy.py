@@ -12,7 +12,9 @@ to the upstream with the kubeconfig's TLS and credentials (CA, client certificat
 ``exec`` and ``auth-provider`` plugins are refused, :func:`upstream_from_kubeconfig`). The
 journal and the watch framing need JSON, so protobuf and CBOR media ranges are dropped from
 ``Accept`` (kube-scheduler's ``protobuf, json`` gets JSON) and ``Accept-Encoding`` is not
-forwarded. Answers are buffered, except watches, whose newline-delimited events are relayed one by
+forwarded. Request bodies go upstream as sent, protobuf ones included; the journal, fault rules
+and a binding's computed effect read a protobuf body as the JSON it decodes to
+(:func:`~fake_apiserver._protobuf.body_json`), as the fake does. Answers are buffered, except watches, whose newline-delimited events are relayed one by
 one as they arrive. Streaming subresources (``exec``, ``attach``, ``portforward``, followed logs)
 are out of scope: the proxy neither upgrades connections nor streams anything but watches.
 
@@ -62,6 +64,7 @@ from fake_apiserver._faults import FaultInjector
 from fake_apiserver._http import Interceptor, RequestInfo, answered, read_request, run_chain, status_response
 from fake_apiserver._journal import Journal
 from fake_apiserver._kinds import KINDS, KindSpec
+from fake_apiserver._protobuf import body_json
 from fake_apiserver._server import add_admin_routes, kubeconfig_for
 from fake_apiserver._watch import WatchEvent
 
@@ -200,11 +203,13 @@ def _event(line: bytes) -> WatchEvent | None:
     return WatchEvent(str(data.get("type", "")), data["object"], int(rv) if rv.isdigit() else 0)
 
 
-def _bound(pod: dict[str, Any] | None, binding: bytes) -> dict[str, Any] | None:
-    """The pod as a binding leaves it (``BindingREST``: ``spec.nodeName`` set, ``PodScheduled=True``
-    in place of any earlier ``PodScheduled``), or ``None`` when either is unreadable."""
+def _bound(pod: dict[str, Any] | None, info: RequestInfo) -> dict[str, Any] | None:
+    """The pod as the binding ``info`` leaves it (``BindingREST``: ``spec.nodeName`` set,
+    ``PodScheduled=True`` in place of any earlier ``PodScheduled``), or ``None`` when either is
+    unreadable. The binding is JSON or protobuf (kube-scheduler's default), read as the journal
+    reads it."""
     try:
-        target = json.loads(binding)["target"]["name"]
+        target = body_json(info.body, info.content_type)["target"]["name"]
     except (ValueError, KeyError, TypeError):
         return None
     if pod is None:
@@ -431,7 +436,7 @@ class FaultProxy:
         if info.subresource == "binding":
             if before is None or (before.get("spec") or {}).get("nodeName"):
                 return None
-            bound = _bound(before, info.body)
+            bound = _bound(before, info)
             return None if bound is None else Effect(before, bound)
         url = URL(self.upstream.server.rstrip("/") + info.path).with_query({**info.query, "dryRun": "All"})
         headers = {**self._headers(None), "Accept": "application/json"}
@@ -477,7 +482,7 @@ class FaultProxy:
         if writes and 200 <= upstream.status < 300:
             # a binding's result is computed, not read: a read would let the pod's watch event
             # reach the client before the journal has the binding
-            after = _bound(before, info.body) if info.subresource == "binding" else await self._after(info, body)
+            after = _bound(before, info) if info.subresource == "binding" else await self._after(info, body)
             info.extra["effect"] = Effect(before, after)
         if upstream.status == 201 and info.verb == "create" and not info.subresource:
             self._lag.created(info, body, started)  # the request's start: no later than its watch events

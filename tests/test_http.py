@@ -29,8 +29,8 @@ JSON_PATCH = "application/json-patch+json"
 GATED = "Scheduling is blocked due to non-empty scheduling gates"
 UID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 JSON_HINT = (
-    "; this fake API server speaks JSON only: configure the client for JSON (kube-scheduler: "
-    'clientConnection.contentType: application/json; client-go: rest.Config.ContentType = "application/json")'
+    "; this fake API server answers in JSON only: let the client accept application/json "
+    "(client-go: rest.Config.AcceptContentTypes)"
 )
 
 
@@ -670,18 +670,31 @@ def test_patch_errors_leave_the_object_alone() -> None:
     serve(scenario)
 
 
-def test_json_only_content_negotiation() -> None:
+def test_content_negotiation() -> None:
+    """Bodies: JSON, YAML and protobuf (tests/test_protobuf.py); CBOR and the rest get the real
+    415. Answers: JSON only; an Accept without JSON gets the real server's 406 (go-restful's on a
+    resource route, its list with the watch types on a collection's GET) and the fake's hint.
+    Messages captured from kube-apiserver v1.36 (Accept: application/foo)."""
     async def scenario(api: Api) -> None:
-        reply = await api.call("POST", PODS, data=b"\x0a\x02k8s", content_type="application/vnd.kubernetes.protobuf")
+        reply = await api.call("POST", PODS, data=b"\xa1\x00", content_type="application/cbor")
         assert (reply.status, reply.body) == (415, status(
             415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types "
-            "include: application/json, application/yaml, application/vnd.kubernetes.protobuf" + JSON_HINT))
+            "include: application/json, application/yaml, application/vnd.kubernetes.protobuf"))
         for accept in ("application/vnd.kubernetes.protobuf", "application/yaml",
                        "application/json;q=0, application/vnd.kubernetes.protobuf"):
             reply = await api.call("GET", PODS, headers={"Accept": accept})
             assert (reply.status, reply.body) == (406, status(
-                406, "NotAcceptable", "only the following media types are accepted: application/json, "
-                "application/yaml, application/vnd.kubernetes.protobuf" + JSON_HINT)), accept
+                406, "NotAcceptable", "406: Not Acceptable\n\nAvailable representations: application/json, "
+                "application/yaml, application/vnd.kubernetes.protobuf, application/json;stream=watch, "
+                "application/vnd.kubernetes.protobuf;stream=watch" + JSON_HINT, {})), accept
+        reply = await api.call("GET", f"{PODS}/x", headers={"Accept": "application/vnd.kubernetes.protobuf"})
+        assert (reply.status, reply.body) == (406, status(
+            406, "NotAcceptable", "406: Not Acceptable\n\nAvailable representations: application/json, "
+            "application/yaml, application/vnd.kubernetes.protobuf" + JSON_HINT, {}))
+        reply = await api.call("GET", "/apis", headers={"Accept": "application/vnd.kubernetes.protobuf"})
+        assert (reply.status, reply.body) == (406, status(
+            406, "NotAcceptable", "only the following media types are accepted: application/json, "
+            "application/yaml, application/vnd.kubernetes.protobuf" + JSON_HINT))
         for accept in ("application/vnd.kubernetes.protobuf, application/json", "application/json, */*", "*/*"):
             assert (await api.call("GET", PODS, headers={"Accept": accept})).status == 200, accept
         yaml_body = b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: y\nspec:\n  containers:\n  - name: c\n    image: i\n"

@@ -193,8 +193,9 @@ class Interceptor(Protocol):
 
 
 def json_response(obj: Any, status: int = 200, headers: Mapping[str, str] | None = None) -> web.Response:
+    """``obj`` as the real server writes JSON: compact, ended by a newline (``json.Encoder.Encode``)."""
     return web.Response(
-        body=json.dumps(obj, separators=(",", ":")).encode(),
+        body=json.dumps(obj, separators=(",", ":")).encode() + b"\n",
         status=status,
         content_type="application/json",
         headers=headers,
@@ -250,7 +251,7 @@ class EncodedObjects:
 
     def response(self, obj: Obj, status: int = 200) -> web.Response:
         """:func:`json_response` for a store object."""
-        return web.Response(body=self.encode(obj), status=status, content_type="application/json")
+        return web.Response(body=self.encode(obj) + b"\n", status=status, content_type="application/json")
 
 
 def _parse_path(info: RequestInfo) -> None:

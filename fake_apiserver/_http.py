@@ -366,10 +366,22 @@ def _decode_object(info: RequestInfo, group: str, version: str, kind: str) -> Ob
     if info.content_type and _media_type(info.content_type) == protobuf.CONTENT_TYPE:
         return protobuf.decode_object(info.body, group, version, kind)
     body = _parse_body(info, kind)
+    if info.content_type and _media_type(info.content_type) == "application/yaml":
+        body = _yaml_key_order(body)
     interpret_errors(kind, body, info.body)
     obj: Obj = {} if body is None else body
     resolve_kind(group, version, kind, obj, info.body)
     return obj
+
+
+def _yaml_key_order(value: Any) -> Any:
+    """A YAML body as the decoder reads it: ``yaml.YAMLToJSON`` goes through Go maps, so every
+    object's keys come sorted (which orders unknown-field errors)."""
+    if isinstance(value, dict):
+        return {k: _yaml_key_order(value[k]) for k in sorted(value, key=str)}
+    if isinstance(value, list):
+        return [_yaml_key_order(v) for v in value]
+    return value
 
 
 def _warnings(info: RequestInfo) -> list[str]:

@@ -1,21 +1,25 @@
 """What the fake serves: one row per kind.
 
 Everything the server knows about a kind lives in its :class:`KindSpec` row: where it is served,
-its scope, its subresources, the field selectors the real server accepts for it and the
-strategic-merge-patch strategy of its lists (the ``patchStrategy``/``patchMergeKey`` struct tags of
-``k8s.io/api``). Adding a kind is adding one row to :data:`KINDS`; discovery, routing, selectors and
-patches all read this table.
+its scope, its subresources and the field selectors the real server accepts for it. Adding a kind
+is adding one row to :data:`KINDS`; discovery, routing, selectors and patches all read this table.
+What a kind's objects hold (fields, types, the strategic-merge-patch strategy of its lists) is
+not written here: it is read from the pinned release's schemas by group, version and kind
+(:mod:`~fake_apiserver._schema`, compiled by :mod:`~fake_apiserver._typed`).
 
-Patch strategies are keyed by a path of field names in which ``[]`` steps into the elements of a
-list, e.g. ``spec.containers[].env``. A path that is absent means the list is atomic (replaced
-whole), which is what the real server does for lists without a ``patchStrategy`` tag, such as
-``spec.tolerations`` and node ``spec.taints``.
+Patch strategies (:attr:`KindSpec.patch_schema`) are keyed by a path of field names in which
+``[]`` steps into the elements of a list, e.g. ``spec.containers[].env``. A path that is absent
+means the list is atomic (replaced whole), which is what the real server does for lists without
+a ``patchStrategy`` tag, such as ``spec.tolerations`` and node ``spec.taints``.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Mapping
+
+from fake_apiserver._typed import patch_strategies
 
 __all__ = ["KINDS", "KindSpec", "ListStrategy", "by_kind", "by_resource"]
 
@@ -36,47 +40,14 @@ class ListStrategy:
 
 PatchSchema = Mapping[str, ListStrategy]
 
-_META: dict[str, ListStrategy] = {
-    "metadata.ownerReferences": ListStrategy("uid"),
-    "metadata.finalizers": ListStrategy(None),
-}
 
-_CONTAINER: dict[str, ListStrategy] = {
-    "ports": ListStrategy("containerPort"),
-    "env": ListStrategy("name"),
-    "volumeMounts": ListStrategy("mountPath"),
-    "volumeDevices": ListStrategy("devicePath"),
-}
+@functools.cache
+def _patch_schema(group: str, version: str, kind: str) -> PatchSchema:
+    """The merge lists of a kind, from ``x-kubernetes-patch-strategy`` and
+    ``x-kubernetes-patch-merge-key`` in its schema (the ``patchStrategy``/``patchMergeKey`` struct
+    tags of ``k8s.io/api``)."""
+    return {path: ListStrategy(key, retain) for path, (key, retain) in patch_strategies(group, version, kind).items()}
 
-
-def _pod_spec(prefix: str) -> dict[str, ListStrategy]:
-    keys: dict[str, ListStrategy] = {
-        f"{prefix}volumes": ListStrategy("name", retain_keys=True),
-        f"{prefix}imagePullSecrets": ListStrategy("name"),
-        f"{prefix}hostAliases": ListStrategy("ip"),
-        f"{prefix}schedulingGates": ListStrategy("name"),
-        f"{prefix}resourceClaims": ListStrategy("name", retain_keys=True),
-        f"{prefix}topologySpreadConstraints": ListStrategy("topologyKey"),
-    }
-    for containers in ("containers", "initContainers", "ephemeralContainers"):
-        keys[f"{prefix}{containers}"] = ListStrategy("name")
-        for sub, strategy in _CONTAINER.items():
-            keys[f"{prefix}{containers}[].{sub}"] = strategy
-    return keys
-
-
-def _conditions(*paths: str) -> dict[str, ListStrategy]:
-    return {p: ListStrategy("type") for p in paths}
-
-
-_POD_PATCH = {
-    **_pod_spec("spec."),
-    **_conditions("status.conditions"),
-    "status.resourceClaimStatuses": ListStrategy("name", retain_keys=True),
-    "status.podIPs": ListStrategy("ip"),
-    "status.hostIPs": ListStrategy("ip"),
-}
-_TEMPLATE_PATCH = _pod_spec("spec.template.spec.")
 
 # Field labels every kind accepts (apimachinery DefaultMetaV1FieldSelectorConversion).
 META_FIELDS = ("metadata.name", "metadata.namespace")
@@ -128,7 +99,6 @@ class KindSpec:
     fields: tuple[str, ...] = ()
     field_aliases: Mapping[str, str] = field(default_factory=dict)
     categories: tuple[str, ...] = ()
-    patch: PatchSchema = field(default_factory=dict)
     verbs: tuple[str, ...] = (
         "create",
         "delete",
@@ -167,7 +137,8 @@ class KindSpec:
 
     @property
     def patch_schema(self) -> PatchSchema:
-        return {**_META, **self.patch}
+        """How strategic merge patch merges this kind's lists, read from its schema."""
+        return _patch_schema(self.group, self.version, self.kind)
 
 
 def _k(
@@ -189,39 +160,33 @@ KINDS: tuple[KindSpec, ...] = (
        fields=("spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
                "spec.hostNetwork", "status.phase", "status.podIP", "status.podIPs",
                "status.nominatedNodeName"),
-       field_aliases={"spec.host": "spec.nodeName"}, patch=_POD_PATCH),
+       field_aliases={"spec.host": "spec.nodeName"}),
     _k("", "v1", "nodes", "Node", False, short_names=("no",), subresources=("status",),
-       fields=("spec.unschedulable",),
-       patch={**_conditions("status.conditions"), "status.addresses": ListStrategy("type"),
-              "spec.podCIDRs": ListStrategy(None)}),
+       fields=("spec.unschedulable",)),
     _k("", "v1", "namespaces", "Namespace", False, short_names=("ns",), subresources=("status",),
-       fields=("status.phase",), patch=_conditions("status.conditions"),
+       fields=("status.phase",),
        verbs=("create", "delete", "get", "list", "patch", "update", "watch")),
     _k("", "v1", "events", "Event", True, short_names=("ev",), fields=_EVENT_FIELDS),
     _k("", "v1", "services", "Service", True, short_names=("svc",), categories=("all",),
-       subresources=("status",), fields=("spec.clusterIP", "spec.type"),
-       patch={"spec.ports": ListStrategy("port"), **_conditions("status.conditions")}),
+       subresources=("status",), fields=("spec.clusterIP", "spec.type")),
     _k("", "v1", "replicationcontrollers", "ReplicationController", True, short_names=("rc",),
-       categories=("all",), subresources=("status",), fields=("status.replicas",),
-       patch={**_TEMPLATE_PATCH, **_conditions("status.conditions")}),
+       categories=("all",), subresources=("status",), fields=("status.replicas",)),
     _k("", "v1", "persistentvolumes", "PersistentVolume", False, short_names=("pv",),
        subresources=("status",)),
     _k("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", True, short_names=("pvc",),
-       subresources=("status",), patch=_conditions("status.conditions")),
+       subresources=("status",)),
     _k("", "v1", "configmaps", "ConfigMap", True, short_names=("cm",)),
     # apps/v1
     _k("apps", "v1", "replicasets", "ReplicaSet", True, short_names=("rs",), categories=("all",),
-       subresources=("status",), fields=("status.replicas",),
-       patch={**_TEMPLATE_PATCH, **_conditions("status.conditions")}),
+       subresources=("status",), fields=("status.replicas",)),
     _k("apps", "v1", "statefulsets", "StatefulSet", True, short_names=("sts",), categories=("all",),
-       subresources=("status",), patch={**_TEMPLATE_PATCH, **_conditions("status.conditions")}),
+       subresources=("status",)),
     # policy/v1
     _k("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True, short_names=("pdb",),
-       subresources=("status",), patch=_conditions("status.conditions")),
+       subresources=("status",)),
     # storage.k8s.io/v1
     _k("storage.k8s.io", "v1", "storageclasses", "StorageClass", False, short_names=("sc",)),
-    _k("storage.k8s.io", "v1", "csinodes", "CSINode", False,
-       patch={"spec.drivers": ListStrategy("name")}),
+    _k("storage.k8s.io", "v1", "csinodes", "CSINode", False),
     _k("storage.k8s.io", "v1", "csidrivers", "CSIDriver", False),
     _k("storage.k8s.io", "v1", "csistoragecapacities", "CSIStorageCapacity", True),
     # kube-scheduler v1.35 informs it (v1.30 does not): NodeVolumeLimits registers VolumeAttachment/Delete
@@ -232,8 +197,7 @@ KINDS: tuple[KindSpec, ...] = (
     # coordination.k8s.io/v1
     _k("coordination.k8s.io", "v1", "leases", "Lease", True),
     # resource.k8s.io/v1
-    _k("resource.k8s.io", "v1", "resourceclaims", "ResourceClaim", True, subresources=("status",),
-       patch={"status.reservedFor": ListStrategy("uid")}),
+    _k("resource.k8s.io", "v1", "resourceclaims", "ResourceClaim", True, subresources=("status",)),
     _k("resource.k8s.io", "v1", "resourceclaimtemplates", "ResourceClaimTemplate", True),
     _k("resource.k8s.io", "v1", "resourceslices", "ResourceSlice", False,
        fields=("spec.nodeName", "spec.driver")),

@@ -20,6 +20,13 @@ This mirrors apiserver ``pkg/endpoints/handlers/patch.go`` with its default
 * Strategic merge patch is :func:`~fake_apiserver._strategic.strategic_merge`; a body that is not
   an object is 400 with the bare Go json error.
 
+With a kind's type (``node``), the patched object is then decoded into that type as
+``patcher.applyPatch`` does (:func:`~fake_apiserver._fieldvalidation.check_patched`): a value of
+the wrong type is a 422 on ``patch``, and the request's ``fieldValidation`` decides what becomes of
+unknown fields and of the patch document's own repeated keys (``json patch duplicate field
+"[0].op"`` for a JSON patch). Numbers keep the text they were sent with (a JSON or merge patch's
+``1.0`` stays ``1.0``, which an integer field refuses, as evanphx/json-patch keeps it raw).
+
 Go's JSON errors are reproduced, not Python's: :func:`_syntax_error` replays the checks of
 ``encoding/json``'s scanner, so ``{"a":}`` reads ``invalid character '}' looking for beginning of
 value`` as it would from a real server.
@@ -40,6 +47,8 @@ from fake_apiserver._errors import (
     RequestEntityTooLarge,
     UnsupportedMediaType,
 )
+from fake_apiserver import _typed as typed
+from fake_apiserver._fieldvalidation import FieldValidation, check_patched
 from fake_apiserver._kinds import PatchSchema
 from fake_apiserver._strategic import InvalidPatch, strategic_merge
 
@@ -72,26 +81,104 @@ def apply_patch(
     kind: str,
     group: str,
     name: str,
+    node: typed.Node | None = None,
+    validation: FieldValidation | None = None,
 ) -> dict[str, Any]:
     """Return a new object: ``original`` with the patch applied. ``original`` is never mutated.
 
     ``schema`` drives strategic merge lists. ``kind``, ``group`` and ``name`` identify the object for
     the caller's benefit; the real server's patch errors name none of them (they use an empty
-    ``GroupKind``), so neither do these.
+    ``GroupKind``), so neither do these. With ``node`` (the kind's type), the result is decoded
+    into it, unknown fields handled as ``validation`` says (none: dropped silently).
     """
     media_type = patch_media_type(content_type)
     if media_type == APPLY_PATCH_YAML:
         raise UnsupportedMediaType(_NO_APPLY)
+    strict = validation is not None and validation.checks
+    patch: Any = None
     if media_type == JSON_PATCH:
-        return _json_patch(original, patch_body)
-    if media_type == MERGE_PATCH:
+        result, errors = _json_patch(original, patch_body, strict)
+    elif media_type == MERGE_PATCH:
         patch = _decode(patch_body, _MAP_TARGET, "error decoding patch: ")
         if patch is None:
             raise BadRequest("Invalid JSON Patch")
-        result: dict[str, Any] = merge_patch(original, patch)
+        errors = _repeated_keys(patch_body, patch, "") if strict else []
+        result = merge_patch(original, patch)
+        if node is not None:
+            result = _merged_order(result, patch)
+    else:
+        patch = _decode(patch_body, _MAP_TARGET, "")
+        errors = _repeated_keys(patch_body, patch, "") if strict else []
+        result = strategic_merge(original, patch or {}, schema)
+    if node is None:
         return result
-    patch = _decode(patch_body, _MAP_TARGET, "")
-    return strategic_merge(original, patch or {}, schema)
+    return check_patched(node, media_type == STRATEGIC_MERGE_PATCH, result, patch or {}, errors, validation)
+
+
+def _sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _sorted(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted(v) for v in value]
+    return value
+
+
+def _merged_order(result: Any, patch: Any) -> Any:
+    """The key order of evanphx/json-patch's merged document, which the typed decode then reads
+    (and so reports unknown fields in): Go maps, sorted, for the root, every object the patch
+    reaches and everything the patch brings; the objects it does not reach as they were."""
+    if not isinstance(result, dict) or not isinstance(patch, dict):
+        return _sorted(result)
+    out: dict[str, Any] = {}
+    for key in sorted(result):
+        value = result[key]
+        out[key] = _merged_order(value, patch[key]) if key in patch else value
+    return out
+
+
+def _json_patch_order(result: dict[str, Any], operations: list[Any]) -> dict[str, Any]:
+    """The key order of evanphx/json-patch's patched document: the root and every object on an
+    operation's ``path`` or ``from`` are read into Go maps (sorted when written back); the rest,
+    values the operations insert included, keeps its order."""
+    marked = {id(result)}
+    for op in operations:
+        for key in ("path", "from"):
+            pointer = op.get(key) if isinstance(op, dict) else None
+            if not isinstance(pointer, str) or not pointer.startswith("/"):
+                continue
+            node: Any = result
+            for token in pointer.split("/")[1:-1]:
+                token = token.replace("~1", "/").replace("~0", "~")
+                if isinstance(node, dict) and token in node:
+                    node = node[token]
+                elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                    node = node[int(token)]
+                else:
+                    break
+                if isinstance(node, dict):
+                    marked.add(id(node))
+
+    def rebuild(value: Any) -> Any:
+        if isinstance(value, dict):
+            keys = sorted(value) if id(value) in marked else list(value)
+            return {k: rebuild(value[k]) for k in keys}
+        if isinstance(value, list):
+            return [rebuild(v) for v in value]
+        return value
+
+    ordered: dict[str, Any] = rebuild(result)
+    return ordered
+
+
+def _repeated_keys(body: bytes, parsed: Any, prefix: str) -> list[str]:
+    """The strict errors of decoding a patch into ``map[string]interface{}``: every repeated key
+    (``duplicate field "metadata.labels.a"``), found only when the body's keys outnumber the
+    parsed ones."""
+    if typed.count_keys(body) == typed.count_members(parsed):
+        return []
+    errors: list[str] = []
+    typed.repeated_keys(typed.loads_pairs(body), "", errors)
+    return [prefix + e for e in dict.fromkeys(errors)]
 
 
 def patch_media_type(content_type: str) -> str:
@@ -132,8 +219,12 @@ def _copy(value: Any, *, drop_nulls: bool = False) -> Any:
     return value
 
 
-def _json_patch(original: dict[str, Any], body: bytes) -> dict[str, Any]:
+def _json_patch(original: dict[str, Any], body: bytes, strict: bool) -> tuple[dict[str, Any], list[str]]:
+    """The patched object, and with ``strict`` the strict errors of decoding the operations into
+    ``[]jsonPatchOp`` (``json patch unknown field "[0].x"``, ``json patch duplicate field
+    "[0].op"``)."""
     operations = _decode(body, _OPS_TARGET, "error decoding patch: ") or []
+    errors = [f"json patch {e}" for e in _ops_strict_errors(body)] if strict else []
     if len(operations) > _MAX_JSON_PATCH_OPERATIONS:
         raise RequestEntityTooLarge(
             "Request entity too large: The allowed maximum operations in a JSON patch is "
@@ -152,7 +243,30 @@ def _json_patch(original: dict[str, Any], body: bytes) -> dict[str, Any]:
             'Kind string "json:\\"kind,omitempty\\"" }'
         )
         raise Invalid.of("", "", "", [FieldError.invalid("patch", encoded, detail)])
-    return result
+    return _json_patch_order(result, operations), errors
+
+
+_OP_FIELDS = ("op", "path", "from", "value")
+
+
+def _ops_strict_errors(body: bytes) -> list[str]:
+    """``UnmarshalStrict`` of the operations: fields a ``jsonPatchOp`` lacks, fields repeated,
+    and keys repeated inside an operation's ``value``, in document order."""
+    errors: list[str] = []
+    ops = typed.loads_pairs(body)
+    for i, op in enumerate(ops if isinstance(ops, list) else ()):
+        members = op.items() if isinstance(op, dict) else op if isinstance(op, list) else ()
+        seen: set[str] = set()
+        for key, value in members:
+            if key not in _OP_FIELDS:
+                errors.append(f'unknown field "[{i}].{key}"')
+                continue
+            if key in seen:
+                errors.append(f'duplicate field "[{i}].{key}"')
+            seen.add(key)
+            if key == "value":
+                typed.repeated_keys(value, f"[{i}].value", errors)
+    return list(dict.fromkeys(errors))
 
 
 _MAP_TARGET = "map[string]interface {}"
@@ -176,13 +290,13 @@ def _decode(body: bytes, target: str, prefix: str) -> Any:
         # Python's NaN/Infinity extension; only a body that fails is scanned for Go's message.
         if b"NaN" in body or b"Infinity" in body:
             raise ValueError
-        value = json.loads(text, parse_int=_go_int)
+        value = json.loads(text, parse_int=_go_int, parse_float=typed.Number)
     except (ValueError, RecursionError):
         error = _syntax_error(body)
     if error is None:
         try:
             if value is None and body.strip() not in (b"null",):
-                value = json.loads(text, parse_int=_go_int)
+                value = json.loads(text, parse_int=_go_int, parse_float=typed.Number)
             if target == _OPS_TARGET:
                 # Object members as pairs: Go meets duplicate keys in document order.
                 error = _ops_type_error(json.loads(text, object_pairs_hook=_Members))

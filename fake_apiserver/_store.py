@@ -17,7 +17,8 @@ Decoding: a body is checked the way the real handlers decode it into the URL's G
 ``kind`` or ``apiVersion`` is filled from the URL (the JSON serializer's defaulting); another
 served kind fails conversion and an unknown one fails the scheme lookup, each with the real
 ``transformDecodeError`` text (:func:`resolve_kind`); fields the fake reads must have their Go
-types (:func:`~fake_apiserver._strategy.check_shape`). Names and namespaces are checked against the
+types, and what the type lacks is dropped (:func:`~fake_apiserver._fieldvalidation.decode_body`,
+reported as the request's ``fieldValidation`` asks). Names and namespaces are checked against the
 URL as ``checkName`` and ``EnsureObjectNamespaceMatchesRequestNamespace`` do.
 
 Writes follow the generic registry: ``BeforeCreate``/``BeforeUpdate`` keep the system fields, a
@@ -47,6 +48,7 @@ from fake_apiserver._jsonutil import json_copy
 from fake_apiserver._clock import Clock, SystemClock, format_time, parse_time
 from fake_apiserver._decode import decode_continue, parse_list_resource_version, parse_resource_version, resolve_kind
 from fake_apiserver._effects import record_commit
+from fake_apiserver._fieldvalidation import FieldValidation, decode_body
 from fake_apiserver._errors import (
     AlreadyExists,
     BadRequest,
@@ -64,6 +66,7 @@ from fake_apiserver._priority import system_priority_classes
 from fake_apiserver import _resize as resize
 from fake_apiserver._selectors import FieldSelector, LabelSelector
 from fake_apiserver._strategy import Strategy, check_meta_shape, strategy_for
+from fake_apiserver import _typed as typed
 from fake_apiserver import _validation as validation
 from fake_apiserver._watch import Change, WatchCache, Watcher
 
@@ -289,22 +292,30 @@ class Store:
             )
 
     def _check_body(
-        self, spec: KindSpec, body: Any, namespace: str | None, *, name: str | None = None, copy: bool = True
+        self, spec: KindSpec, body: Any, namespace: str | None, *, name: str | None = None,
+        field_validation: FieldValidation | None = None, decoded: bool = False,
     ) -> Obj:
         """Decode-time checks of the real handlers on a JSON object, and a private copy of it.
 
-        ``kind`` and ``apiVersion`` are defaulted from the URL and checked (:func:`resolve_kind`).
+        ``kind`` and ``apiVersion`` are defaulted from the URL and checked (:func:`resolve_kind`),
+        then the body is decoded into the kind's type (:func:`decode_body`: wrong types refused,
+        unknown fields dropped and reported per ``field_validation``) unless it already was
+        (``decoded``: a patch result, which :func:`apply_patch` decodes).
         On create (``name`` None) a namespace that differs from the URL's is refused as
         ``EnsureObjectNamespaceMatchesRequestNamespace`` does; on update (``name`` given) the name
         and namespace are checked as ``checkName`` does (``apiserver/pkg/endpoints/handlers/
-        rest.go``). The returned copy carries the URL's namespace (none for cluster-scoped kinds);
-        ``copy=False`` works on ``body`` itself, for a caller that owns it (a patch result).
+        rest.go``). The returned copy carries the URL's namespace (none for cluster-scoped kinds).
         """
         if not isinstance(body, dict):
             raise BadRequest(f"the object provided is unrecognized (must be of type {spec.kind})")
-        obj = json_copy(body) if copy else body
+        obj = body if decoded else dict(body)  # resolve_kind sets the top-level kind and apiVersion
         resolve_kind(spec.group, spec.version, spec.kind, obj)
-        self._strategies[(spec.group, spec.resource)].check_shape(obj)
+        node = _node(spec)
+        if node is None:  # a kind the schemas lack (a test's own): its hand-written shape
+            obj = json_copy(obj)
+            self._strategies[(spec.group, spec.resource)].check_shape(obj)
+        elif not decoded:
+            obj = decode_body(node, spec.kind, spec.version, obj, field_validation)
         meta = obj.setdefault("metadata", {})
         body_ns = meta.get("namespace") or ""
         if name is not None:
@@ -445,14 +456,16 @@ class Store:
 
     # ------------------------------------------------------------------ writes
 
-    def create(self, spec: KindSpec, namespace: str | None, body: Any, *, dry_run: bool = False) -> Obj:
+    def create(self, spec: KindSpec, namespace: str | None, body: Any, *, dry_run: bool = False,
+               field_validation: FieldValidation | None = None) -> Obj:
         """POST: ``WipeObjectMetaSystemFields``, ``BeforeCreate`` (strategy, name generation,
-        validation), namespace admission, then the storage write.
+        validation), namespace admission, then the storage write. ``field_validation`` is the request's
+        ``fieldValidation`` (none: unknown fields dropped silently, as for in-process callers).
 
         A ``resourceVersion`` in the body fails the storage write with etcd3's plain error, which
         the client sees as a 500 with no reason (``storage.ErrResourceVersionSetOnCreate``).
         """
-        obj = self._check_body(spec, body, namespace)
+        obj = self._check_body(spec, body, namespace, field_validation=field_validation)
         strategy = self._strategies[(spec.group, spec.resource)]
         strategy.admit_create(obj)
         meta = obj["metadata"]
@@ -494,11 +507,12 @@ class Store:
         *,
         subresource: str | None = None,
         dry_run: bool = False,
+        field_validation: FieldValidation | None = None,
     ) -> Obj:
         """PUT: the body's ``uid`` is a storage precondition and its ``resourceVersion`` an
         optimistic lock (none: an unconditional update); a no-op writes nothing, and neither
         does a dry run (``dryRun=All``), which answers with what would have been stored."""
-        obj = self._check_body(spec, body, namespace, name=name)
+        obj = self._check_body(spec, body, namespace, name=name, field_validation=field_validation)
         old = self.get(spec, namespace, name)
         uid = obj["metadata"].get("uid")
         if uid and uid != old["metadata"]["uid"]:
@@ -519,14 +533,17 @@ class Store:
         *,
         subresource: str | None = None,
         dry_run: bool = False,
+        field_validation: FieldValidation | None = None,
     ) -> Obj:
-        """PATCH: apply to the stored object, then the update path (``patcher.applyPatch`` checks
-        the namespace, then the name, of the result)."""
+        """PATCH: apply to the stored object and decode the result into the kind's type, then the
+        update path (``patcher.applyPatch`` checks the namespace, then the name, of the result)."""
         old = self.get(spec, namespace, name)
+        node = _node(spec)
         patched = apply_patch(
-            old, patch_body, content_type, spec.patch_schema, kind=spec.kind, group=spec.group, name=name
+            old, patch_body, content_type, spec.patch_schema, kind=spec.kind, group=spec.group, name=name,
+            node=node, validation=field_validation,
         )
-        obj = self._check_body(spec, patched, namespace, copy=False)  # apply_patch returns a new object
+        obj = self._check_body(spec, patched, namespace, decoded=True)  # apply_patch returns a new object
         body_name = obj["metadata"].get("name") or ""
         if body_name != name:
             raise BadRequest(f"the name of the object ({body_name}) does not match the name on the URL ({name})")
@@ -790,6 +807,14 @@ class Store:
     def close(self) -> None:
         for cache in self._caches.values():
             cache.close()
+
+
+def _node(spec: KindSpec) -> typed.Node | None:
+    """The compiled type of a kind, or None for a kind the schemas lack."""
+    try:
+        return typed.kind_node(spec.group, spec.version, spec.kind)
+    except KeyError:
+        return None
 
 
 def kept_after_delete(answer: Obj) -> bool:

@@ -141,7 +141,8 @@ def test_summaries_of_bodies_that_cannot_be_decoded() -> None:
     (lambda p: p["metadata"].update(labels={"a": 1}),
      "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string"),
     (lambda p: p["metadata"].update(ownerReferences=[{"uid": 5}]),
-     "json: cannot unmarshal number into Go struct field OwnerReference.metadata.ownerReferences.uid of type string"),
+     # types.UID, as kube-apiserver v1.36 answers
+     "json: cannot unmarshal number into Go struct field OwnerReference.metadata.ownerReferences.uid of type types.UID"),
     (lambda p: p.update(status=[]),
      "json: cannot unmarshal array into Go struct field Pod.status of type v1.PodStatus"),
     (lambda p: p["spec"].update(affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
@@ -164,7 +165,7 @@ def test_node_and_namespace_shapes() -> None:
                             "Go struct field NodeSpec.spec.taints of type []v1.Taint"):
         s.create(NODES, None, {"metadata": {"name": "n"}, "spec": {"taints": "x"}})
     with raises(BadRequest, 'Namespace in version "v1" cannot be handled as a Namespace: json: cannot unmarshal '
-                            "string into Go struct field NamespaceSpec.spec.finalizers of type []string"):
+                            "string into Go struct field NamespaceSpec.spec.finalizers of type []v1.FinalizerName"):
         s.create(NAMESPACES, None, {"metadata": {"name": "x"}, "spec": {"finalizers": "kubernetes"}})
     with raises(BadRequest, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal '
                             "bool into Go struct field ObjectMeta.metadata.name of type string"):

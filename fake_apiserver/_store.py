@@ -54,7 +54,9 @@ from fake_apiserver._errors import (
     BadRequest,
     Conflict,
     Expired,
+    FieldError,
     Forbidden,
+    Invalid,
     NotFound,
     StatusError,
     Timeout,
@@ -518,9 +520,7 @@ class Store:
         if uid and uid != old["metadata"]["uid"]:
             raise Conflict.of(spec.resource, spec.group, name, _precondition_failed(
                 spec, namespace, name, "UID", uid, old["metadata"]["uid"]))
-        rv = obj["metadata"].get("resourceVersion")
-        if rv and rv != old["metadata"]["resourceVersion"]:
-            raise Conflict.of(spec.resource, spec.group, name)
+        _check_resource_version(spec, name, obj, old)
         return self._write(spec, old, obj, subresource, dry_run)
 
     def patch(
@@ -547,9 +547,7 @@ class Store:
         body_name = obj["metadata"].get("name") or ""
         if body_name != name:
             raise BadRequest(f"the name of the object ({body_name}) does not match the name on the URL ({name})")
-        rv = obj["metadata"].get("resourceVersion")
-        if rv and rv != old["metadata"]["resourceVersion"]:
-            raise Conflict.of(spec.resource, spec.group, name)
+        _check_resource_version(spec, name, obj, old)
         return self._write(spec, old, obj, subresource, dry_run)
 
     def _write(self, spec: KindSpec, old: Obj, obj: Obj, subresource: str | None, dry_run: bool = False) -> Obj:
@@ -938,6 +936,33 @@ _RETURNS_DELETED_OBJECT = {
     ("resource.k8s.io", "resourceclaims"), ("resource.k8s.io", "resourceclaimtemplates"),
     ("resource.k8s.io", "resourceslices"), ("resource.k8s.io", "deviceclasses"),
 }
+
+
+# Kinds whose update strategy has ``AllowUnconditionalUpdate() == false``: an update must carry
+# the resourceVersion it read (checked against kube-apiserver v1.36, PUT without one, each kind).
+_REQUIRES_RESOURCE_VERSION = {
+    ("policy", "poddisruptionbudgets"), ("coordination.k8s.io", "leases"), ("storage.k8s.io", "csinodes"),
+    ("storage.k8s.io", "csidrivers"), ("storage.k8s.io", "csistoragecapacities"),
+    ("storage.k8s.io", "volumeattachments"),
+}
+
+
+def _check_resource_version(spec: KindSpec, name: str, obj: Obj, old: Obj) -> None:
+    """``Store.Update``'s optimistic lock on the updated object's ``metadata.resourceVersion``:
+    one that does not parse is the versioner's plain error (500 with no reason), none is an
+    unconditional update where the kind allows it and a 422 where it does not, any other must
+    be the stored one (409)."""
+    rv = obj["metadata"].get("resourceVersion") or ""
+    if rv and rv != "0" and not (rv.isascii() and rv.isdigit() and int(rv) < 2**64):
+        why = "value out of range" if rv.isascii() and rv.isdigit() else "invalid syntax"
+        raise UnknownError(f"strconv.ParseUint: parsing {json.dumps(rv)}: {why}")
+    if rv in ("", "0") or int(rv) == 0:
+        if (spec.group, spec.resource) in _REQUIRES_RESOURCE_VERSION:
+            error = FieldError.invalid("metadata.resourceVersion", 0, "must be specified for an update")
+            raise Invalid.of(spec.resource, spec.group, name, [error])
+        return
+    if int(rv) != int(old["metadata"]["resourceVersion"]):
+        raise Conflict.of(spec.resource, spec.group, name)
 
 
 def _item_key(obj: Obj) -> str:

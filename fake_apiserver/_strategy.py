@@ -32,6 +32,7 @@ from fake_apiserver._jsonutil import json_copy
 from fake_apiserver._decode import go_json_type
 from fake_apiserver._errors import BadRequest, FieldError
 from fake_apiserver._kinds import KindSpec
+from fake_apiserver import _claim_validation as claim_validation
 from fake_apiserver import _disruption as disruption
 from fake_apiserver import _priority as priority
 from fake_apiserver import _quantity as quantity
@@ -47,6 +48,17 @@ PriorityClasses = Callable[[], Mapping[str, Obj]]
 """The stored PriorityClasses by name, as the Priority admission plugin's lister sees them."""
 
 SCHEDULING_GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
+
+
+# Kinds with a spec whose registry strategy sets no metadata.generation (compared field by field
+# with objects created on kube-apiserver v1.36): only the kinds whose controllers track
+# observedGeneration, and a few others, have one.
+_NO_GENERATION = frozenset({
+    ("", "services"), ("", "persistentvolumes"), ("", "persistentvolumeclaims"),
+    ("storage.k8s.io", "csinodes"), ("storage.k8s.io", "csidrivers"), ("storage.k8s.io", "volumeattachments"),
+    ("coordination.k8s.io", "leases"), ("resource.k8s.io", "resourceclaims"),
+    ("resource.k8s.io", "resourceclaimtemplates"),
+})
 
 
 def _no_classes() -> Mapping[str, Obj]:
@@ -67,6 +79,8 @@ class Strategy:
     def __init__(self, spec: KindSpec, *, priority_classes: PriorityClasses = _no_classes) -> None:
         self.spec = spec
         self.priority_classes = priority_classes
+        if (spec.group, spec.resource) in _NO_GENERATION:
+            self.generation = False
 
     def admit_create(self, obj: Obj) -> None:
         """Mutating admission of a create, on the body as decoded (before names are generated)."""
@@ -320,31 +334,18 @@ class PodStrategy(Strategy):
         status = new.setdefault("status", {})
         if not status.get("qosClass"):
             status["qosClass"] = old.get("status", {}).get("qosClass", qos_class(old))
-        _keep_transition_times(status, old.get("status", {}), now)
         for cond in status.get("conditions") or []:
             if isinstance(cond, dict):
                 # Go encodes PodCondition's zero metav1.Time as null (omitempty cannot omit a
                 # struct), so a condition stored without lastProbeTime (an SMP that sent null, as
-                # the scheduler's does) reads back with "lastProbeTime": null.
+                # the scheduler's does) reads back with "lastProbeTime": null. Nothing fills in
+                # a lastTransitionTime the client did not send: kube-apiserver v1.36 stores a
+                # condition written without one with "lastTransitionTime": null.
                 cond.setdefault("lastProbeTime", None)
+                cond.setdefault("lastTransitionTime", None)
 
     def validate_status_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return validation.validate_pod_status_update(old, new)
-
-
-def _keep_transition_times(status: Obj, old_status: Obj, now: str) -> None:
-    """Fill a missing ``lastTransitionTime``: the old one if the condition's status is unchanged,
-    now otherwise. Clients normally send it (the scheduler does); this keeps hand-written
-    patches from storing conditions without one."""
-    old_by_type = {c.get("type"): c for c in old_status.get("conditions") or [] if isinstance(c, dict)}
-    for cond in status.get("conditions") or []:
-        if not isinstance(cond, dict) or cond.get("lastTransitionTime"):
-            continue
-        prev = old_by_type.get(cond.get("type"))
-        if prev is not None and prev.get("status") == cond.get("status") and prev.get("lastTransitionTime"):
-            cond["lastTransitionTime"] = prev["lastTransitionTime"]
-        else:
-            cond["lastTransitionTime"] = now
 
 
 class NamespaceStrategy(Strategy):
@@ -385,10 +386,27 @@ class ResourceClaimStrategy(Strategy):
     def prepare_for_create(self, obj: Obj, now: str) -> None:
         super().prepare_for_create(obj, now)
         default_device_requests(self._spec_of(obj))
+        # the real server encodes the empty structs: a claim's status, a template's claim metadata
+        if self.spec.kind == "ResourceClaim":
+            obj.setdefault("status", {})
+        elif isinstance(obj.get("spec"), dict):
+            obj["spec"].setdefault("metadata", {})
 
     def prepare_for_update(self, new: Obj, old: Obj) -> None:
         default_device_requests(self._spec_of(new))
         super().prepare_for_update(new, old)
+
+    def _path(self) -> str:
+        return "spec.spec" if self.spec.kind == "ResourceClaimTemplate" else "spec"
+
+    def validate_create(self, obj: Obj) -> list[FieldError]:
+        return claim_validation.validate_claim_spec(self._spec_of(obj), self._path())
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        errors = []
+        if self.spec.kind == "ResourceClaim":
+            errors += claim_validation.validate_claim_update(new.get("spec"), old.get("spec"), semantic)
+        return errors + claim_validation.validate_claim_spec(self._spec_of(new), self._path())
 
 
 class PriorityClassStrategy(Strategy):

@@ -108,6 +108,12 @@ def _name_checker(spec: KindSpec) -> Callable[[str], list[str]]:
 
 
 _STANDARD_FINALIZERS = frozenset({"kubernetes", "orphan", "foregroundDeletion"})
+# Kinds whose validation takes a generateName that is no valid name prefix when a name is given,
+# and kinds that take a finalizer name that is neither standard nor domain-qualified (found by
+# creating each served kind on kube-apiserver v1.36: their validation does not run those checks).
+_GENERATE_NAME_UNCHECKED = frozenset({("", "Event"), ("", "ReplicationController"),
+                                      ("policy", "PodDisruptionBudget"), ("resource.k8s.io", "DeviceClass")})
+_ANY_FINALIZER_NAME = frozenset({("", "Event"), ("policy", "PodDisruptionBudget"), ("coordination.k8s.io", "Lease")})
 _ANNOTATIONS_LIMIT = 256 * (1 << 10)
 
 
@@ -139,8 +145,9 @@ def _owner_reference_errors(refs: Sequence[Mapping[str, Any]] | None) -> list[Fi
     return errors
 
 
-def _finalizer_errors(finalizers: Sequence[str] | None, *, create: bool) -> list[FieldError]:
-    """apimachinery ``ValidateFinalizers`` (create only), then kube's ``validateKubeFinalizerName``."""
+def _finalizer_errors(finalizers: Sequence[str] | None, *, create: bool, qualified: bool = True) -> list[FieldError]:
+    """apimachinery ``ValidateFinalizers`` (create only), then kube's ``validateKubeFinalizerName``
+    (``qualified``: a name without a ``/`` must be a standard one)."""
     errors: list[FieldError] = []
     names = list(finalizers or [])
     if create:
@@ -153,7 +160,7 @@ def _finalizer_errors(finalizers: Sequence[str] | None, *, create: bool) -> list
         path = f"metadata.finalizers[{i}]"
         messages = is_qualified_name(name)
         errors += _invalid_each(path, name, messages)
-        if not messages and "/" not in name and name not in _STANDARD_FINALIZERS:
+        if qualified and not messages and "/" not in name and name not in _STANDARD_FINALIZERS:
             errors.append(FieldError.invalid(
                 path, name, "name is neither a standard finalizer name nor is it fully qualified"))
     return errors
@@ -186,7 +193,7 @@ def validate_object_meta(
         checker = _name_checker(spec)
         generate_name = meta.get("generateName") or ""
         name = meta.get("name") or ""
-        if generate_name:
+        if generate_name and not (name and (spec.group, spec.kind) in _GENERATE_NAME_UNCHECKED):
             errors += _invalid_each("metadata.generateName", generate_name, checker(_mask_trailing_dash(generate_name)))
         if name:
             errors += _invalid_each("metadata.name", name, checker(name))
@@ -221,7 +228,8 @@ def validate_object_meta(
     errors += _labels_errors(meta.get("labels"), "metadata.labels")
     errors += _annotations_errors(meta.get("annotations"))
     errors += _owner_reference_errors(meta.get("ownerReferences"))
-    errors += _finalizer_errors(meta.get("finalizers"), create=create)
+    errors += _finalizer_errors(meta.get("finalizers"), create=create,
+                                qualified=(spec.group, spec.kind) not in _ANY_FINALIZER_NAME)
     return errors
 
 

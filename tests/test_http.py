@@ -1115,3 +1115,86 @@ def test_same_requests_same_seed_same_bytes() -> None:
     assert [p["metadata"]["name"] for p in listed["items"]][0] == "a"
     assert re.match(r"^web-[bcdfghjklmnpqrstvwxz2456789]{5}$", listed["items"][1]["metadata"]["name"])
     assert listed["items"][0]["metadata"]["creationTimestamp"] == "2026-01-01T00:00:01Z"
+
+
+# ------------------------------------------------------------------- fidelity with kube-apiserver v1.36
+
+
+LEASES = "/apis/coordination.k8s.io/v1/namespaces/default/leases"
+
+
+def test_an_update_needs_a_resource_version_where_the_kind_asks_for_one() -> None:
+    """Leases (like PDBs, CSINodes, CSIDrivers, CSIStorageCapacities and VolumeAttachments) take
+    no unconditional update; a resourceVersion that does not parse is the versioner's plain error.
+    Both answers captured from kube-apiserver v1.36."""
+    async def scenario(api: Api) -> None:
+        created = await api.ok("POST", LEASES, {"metadata": {"name": "l"}, "spec": {"holderIdentity": "h"}})
+        unconditional = await api.put(f"{LEASES}/l", {"metadata": {"name": "l"}, "spec": {"holderIdentity": "i"}})
+        assert (unconditional.status, unconditional.body) == (422, status(
+            422, "Invalid", 'leases.coordination.k8s.io "l" is invalid: metadata.resourceVersion: Invalid value: 0: '
+            "must be specified for an update", {"name": "l", "group": "coordination.k8s.io", "kind": "leases",
+                                                "causes": [{"reason": "FieldValueInvalid", "field": "metadata.resourceVersion",
+                                                            "message": "Invalid value: 0: must be specified for an update"}]}))
+        garbled = await api.put(f"{LEASES}/l", {"metadata": {"name": "l", "resourceVersion": "abc"}})
+        assert (garbled.status, garbled.body) == (500, {
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": 'strconv.ParseUint: parsing "abc": invalid syntax', "code": 500})
+        meta = dict(created["metadata"])
+        updated = await api.ok("PUT", f"{LEASES}/l", {"metadata": meta, "spec": {"holderIdentity": "i"}})
+        assert updated["spec"] == {"holderIdentity": "i"}
+        # a ConfigMap takes an update without one
+        await api.ok("POST", "/api/v1/namespaces/default/configmaps", {"metadata": {"name": "c"}})
+        await api.ok("PUT", "/api/v1/namespaces/default/configmaps/c", {"metadata": {"name": "c"}, "data": {"a": "b"}})
+
+    serve(scenario)
+
+
+def test_which_created_objects_have_a_generation() -> None:
+    """Compared with the same objects created on kube-apiserver v1.36: a pod has generation 1, a
+    Lease, a Service and a ResourceClaim have none (and a claim has an empty status)."""
+    async def scenario(api: Api) -> None:
+        assert (await api.ok("POST", PODS, pod("p")))["metadata"]["generation"] == 1
+        lease = await api.ok("POST", LEASES, {"metadata": {"name": "l"}, "spec": {"holderIdentity": "h"}})
+        service = await api.ok("POST", "/api/v1/namespaces/default/services",
+                               {"metadata": {"name": "s"}, "spec": {"ports": [{"port": 80}]}})
+        claim = await api.ok("POST", "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims", {
+            "metadata": {"name": "c"},
+            "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "dc"}}]}}})
+        assert [("generation" in o["metadata"]) for o in (lease, service, claim)] == [False, False, False]
+        assert claim["status"] == {}
+
+    serve(scenario)
+
+
+def test_a_pod_condition_written_without_a_transition_time_keeps_none() -> None:
+    """kube-apiserver v1.36 stores such a condition with "lastTransitionTime": null."""
+    async def scenario(api: Api) -> None:
+        await api.ok("POST", PODS, pod("p"))
+        patched = await api.ok("PATCH", f"{PODS}/p/status", {"status": {"conditions": [
+            {"type": "Ready", "status": "False"}, {"type": "example.com/Custom", "status": "True"}]}})
+        assert [(c["type"], c["lastProbeTime"], c["lastTransitionTime"]) for c in patched["status"]["conditions"]] == [
+            ("Ready", None, None), ("example.com/Custom", None, None)]
+
+    serve(scenario)
+
+
+def test_metadata_checks_some_kinds_skip() -> None:
+    """Found by creating every served kind on kube-apiserver v1.36: a ConfigMap refuses a bad
+    generateName and an unqualified finalizer, a PodDisruptionBudget takes both, a Lease takes
+    the finalizer, a ReplicationController the generateName."""
+    async def scenario(api: Api) -> None:
+        bad_prefix = {"name": "x", "generateName": "Bad"}
+        unqualified = {"name": "y", "finalizers": ["noslash"]}
+        configmaps = "/api/v1/namespaces/default/configmaps"
+        assert (await api.post(configmaps, {"metadata": bad_prefix})).status == 422
+        assert (await api.post(configmaps, {"metadata": unqualified})).status == 422
+        pdbs = "/apis/policy/v1/namespaces/default/poddisruptionbudgets"
+        for meta in (bad_prefix, unqualified):
+            reply = await api.post(pdbs, {"metadata": meta, "spec": {"minAvailable": 1}})
+            assert reply.status == 201, reply.body
+        assert (await api.post(LEASES, {"metadata": unqualified})).status == 201
+        rc = {"metadata": bad_prefix, "spec": {"selector": {"app": "a"}, "template": {
+            "metadata": {"labels": {"app": "a"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}
+        assert (await api.post("/api/v1/namespaces/default/replicationcontrollers", rc)).status == 201
+
+    serve(scenario)

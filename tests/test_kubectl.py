@@ -192,17 +192,11 @@ def test_create_namespace_from_a_manifest(kubectl: Kubectl) -> None:
     assert kubectl.out("apply", "-f", "-", input=generated) == "namespace/team-b created\n"
 
 
-def test_create_namespace_imperatively_gets_the_json_only_answer(kubectl: Kubectl) -> None:
-    """``kubectl create namespace NAME`` uses kubectl's typed client, which sends protobuf; the fake
-    speaks JSON only (issue 2), so this is the one namespace command that cannot work."""
-    assert kubectl.fail("create", "namespace", "team-c") == (
-        "Error from server (UnsupportedMediaType): the body of the request was in an unknown format - "
-        "accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf; "
-        "this fake API server speaks JSON only: configure the client for JSON (kube-scheduler: "
-        "clientConnection.contentType: application/json; client-go: rest.Config.ContentType = "
-        '"application/json")\n')
-    assert kubectl.fail("get", "namespace", "team-c") == (
-        'Error from server (NotFound): namespaces "team-c" not found\n')
+def test_create_namespace_imperatively(kubectl: Kubectl) -> None:
+    """``kubectl create namespace NAME`` uses kubectl's typed client, which sends protobuf; the
+    fake decodes it (tests/test_protobuf.py has the other imperative creates)."""
+    assert kubectl.out("create", "namespace", "team-c") == "namespace/team-c created\n"
+    assert kubectl.out("get", "namespace", "team-c", "-o", "jsonpath={.status.phase}") == "Active"
 
 
 def test_api_resources_lists_every_served_kind(kubectl: Kubectl) -> None:

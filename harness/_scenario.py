@@ -60,7 +60,7 @@ from harness._expectations import (
 )
 from harness._kubeclient import PATCH_TYPES, Informer, KubeClient, resolve_kind, resource_path
 from harness._kubelet import Kubelet, KubeletStandIns
-from harness._shared_cluster import SharedCluster
+from harness._shared_cluster import JOURNAL_CATCH_UP, SharedCluster, unjournaled
 from harness._virtual_time import VirtualEventLoop
 from harness._writes import Write, delivered, writes_of
 
@@ -393,22 +393,28 @@ class Scenario:
             await loop.wait_all_tasks_blocked()
             return
         target = self._last_pod_rv
-        if not target:
-            return
-        seen = asyncio.Event()
+        if target:
+            seen = asyncio.Event()
 
-        def check(event: str, obj: Obj) -> None:
-            if self.pods.rv.isdigit() and int(self.pods.rv) >= target:
-                seen.set()
+            def check(event: str, obj: Obj) -> None:
+                if self.pods.rv.isdigit() and int(self.pods.rv) >= target:
+                    seen.set()
 
-        check("", {})
-        self.pods.listeners.append(check)
-        try:
-            await asyncio.wait_for(seen.wait(), timeout)
-        except asyncio.TimeoutError:
-            pass
-        finally:
-            self.pods.listeners.remove(check)
+            check("", {})
+            self.pods.listeners.append(check)
+            try:
+                await asyncio.wait_for(seen.wait(), timeout)
+            except asyncio.TimeoutError:
+                pass
+            finally:
+                self.pods.listeners.remove(check)
+        journal = self.backend.journal
+        if journal is not None and self.sees_scheduler:  # the writes behind what the informer saw
+            deadline = loop.time() + JOURNAL_CATCH_UP
+            while unjournaled(journal.entries[self.start_seq:], self.namespace, list(self.pods.objects.values())):
+                if loop.time() >= deadline:
+                    break
+                await asyncio.sleep(0.01)
 
     async def eventually(self, predicate: Predicate, within: float) -> None:
         """Return as soon as ``predicate`` holds; fail if it does not within ``within`` seconds."""
@@ -425,9 +431,14 @@ class Scenario:
                 held.set()
 
         self.pods.listeners.append(check)
-        poller = None if isinstance(predicate, Expectation) else asyncio.create_task(self._poll(check))
+        # on real time a named expectation is polled too: what it reads of the journal may land
+        # after the pod event that made it true (settle)
+        real_time = not isinstance(asyncio.get_running_loop(), VirtualEventLoop)
+        poller = None if isinstance(predicate, Expectation) and not real_time else asyncio.create_task(self._poll(check))
         try:
             await asyncio.wait_for(held.wait(), within)
+            if real_time:
+                await self.settle()  # what follows may judge the writes behind what was just seen
         except asyncio.TimeoutError:
             raise ExpectationFailed(self._failure(
                 f"expected within {_secs(within)} s (t={start:.3f}..{start + within:.3f}): {expectation.description}",
@@ -455,7 +466,8 @@ class Scenario:
         await self.settle()
         check("", {})
         self.pods.listeners.append(check)
-        poller = None if isinstance(predicate, Expectation) else asyncio.create_task(self._poll(check))
+        real_time = not isinstance(asyncio.get_running_loop(), VirtualEventLoop)
+        poller = None if isinstance(predicate, Expectation) and not real_time else asyncio.create_task(self._poll(check))
         try:
             try:
                 await asyncio.wait_for(broke.wait(), within)

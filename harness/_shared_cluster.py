@@ -43,14 +43,14 @@ import asyncio
 import logging
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Iterable
 
-from fake_apiserver import KINDS, FaultProxy, KindSpec
+from fake_apiserver import KINDS, FaultProxy, JournalEntry, KindSpec
 from harness._backend import BackendError
 from harness._kubeclient import PATCH_TYPES, ApiError, KubeClient, resolve_kind, resource_path
 
 __all__ = ["FAKE_NODE_LABEL", "HEARTBEAT", "SCENARIO_NAMESPACE_LABEL", "SharedCluster", "make_default_service_account",
-           "poll_until", "prepare_namespace"]
+           "poll_until", "prepare_namespace", "unjournaled"]
 
 Obj = dict[str, Any]
 Request = Callable[..., Awaitable[Any]]
@@ -68,6 +68,10 @@ NODE_LEASE_NAMESPACE = "kube-node-lease"
 NOT_READY_TAINT = "node.kubernetes.io/not-ready"
 #: How long a shared cluster may take to make a namespace usable or untaint a new node.
 SETUP_TIMEOUT = 60.0
+#: How long a judgement on real time waits for the journal to hold the writes behind the pod
+#: changes it has seen (:func:`unjournaled`); a change made by nobody the journal sees (a
+#: cluster's own controller) costs this much once per judgement.
+JOURNAL_CATCH_UP = 1.0
 #: The finalizer a scheduler puts on a ResourceClaim it allocates, which the ResourceClaim
 #: controller takes off once the claim is deleted and no pod uses it.
 CLAIM_FINALIZER = "resource.kubernetes.io/delete-protection"
@@ -76,6 +80,40 @@ CLAIM_FINALIZER = "resource.kubernetes.io/delete-protection"
 NAMESPACE_CONTENTS: tuple[KindSpec, ...] = tuple(
     spec for spec in KINDS if spec.namespaced and spec.resource != "pods"
     and not (spec.group == "events.k8s.io" and spec.resource == "events"))
+
+
+def unjournaled(entries: Iterable[JournalEntry], namespace: str, pods: Iterable[Obj]) -> list[str]:
+    """The pods of ``namespace`` whose resourceVersion (as a watch delivered it) no journaled write
+    accounts for yet. On real time a watch event can reach the scenario before the answer to the
+    write that caused it has reached the journal's server (a real API server sends the event to
+    its watchers before it answers the writer), so a judgement made as soon as the pod changed
+    could miss the write. A write accounts for a resourceVersion when the object it left has that
+    one or a later one; a binding's result is computed, not read (no resourceVersion), so a bound
+    pod is accounted for by any journaled binding of it."""
+    latest: dict[str, int] = {}
+    bound: set[str] = set()
+    for e in entries:
+        if e.type != "request" or e.resource != "pods" or e.namespace != namespace or \
+                e.verb not in ("create", "update", "patch", "delete"):
+            continue
+        after = e.after if isinstance(e.after, dict) else {}
+        name = e.name or str((after.get("metadata") or {}).get("name", ""))
+        if e.subresource == "binding":
+            bound.add(name)
+            continue
+        rv = str((after.get("metadata") or {}).get("resourceVersion", ""))
+        if rv.isdigit():
+            latest[name] = max(latest.get(name, 0), int(rv))
+    missing = []
+    for pod in pods:
+        meta = pod.get("metadata") or {}
+        name, rv = str(meta.get("name", "")), str(meta.get("resourceVersion", ""))
+        if not rv.isdigit() or latest.get(name, 0) >= int(rv):
+            continue
+        if (pod.get("spec") or {}).get("nodeName") and name in bound:
+            continue
+        missing.append(name)
+    return missing
 
 
 async def poll_until(what: str, ready: Callable[[], Awaitable[bool]], *, timeout: float, every: float) -> None:

@@ -209,3 +209,27 @@ def test_daemonsets_are_patched_and_their_rollout_awaited(tmp_path: Path) -> Non
             await runner.cleanup()
 
     run(main())
+
+
+def test_a_pod_change_is_unjournaled_until_a_write_accounts_for_its_resource_version() -> None:
+    """A watch event can beat the answer to the write behind it on a real API server: the pod's
+    resourceVersion is accounted for by a journaled write that left it (or a later one), and a
+    bound pod by any journaled binding of it (a binding's result has no resourceVersion)."""
+    from fake_apiserver import JournalEntry
+    from harness._shared_cluster import unjournaled
+
+    def pod(name: str, rv: str, node: str = "") -> Obj:
+        return {"metadata": {"name": name, "resourceVersion": rv}, "spec": {"nodeName": node} if node else {}}
+
+    def write(seq: int, verb: str, name: str, rv: str, subresource: str = "", ns: str = "ns") -> JournalEntry:
+        return JournalEntry(seq=seq, time=0.0, type="request", verb=verb, resource="pods", subresource=subresource,
+                            namespace=ns, name=name, after={"metadata": {"name": name, "resourceVersion": rv}})
+
+    created = JournalEntry(seq=1, time=0.0, type="request", verb="create", resource="pods", namespace="ns",
+                           after={"metadata": {"name": "p", "resourceVersion": "10"}})
+    assert unjournaled([created], "ns", [pod("p", "10")]) == []
+    assert unjournaled([created], "ns", [pod("p", "12")]) == ["p"]  # the status patch's answer not in yet
+    assert unjournaled([created, write(2, "patch", "p", "12", "status")], "ns", [pod("p", "12")]) == []
+    assert unjournaled([created, write(2, "patch", "p", "12", "status", ns="other")], "ns", [pod("p", "12")]) == ["p"]
+    assert unjournaled([created], "ns", [pod("p", "13", node="n1")]) == ["p"]
+    assert unjournaled([created, write(3, "create", "p", "10", "binding")], "ns", [pod("p", "13", node="n1")]) == []

@@ -172,13 +172,18 @@ def _probe_pod() -> Obj:
                                       "effect": "NoSchedule"}]}}
 
 
-def scheduler_config(kubeconfig_path: Path) -> Obj:
-    """A KubeSchedulerConfiguration for a JSON-only API server: JSON content type (the client
-    default is protobuf, k8s-semantics F.1) and no leader election (no Lease traffic, no wait)."""
+def scheduler_config(kubeconfig_path: Path, content_type: str | None = "application/json") -> Obj:
+    """A KubeSchedulerConfiguration with no leader election (no Lease traffic, no wait) whose
+    client sends ``content_type`` bodies: JSON by default, the way every suite has run; None
+    leaves ``contentType`` out, so kube-scheduler sends its client default, protobuf
+    (k8s-semantics F.1), which the fake decodes too."""
+    connection = {"kubeconfig": str(kubeconfig_path)}
+    if content_type is not None:
+        connection["contentType"] = content_type
     return {
         "apiVersion": "kubescheduler.config.k8s.io/v1",
         "kind": "KubeSchedulerConfiguration",
-        "clientConnection": {"kubeconfig": str(kubeconfig_path), "contentType": "application/json"},
+        "clientConnection": connection,
         "leaderElection": {"leaderElect": False},
     }
 
@@ -189,7 +194,8 @@ class ProcessAdapter(SchedulerAdapter):
 
     The template is split like a shell would (no shell runs); in each argument ``{kubeconfig}``,
     ``{feature_gates}`` (``A=true,B=false``) and ``{config}`` are replaced. ``{config}`` makes the
-    adapter write :func:`scheduler_config` to ``workdir/scheduler-config.yaml``. Output and errors
+    adapter write :func:`scheduler_config` to ``workdir/scheduler-config.yaml``, with
+    ``content_type`` as its client's body type (None: the client's default). Output and errors
     go to ``workdir/scheduler.log``. Ready when the probe pod is bound within ``ready_timeout``;
     stopped with SIGTERM, then SIGKILL after ``stop_grace`` seconds.
     """
@@ -197,10 +203,12 @@ class ProcessAdapter(SchedulerAdapter):
     needs_real_time = True
 
     def __init__(self, command_template: str, workdir: str | Path, *, name: str = "cmd",
-                 ready_timeout: float = 30.0, stop_grace: float = 5.0, probe: bool = True) -> None:
+                 ready_timeout: float = 30.0, stop_grace: float = 5.0, probe: bool = True,
+                 content_type: str | None = "application/json") -> None:
         if not shlex.split(command_template):
             raise ValueError("the scheduler command template is empty")
         self.command_template = command_template
+        self.content_type = content_type
         self.workdir = Path(workdir)
         self.name = name
         self.ready_timeout = ready_timeout
@@ -221,7 +229,7 @@ class ProcessAdapter(SchedulerAdapter):
         if "{config}" in self.command_template:
             path = self.workdir / "scheduler-config.yaml"
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(yaml.safe_dump(scheduler_config(kubeconfig_path), sort_keys=False))
+            path.write_text(yaml.safe_dump(scheduler_config(kubeconfig_path, self.content_type), sort_keys=False))
             values["{config}"] = str(path)
         argv = []
         for part in shlex.split(self.command_template):

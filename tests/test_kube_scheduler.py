@@ -11,12 +11,16 @@ skipped; a listed path that is not an executable file skips its own tests, namin
 tests at the end need no binary: they pin, on the store alone, the two server behaviours the real
 schedulers showed were missing.
 
-Per binary, one :class:`~fake_apiserver.FakeApiServer` (``taint_not_ready_nodes=False``) runs on a
-real-time event loop in a background thread, and the scheduler runs as a subprocess with a
-``KubeSchedulerConfiguration`` that selects JSON (``clientConnection.contentType``, the fake
-speaks JSON only), ``leaderElect: false`` and ``--secure-port=0`` (k8s-semantics F.1, F.2). Its
-log goes to ``kube-scheduler.log`` in the test's temporary directory; a failing test prints the
-log's tail and the end of the request journal.
+Per binary and per body type, one :class:`~fake_apiserver.FakeApiServer`
+(``taint_not_ready_nodes=False``) runs on a real-time event loop in a background thread, and the
+scheduler runs as a subprocess with a ``KubeSchedulerConfiguration`` (harness
+``scheduler_config``) with ``leaderElect: false`` and ``--secure-port=0`` (k8s-semantics F.1,
+F.2), once with ``clientConnection.contentType: application/json`` and once without it, so with
+its default configuration: protobuf bodies for creates (binding, Events) and DeleteOptions, which
+the fake decodes, and strategic-merge JSON for patches either way. Every test runs against both;
+the journal records a protobuf body as the JSON it decodes to, so the bodies are asserted alike.
+Its log goes to ``kube-scheduler.log`` in the test's temporary directory; a failing test prints
+the log's tail and the end of the request journal.
 
 Readiness is a state, never a duration: a probe pod is bound, which the scheduler does only
 after ``WaitForCacheSync`` on every informer (F.3), and the journal shows every informed
@@ -58,6 +62,7 @@ import pytest
 from fake_apiserver import FakeApiServer, JournalEntry, KindSpec, Store, by_resource
 from fake_apiserver._discovery import api_resource_list
 from fake_apiserver._watch import INITIAL_EVENTS_END
+from harness._adapters import scheduler_config
 from recorded_requests import RECORDED, recorded_body
 
 SAFETY_TIMEOUT = 60.0  # seconds; only ever reached when something hangs
@@ -118,6 +123,11 @@ def _binaries() -> list[str]:
 
 
 BINARIES = _binaries()
+
+JSON = "application/json"
+PROTOBUF = "application/vnd.kubernetes.protobuf"
+# The body types a kube-scheduler is run with: JSON set in its configuration, and its default.
+CONTENT_TYPES = {"json": JSON, "protobuf": None}
 
 NO_BINARY = ("set SCHEDHARNESS_KUBE_SCHEDULER to a kube-scheduler binary (or several, ':'-separated) "
              "to run a real kube-scheduler against the fake")
@@ -181,6 +191,7 @@ class Scheduler:
 
     binary: str
     minor: int
+    content_type: str | None  # clientConnection.contentType; None: the client's default (protobuf)
     fake: ServerThread
     proc: subprocess.Popen[bytes]
     log: Path
@@ -265,8 +276,9 @@ def _informed(entries: list[JournalEntry]) -> set[str]:
 
 
 def binary_or_skip(request: pytest.FixtureRequest) -> str:
-    """The fixture's kube-scheduler binary (its param), or a skip with the reason."""
-    binary = str(request.param)
+    """The fixture's kube-scheduler binary (its param, or the first item of a tuple param), or a
+    skip with the reason."""
+    binary = str(request.param[0] if isinstance(request.param, tuple) else request.param)
     if not BINARIES:
         pytest.skip(NO_BINARY)
     if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
@@ -274,34 +286,36 @@ def binary_or_skip(request: pytest.FixtureRequest) -> str:
     return binary
 
 
-def start_kube_scheduler(binary: str, kubeconfig: Path, tmp: Path, log: Path) -> subprocess.Popen[bytes]:
-    """A kube-scheduler on ``kubeconfig`` with JSON content type and no leader election, logging
-    to ``log`` at -v=2."""
+def start_kube_scheduler(binary: str, kubeconfig: Path, tmp: Path, log: Path,
+                         content_type: str | None = JSON) -> subprocess.Popen[bytes]:
+    """A kube-scheduler on ``kubeconfig`` with ``content_type`` bodies (None: its default,
+    protobuf) and no leader election, logging to ``log`` at -v=2."""
     config = tmp / "kube-scheduler.yaml"
-    config.write_text(
-        "apiVersion: kubescheduler.config.k8s.io/v1\n"
-        "kind: KubeSchedulerConfiguration\n"
-        f"clientConnection: {{kubeconfig: {kubeconfig}, contentType: application/json}}\n"
-        "leaderElection: {leaderElect: false}\n"
-    )
+    written = scheduler_config(kubeconfig, content_type)
+    assert ("contentType" in written["clientConnection"]) == (content_type is not None)
+    config.write_text(json.dumps(written))  # JSON is YAML
     with log.open("wb") as out:
         return subprocess.Popen([binary, f"--config={config}", "--secure-port=0", "-v=2"],
                                 stdout=out, stderr=subprocess.STDOUT)
 
-@pytest.fixture(scope="module", params=BINARIES or ["<unset>"])
+@pytest.fixture(scope="module", params=[(b, t) for b in BINARIES or ["<unset>"] for t in CONTENT_TYPES],
+                ids=lambda p: f"{Path(p[0]).name}-{p[1]}")
 def scheduler(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scheduler]:
-    """A fake with one ready node, a kube-scheduler started against it, and a bound probe pod."""
+    """A fake with one ready node, a kube-scheduler started against it (JSON bodies, or its
+    default protobuf), and a bound probe pod."""
     binary = binary_or_skip(request)
+    content_key = request.param[1]
+    content_type = CONTENT_TYPES[content_key]
     minor = _minor(binary)
-    tmp = tmp_path_factory.mktemp(f"kube-scheduler-v1.{minor}")
+    tmp = tmp_path_factory.mktemp(f"kube-scheduler-v1.{minor}-{content_key}")
     server = FakeApiServer(taint_not_ready_nodes=False)
     server.journal.keep_watch_objects = True  # the initial-events-end bookmark is read from them
     with ServerThread(server) as fake:
         kubeconfig = server.write_kubeconfig(tmp / "kubeconfig")
         fake.call(lambda: server.store.create(NODES, None, node_manifest(NODE, "2")))
         log = tmp / "kube-scheduler.log"
-        proc = start_kube_scheduler(binary, kubeconfig, tmp, log)
-        sched = Scheduler(binary, minor, fake, proc, log)
+        proc = start_kube_scheduler(binary, kubeconfig, tmp, log, content_type)
+        sched = Scheduler(binary, minor, content_type, fake, proc, log)
         try:
             with sched.reported():
                 sched.create_pod("probe", "100m")
@@ -351,16 +365,20 @@ def test_a_pod_that_fits_is_bound(scheduler: Scheduler) -> None:
             "type": "PodScheduled", "status": "True", "lastProbeTime": None}
         assert RFC3339.match(cond["lastTransitionTime"])
         [binding] = scheduler.requests("create", "pods", subresource="binding", name="fits")
-        assert _request_line(binding) == _recorded_line("binding")
+        assert _request_line(binding) == _recorded_line("binding", scheduler)
         expected = recorded_body("binding", binding.body)
         assert expected["metadata"]["uid"] == created["metadata"]["uid"]
-        # v1.30's apimachinery encodes the zero creationTimestamp as null; v1.35's omits it.
-        if {30: True, 35: False}.get(scheduler.minor, "creationTimestamp" in binding.body["metadata"]):
+        # v1.30's apimachinery encodes the zero creationTimestamp as null; v1.35's omits it, and so
+        # does the fake's protobuf decoding (the v1.36 ObjectMeta's omitzero).
+        if scheduler.content_type == JSON and {30: True, 35: False}.get(
+                scheduler.minor, "creationTimestamp" in binding.body["metadata"]):
             expected["metadata"] = {"creationTimestamp": None, **expected["metadata"]}
         assert binding.body == expected
         event = _wait("the Scheduled event", lambda: _event(scheduler, "fits"), scheduler.explain)
         assert (event["reason"], event["type"], event["action"], event["note"]) == (
             "Scheduled", "Normal", "Binding", f"Successfully assigned default/fits to {NODE}")
+        creates = [e for e in scheduler.requests("create", "events.events.k8s.io") if e.body["regarding"]["name"] == "fits"]
+        assert [(e.content_type, e.code) for e in creates] == [(_body_type(scheduler), 201)]
 
 
 def _events(scheduler: Scheduler, pod: str) -> list[dict[str, Any]]:
@@ -389,8 +407,18 @@ def _request_line(entry: JournalEntry) -> tuple[str, str, int]:
     return entry.path, entry.content_type, entry.code
 
 
-def _recorded_line(name: str) -> tuple[str, str, int]:
-    return RECORDED[name]["path"], RECORDED[name]["content_type"], RECORDED[name]["code"]
+def _recorded_line(name: str, scheduler: Scheduler | None = None) -> tuple[str, str, int]:
+    """The recorded request's path, content type and code; a JSON body is protobuf from a
+    ``scheduler`` run with its default configuration (patches are strategic-merge JSON either way)."""
+    content_type = RECORDED[name]["content_type"]
+    if scheduler is not None and content_type == JSON:
+        content_type = _body_type(scheduler)
+    return RECORDED[name]["path"], content_type, RECORDED[name]["code"]
+
+
+def _body_type(scheduler: Scheduler) -> str:
+    """The Content-Type of the scheduler's create bodies."""
+    return scheduler.content_type or PROTOBUF
 
 
 def _as_this_version(scheduler: Scheduler, body: dict[str, Any], sent: dict[str, Any]) -> dict[str, Any]:

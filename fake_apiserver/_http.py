@@ -57,7 +57,9 @@ from fake_apiserver._patch import _syntax_error as go_json_syntax_error
 from fake_apiserver._decode import (
     decode_delete_options,
     decode_list_options,
+    go_json_type,
     go_parse_int,
+    go_quote,
     interpret_errors,
     parse_resource_version,
     query_bool,
@@ -66,7 +68,7 @@ from fake_apiserver._decode import (
     summarize_data,
     validate_write_options,
 )
-from fake_apiserver._store import Store, kept_after_delete, too_large_resource_version
+from fake_apiserver._store import CREATE_ON_UPDATE, Store, kept_after_delete, too_large_resource_version
 from fake_apiserver._tables import TableStream, negotiate_table, render_table
 from fake_apiserver._watch import WatchEvent, Watcher
 
@@ -418,6 +420,37 @@ async def _blocking(read: Callable[[], Obj]) -> Obj:
         return read()
 
 
+def _check_name_segment(name: str) -> None:
+    """The handlers' ``Namer.Name``: a name that cannot be a path segment
+    (``path.IsValidPathSegmentName``) is a 400 before anything is looked up."""
+    problems = [f"may not be '{name}'"] if name in (".", "..") else []
+    problems += [f"may not contain '{c}'" for c in "/%" if c in name]
+    if problems:
+        raise BadRequest(f"Name parameter invalid: {go_quote(name)}: {';'.join(problems)}")
+
+
+def _check_apply_body(data: bytes, spec: KindSpec) -> None:
+    """What ``applyPatcher`` refuses before it applies (an apply to a missing object too, which it
+    would create): a body that is no YAML or JSON object (``error decoding YAML: ...``; go-yaml's
+    own words for a YAML syntax error differ from PyYAML's, which this gives), and an object of
+    another type than the URL's (``versionCheckManager``: ``invalid object type: <gvk>``). The
+    fake applies nothing itself; the store then answers that server-side apply is not served."""
+    import yaml
+
+    try:
+        value = yaml.safe_load(data) if data.strip() else None
+    except yaml.YAMLError as e:
+        raise BadRequest(f"error decoding YAML: error converting YAML to JSON: yaml: {str(e).splitlines()[0]}") from e
+    if value is not None and not isinstance(value, dict):
+        raise BadRequest("error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal "
+                         f"{go_json_type(value)} into Go value of type map[string]interface {{}}")
+    obj = value or {}
+    api_version, kind = str(obj.get("apiVersion") or ""), str(obj.get("kind") or "")
+    group, _, version = api_version.rpartition("/")
+    if (group, version, kind) != (spec.group, spec.version, spec.kind):
+        raise BadRequest(f"invalid object type: {group}/{version}, Kind={kind}")
+
+
 def _check_export(query: Mapping[str, str]) -> None:
     """``GetResource``: ``?export`` is refused since v1.14 (any value that reads as true)."""
     values = query_values(query, "export")
@@ -555,6 +588,8 @@ class ApiHandler:
             raise RouteNotFound()
         if info.namespace and not spec.namespaced:
             raise RouteNotFound()
+        if info.name:
+            _check_name_segment(info.name)
         store = self.store
         ns = info.namespace or None
         q = info.query
@@ -599,11 +634,16 @@ class ApiHandler:
             return self.encoded.response(self._store_write(info, dry_run=dry_run, warnings=_warnings(info)), 201)
         if verb == "update" and info.name:
             dry_run = validate_write_options("UpdateOptions", q)
-            return self.encoded.response(self._store_write(info, dry_run=dry_run, warnings=_warnings(info)))
+            creating = (spec.group, spec.resource) in CREATE_ON_UPDATE and not info.subresource \
+                and not store.exists(spec, ns, info.name)
+            updated = self._store_write(info, dry_run=dry_run, warnings=_warnings(info))
+            return self.encoded.response(updated, 201 if creating else 200)
         if verb == "patch" and info.name:
             _route_consumes_patch(info.content_type)
             patch_type = patch_media_type(info.content_type)
             dry_run = validate_write_options("PatchOptions", q, patch_type=patch_type)
+            if patch_type == "application/apply-patch+yaml":
+                _check_apply_body(info.body, spec)
             return self.encoded.response(self._store_write(info, dry_run=dry_run, warnings=_warnings(info)))
         if verb == "delete" and not info.subresource:
             return self.encoded.response(self._store_write(info, dry_run=False))

@@ -340,6 +340,9 @@ class Store:
 
     # ------------------------------------------------------------------ reads
 
+    def exists(self, spec: KindSpec, namespace: str | None, name: str) -> bool:
+        return self._key(spec, namespace, name) in self._bucket(spec)
+
     def get(self, spec: KindSpec, namespace: str | None, name: str) -> Obj:
         obj = self._bucket(spec).get(self._key(spec, namespace, name))
         if obj is None:
@@ -515,7 +518,11 @@ class Store:
         optimistic lock (none: an unconditional update); a no-op writes nothing, and neither
         does a dry run (``dryRun=All``), which answers with what would have been stored."""
         obj = self._check_body(spec, body, namespace, name=name, field_validation=field_validation)
-        old = self.get(spec, namespace, name)
+        old = self._bucket(spec).get(self._key(spec, namespace, name))
+        if old is None:
+            if (spec.group, spec.resource) in CREATE_ON_UPDATE and subresource is None:
+                return self.create(spec, namespace, obj, dry_run=dry_run)
+            raise NotFound.of(spec.resource, spec.group, name)
         uid = obj["metadata"].get("uid")
         if uid and uid != old["metadata"]["uid"]:
             raise Conflict.of(spec.resource, spec.group, name, _precondition_failed(
@@ -937,6 +944,11 @@ _RETURNS_DELETED_OBJECT = {
     ("resource.k8s.io", "resourceslices"), ("resource.k8s.io", "deviceclasses"),
 }
 
+
+# Kinds whose update strategy has ``AllowCreateOnUpdate() == true``: a PUT of a missing object
+# creates it (201), as checked against kube-apiserver v1.36 for every namespaced served kind.
+CREATE_ON_UPDATE = frozenset({("", "events"), ("events.k8s.io", "events"), ("", "services"),
+                              ("coordination.k8s.io", "leases")})
 
 # Kinds whose update strategy has ``AllowUnconditionalUpdate() == false``: an update must carry
 # the resourceVersion it read (checked against kube-apiserver v1.36, PUT without one, each kind).

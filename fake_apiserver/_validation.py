@@ -10,7 +10,8 @@ validator would return for the same input; :func:`check` turns a non-empty list 
 What is checked, and what is deliberately not:
 
 * Object metadata (:func:`validate_object_meta`): name / generateName format per kind (DNS-1123
-  subdomain; DNS-1123 label for Namespace and StatefulSet; DNS-1035 label for Service), namespace
+  subdomain; DNS-1123 label for Namespace, StatefulSet and Service; none for core Events and
+  PodDisruptionBudgets), namespace
   against scope, generation, label keys and values, annotation keys and total size, owner-reference
   required fields, finalizer names; on update the immutable identity fields and the finalizer
   freeze while deleting. Not checked: managedFields, banned owners, the "one controller" rule,
@@ -39,7 +40,6 @@ from typing import Any, Callable, Mapping, Sequence
 from ._errors import BadRequest, FieldError, Invalid, UnknownError
 from ._kinds import KindSpec
 from ._names import (
-    is_dns1035_label,
     is_dns1123_label,
     is_dns1123_subdomain,
     is_label_value,
@@ -99,11 +99,18 @@ def _mask_trailing_dash(name: str) -> str:
     return name[:-2] + "a" if len(name) > 1 and name.endswith("-") else name
 
 
+def _no_name_rule(name: str) -> list[str]:
+    return []
+
+
 def _name_checker(spec: KindSpec) -> Callable[[str], list[str]]:
-    if (spec.group, spec.kind) == ("", "Namespace") or (spec.group, spec.kind) == ("apps", "StatefulSet"):
+    """The kind's name rule (each checked on kube-apiserver v1.36): DNS-1123 labels for
+    namespaces, StatefulSets and (RelaxedServiceNameValidation, on since v1.34) Services; none at
+    all for core Events and PodDisruptionBudgets; DNS-1123 subdomains for the rest."""
+    if (spec.group, spec.kind) in (("", "Namespace"), ("apps", "StatefulSet"), ("", "Service")):
         return is_dns1123_label
-    if (spec.group, spec.kind) == ("", "Service"):
-        return is_dns1035_label
+    if (spec.group, spec.kind) in (("", "Event"), ("policy", "PodDisruptionBudget")):
+        return _no_name_rule
     return is_dns1123_subdomain
 
 

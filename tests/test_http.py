@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, TypeVar
 
 import aiohttp
+import yarl
 
 from fake_apiserver import FakeApiServer
 from harness._virtual_time import VirtualClock, run
@@ -1196,5 +1197,54 @@ def test_metadata_checks_some_kinds_skip() -> None:
         rc = {"metadata": bad_prefix, "spec": {"selector": {"app": "a"}, "template": {
             "metadata": {"labels": {"app": "a"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}
         assert (await api.post("/api/v1/namespaces/default/replicationcontrollers", rc)).status == 201
+
+    serve(scenario)
+
+
+def test_a_name_that_cannot_be_a_path_segment_is_a_400() -> None:
+    """``Name parameter invalid`` (kube-apiserver v1.36, GET with the path sent as is)."""
+    async def scenario(api: Api) -> None:
+        for raw, name, why in (("..", "..", "may not be '..'"), (".", ".", "may not be '.'"),
+                               ("%2E%2E", "..", "may not be '..'"), ("a%25b", "a%b", "may not contain '%'")):
+            url = yarl.URL(f"{api.server.url}/api/v1/namespaces/default/configmaps/{raw}", encoded=True)
+            async with aiohttp.ClientSession() as session, session.get(url) as reply:  # the path as is
+                assert (reply.status, await reply.json()) == (400, status(
+                    400, "BadRequest", f'Name parameter invalid: "{name}": {why}')), raw
+
+    serve(scenario)
+
+
+def test_a_put_creates_a_missing_lease_event_or_service() -> None:
+    """``AllowCreateOnUpdate``: on kube-apiserver v1.36 a PUT of a missing Lease, Event or Service
+    creates it (201); of a missing ConfigMap it is a 404."""
+    async def scenario(api: Api) -> None:
+        created = await api.put(f"{LEASES}/l", {"metadata": {"name": "l"}, "spec": {"holderIdentity": "h"}})
+        assert (created.status, created.body["metadata"]["name"]) == (201, "l")
+        again = await api.put(f"{LEASES}/l", {"metadata": created.body["metadata"], "spec": {"holderIdentity": "i"}})
+        assert (again.status, again.body["spec"]) == (200, {"holderIdentity": "i"})
+        missing = await api.put("/api/v1/namespaces/default/configmaps/c", {"metadata": {"name": "c"}})
+        assert (missing.status, missing.body["message"]) == (404, 'configmaps "c" not found')
+
+    serve(scenario)
+
+
+def test_an_apply_body_is_checked_before_apply_is_refused() -> None:
+    """The 400s of ``applyPatcher`` come before anything else, for a missing object too
+    (messages captured from kube-apiserver v1.36); a well-formed apply gets the fake's 415."""
+    async def scenario(api: Api) -> None:
+        await api.ok("POST", LEASES, {"metadata": {"name": "l"}})
+        for name in ("l", "missing"):
+            path = f"{LEASES}/{name}?fieldManager=m"
+            for data, message in (
+                (b"{}", "invalid object type: /, Kind="),
+                (b"kind: Bogus\napiVersion: v1\nmetadata:\n  name: x\n", "invalid object type: /v1, Kind=Bogus"),
+                (b"- a\n- b\n", "error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot "
+                                "unmarshal array into Go value of type map[string]interface {}"),
+            ):
+                reply = await api.call("PATCH", path, data=data, content_type="application/apply-patch+yaml")
+                assert (reply.status, reply.body) == (400, status(400, "BadRequest", message)), (name, data)
+        applied = await api.call("PATCH", f"{LEASES}/l?fieldManager=m", content_type="application/apply-patch+yaml",
+                                 data=b"apiVersion: coordination.k8s.io/v1\nkind: Lease\nmetadata:\n  name: l\n")
+        assert applied.status == 415
 
     serve(scenario)

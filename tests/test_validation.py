@@ -104,10 +104,12 @@ def test_public_api_is_pinned() -> None:
         (NODES, {"name": "node-1.example.com"}, []),
         (NODES, {"name": "n", "namespace": "default"}, ["metadata.namespace: Forbidden: not allowed on this type"]),
         (NAMESPACES, {"name": "a.b"}, ['metadata.name: Invalid value: "a.b": must not contain dots']),
-        (SERVICES, {"name": "1svc", "namespace": "default"},
-         ['metadata.name: Invalid value: "1svc": a DNS-1035 label must consist of lower case alphanumeric '
-          "characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. "
-          "'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"]),
+        # kube-apiserver v1.36 (RelaxedServiceNameValidation): a Service name is a DNS-1123 label
+        (SERVICES, {"name": "1svc", "namespace": "default"}, []),
+        (SERVICES, {"name": "-a", "namespace": "default"},
+         ['metadata.name: Invalid value: "-a": a lowercase RFC 1123 label must consist of lower case alphanumeric '
+          "characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or "
+          "'123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"]),
         (NODES, {"name": "n", "labels": {"bad key": "ok", "k": "bad value!"}},
          [f'metadata.labels: Invalid value: "bad key": {NAME_RULE}',
           f'metadata.labels: Invalid value: "bad value!": {VALUE_RULE}']),

@@ -1,9 +1,9 @@
 """``fieldValidation``: what a write does with fields its type lacks, and how it says so.
 
 Every create, update and patch takes ``?fieldValidation=Strict|Warn|Ignore`` (``Warn`` when absent,
-``fieldValidation()`` in apiserver ``handlers/rest.go``); any other value is the options' 422
-(``CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "x": supported
-values: "", "Ignore", "Strict", "Warn"``). Unknown and duplicate fields of a body are then:
+``fieldValidation()`` in apiserver ``handlers/rest.go``; any other value is the options' 422, see
+:func:`~fake_apiserver._decode.validate_write_options`). Unknown and duplicate fields of a body
+are then:
 
 * ``Strict``: a 400 from the decoder, ``Pod in version "v1" cannot be handled as a Pod: strict
   decoding error: unknown field "spec.containerz", duplicate field "metadata.name"``; for a patch,
@@ -38,13 +38,11 @@ __all__ = [
     "FieldValidation",
     "check_patched",
     "decode_body",
-    "directive_errors",
     "warning_headers",
     "yaml_duplicates",
 ]
 
 STRICT, WARN, IGNORE = "Strict", "Warn", "Ignore"
-_SUPPORTED = ["", IGNORE, STRICT, WARN]  # sets.NewString(...).List(): sorted, "" first
 
 # parseYAMLWarnings: a YAML strict error is one error holding one line per duplicate key
 _YAML_PREFIXES = ("yaml: unmarshal errors:\n", "error converting YAML to JSON: yaml: unmarshal errors:\n")
@@ -52,13 +50,6 @@ _YAML_PREFIXES = ("yaml: unmarshal errors:\n", "error converting YAML to JSON: y
 # apiserver filters/warning.go: past this many runes every warning is cut to _ITEM_RUNES
 _TOTAL_RUNES = 4 * 1024
 _ITEM_RUNES = 256
-
-
-def directive_errors(value: str | None) -> list[FieldError]:
-    """``ValidateFieldValidation`` of the query parameter (absent or empty is allowed)."""
-    if value is None or value in _SUPPORTED:
-        return []
-    return [FieldError.not_supported("fieldValidation", value, _SUPPORTED)]
 
 
 @dataclass

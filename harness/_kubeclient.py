@@ -93,8 +93,16 @@ class ApiError(Exception):
         super().__init__(f"{method} {path}: {code} {self.reason}: {self.message}".replace(" : ", ": "))
 
 
+WRITE_METHODS = ("POST", "PUT", "PATCH")
+
+
 class KubeClient:
     """JSON requests against one API server; one aiohttp session, made on first use.
+
+    Writes (create, update, patch) ask for ``fieldValidation=Strict``, so a body with a field its
+    type lacks, or a key written twice, is refused with the server's ``strict decoding error``
+    instead of being dropped with a warning: a typo in a scenario fails loudly. A caller that
+    wants another directive passes its own ``fieldValidation`` parameter.
 
     ``on_request`` is called with (method, path) before each request and ``on_done`` after it
     (answered or not): the scenario uses them to tell its own requests from the scheduler's in
@@ -117,7 +125,9 @@ class KubeClient:
     async def request(self, method: str, path: str, *, body: Any = None,
                       content_type: str = "application/json", params: dict[str, str] | None = None) -> Any:
         """Send one request; return the decoded JSON answer or raise :class:`ApiError`."""
-        url = self.url + path + (f"?{urlencode(params)}" if params else "")
+        if method in WRITE_METHODS and "fieldValidation=" not in path and "fieldValidation" not in (params or {}):
+            params = {**(params or {}), "fieldValidation": "Strict"}
+        url = self.url + path + (("&" if "?" in path else "?") + urlencode(params) if params else "")
         data = json.dumps(body, separators=(",", ":")) if body is not None else None
         headers = {"Content-Type": content_type} if data is not None else {}
         token = self.on_request(method, path) if self.on_request is not None else None

@@ -110,7 +110,7 @@ class _Field:
 
 
 class _Message:
-    __slots__ = ("name", "go_type", "go_name", "codec", "wire", "fields", "by_number", "size", "plan")
+    __slots__ = ("name", "go_type", "go_name", "codec", "wire", "fields", "by_number", "size", "plan", "ops")
 
     def __init__(self, name: str, raw: dict[str, Any]) -> None:
         self.name = name
@@ -123,6 +123,8 @@ class _Message:
         self.size = len(self.fields)
         # (slot, name, absent value or _DROP, drop when falsy, inline, shape, struct or map field)
         self.plan: list[tuple[int, str, Any, bool, bool, int, Any]] = []
+        # what to do with a field, by its whole tag (number and wire type): (op, slot, argument)
+        self.ops: dict[int, tuple[int, int, Any]] = {}
 
     def slot(self, number: int) -> int:
         return self.by_number[number].slot
@@ -154,6 +156,7 @@ def _tables() -> _Tables:
             _compile_field(field, raw_field, messages)
         message.plan = [(f.slot, f.name, f.absent, f.drop_falsy, f.inline, *_shape(f))
                         for f in message.fields if f.name or f.inline]
+        message.ops = {tag: op for f in message.fields for tag, op in _ops(f)}
     kinds = {(k["group"], k["version"], k["kind"]): messages[k["message"]] for k in data["kinds"]}
     return _Tables(messages, kinds)
 
@@ -191,6 +194,33 @@ _ZERO_STRUCT = object()  # an absent non-pointer struct: its zero value's JSON, 
 # How a read slot becomes JSON: as it is (scalars, lists of them, codec values), a struct, a list
 # of structs, a map, base64 bytes.
 _PLAIN, _STRUCT, _STRUCTS, _MAP, _BASE64 = range(5)
+
+
+# How :func:`_read` stores a field, chosen once per (field, wire type). :func:`_read` compares
+# with the numbers themselves (constants, not global lookups, on the hot path): the
+# length-delimited ops first, most frequent first, then the varint ones from 9 on.
+(_OP_STRING, _OP_STRUCT, _OP_STRINGS, _OP_STRUCTS, _OP_MAP, _OP_CODEC, _OP_BYTES, _OP_CODECS, _OP_PACKED,
+ _OP_VARINT, _OP_VARINTS) = range(11)
+
+
+def _ops(field: _Field) -> list[tuple[int, tuple[int, int, Any]]]:
+    """The tags ``field`` is read under and what each does: its own wire type, and for a repeated
+    varint also the packed (length-delimited) form gogo accepts."""
+    tag = field.number << 3
+    slot, reader, message = field.slot, field.reader, field.message
+    if field.map:
+        return [(tag | 2, (_OP_MAP, slot, field))]
+    if reader == _STRING:
+        return [(tag | 2, (_OP_STRINGS if field.repeated else _OP_STRING, slot, None))]
+    if reader == _BYTES:
+        return [(tag | 2, (_OP_BYTES, slot, None))]
+    if message is None:
+        if field.repeated:
+            return [(tag, (_OP_VARINTS, slot, reader)), (tag | 2, (_OP_PACKED, slot, reader))]
+        return [(tag, (_OP_VARINT, slot, reader))]
+    if message.codec is not None:
+        return [(tag | 2, (_OP_CODECS if field.repeated else _OP_CODEC, slot, message))]
+    return [(tag | 2, (_OP_STRUCTS if field.repeated else _OP_STRUCT, slot, message))]
 
 
 def _shape(field: _Field) -> tuple[int, Any]:
@@ -283,91 +313,111 @@ def _scalar(reader: int, value: int) -> Any:
 
 def _read(message: _Message, data: bytes, pos: int, end: int, values: list[Any]) -> None:
     """Read the fields of ``message`` in ``data[pos:end]`` into ``values`` (one slot a field; a
-    nested struct's slot holds its own list, merged into when the field comes again)."""
-    by_number = message.by_number
+    nested struct's slot holds its own list, merged into when the field comes again).
+
+    The hot path: one dict lookup by the whole tag finds a known field with its expected wire
+    type; one-byte tags and lengths are read inline. Anything else (an unknown field, a wrong
+    wire type, an illegal tag) goes to :func:`_other_tag`."""
+    ops = message.ops
     while pos < end:
         start = pos
-        b = data[pos]
-        if b < 0x80:
-            tag, pos = b, pos + 1
+        tag = data[pos]
+        if tag < 0x80:
+            pos += 1
         else:
             tag, pos = _varint(data, pos, end)
-        number, wire = tag >> 3, tag & 7
-        if wire == 4:
-            raise ProtobufError(f"proto: {message.go_name}: wiretype end group for non-group")
-        if number <= 0 or number >= 1 << 31:
-            number = _int32(number)
-            if number <= 0:
-                raise ProtobufError(f"proto: {message.go_name}: illegal tag {number} (wire type {tag})")
-        field = by_number.get(number)
-        if field is None:
-            pos = _skip(data, start, end)
+        found = ops.get(tag)
+        if found is None:
+            pos = _other_tag(message, data, start, end, tag)
             continue
-        reader, slot = field.reader, field.slot
-        if wire != field.wire and not (wire == 2 and field.repeated and field.wire == 0):
-            raise ProtobufError(f"proto: wrong wireType = {wire} for field {field.go_name}")
-        if wire == 0:
-            b = data[pos] if pos < end else 0x80
-            if b < 0x80:
-                value, pos = b, pos + 1
+        op, slot, arg = found
+        if op >= 9:  # _OP_VARINT, _OP_VARINTS
+            if pos >= end:
+                raise ProtobufError(_EOF)
+            value = data[pos]
+            if value < 0x80:
+                pos += 1
+                if arg == 2:  # _BOOL
+                    value = value != 0
             else:
                 value, pos = _varint(data, pos, end)
-            value = _scalar(reader, value)
-            if field.repeated:
-                if values[slot] is None:
-                    values[slot] = [value]
-                else:
-                    values[slot].append(value)
-            else:
+                value = _scalar(arg, value)
+            if op == 9:
                 values[slot] = value
-            continue
-        if wire != 2:
-            raise ProtobufError(f"proto: wrong wireType = {wire} for field {field.go_name}")
-        pos, post = _length(data, pos, end)
-        if field.map:
-            _read_entry(field, data, pos, post, end, values)
-        elif reader == _STRING:
-            text = data[pos:post].decode("utf-8", "replace")
-            if field.repeated:
-                if values[slot] is None:
-                    values[slot] = [text]
-                else:
-                    values[slot].append(text)
+            elif values[slot] is None:
+                values[slot] = [value]
             else:
-                values[slot] = text
-        elif reader == _BYTES:
+                values[slot].append(value)
+            continue
+        if pos >= end:
+            raise ProtobufError(_EOF)
+        length = data[pos]
+        if length < 0x80:
+            pos += 1
+        else:
+            length, pos = _varint(data, pos, end)
+            if length >= 1 << 63:
+                raise ProtobufError(_NEGATIVE_LENGTH)
+        post = pos + length
+        if post > end:
+            raise ProtobufError(_EOF)
+        if op == 0:  # _OP_STRING
+            values[slot] = data[pos:post].decode("utf-8", "replace")
+        elif op == 1:  # _OP_STRUCT
+            item = values[slot]
+            if item is None:
+                item = values[slot] = [None] * arg.size
+            _read(arg, data, pos, post, item)
+        elif op == 2:  # _OP_STRINGS
+            text = data[pos:post].decode("utf-8", "replace")
+            if values[slot] is None:
+                values[slot] = [text]
+            else:
+                values[slot].append(text)
+        elif op == 3:  # _OP_STRUCTS
+            item = [None] * arg.size
+            _read(arg, data, pos, post, item)
+            if values[slot] is None:
+                values[slot] = [item]
+            else:
+                values[slot].append(item)
+        elif op == 4:  # _OP_MAP
+            _read_entry(arg, data, pos, post, end, values)
+        elif op == 5:  # _OP_CODEC
+            values[slot] = _codec(arg, data, pos, post)
+        elif op == 6:  # _OP_BYTES
             values[slot] = data[pos:post]
-        elif reader != _MESSAGE:  # packed varints
+        elif op == 7:  # _OP_CODECS
+            value = _codec(arg, data, pos, post)
+            if values[slot] is None:
+                values[slot] = [value]
+            else:
+                values[slot].append(value)
+        else:  # _OP_PACKED
             items = values[slot] if values[slot] is not None else []
             while pos < post:
                 value, pos = _varint(data, pos, post)
-                items.append(_scalar(reader, value))
+                items.append(_scalar(arg, value))
             if items:
                 values[slot] = items
-        else:
-            sub = field.message
-            assert sub is not None
-            if sub.codec is not None:
-                value = _codec(sub, data, pos, post)
-                if field.repeated:
-                    if values[slot] is None:
-                        values[slot] = [value]
-                    else:
-                        values[slot].append(value)
-                else:
-                    values[slot] = value
-            elif field.repeated:
-                item: list[Any] = [None] * sub.size
-                _read(sub, data, pos, post, item)
-                if values[slot] is None:
-                    values[slot] = [item]
-                else:
-                    values[slot].append(item)
-            else:
-                item = values[slot] if values[slot] is not None else [None] * sub.size
-                _read(sub, data, pos, post, item)
-                values[slot] = item
         pos = post
+
+
+def _other_tag(message: _Message, data: bytes, start: int, end: int, tag: int) -> int:
+    """A tag :func:`_read` has no op for, as gogo's ``Unmarshal`` takes it: end group and illegal
+    tags are errors, a known field with another wire type is ``wrong wireType``, an unknown field
+    is skipped (from ``start``, where its tag begins); returns where the next field begins."""
+    number, wire = tag >> 3, tag & 7
+    if wire == 4:
+        raise ProtobufError(f"proto: {message.go_name}: wiretype end group for non-group")
+    if number <= 0 or number >= 1 << 31:
+        number = _int32(number)
+        if number <= 0:
+            raise ProtobufError(f"proto: {message.go_name}: illegal tag {number} (wire type {tag})")
+    field = message.by_number.get(number)
+    if field is not None:
+        raise ProtobufError(f"proto: wrong wireType = {wire} for field {field.go_name}")
+    return _skip(data, start, end)
 
 
 def _read_entry(field: _Field, data: bytes, pos: int, post: int, end: int, values: list[Any]) -> None:
@@ -377,7 +427,11 @@ def _read_entry(field: _Field, data: bytes, pos: int, post: int, end: int, value
     value: Any = None
     while pos < post:
         start = pos
-        tag, pos = _varint(data, pos, end)
+        tag = data[pos]
+        if tag < 0x80:
+            pos += 1
+        else:
+            tag, pos = _varint(data, pos, end)
         number = tag >> 3
         if number == 1:
             key, pos = _entry_value(field.key_reader, None, data, pos, end)

@@ -116,19 +116,18 @@ def check_patched(node: typed.Node, strategic: bool, patched: dict[str, Any], pa
     a bad result, and strict errors under ``Strict``, are the 422 ``patch: Invalid value: ...``.
     ``patch_errors`` are the patch document's own strict errors (its repeated keys), which come
     first."""
-    if strategic:
-        shown = go_value(patch)  # fmt.Sprintf("%+v", patchMap)
-    else:
-        shown = json.dumps(patched, separators=(",", ":"), ensure_ascii=False)
-
     def wrap(error: str) -> Invalid:
+        if strategic:
+            shown = go_value(patch)  # fmt.Sprintf("%+v", patchMap)
+        else:
+            shown = json.dumps(patched, separators=(",", ":"), ensure_ascii=False)
         cause = FieldError.invalid("patch", shown, error)
         return Invalid(f' "" is invalid: {cause.render()}', details={"causes": [cause.cause()]}, errors=[cause])
 
     strict = validation is not None and validation.checks
     try:
         if strategic:
-            obj, errors = typed.convert(node, patched, strict=strict)
+            obj, errors = typed.convert(node, patched, strict=strict, patch=patch)
         else:
             obj, errors = typed.decode(node, patched, strict=strict)
     except typed.DecodeError as e:

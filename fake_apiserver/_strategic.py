@@ -17,8 +17,10 @@ follows the Go code branch for branch, including the parts that surprise people:
 
 Where Go stores a patch value without cleaning it (a replaced map or atomic list, a new element of
 a merge list), the real server then decodes the result into a typed object, which drops unknown
-keys such as ``$patch`` and turns ``null`` into an omitted field. There is no typed decode here, so
-those values are *scrubbed* instead: directive keys and null map entries removed.
+keys such as ``$patch`` and turns ``null`` into an omitted field. Those values are *scrubbed* here
+(directive keys and null map entries removed), so that the result is clean for any caller; the
+store then decodes it into the kind's type as the real server does
+(:func:`~fake_apiserver._typed.convert`), wrong types and unknown fields included.
 
 Errors keep the server's codes (``interpretStrategicMergePatchError`` in apiserver
 ``pkg/endpoints/handlers/patch.go``): the five sentinel format errors are 400, ``ErrNoListOfLists``

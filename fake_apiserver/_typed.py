@@ -553,7 +553,11 @@ class _Walker:
             return self.map(node, value, path, into)
         return self.scalar(node, value)
 
-    def struct(self, node: Node, value: Any, path: str, into: Any) -> Obj:
+    def struct(self, node: Node, value: Any, path: str, into: Any, patch: Any = None) -> Obj:
+        """A struct; ``patch`` (a strategic merge patch's map at this place) limits the walk to
+        the keys it names: the others are the stored object's, already decoded."""
+        if type(patch) is dict and "$patch" in patch:
+            patch = None  # replaced whole: every key is the patch's
         if type(value) is dict:
             members: Any = value.items()
             self.keys += len(value)
@@ -567,6 +571,9 @@ class _Walker:
         fields = node.fields
         named: set[str] = set()
         for key, item in members:
+            if patch is not None and key not in patch:
+                out[key] = item
+                continue
             field = fields.get(key)
             if field is None:
                 self.unknown(path, key, item)
@@ -593,7 +600,9 @@ class _Walker:
                 continue
             try:
                 if kind == STRUCT:
-                    out[key] = self.struct(field.node, item, f"{path}.{key}" if path else key, out.get(key, _NO))
+                    inner = patch.get(key) if patch is not None else None
+                    out[key] = self.struct(field.node, item, f"{path}.{key}" if path else key, out.get(key, _NO),
+                                           inner if type(inner) is dict else None)
                 elif kind <= LIST:
                     if kind == LIST:
                         decoded: Any = self.list(field.node, item, f"{path}.{key}" if path else key, out.get(key, _NO))
@@ -793,10 +802,15 @@ def _decode_raw(node: Node, body: Any, raw: bytes, strict: bool) -> tuple[Obj, _
     return walker.struct(node, parsed, "", _NO), walker
 
 
-def convert(node: Node, obj: Obj, *, strict: bool = False) -> tuple[Obj, list[str]]:
+def convert(node: Node, obj: Obj, *, strict: bool = False, patch: Any = None) -> tuple[Obj, list[str]]:
     """Convert a map into ``node`` as ``FromUnstructuredWithValidation`` does (the result of a
     strategic merge patch): the object as it would be stored and, with ``strict``, the unknown
-    fields, sorted. :class:`DecodeError` for a value the converter cannot convert."""
+    fields, sorted. :class:`DecodeError` for a value the converter cannot convert.
+
+    ``patch``, the strategic merge patch that made ``obj`` from a stored object, limits the work
+    to what it reaches (its keys, and whole lists and maps it names): the rest is the stored
+    object's, decoded when it was written, so converting it again finds nothing (a status patch
+    then costs a few keys, not the whole pod)."""
     walker = _Walker(convert=True, strict=strict)
-    out = walker.struct(node, obj, "", _NO)
+    out = walker.struct(node, obj, "", _NO, patch if type(patch) is dict else None)
     return out, sorted(walker.errors)

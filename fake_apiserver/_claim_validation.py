@@ -22,7 +22,7 @@ from typing import Any, Mapping
 from ._errors import FieldError, GoJSON
 from ._names import is_dns1123_label, is_dns1123_subdomain
 
-__all__ = ["validate_claim_spec", "validate_claim_update"]
+__all__ = ["validate_claim_spec", "validate_claim_update", "validate_device_configs"]
 
 Obj = Mapping[str, Any]
 
@@ -155,10 +155,18 @@ def validate_claim_spec(spec: Any, path: str = "spec") -> list[FieldError]:
             errors += _attribute_errors(str(match), f"{constraint_path}.matchAttribute")
         else:
             errors += _attribute_errors(str(distinct), f"{constraint_path}.distinctAttribute")
-    for i, config in enumerate(_list(devices.get("config"))):
+    return errors + validate_device_configs(devices.get("config"), f"{path}.devices.config", known)
+
+
+def validate_device_configs(configs: Any, path: str, known: set[str] | None = None) -> list[FieldError]:
+    """The opaque device configurations of a claim (``known``: its request names, which a
+    config's ``requests`` must name) or of a DeviceClass (no requests)."""
+    errors: list[FieldError] = []
+    for i, config in enumerate(_list(configs)):
         config = _map(config)
-        config_path = f"{path}.devices.config[{i}]"
-        errors += _request_reference_errors(config.get("requests"), known, f"{config_path}.requests")
+        config_path = f"{path}[{i}]"
+        if known is not None:
+            errors += _request_reference_errors(config.get("requests"), known, f"{config_path}.requests")
         opaque = config.get("opaque")
         if opaque is None:
             errors.append(FieldError.required(f"{config_path}.opaque"))

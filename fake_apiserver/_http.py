@@ -70,6 +70,7 @@ from fake_apiserver._decode import (
 )
 from fake_apiserver._store import CREATE_ON_UPDATE, Store, kept_after_delete, too_large_resource_version
 from fake_apiserver._tables import TableStream, negotiate_table, render_table
+from fake_apiserver._validation import path_segment_errors
 from fake_apiserver._watch import WatchEvent, Watcher
 
 __all__ = ["Interceptor", "RequestInfo", "build_app", "MAX_BODY_BYTES"]
@@ -423,8 +424,7 @@ async def _blocking(read: Callable[[], Obj]) -> Obj:
 def _check_name_segment(name: str) -> None:
     """The handlers' ``Namer.Name``: a name that cannot be a path segment
     (``path.IsValidPathSegmentName``) is a 400 before anything is looked up."""
-    problems = [f"may not be '{name}'"] if name in (".", "..") else []
-    problems += [f"may not contain '{c}'" for c in "/%" if c in name]
+    problems = path_segment_errors(name)
     if problems:
         raise BadRequest(f"Name parameter invalid: {go_quote(name)}: {';'.join(problems)}")
 

@@ -108,7 +108,7 @@ class Strategy:
         check_shape(self.spec.kind, self.spec.version, obj, _SHAPES.get((self.spec.group, self.spec.kind)))
 
     def validate_create(self, obj: Obj) -> list[FieldError]:
-        return []
+        return validation.validate_kind_rules(self.spec, obj)
 
     def prepare_for_update(self, new: Obj, old: Obj) -> None:
         if self.spec.has_status:
@@ -119,7 +119,7 @@ class Strategy:
             )
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        return []
+        return validation.validate_kind_rules(self.spec, new)
 
     def prepare_for_status_update(self, new: Obj, old: Obj, now: str) -> None:
         """Only ``status`` (and labels/annotations) change through ``/status``."""

@@ -54,8 +54,10 @@ __all__ = [
     "admit_node_create",
     "check",
     "check_binding",
+    "path_segment_errors",
     "reconcile_namespace",
     "validate_binding",
+    "validate_kind_rules",
     "validate_object_meta",
     "validate_pod_create",
     "validate_pod_status_update",
@@ -99,18 +101,27 @@ def _mask_trailing_dash(name: str) -> str:
     return name[:-2] + "a" if len(name) > 1 and name.endswith("-") else name
 
 
-def _no_name_rule(name: str) -> list[str]:
-    return []
+def path_segment_errors(name: str, *, prefix: bool = False) -> list[str]:
+    """``path.ValidatePathSegmentName``: what a name that must fit in a URL path may not be
+    (a ``prefix``, a generateName, may be ``.`` or ``..``)."""
+    if not prefix and name in (".", ".."):
+        return [f"may not be '{name}'"]
+    return [f"may not contain '{c}'" for c in "/%" if c in name]
 
 
-def _name_checker(spec: KindSpec) -> Callable[[str], list[str]]:
+def _path_segment_prefix(name: str) -> list[str]:
+    return path_segment_errors(name, prefix=True)
+
+
+def _name_checker(spec: KindSpec, *, prefix: bool = False) -> Callable[[str], list[str]]:
     """The kind's name rule (each checked on kube-apiserver v1.36): DNS-1123 labels for
-    namespaces, StatefulSets and (RelaxedServiceNameValidation, on since v1.34) Services; none at
-    all for core Events and PodDisruptionBudgets; DNS-1123 subdomains for the rest."""
+    namespaces, StatefulSets and (RelaxedServiceNameValidation, on since v1.34) Services; only
+    the path-segment rule for core Events and PodDisruptionBudgets; DNS-1123 subdomains for the
+    rest. ``prefix``: the rule for a generateName."""
     if (spec.group, spec.kind) in (("", "Namespace"), ("apps", "StatefulSet"), ("", "Service")):
         return is_dns1123_label
     if (spec.group, spec.kind) in (("", "Event"), ("policy", "PodDisruptionBudget")):
-        return _no_name_rule
+        return _path_segment_prefix if prefix else path_segment_errors
     return is_dns1123_subdomain
 
 
@@ -118,8 +129,7 @@ _STANDARD_FINALIZERS = frozenset({"kubernetes", "orphan", "foregroundDeletion"})
 # Kinds whose validation takes a generateName that is no valid name prefix when a name is given,
 # and kinds that take a finalizer name that is neither standard nor domain-qualified (found by
 # creating each served kind on kube-apiserver v1.36: their validation does not run those checks).
-_GENERATE_NAME_UNCHECKED = frozenset({("", "Event"), ("", "ReplicationController"),
-                                      ("policy", "PodDisruptionBudget"), ("resource.k8s.io", "DeviceClass")})
+_GENERATE_NAME_UNCHECKED = frozenset({("", "ReplicationController"), ("resource.k8s.io", "DeviceClass")})
 _ANY_FINALIZER_NAME = frozenset({("", "Event"), ("policy", "PodDisruptionBudget"), ("coordination.k8s.io", "Lease")})
 _ANNOTATIONS_LIMIT = 256 * (1 << 10)
 
@@ -201,7 +211,8 @@ def validate_object_meta(
         generate_name = meta.get("generateName") or ""
         name = meta.get("name") or ""
         if generate_name and not (name and (spec.group, spec.kind) in _GENERATE_NAME_UNCHECKED):
-            errors += _invalid_each("metadata.generateName", generate_name, checker(_mask_trailing_dash(generate_name)))
+            errors += _invalid_each("metadata.generateName", generate_name,
+                                    _name_checker(spec, prefix=True)(_mask_trailing_dash(generate_name)))
         if name:
             errors += _invalid_each("metadata.name", name, checker(name))
         elif not generate_name:
@@ -769,3 +780,69 @@ def admit_node_create(node: Mapping[str, Any], *, taint_not_ready: bool) -> dict
     if not any(t.get("key") == key and t.get("effect") == effect for t in taints):  # Taint.MatchTaint
         spec["taints"] = [*taints, dict(_NOT_READY_TAINT)]
     return admitted
+
+
+# --- other kinds' spec rules ------------------------------------------------------------------
+#
+# A few rules of kinds the fake otherwise stores as sent, each message captured from
+# kube-apiserver v1.36 with the request that provokes it (tests/test_validation.py).
+
+
+def _lease_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    spec = _get(obj, "spec") or {}
+    errors: list[FieldError] = []
+    duration = spec.get("leaseDurationSeconds")
+    if isinstance(duration, int) and duration <= 0:
+        errors.append(FieldError.invalid("spec.leaseDurationSeconds", duration, "must be greater than 0"))
+    transitions = spec.get("leaseTransitions")
+    if isinstance(transitions, int) and transitions < 0:
+        errors.append(FieldError.invalid("spec.leaseTransitions", transitions, "must be greater than or equal to 0"))
+    return errors
+
+
+def _storage_capacity_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    name = obj.get("storageClassName") or ""
+    return _invalid_each("storageClassName", name, is_dns1123_subdomain(name))
+
+
+def _resource_slice_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    spec = _get(obj, "spec") or {}
+    errors = [] if spec.get("driver") else [FieldError.required("spec.driver")]
+    node_name = spec.get("nodeName")
+    if node_name:
+        errors += _invalid_each("spec.nodeName", node_name, is_dns1123_subdomain(node_name))
+    return errors
+
+
+def _volume_attachment_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    return [] if _get(obj, "spec", "attacher") else [FieldError.required("spec.attacher")]
+
+
+def _csi_node_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    errors: list[FieldError] = []
+    for i, driver in enumerate(_get(obj, "spec", "drivers") or []):
+        name = str(_get(driver, "name") or "")
+        errors += _invalid_each(f"spec.drivers[{i}].name", name, is_dns1123_subdomain(name))
+    return errors
+
+
+def _device_class_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    from fake_apiserver._claim_validation import validate_device_configs
+
+    return validate_device_configs(_get(obj, "spec", "config"), "spec.config")
+
+
+_SPEC_RULES: dict[tuple[str, str], Callable[[Mapping[str, Any]], list[FieldError]]] = {
+    ("coordination.k8s.io", "Lease"): _lease_errors,
+    ("storage.k8s.io", "CSIStorageCapacity"): _storage_capacity_errors,
+    ("resource.k8s.io", "ResourceSlice"): _resource_slice_errors,
+    ("storage.k8s.io", "VolumeAttachment"): _volume_attachment_errors,
+    ("storage.k8s.io", "CSINode"): _csi_node_errors,
+    ("resource.k8s.io", "DeviceClass"): _device_class_errors,
+}
+
+
+def validate_kind_rules(spec: KindSpec, obj: Mapping[str, Any]) -> list[FieldError]:
+    """The kind's own rules from the table above (none for a kind it does not list)."""
+    rule = _SPEC_RULES.get((spec.group, spec.kind))
+    return rule(obj) if rule is not None else []

@@ -77,8 +77,10 @@ def test_public_api_is_pinned() -> None:
         "admit_node_create",
         "check",
         "check_binding",
+        "path_segment_errors",
         "reconcile_namespace",
         "validate_binding",
+        "validate_kind_rules",
         "validate_object_meta",
         "validate_pod_create",
         "validate_pod_status_update",
@@ -709,3 +711,48 @@ def test_a_claim_spec_is_immutable() -> None:
         '"true"}}],"AllocationMode":"ExactCount","Count":1,"Tolerations":null,"Capacity":null}]}],"Constraints":'
         '[{"Requests":["r2"],"MatchAttribute":"a.b/c","DistinctAttribute":null}],"Config":[{"Requests":null,'
         '"Opaque":{"Driver":"d.example.com","Parameters":{"a":1}}}]}}: field is immutable')
+
+
+# --- other kinds' rules ----------------------------------------------------------------------------
+
+SUBDOMAIN_MESSAGE = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+    "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+
+
+# Each captured from kube-apiserver v1.36: the object POSTed, the message after '... is invalid: '.
+@pytest.mark.parametrize(("group", "kind", "obj", "message"), [
+    ("coordination.k8s.io", "Lease", {"spec": {"holderIdentity": "h", "leaseDurationSeconds": -1}},
+     "spec.leaseDurationSeconds: Invalid value: -1: must be greater than 0"),
+    ("coordination.k8s.io", "Lease", {"spec": {"holderIdentity": "h", "leaseTransitions": -1}},
+     "spec.leaseTransitions: Invalid value: -1: must be greater than or equal to 0"),
+    ("storage.k8s.io", "CSIStorageCapacity", {"storageClassName": ""},
+     f'storageClassName: Invalid value: "": {SUBDOMAIN_MESSAGE}'),
+    ("resource.k8s.io", "ResourceSlice", {"spec": {"driver": "", "nodeName": "n"}}, "spec.driver: Required value"),
+    ("resource.k8s.io", "ResourceSlice", {"spec": {"driver": "d.example.com", "nodeName": "Bad_Node"}},
+     f'spec.nodeName: Invalid value: "Bad_Node": {SUBDOMAIN_MESSAGE}'),
+    ("storage.k8s.io", "VolumeAttachment", {"spec": {"attacher": "", "nodeName": "n"}}, "spec.attacher: Required value"),
+    ("storage.k8s.io", "CSINode", {"spec": {"drivers": [{"name": "Bad Driver", "nodeID": "n"}]}},
+     f'spec.drivers[0].name: Invalid value: "Bad Driver": {SUBDOMAIN_MESSAGE}'),
+    ("resource.k8s.io", "DeviceClass", {"spec": {"config": [{}]}}, "spec.config[0].opaque: Required value"),
+])
+def test_kind_rules(group: str, kind: str, obj: dict[str, Any], message: str) -> None:
+    spec = by_kind(group, kind)
+    assert spec is not None
+    errors = _validation.validate_kind_rules(spec, obj)
+    assert Invalid.of(kind, group, "x", errors).message == f'{kind}.{group} "x" is invalid: {message}'
+
+
+def test_event_and_pdb_names_follow_the_path_segment_rule() -> None:
+    # kube-apiserver v1.36 creates a PDB named "a-" or "UPPER" but refuses ".." and a generateName
+    # with a '%' ('PodDisruptionBudget.policy ".." is invalid: metadata.name: Invalid value: "..":
+    # may not be '..'')
+    pdb = by_kind("policy", "PodDisruptionBudget")
+    assert pdb is not None
+    for name in ("a-", "UPPER", "a_b"):
+        assert validate_object_meta(pdb, {"metadata": {"name": name, "namespace": "d"}}, create=True) == []
+    errors = validate_object_meta(pdb, {"metadata": {"name": "..", "namespace": "d"}}, create=True)
+    assert [e.render() for e in errors] == ["metadata.name: Invalid value: \"..\": may not be '..'"]
+    errors = validate_object_meta(pdb, {"metadata": {"generateName": "%2E", "namespace": "d"}}, create=True)
+    assert [e.render() for e in errors] == ["metadata.generateName: Invalid value: \"%2E\": may not contain '%'"]

@@ -597,8 +597,11 @@ class ApiHandler:
         if info.subresource == "binding":
             if verb != "create":
                 raise RouteMethodNotAllowed()
+            dry_run = validate_write_options("CreateOptions", q)
+            fields = _field_validation(info, _warnings(info))
             body = _decode_object(info, "", "v1", "Binding")
-            return json_response(store.bind(info.namespace, info.name, body), 201)
+            return json_response(store.bind(info.namespace, info.name, body, dry_run=dry_run,
+                                            field_validation=fields), 201)
         table = None
         if verb in ("list", "get", "watch"):  # kubectl get asks for a Table (see _tables)
             table = negotiate_table(request.headers.get("Accept", ""), q.get("includeObject", ""))
@@ -642,7 +645,9 @@ class ApiHandler:
             _route_consumes_patch(info.content_type)
             patch_type = patch_media_type(info.content_type)
             dry_run = validate_write_options("PatchOptions", q, patch_type=patch_type)
-            if patch_type == "application/apply-patch+yaml":
+            # an apply may create its object, not a subresource's: a missing one is a 404 first
+            if patch_type == "application/apply-patch+yaml" and (
+                    not info.subresource or store.exists(spec, ns, info.name)):
                 _check_apply_body(info.body, spec)
             return self.encoded.response(self._store_write(info, dry_run=dry_run, warnings=_warnings(info)))
         if verb == "delete" and not info.subresource:

@@ -67,7 +67,7 @@ from fake_apiserver._patch import apply_patch
 from fake_apiserver._priority import system_priority_classes
 from fake_apiserver import _resize as resize
 from fake_apiserver._selectors import FieldSelector, LabelSelector
-from fake_apiserver._strategy import Strategy, check_meta_shape, strategy_for
+from fake_apiserver._strategy import Strategy, strategy_for
 from fake_apiserver import _typed as typed
 from fake_apiserver import _validation as validation
 from fake_apiserver._watch import Change, WatchCache, Watcher
@@ -489,7 +489,8 @@ class Store:
         validation.check(spec, name, errors)
         strategy.validate_admission(obj, None)
         self._require_namespace(spec, meta.get("namespace"), name)
-        if meta.get("resourceVersion"):
+        sent_rv = str(meta.get("resourceVersion") or "")
+        if sent_rv.isascii() and sent_rv.isdigit() and 0 < int(sent_rv) < 2**64:  # one that does not parse is ignored
             raise UnknownError("resourceVersion should not be set on objects to be created")
         if self._key(spec, meta.get("namespace"), name) in self._bucket(spec):
             raise AlreadyExists.of(spec.resource, spec.group, name)
@@ -755,28 +756,33 @@ class Store:
         return {"kind": spec.list_kind, "apiVersion": spec.api_version,
                 "metadata": {"resourceVersion": str(self._rv)}, "items": deleted}
 
-    def bind(self, namespace: str, name: str, body: Any) -> Obj:
+    def bind(self, namespace: str, name: str, body: Any, *, dry_run: bool = False,
+             field_validation: FieldValidation | None = None) -> Obj:
         """``POST pods/{name}/binding`` (``BindingREST`` in ``pkg/registry/core/pod/storage``).
 
         The binding's ``uid`` and ``resourceVersion`` are storage preconditions (a failure is a
         conflict on ``pods`` quoting the storage error); the pod's state gives the plain errors
-        that ``assignPod`` wraps as a conflict on ``pods/binding``.
+        that ``assignPod`` wraps as a conflict on ``pods/binding``. A dry run answers the same
+        ``Status`` and binds nothing.
         """
-        new = self.bound(namespace, name, body)
+        new = self.bound(namespace, name, body, field_validation=field_validation)
+        if dry_run:
+            return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
         old = self.get(PODS, namespace, name)
         rv = self._next_rv()
         new["metadata"]["resourceVersion"] = str(rv)
         self._commit(PODS, old, _ordered(new), rv)
         return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
 
-    def bound(self, namespace: str, name: str, body: Any) -> Obj:
+    def bound(self, namespace: str, name: str, body: Any, *, field_validation: FieldValidation | None = None) -> Obj:
         """The pod as a binding would leave it, with every check of :meth:`bind`, nothing written
-        (a preview of the binding's effect)."""
+        (a preview of the binding's effect). The body is decoded as a ``Binding`` (unknown
+        fields per ``field_validation``)."""
         if not isinstance(body, dict):
             raise BadRequest("the object provided is unrecognized (must be of type Binding)")
-        body = json_copy(body)
+        body = dict(body)
         resolve_kind("", "v1", "Binding", body)
-        check_meta_shape("Binding", "v1", body)
+        body = decode_body(typed.kind_node("", "v1", "Binding"), "Binding", "v1", body, field_validation)
         meta = body.setdefault("metadata", {})
         if meta.get("namespace") and meta["namespace"] != namespace:
             raise BadRequest("the namespace of the provided object does not match the namespace sent on the request")

@@ -541,6 +541,7 @@ _OBJECT_META = _struct(
 DELETE_OPTIONS_SHAPE = _struct(
     "v1.DeleteOptions", gracePeriodSeconds=_I64, orphanDependents=_BOOL, propagationPolicy=_STR, dryRun=_STRINGS,
     preconditions=_struct("v1.Preconditions", uid=_STR, resourceVersion=_STR),
+    ignoreStoreReadErrorWithClusterBreakingPotential=_BOOL,
 )
 _SELECTOR_REQUIREMENTS = _list_of(_struct("v1.NodeSelectorRequirement", key=_STR, operator=_STR, values=_STRINGS))
 _SELECTOR_TERM = _struct("v1.NodeSelectorTerm", matchExpressions=_SELECTOR_REQUIREMENTS, matchFields=_SELECTOR_REQUIREMENTS)

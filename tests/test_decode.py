@@ -197,6 +197,8 @@ def test_apply_needs_a_field_manager() -> None:
     ({"apiVersion": "a/b/c"}, "unexpected GroupVersion string: a/b/c"),
     ({"kind": 5}, "couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field "
                   ".kind of type string"),
+    ({"ignoreStoreReadErrorWithClusterBreakingPotential": "x"}, "json: cannot unmarshal string into Go struct field "
+     "DeleteOptions.ignoreStoreReadErrorWithClusterBreakingPotential of type bool"),
 ])
 def test_bad_delete_option_bodies(body: object, message: str) -> None:
     with pytest.raises(BadRequest) as info:

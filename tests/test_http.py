@@ -1248,3 +1248,26 @@ def test_an_apply_body_is_checked_before_apply_is_refused() -> None:
         assert applied.status == 415
 
     serve(scenario)
+
+
+def test_a_resource_version_on_create_fails_only_when_it_parses() -> None:
+    """etcd3's Create refuses a body with a resourceVersion only when the versioner reads one
+    (kube-apiserver v1.36: "5" is a 500, "1Gi" and "0" are created)."""
+    async def scenario(api: Api) -> None:
+        configmaps = "/api/v1/namespaces/default/configmaps"
+        refused = await api.post(configmaps, {"metadata": {"name": "a", "resourceVersion": "5"}})
+        assert (refused.status, refused.body["message"]) == (500, "resourceVersion should not be set on objects to be created")
+        for name, rv in (("b", "1Gi"), ("c", "0")):
+            assert (await api.post(configmaps, {"metadata": {"name": name, "resourceVersion": rv}})).status == 201
+
+    serve(scenario)
+
+
+def test_an_apply_to_a_missing_objects_status_is_a_404() -> None:
+    async def scenario(api: Api) -> None:
+        # kube-apiserver v1.36: an apply may create its object, not through a subresource
+        reply = await api.call("PATCH", f"{PODS}/missing/status?fieldManager=m", data=b"{}",
+                               content_type="application/apply-patch+yaml")
+        assert (reply.status, reply.body["message"]) == (404, 'pods "missing" not found')
+
+    serve(scenario)

@@ -279,3 +279,22 @@ def test_scenarios_run_on_envtest_with_the_controllers_played_and_clean_up(pytes
     assert ("deletecollection", deletes[0][1], 200) == deletes[0] and deletes[0][1].endswith("/pods")
     assert any(path.endswith("/poddisruptionbudgets") and code == 200 for _, path, code in deletes)
     assert deletes[-1][0] == "delete" and deletes[-1][1].startswith("/api/v1/namespaces/sh-")
+
+
+@needs_binaries
+def test_the_reference_gets_the_same_verdicts_on_the_fake_and_on_envtest(tmp_path: Path) -> None:
+    """The same scheduler, the same suite, two backends: every criterion's verdict agrees (a
+    difference is a fidelity bug in the fake or a timing assumption in the criterion). The whole
+    suite is compared by ``bench/bench_envtest.py``; core sanity keeps this test to a minute."""
+    from harness._compare import compare_reports, format_comparison
+
+    reports = {}
+    for backend in ("fake", "envtest"):
+        result = run_suites(RunOptions(backend=backend, suites=("core_sanity",), report_dir=tmp_path / backend,
+                                       timeline=False, jobs=2 if backend == "envtest" else 0),
+                            progress=lambda line: None)
+        reports[backend] = result.report
+    comparison = compare_reports(reports["fake"], reports["envtest"])
+    assert len(comparison.rows) == 3 and not comparison.only_one_side
+    assert comparison.differences == [], "\n".join(format_comparison(comparison))
+    assert {row.right for row in comparison.rows} == {"passed"}

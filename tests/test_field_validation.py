@@ -227,6 +227,34 @@ def test_yaml_bodies_report_repeated_keys_with_their_lines() -> None:
     serve(scenario)
 
 
+def test_a_binding_is_decoded_as_a_binding() -> None:
+    """POST ``pods/p/binding`` with ``target.zz`` and ``yy``, with a ``target.name`` of the wrong
+    type, with a bad directive; a dry run binds nothing (the real server answers its Status)."""
+    binding = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "p"},
+               "target": {"kind": "Node", "name": "n1", "zz": 1}, "yy": 2}
+
+    async def scenario(api: Api) -> None:
+        await api.call("POST", PODS, pod())
+        path = f"{PODS}/p/binding"
+        strict = await api.call("POST", path, binding, fieldValidation="Strict", dryRun="All")
+        assert strict.body == bad_request('Binding in version "v1" cannot be handled as a Binding: strict decoding '
+                                          'error: unknown field "target.zz", unknown field "yy"')
+        wrong = await api.call("POST", path, {**binding, "target": {"kind": "Node", "name": 5}}, dryRun="All")
+        assert wrong.body == bad_request('Binding in version "v1" cannot be handled as a Binding: json: cannot '
+                                         'unmarshal number into Go struct field ObjectReference.target.name of type string')
+        bogus = await api.call("POST", path, binding, fieldValidation="Bogus")
+        assert bogus.body["message"] == ('CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported '
+                                         'value: "Bogus": supported values: "", "Ignore", "Strict", "Warn"')
+        dry = await api.call("POST", path, binding, dryRun="All")
+        assert (dry.status, dry.warnings) == (201, [warning('unknown field "target.zz"'), warning('unknown field "yy"')])
+        assert dry.body == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
+        assert "nodeName" not in (await api.call("GET", f"{PODS}/p")).body["spec"]
+        bound = await api.call("POST", path, binding)
+        assert (bound.status, (await api.call("GET", f"{PODS}/p")).body["spec"]["nodeName"]) == (201, "n1")
+
+    serve(scenario)
+
+
 # ------------------------------------------------------------------------------ patches
 
 

@@ -45,10 +45,10 @@ from typing import Any, Callable
 from fake_apiserver._decode import SCHEME_NAME, _internal_type, summarize_data
 from fake_apiserver._errors import BadRequest
 from fake_apiserver._patch import _syntax_error as go_json_syntax_error
-from fake_apiserver._schema import KUBERNETES_VERSION
 
 __all__ = [
     "CONTENT_TYPE",
+    "KUBERNETES_RELEASE",
     "body_json",
     "DATA_FILE",
     "ProtobufError",
@@ -60,7 +60,11 @@ __all__ = [
 Obj = dict[str, Any]
 
 CONTENT_TYPE = "application/vnd.kubernetes.protobuf"
-DATA_FILE = f"protobuf-v{KUBERNETES_VERSION.rsplit('.', 1)[0]}.json"
+KUBERNETES_RELEASE = "1.36"
+"""The release whose Go types the wire facts come from (k8s.io/api v0.36.0): the real server's,
+kube-apiserver v1.36. A field a later release adds is skipped as an unknown field, as that
+server skips it."""
+DATA_FILE = f"protobuf-v{KUBERNETES_RELEASE}.json"
 MAGIC = b"k8s\x00"
 
 _DELETE_OPTIONS = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"

@@ -22,32 +22,47 @@ kind's JSON schema (:mod:`~fake_apiserver._schema`), compiled once per kind into
   to int64``, ``cannot restore struct from: slice``; whole floats are taken as integers, int32
   fields wrap around; unknown fields are reported sorted.
 
-Go type names come from the schema: a ``$ref`` to ``io.k8s.api.resource.v1.DeviceRequest`` is
-``v1.DeviceRequest``, arrays ``[]...``, maps ``map[string]...``, formats int32/int64/double. What
-the schema cannot tell (named string and map types such as ``v1.PodPhase``, ``types.UID``,
-``v1.ResourceList``; the Go name of an embedded struct that error paths name, such as
-``ProbeHandler``) is read from :func:`go_fields` when that data is present.
+The kind's type comes compiled from its schema and the Go struct facts
+(:mod:`~fake_apiserver._gotypes`); every null, empty value and repeated key is turned into what
+Go's decoding and encoding would make of it.
 
 Trade-offs: the first decoding error in document order is the one reported (Go reports a later
-error of a type with its own ``UnmarshalJSON``, such as a bad quantity, over an earlier plain one);
-emptiness follows the schema's ``required`` list (a required field is written even when empty,
-any other empty list or map is left out, as ``omitempty`` would); ``null`` drops a field (Go
-keeps the zero value of a non-pointer, non-``omitempty`` field), except for times, which Go
-writes as ``null``; quantities are checked, not rewritten in canonical form; ``[]byte`` strings
-are not checked as base64.
+error of a type with its own ``UnmarshalJSON``, such as a bad quantity, over an earlier plain
+one); a nil slice, map or pointer is left out even where Go, lacking ``omitempty``, writes
+``null``; quantities are checked, not rewritten in canonical form; ``[]byte`` strings are not
+checked as base64; a kind the Go facts lack takes ``omitempty`` from the schema's ``required``.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import re
-from importlib import resources
-from typing import Any, Mapping
+from typing import Any
 
 from fake_apiserver import _gotime as gotime
 from fake_apiserver import _quantity as quantity
-from fake_apiserver import _schema as schemas
+from fake_apiserver._gotypes import (
+    BOOL,
+    BYTES,
+    FLOAT,
+    INT32,
+    INT64,
+    INT_OR_STRING,
+    LIST,
+    MAP,
+    MICRO_TIME,
+    STRING,
+    STRUCT,
+    TIME,
+    QUANTITY,
+    DROP,
+    PLAIN,
+    Node,
+    go_fields,
+    kind_node,
+    patch_strategies,
+    zero_value,
+)
 
 __all__ = [
     "DecodeError",
@@ -65,25 +80,6 @@ __all__ = [
 ]
 
 Obj = dict[str, Any]
-
-# Node kinds: the containers first (``kind <= LIST``), then the types with their own JSON
-# form (structs in Go: ``omitempty`` never leaves them out), then plain scalars.
-STRUCT, MAP, LIST, QUANTITY, INT_OR_STRING, TIME, MICRO_TIME, OPAQUE, STRING, BOOL, INT32, INT64, FLOAT, BYTES = (
-    range(14)
-)
-OPAQUE_STRUCTS = OPAQUE
-_SCALARS = {STRING: str, BOOL: bool}
-
-# Types with their own UnmarshalJSON, by definition name (the schema shows only their JSON form).
-_CUSTOM = {
-    "io.k8s.apimachinery.pkg.api.resource.Quantity": QUANTITY,
-    "io.k8s.apimachinery.pkg.util.intstr.IntOrString": INT_OR_STRING,
-    "io.k8s.apimachinery.pkg.apis.meta.v1.Time": TIME,
-    "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime": MICRO_TIME,
-    "io.k8s.apimachinery.pkg.runtime.RawExtension": OPAQUE,
-    "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1": OPAQUE,
-}
-_INT_RANGE = {INT32: 2**31, INT64: 2**63}
 
 # resource.ParseQuantity's format check and its two errors (apimachinery/pkg/api/resource).
 _QUANTITY_RE = re.compile(r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$")
@@ -106,245 +102,8 @@ def _quantity_error(text: str) -> str:
     return error
 
 
+_INT_RANGE = {INT32: 2**31, INT64: 2**63}
 _MAX_STRICT_ERRORS = 100  # sigs.k8s.io/json keeps at most this many
-
-
-class Node:
-    """One Go type, compiled from a schema. ``go`` is the type as ``UnmarshalTypeError`` prints
-    it; a struct has ``fields`` (by JSON name) and ``name`` (the bare struct name errors give);
-    a list or map has ``elem``."""
-
-    __slots__ = ("kind", "go", "name", "fields", "elem")
-
-    def __init__(self, kind: int, go: str, name: str = "", elem: Node | None = None) -> None:
-        self.kind = kind
-        self.go = go
-        self.name = name
-        self.fields: dict[str, Field] = {}
-        self.elem = elem
-
-
-class Field:
-    """A struct field: its node; what Go makes of it when it is ``null`` or empty (``pointer``,
-    ``omitempty``, ``omitzero``); the segment an error path names it by (its JSON name, after the
-    Go names of any embedded structs it sits in, as ``ProbeHandler.httpGet``); and its strategic
-    merge patch strategy."""
-
-    __slots__ = ("node", "kind", "plain", "null", "nils", "drop_zero", "omitempty", "segment", "strategy",
-                 "merge_key")
-
-    def __init__(self, node: Node, fact: GoField, strategy: str, merge_key: str | None) -> None:
-        self.node = node
-        self.kind = node.kind
-        self.plain: type | None = _SCALARS.get(node.kind)  # a value of this type is taken as it is
-        self.omitempty = fact.omitempty
-        # a non-pointer scalar that is zero and ``omitempty`` is left out when encoded
-        self.drop_zero = fact.omitempty and not fact.pointer and node.kind > OPAQUE_STRUCTS
-        self.null = _null_value(node, fact)
-        self.nils = fact.pointer or node.kind in (LIST, MAP, OPAQUE)  # null sets it to nil
-        self.segment = f"{fact.embedded}.{fact.name}" if fact.embedded else fact.name
-        self.strategy = strategy
-        self.merge_key = merge_key
-
-
-class GoField:
-    """What the Go struct says of a field and its schema does not."""
-
-    __slots__ = ("name", "go", "elem_go", "pointer", "omitempty", "omitzero", "embedded")
-
-    def __init__(self, name: str, go: str | None = None, elem_go: str | None = None, *, pointer: bool = False,
-                 omitempty: bool = True, omitzero: bool = False, embedded: str = "") -> None:
-        self.name = name
-        self.go = go
-        self.elem_go = elem_go
-        self.pointer = pointer
-        self.omitempty = omitempty
-        self.omitzero = omitzero
-        self.embedded = embedded
-
-
-_DROP = object()  # a null field is left out
-
-
-def _null_value(node: Node, fact: GoField) -> Any:
-    """What a field holds after ``null`` is decoded into it: nothing (a nil pointer, slice, map or
-    interface, or a zero ``omitempty`` scalar), or the zero value Go then encodes (``{}`` for a
-    struct, ``null`` for a ``metav1.Time``, ``"0"`` for a quantity)."""
-    kind = node.kind
-    if fact.pointer or fact.omitzero or kind in (LIST, MAP, OPAQUE):
-        return _DROP
-    if kind in (TIME, MICRO_TIME):
-        return None
-    if kind in (STRUCT, QUANTITY, INT_OR_STRING) or not fact.omitempty:
-        return _zero(node)
-    return _DROP
-
-
-# ---------------------------------------------------------------------------------- Go names
-
-
-@functools.cache
-def go_fields() -> Mapping[str, Mapping[str, GoField]]:
-    """The Go facts of each struct field, by definition and JSON name, from the Go types of the
-    pinned release (``fake_apiserver/data/protobuf-v<release>.json``, generated by
-    ``tools/gen_protobuf_fields.py``): the type as ``reflect`` prints it (``v1.PodPhase``,
-    ``types.UID``, ``v1.ResourceList``), pointer, ``omitempty``/``omitzero``, and the embedded
-    structs a promoted field comes from. A definition the data lacks gets the schema's view (type
-    names from the schema, ``omitempty`` unless ``required``)."""
-    name = f"protobuf-v{schemas.KUBERNETES_VERSION.rsplit('.', 1)[0]}.json"
-    try:
-        with (resources.files("fake_apiserver") / "data" / name).open("rb") as f:
-            messages: Mapping[str, Any] = json.load(f)["messages"]
-    except (FileNotFoundError, NotADirectoryError):
-        return {}
-
-    def collect(definition: str, prefix: str, into: dict[str, GoField]) -> dict[str, GoField]:
-        for raw in messages.get(definition, {}).get("fields", ()):
-            if raw.get("inline"):
-                embedded = f"{prefix}.{raw['go_name']}" if prefix else raw["go_name"]
-                collect(raw["elem"], embedded, into)
-                continue
-            go = str(raw["go_type"]).lstrip("*")
-            value = raw.get("value")
-            elem_go = None
-            if raw.get("map") and not go.startswith("map[") and isinstance(value, str):
-                elem_go = _package(value) if "." in value else value
-            into[raw["name"]] = GoField(raw["name"], go, elem_go, pointer=bool(raw.get("pointer")),
-                                        omitempty=bool(raw.get("omitempty")), omitzero=bool(raw.get("omitzero")),
-                                        embedded=prefix)
-        return into
-
-    return {definition: collect(definition, "", {}) for definition in messages}
-
-
-def _package(definition: str) -> str:
-    """``io.k8s.api.resource.v1.DeviceRequest`` -> ``v1.DeviceRequest``."""
-    parts = definition.split(".")
-    return f"{parts[-2]}.{parts[-1]}"
-
-
-# ---------------------------------------------------------------------------------- compiling
-
-
-_STRUCTS: dict[str, Node] = {}
-
-
-def _struct(definition: str) -> Node:
-    """The struct node of a definition, shared by every field of that type (cycles included)."""
-    node = _STRUCTS.get(definition)
-    if node is not None:
-        return node
-    node = _STRUCTS[definition] = Node(STRUCT, _package(definition), definition.rsplit(".", 1)[1])
-    _fill(node, schemas.definition(definition), go_fields().get(definition, {}))
-    for name, (prop, fact) in _AHEAD.get(definition, {}).items():
-        node.fields[name] = Field(_compile(prop, fact.go), fact, "", None)
-    return node
-
-
-def _fill(node: Node, schema: Mapping[str, Any], facts: Mapping[str, GoField]) -> None:
-    required = set(schema.get("required") or ())
-    for name, prop in (schema.get("properties") or {}).items():
-        fact = facts.get(name) or GoField(name, omitempty=name not in required)
-        strategy = str(prop.get("x-kubernetes-patch-strategy") or "")
-        merge_key = prop.get("x-kubernetes-patch-merge-key")
-        node.fields[name] = Field(_compile(prop, fact.go, fact.elem_go), fact, strategy, merge_key)
-
-
-# Fields the fake serves ahead of the pinned release, as kubernetes/api declares them at its head
-# (core/v1/types.go), grafted onto the release's definitions. KEP-5836 (alpha in v1.37):
-# ``PodPreemptionPolicy *NodePodPreemptionPolicy `json:"podPreemptionPolicy,omitempty"` `` holding
-# ``DisableResizePreemption []string `json:"disableResizePreemption,omitempty"` `` (+listType=set).
-_AHEAD: dict[str, dict[str, tuple[Mapping[str, Any], GoField]]] = {
-    "io.k8s.api.core.v1.NodeSpec": {
-        "podPreemptionPolicy": (
-            {"type": "object", "properties": {"disableResizePreemption": {
-                "type": ["array", "null"], "items": {"type": ["string", "null"]}, "x-kubernetes-list-type": "set"}}},
-            GoField("podPreemptionPolicy", "v1.NodePodPreemptionPolicy", pointer=True),
-        ),
-    },
-}
-
-
-def _types(schema: Mapping[str, Any]) -> set[str]:
-    kind = schema.get("type")
-    if kind is None:
-        return set()
-    return {kind} if isinstance(kind, str) else set(kind)
-
-
-def _compile(schema: Mapping[str, Any], go: str | None = None, elem_go: str | None = None) -> Node:
-    """A property's node; ``go`` names its Go type (and ``elem_go`` a named map's value type)
-    when the schema's names would be wrong."""
-    ref = schemas.ref_name(schema)
-    if ref is not None:
-        custom = _CUSTOM.get(ref)
-        if custom is not None:
-            return Node(custom, go or _package(ref))
-        target = schemas.definition(ref)
-        if "properties" in target or ("object" in _types(target) and "additionalProperties" not in target):
-            return _struct(ref)  # a struct (one with no fields takes none)
-        return _compile(target, go, elem_go)
-    if schema.get("x-kubernetes-preserve-unknown-fields") or schema.get("x-kubernetes-embedded-resource"):
-        return Node(OPAQUE, go or "interface {}")
-    types = _types(schema) - {"null"}
-    if "array" in types:
-        item_go = go[2:].lstrip("*") if go and go.startswith("[]") else None
-        elem = _compile(schema.get("items") or {}, item_go)
-        return Node(LIST, go or f"[]{elem.go}", elem=elem)
-    if "object" in types:
-        if "properties" in schema:  # a struct without a definition (a field ahead of the release)
-            node = Node(STRUCT, go or "struct {}", (go or "").rpartition(".")[2])
-            _fill(node, schema, {})
-            return node
-        extra = schema.get("additionalProperties")
-        if not isinstance(extra, Mapping):
-            return Node(OPAQUE, go or "map[string]interface {}")
-        value_go = go[len("map[string]"):].lstrip("*") if go and go.startswith("map[string]") else elem_go
-        elem = _compile(extra, value_go)
-        return Node(MAP, go or f"map[string]{elem.go}", elem=elem)
-    fmt = schema.get("format")
-    if "string" in types:
-        if fmt == "byte":
-            return Node(BYTES, go or "[]uint8")
-        return Node(STRING, go or "string")
-    if "boolean" in types:
-        return Node(BOOL, go or "bool")
-    if "integer" in types:
-        kind = INT32 if fmt == "int32" else INT64
-        return Node(kind, go or ("int32" if kind == INT32 else "int64"))
-    if "number" in types:
-        return Node(FLOAT, go or "float64")
-    return Node(OPAQUE, go or "interface {}")
-
-
-@functools.cache
-def kind_node(group: str, version: str, kind: str) -> Node:
-    """The compiled type of ``group/version, Kind=kind`` (cached; compiled on first use)."""
-    return _struct(schemas.definition_name(group, version, kind))
-
-
-def patch_strategies(group: str, version: str, kind: str) -> dict[str, tuple[str | None, bool]]:
-    """Every list field that strategic merge patch merges, by dotted path (``[]`` steps into list
-    items, as ``spec.containers[].env``): its merge key (None for a list of primitives merged as a
-    set) and whether ``retainKeys`` is part of its strategy. Read from the schema's
-    ``x-kubernetes-patch-strategy`` and ``x-kubernetes-patch-merge-key``."""
-    found: dict[str, tuple[str | None, bool]] = {}
-
-    def walk(node: Node, path: str, seen: frozenset[int]) -> None:
-        for name, field in node.fields.items():
-            sub = f"{path}.{name}" if path else name
-            strategy = field.strategy.split(",")
-            child = field.node
-            if child.kind == LIST and "merge" in strategy:
-                found[sub] = (field.merge_key, "retainKeys" in strategy)
-            if child.kind == LIST and child.elem is not None:
-                sub, child = sub + "[]", child.elem
-            if child.kind == STRUCT and id(child) not in seen:
-                walk(child, sub, seen | {id(child)})
-
-    root = kind_node(group, version, kind)
-    walk(root, "", frozenset({id(root)}))
-    return found
 
 
 # ---------------------------------------------------------------------------------- errors
@@ -505,23 +264,6 @@ def _plain(value: Any) -> Any:
 _NO = object()  # no value decoded into yet
 
 
-def _zero(node: Node) -> Any:
-    kind = node.kind
-    if kind in (STRUCT, MAP):
-        return {}
-    if kind == LIST:
-        return []
-    if kind in (STRING, BYTES):
-        return ""
-    if kind == BOOL:
-        return False
-    if kind in (INT32, INT64, FLOAT, INT_OR_STRING):
-        return 0
-    if kind == QUANTITY:
-        return "0"
-    return None
-
-
 class _Walker:
     """One decoding: the flavour, the strict errors found, the keys seen."""
 
@@ -593,7 +335,7 @@ class _Walker:
                 null = field.null
                 if repeats and key in out and not field.nils:
                     continue  # null into a non-pointer Go already filled changes nothing
-                if null is _DROP:
+                if null is DROP:
                     out.pop(key, None)
                 else:
                     out[key] = null.copy() if type(null) is dict else null
@@ -632,14 +374,14 @@ class _Walker:
         elem = node.elem
         assert elem is not None
         kind = elem.kind
-        scalar = _SCALARS.get(kind)
+        scalar = PLAIN.get(kind)
         old = into if type(into) is list else None
         out: list[Any] = []
         for i, item in enumerate(value):
             if scalar is not None and type(item) is scalar:
                 out.append(item)
             elif item is None:
-                out.append(old[i] if old is not None and i < len(old) and kind not in (LIST, MAP) else _zero(elem))
+                out.append(old[i] if old is not None and i < len(old) and kind not in (LIST, MAP) else zero_value(elem))
             elif kind == STRUCT or kind == LIST or kind == MAP:
                 before = old[i] if old is not None and i < len(old) else _NO
                 out.append(self.value(elem, item, f"{path}[{i}]", before))
@@ -660,7 +402,7 @@ class _Walker:
         elem = node.elem
         assert elem is not None
         kind = elem.kind
-        scalar = _SCALARS.get(kind)
+        scalar = PLAIN.get(kind)
         out: Obj = into if type(into) is dict else {}
         named: set[str] = set()
         for key, item in members:
@@ -671,7 +413,7 @@ class _Walker:
             if scalar is not None and type(item) is scalar:
                 out[key] = item
             elif item is None:
-                out[key] = _zero(elem)
+                out[key] = zero_value(elem)
             elif kind == STRUCT or kind == LIST or kind == MAP:
                 # the converter names no map key in its paths; the JSON decoder does
                 out[key] = self.value(elem, item, path if self.convert else f"{path}.{key}")

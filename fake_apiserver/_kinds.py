@@ -5,7 +5,7 @@ its scope, its subresources and the field selectors the real server accepts for 
 is adding one row to :data:`KINDS`; discovery, routing, selectors and patches all read this table.
 What a kind's objects hold (fields, types, the strategic-merge-patch strategy of its lists) is
 not written here: it is read from the pinned release's schemas by group, version and kind
-(:mod:`~fake_apiserver._schema`, compiled by :mod:`~fake_apiserver._typed`).
+(:mod:`~fake_apiserver._schema`, compiled by :mod:`~fake_apiserver._gotypes`).
 
 Patch strategies (:attr:`KindSpec.patch_schema`) are keyed by a path of field names in which
 ``[]`` steps into the elements of a list, e.g. ``spec.containers[].env``. A path that is absent
@@ -19,7 +19,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from fake_apiserver._typed import patch_strategies
+from fake_apiserver._gotypes import patch_strategies
 
 __all__ = ["KINDS", "KindSpec", "ListStrategy", "by_kind", "by_resource"]
 

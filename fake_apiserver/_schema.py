@@ -30,9 +30,11 @@ __all__ = [
 ]
 
 SCHEMA_PACKAGE = "kubernetes-validate"
-KUBERNETES_VERSION = "1.36.0"
-"""The Kubernetes release whose schemas the fake serves by (the real server compared against is
-kube-apiserver v1.36)."""
+KUBERNETES_VERSION = "1.37.0"
+"""The Kubernetes release whose schemas the fake serves by: the first with the fields KEP-5836
+adds (Node ``spec.podPreemptionPolicy``), which the KEP-5836 suite sets. The real server the
+fake's answers are compared against is kube-apiserver v1.36, whose schemas differ from these only
+by fields added in v1.37 (such a field is pruned or refused there and stored here)."""
 
 _REF_PREFIX = "#/$defs/"
 

@@ -217,7 +217,7 @@ reason is shown). A skip judges nothing: a suite whose criteria were all skipped
 no criterion passed or failed is not judged (exit code 1). The run passes when no criterion failed and at least \
 one passed; the suites it did not judge are listed with its verdict.
 - Suites version {SUITE_VERSION} (criteria catalog: `schedharness criteria`)
-- The fake API server's schemas: kubernetes-validate {SCHEMA_PACKAGE_VERSION}, Kubernetes v1.36.0
+- The fake API server's schemas: kubernetes-validate {SCHEMA_PACKAGE_VERSION}, Kubernetes v1.37.0
 - Command: `python -m pytest suites/test_k.py`
 
 ## Suites

@@ -445,10 +445,10 @@ class PodDisruptionBudgetStrategy(Strategy):
         obj["status"] = dict(disruption.ZERO_STATUS)
 
     def validate_create(self, obj: Obj) -> list[FieldError]:
-        return disruption.validate_pdb_spec(obj)
+        return disruption.validate_pdb_spec(obj) + validation.validate_kind_rules(self.spec, obj)
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        return disruption.validate_pdb_spec(new)
+        return disruption.validate_pdb_spec(new) + validation.validate_kind_rules(self.spec, new)
 
 
 def strategy_for(

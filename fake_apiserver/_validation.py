@@ -35,6 +35,7 @@ What is checked, and what is deliberately not:
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Callable, Mapping, Sequence
 
 from ._errors import BadRequest, FieldError, Invalid, UnknownError
@@ -832,7 +833,123 @@ def _device_class_errors(obj: Mapping[str, Any]) -> list[FieldError]:
     return validate_device_configs(_get(obj, "spec", "config"), "spec.config")
 
 
+_CONFIG_KEY_FMT = "[-._a-zA-Z0-9]+"
+_CONFIG_KEY_ERROR = ("a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. "
+                     f"'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '{_CONFIG_KEY_FMT}')")
+
+
+def _config_key_messages(key: str) -> list[str]:
+    """``IsConfigMapKey``."""
+    messages = []
+    if _nbytes(key) > 253:
+        messages.append("must be no more than 253 bytes")
+    if not re.fullmatch(_CONFIG_KEY_FMT, key):
+        messages.append(_CONFIG_KEY_ERROR)
+    if key in (".", ".."):
+        messages.append(f"must not be '{key}'")
+    elif key.startswith(".."):
+        messages.append("must not start with '..'")
+    return messages
+
+
+def _config_map_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    errors: list[FieldError] = []
+    data, binary = obj.get("data") or {}, obj.get("binaryData") or {}
+    for key in data:
+        errors += _invalid_each(f"data[{key}]", key, _config_key_messages(key))
+    for key in binary:
+        errors += _invalid_each(f"binaryData[{key}]", key, _config_key_messages(key))
+        if key in data:
+            errors.append(FieldError.invalid(f"data[{key}]", key, "duplicate of key present in binaryData"))
+    return errors
+
+
+def _unsupported(obj: Mapping[str, Any], dotted: str, supported: list[str]) -> list[FieldError]:
+    value = _get(obj, *dotted.split("."))
+    if value is None or value in supported:
+        return []
+    return [FieldError.not_supported(dotted, value, supported)]
+
+
+def _template_label_errors(selector_matches: bool, labels: Any) -> list[FieldError]:
+    if selector_matches:
+        return []
+    return [FieldError.invalid("spec.template.metadata.labels", labels or {}, "`selector` does not match template `labels`")]
+
+
+def _replica_set_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    from fake_apiserver._selectors import label_selector_from_dict
+
+    spec = _get(obj, "spec") or {}
+    errors: list[FieldError] = []
+    selector = spec.get("selector")
+    if isinstance(selector, Mapping) and not selector.get("matchLabels") and not selector.get("matchExpressions"):
+        errors.append(FieldError.invalid("spec.selector", dict(selector), "empty selector is invalid for deployment"))
+    elif isinstance(selector, Mapping):
+        labels = _get(spec, "template", "metadata", "labels") or {}
+        try:
+            matches = label_selector_from_dict(selector).matches(labels)
+        except BadRequest:
+            matches = True  # a selector that does not parse is reported by its own rule, not here
+        errors += _template_label_errors(matches, labels)
+    minimum = spec.get("minReadySeconds")
+    if isinstance(minimum, int) and minimum < 0:
+        errors.append(FieldError.invalid("spec.minReadySeconds", minimum, "must be greater than or equal to 0"))
+    return errors + _unsupported(obj, "spec.template.spec.restartPolicy", ["Always"])
+
+
+def _replication_controller_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    spec = _get(obj, "spec") or {}
+    selector = spec.get("selector") or {}
+    labels = _get(spec, "template", "metadata", "labels") or {}
+    if not selector or not isinstance(selector, Mapping):
+        return []
+    return _template_label_errors(all(labels.get(k) == v for k, v in selector.items()), labels)
+
+
+def _service_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    errors: list[FieldError] = []
+    for i, port in enumerate(_get(obj, "spec", "ports") or []):
+        if not isinstance(port, Mapping):
+            continue
+        number = port.get("port")
+        if isinstance(number, int) and not 1 <= number <= 65535:
+            errors.append(FieldError.invalid(f"spec.ports[{i}].port", number, "must be between 1 and 65535, inclusive"))
+            if port.get("targetPort") is None:  # defaulted to the port
+                errors.append(FieldError.invalid(f"spec.ports[{i}].targetPort", number,
+                                                 "must be between 1 and 65535, inclusive"))
+    return errors
+
+
+def _persistent_volume_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    return [] if _get(obj, "spec", "accessModes") else [FieldError.required("spec.accessModes")]
+
+
+def _persistent_volume_claim_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    errors: list[FieldError] = []
+    if not _get(obj, "spec", "accessModes"):
+        errors.append(FieldError.required("spec.accessModes", "at least 1 access mode is required"))
+    if _get(obj, "spec", "resources", "requests", "storage") is None:
+        errors.append(FieldError.required("spec.resources[storage]"))
+    return errors
+
+
+def _pod_disruption_budget_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    return _unsupported(obj, "spec.unhealthyPodEvictionPolicy", ["AlwaysAllow", "IfHealthyBudget"])
+
+
 _SPEC_RULES: dict[tuple[str, str], Callable[[Mapping[str, Any]], list[FieldError]]] = {
+    ("", "ConfigMap"): _config_map_errors,
+    ("storage.k8s.io", "StorageClass"): lambda obj: _unsupported(obj, "volumeBindingMode",
+                                                                 ["Immediate", "WaitForFirstConsumer"]),
+    ("storage.k8s.io", "CSIDriver"): lambda obj: _unsupported(obj, "spec.fsGroupPolicy",
+                                                              ["File", "None", "ReadWriteOnceWithFSType"]),
+    ("apps", "ReplicaSet"): _replica_set_errors,
+    ("", "ReplicationController"): _replication_controller_errors,
+    ("", "Service"): _service_errors,
+    ("", "PersistentVolume"): _persistent_volume_errors,
+    ("", "PersistentVolumeClaim"): _persistent_volume_claim_errors,
+    ("policy", "PodDisruptionBudget"): _pod_disruption_budget_errors,
     ("coordination.k8s.io", "Lease"): _lease_errors,
     ("storage.k8s.io", "CSIStorageCapacity"): _storage_capacity_errors,
     ("resource.k8s.io", "ResourceSlice"): _resource_slice_errors,

@@ -736,12 +736,44 @@ SUBDOMAIN_MESSAGE = (
     ("storage.k8s.io", "CSINode", {"spec": {"drivers": [{"name": "Bad Driver", "nodeID": "n"}]}},
      f'spec.drivers[0].name: Invalid value: "Bad Driver": {SUBDOMAIN_MESSAGE}'),
     ("resource.k8s.io", "DeviceClass", {"spec": {"config": [{}]}}, "spec.config[0].opaque: Required value"),
+    ("", "ConfigMap", {"data": {"bad key": "v"}},
+     "data[bad key]: Invalid value: \"bad key\": a valid config key must consist of alphanumeric characters, '-', '_' "
+     "or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"),
+    ("", "ConfigMap", {"data": {"k": "v"}, "binaryData": {"k": "dg=="}},
+     'data[k]: Invalid value: "k": duplicate of key present in binaryData'),
+    ("storage.k8s.io", "StorageClass", {"provisioner": "example.com/x", "volumeBindingMode": "Bogus"},
+     'volumeBindingMode: Unsupported value: "Bogus": supported values: "Immediate", "WaitForFirstConsumer"'),
+    ("storage.k8s.io", "CSIDriver", {"spec": {"fsGroupPolicy": "Bogus"}},
+     'spec.fsGroupPolicy: Unsupported value: "Bogus": supported values: "File", "None", "ReadWriteOnceWithFSType"'),
+    ("apps", "ReplicaSet", {"spec": {"selector": {"matchLabels": {"app": "a"}}, "template": {
+        "metadata": {"labels": {"app": "b"}}}}},
+     'spec.template.metadata.labels: Invalid value: {"app":"b"}: `selector` does not match template `labels`'),
+    ("apps", "ReplicaSet", {"spec": {"selector": {}, "template": {"metadata": {"labels": {"app": "a"}}}}},
+     "spec.selector: Invalid value: {}: empty selector is invalid for deployment"),
+    ("apps", "ReplicaSet", {"spec": {"selector": {"matchLabels": {"app": "a"}}, "minReadySeconds": -1, "template": {
+        "metadata": {"labels": {"app": "a"}}}}},
+     "spec.minReadySeconds: Invalid value: -1: must be greater than or equal to 0"),
+    ("apps", "ReplicaSet", {"spec": {"selector": {"matchLabels": {"app": "a"}}, "template": {
+        "metadata": {"labels": {"app": "a"}}, "spec": {"restartPolicy": "Never"}}}},
+     'spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"'),
+    ("", "ReplicationController", {"spec": {"selector": {"app": "b"}, "template": {"metadata": {"labels": {"app": "a"}}}}},
+     'spec.template.metadata.labels: Invalid value: {"app":"a"}: `selector` does not match template `labels`'),
+    ("", "Service", {"spec": {"ports": [{"port": 70000}]}},
+     "[spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive, spec.ports[0].targetPort: "
+     "Invalid value: 70000: must be between 1 and 65535, inclusive]"),
+    ("", "PersistentVolume", {"spec": {"capacity": {"storage": "1Gi"}, "accessModes": []}},
+     "spec.accessModes: Required value"),
+    ("", "PersistentVolumeClaim", {"spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {}}}},
+     "spec.resources[storage]: Required value"),
+    ("policy", "PodDisruptionBudget", {"spec": {"unhealthyPodEvictionPolicy": "Bogus"}},
+     'spec.unhealthyPodEvictionPolicy: Unsupported value: "Bogus": supported values: "AlwaysAllow", "IfHealthyBudget"'),
 ])
 def test_kind_rules(group: str, kind: str, obj: dict[str, Any], message: str) -> None:
     spec = by_kind(group, kind)
     assert spec is not None
     errors = _validation.validate_kind_rules(spec, obj)
-    assert Invalid.of(kind, group, "x", errors).message == f'{kind}.{group} "x" is invalid: {message}'
+    qualified = f"{kind}.{group}" if group else kind
+    assert Invalid.of(kind, group, "x", errors).message == f'{qualified} "x" is invalid: {message}'
 
 
 def test_event_and_pdb_names_follow_the_path_segment_rule() -> None:

@@ -110,12 +110,13 @@ def decode_body(node: typed.Node, kind: str, version: str, body: dict[str, Any],
 
 
 def check_patched(node: typed.Node, strategic: bool, patched: dict[str, Any], patch: Any,
-                  patch_errors: list[str], validation: FieldValidation | None) -> dict[str, Any]:
+                  patch_errors: list[str], validation: FieldValidation | None, *, reach: Any = None) -> dict[str, Any]:
     """The result of a patch decoded into its type, as ``patcher.applyPatch`` does: a strategic
     merge patch through the unstructured converter, a JSON or merge patch through the JSON decoder;
     a bad result, and strict errors under ``Strict``, are the 422 ``patch: Invalid value: ...``.
     ``patch_errors`` are the patch document's own strict errors (its repeated keys), which come
-    first."""
+    first. ``reach`` (a strategic or merge patch's map) limits the work to what the patch reaches:
+    the rest is the stored object's, decoded when it was written."""
     def wrap(error: str) -> Invalid:
         if strategic:
             shown = go_value(patch)  # fmt.Sprintf("%+v", patchMap)
@@ -127,9 +128,9 @@ def check_patched(node: typed.Node, strategic: bool, patched: dict[str, Any], pa
     strict = validation is not None and validation.checks
     try:
         if strategic:
-            obj, errors = typed.convert(node, patched, strict=strict, patch=patch)
+            obj, errors = typed.convert(node, patched, strict=strict, patch=reach)
         else:
-            obj, errors = typed.decode(node, patched, strict=strict)
+            obj, errors = typed.decode(node, patched, strict=strict, patch=reach)
     except typed.DecodeError as e:
         raise wrap(str(e)) from None
     if validation is not None:

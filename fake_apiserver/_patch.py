@@ -112,7 +112,8 @@ def apply_patch(
         result = strategic_merge(original, patch or {}, schema)
     if node is None:
         return result
-    return check_patched(node, media_type == STRATEGIC_MERGE_PATCH, result, patch or {}, errors, validation)
+    return check_patched(node, media_type == STRATEGIC_MERGE_PATCH, result, patch or {}, errors, validation,
+                         reach=patch or {} if media_type != JSON_PATCH else None)
 
 
 def _sorted(value: Any) -> Any:

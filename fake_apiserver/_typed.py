@@ -502,15 +502,17 @@ class _Walker:
         return _plain(value)
 
 
-def decode(node: Node, body: Any, *, raw: bytes | None = None, strict: bool = False) -> tuple[Obj, list[str]]:
+def decode(node: Node, body: Any, *, raw: bytes | None = None, strict: bool = False,
+           patch: Any = None) -> tuple[Obj, list[str]]:
     """Decode a JSON object into ``node`` as the real server's JSON decoder does: the object as
     Go would encode it back (unknown fields gone, nulls made zero values) and, with ``strict``,
     the strict decoding errors (unknown and duplicate fields) in document order. ``raw`` is the
     body's JSON text when there is one: it is needed to see repeated keys (and the text of a
-    number in an error). :class:`DecodeError` for a value of the wrong type."""
+    number in an error). :class:`DecodeError` for a value of the wrong type. ``patch`` (the merge
+    patch that made ``body`` from a stored object) limits the walk as for :func:`convert`."""
     walker = _Walker(convert=False, strict=strict)
     try:
-        out = walker.struct(node, body, "", _NO)
+        out = walker.struct(node, body, "", _NO, patch if raw is None and type(patch) is dict else None)
     except DecodeError:
         if raw is None:
             raise

@@ -186,6 +186,8 @@ async def test_a_slow_kubelet_delays_the_binding_not_the_nomination(scenario: Sc
     p = await _preemptor(scenario, "p", "2", classes["high"])
     seen = await scenario.seen("pods", p)
     await scenario.eventually(_nominated(scenario, "p"), within=ACT_WITHIN)
+    # the victim's deletion follows the nomination (on real time, a moment later)
+    await scenario.eventually(deleted(scenario, "v"), within=ACT_WITHIN)
     deletion = _deleted_by_scheduler(scenario, "v").get("v")
     assert deletion is not None, f"expected the scheduler to delete v; its writes:\n{format_writes(scenario.writes('v'))}"
     await scenario.never(scenario.pod_bound("p"), within=max(0.0, deletion.time + GRACE + 10 - scenario.now - 0.5))

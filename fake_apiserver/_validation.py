@@ -25,7 +25,8 @@ What is checked, and what is deliberately not:
   :func:`resource_requirements_errors`). Volumes, probes, resource names, security contexts, affinity term
   syntax, topology spread constraints and the values of the fields the server defaults
   (restartPolicy, dnsPolicy, terminationMessagePolicy, imagePullPolicy,
-  terminationGracePeriodSeconds; see ``_strategy.default_pod``) are not validated.
+  terminationGracePeriodSeconds; see ``_strategy.default_pod``) are not validated, but for
+  ``dnsPolicy`` and ``hostname``.
 * Nodes: the resize-preemption owners of KEP-5836 (:func:`validate_node_pod_preemption_policy`).
 * Equality is Go's ``apiequality.Semantic``, approximated by treating absent, null, ``false``,
   ``0``, ``""``, ``[]`` and ``{}`` alike (so a pointer field set to its zero value equals an unset
@@ -454,6 +455,10 @@ def _toleration_errors(tolerations: Sequence[Mapping[str, Any]], path: str) -> l
     return errors
 
 
+# validateDNSPolicy's list, in the order its message gives it (kube-apiserver v1.36)
+_DNS_POLICIES = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"]
+
+
 def _pod_spec_errors(pod: Mapping[str, Any]) -> list[FieldError]:
     """The subset of ``ValidatePodSpec`` the fake enforces, in Go's order."""
     spec: Mapping[str, Any] = pod.get("spec") or {}
@@ -465,6 +470,9 @@ def _pod_spec_errors(pod: Mapping[str, Any]) -> list[FieldError]:
     else:
         errors += _container_errors(containers, "spec.containers", names, init=False)
     errors += _container_errors(spec.get("initContainers") or [], "spec.initContainers", names, init=True)
+    dns_policy = spec.get("dnsPolicy")
+    if dns_policy and dns_policy not in _DNS_POLICIES:
+        errors.append(FieldError.not_supported("spec.dnsPolicy", dns_policy, _DNS_POLICIES))
     errors += _labels_errors(spec.get("nodeSelector"), "spec.nodeSelector")
     seen: set[str] = set()
     for i, gate in enumerate(spec.get("schedulingGates") or []):
@@ -480,6 +488,9 @@ def _pod_spec_errors(pod: Mapping[str, Any]) -> list[FieldError]:
     if deadline is not None and not 1 <= deadline <= _MAX_INT32:
         errors.append(FieldError.invalid("spec.activeDeadlineSeconds", deadline,
                                          f"must be between 1 and {_MAX_INT32}, inclusive"))
+    hostname = spec.get("hostname") or ""
+    if hostname:
+        errors += _invalid_each("spec.hostname", hostname, is_dns1123_label(hostname))
     errors += _toleration_errors(spec.get("tolerations") or [], "spec.tolerations")
     errors += _image_whitespace_errors(containers, "spec.containers")
     errors += _image_whitespace_errors(spec.get("initContainers") or [], "spec.initContainers")

@@ -788,3 +788,17 @@ def test_event_and_pdb_names_follow_the_path_segment_rule() -> None:
     assert [e.render() for e in errors] == ["metadata.name: Invalid value: \"..\": may not be '..'"]
     errors = validate_object_meta(pdb, {"metadata": {"generateName": "%2E", "namespace": "d"}}, create=True)
     assert [e.render() for e in errors] == ["metadata.generateName: Invalid value: \"%2E\": may not contain '%'"]
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    # captured from kube-apiserver v1.36 (a pod with one container and this field)
+    ({"dnsPolicy": "Bogus"}, 'spec.dnsPolicy: Unsupported value: "Bogus": supported values: "ClusterFirstWithHostNet", '
+                             '"ClusterFirst", "Default", "None"'),
+    ({"hostname": "Bad_Host"}, 'spec.hostname: Invalid value: "Bad_Host": a lowercase RFC 1123 label must consist of '
+                               "lower case alphanumeric characters or '-', and must start and end with an alphanumeric "
+                               "character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+                               "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"),
+])
+def test_pod_dns_policy_and_hostname(spec: dict[str, Any], message: str) -> None:
+    pod = {"metadata": {"name": "new"}, "spec": {"containers": [{"name": "c", "image": "busybox"}], **spec}}
+    assert Invalid.of("Pod", "", "new", validate_pod_create(pod)).message == f'Pod "new" is invalid: {message}'

@@ -29,8 +29,10 @@ Go's decoding and encoding would make of it.
 Trade-offs: the first decoding error in document order is the one reported (Go reports a later
 error of a type with its own ``UnmarshalJSON``, such as a bad quantity, over an earlier plain
 one); a nil slice, map or pointer is left out even where Go, lacking ``omitempty``, writes
-``null``; quantities are checked, not rewritten in canonical form; ``[]byte`` strings are not
-checked as base64; a kind the Go facts lack takes ``omitempty`` from the schema's ``required``.
+``null``; ``[]byte`` strings are not
+checked as base64; a kind the Go facts lack takes ``omitempty`` from the schema's ``required``;
+quantities are written back as ``Quantity.MarshalJSON`` writes them, without Go's rounding below
+one nano (and without the milli rounding that ``ResourceList`` defaulting adds).
 """
 
 from __future__ import annotations
@@ -86,20 +88,58 @@ _QUANTITY_RE = re.compile(r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$")
 _QUANTITY_FORMAT = f"quantities must match the regular expression '{_QUANTITY_RE.pattern}'"
 _QUANTITY_SUFFIX = "unable to parse quantity's suffix"
 
-_QUANTITIES: dict[str, str] = {}  # quantity text -> its error ("" when it parses); requests repeat a few
+# quantity text -> (its error, "" when it parses; its canonical form): requests repeat a few
+_QUANTITIES: dict[str, tuple[str, str]] = {}
 
 
-def _quantity_error(text: str) -> str:
-    error = _QUANTITIES.get(text)
-    if error is None:
+def _quantity(text: str) -> tuple[str, str]:
+    """``resource.ParseQuantity``'s error for a quantity's text, and what ``MarshalJSON`` writes
+    back (``Quantity.String()``: ``"0.5"`` is stored as ``"500m"``, ``1.5`` as ``"1500m"``)."""
+    known = _QUANTITIES.get(text)
+    if known is None:
         if not _QUANTITY_RE.match(text):
-            error = _QUANTITY_FORMAT
+            known = (_QUANTITY_FORMAT, "")
+        elif not quantity.is_quantity(text):
+            known = (_QUANTITY_SUFFIX, "")
         else:
-            error = "" if quantity.is_quantity(text) else _QUANTITY_SUFFIX
+            known = ("", text if _kept_as_written(text) else quantity.canonical(text))
         if len(_QUANTITIES) >= 4096:
             _QUANTITIES.clear()
-        _QUANTITIES[text] = error
-    return error
+        _QUANTITIES[text] = known
+    return known
+
+
+_QUANTITY_PARTS = re.compile(r"^[+-]?([0-9]*)(?:\.([0-9]*))?(.*)$")
+_DECIMAL_SUFFIXES = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_BINARY_SUFFIXES = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+
+
+def _kept_as_written(text: str) -> bool:
+    """Whether ``ParseQuantity`` keeps a quantity's text as its string ("if the number is in
+    canonical form, reuse the string"): an integer mantissa that fits int64, at a scale that is a
+    multiple of 3 not ending in ``000`` nor starting with ``0`` (``"+1"``, ``"1E3"``, ``"100m"``
+    stay as written; ``"1000"`` is written back ``"1k"``), or a binary suffix that is a multiple of
+    2^10 over a value not divisible by 8 (``"500Mi"``; ``"2048Mi"`` becomes ``"2Gi"``)."""
+    match = _QUANTITY_PARTS.match(text)
+    if match is None:
+        return False
+    num, denom, suffix = match.group(1), match.group(2) or "", match.group(3)
+    shifted = num + denom
+    if not shifted or len(shifted) > 18:
+        return False
+    if suffix in _BINARY_SUFFIXES:
+        exponent = _BINARY_SUFFIXES[suffix]
+        return (not denom and 15 - len(num) - int(exponent * 3 / 10) - 1 >= 0 and int(num) << exponent < 2**63
+                and int(num) & 7 != 0)
+    if suffix in _DECIMAL_SUFFIXES:
+        exponent = _DECIMAL_SUFFIXES[suffix]
+    elif suffix[:1] in ("e", "E") and suffix[1:].lstrip("+-").isdigit():
+        exponent = int(suffix[1:])
+    else:
+        return False
+    scale = exponent - len(denom)
+    return (scale >= -9 and int(shifted) < 2**63 and scale % 3 == 0 and not shifted.endswith("000")
+            and shifted[0] != "0")
 
 
 _INT_RANGE = {INT32: 2**31, INT64: 2**63}
@@ -471,14 +511,18 @@ class _Walker:
         if kind == QUANTITY:
             if vtype is str:
                 text = value.strip()
-            elif (vtype is int or isinstance(value, float)) and vtype is not bool:
-                return float(value) if vtype is _Num else value
+            elif vtype is _Num:
+                text = value.text
+            elif vtype is int:
+                text = str(value)
+            elif vtype is float:
+                text = _go_float_json(value)
             else:
                 text = json.dumps(_plain(value), separators=(",", ":"))
-            error = _quantity_error(text)
+            error, canonical = _quantity(text)
             if error:
                 raise DecodeError("", plain=error, context=False)
-            return value
+            return canonical
         if kind == INT_OR_STRING:
             if vtype is str:
                 return value

@@ -195,6 +195,19 @@ def test_what_is_stored_is_what_go_would_encode() -> None:
     serve(scenario)
 
 
+@pytest.mark.parametrize(("sent", "stored"), [
+    # Quantity.MarshalJSON: the text as sent when ParseQuantity found it canonical, else String()
+    ("100m", "100m"), ("0.5", "500m"), ("2048Mi", "2Gi"), ("1.5Gi", "1536Mi"), ("12e6", "12e6"), ("1E3", "1E3"),
+    ("1.0", "1"), ("+1", "+1"), ("128974848", "128974848"), ("0.1", "100m"), ("1000m", "1"), ("1.50", "1500m"),
+    ("2.5e3", "2500"), (1.5, "1500m"), (1000, "1k"),
+])
+def test_quantities_are_stored_as_go_writes_them(sent: Any, stored: str) -> None:
+    """A container's cpu limit and request, each answer captured from a dry-run create."""
+    code, body = created(pod({"resources": {"limits": {"cpu": sent}, "requests": {"cpu": sent}}}))
+    assert (code, body["spec"]["containers"][0]["resources"]) == (201, {"limits": {"cpu": stored},
+                                                                       "requests": {"cpu": stored}})
+
+
 def test_times_are_stored_in_utc() -> None:
     """``Time.UnmarshalJSON`` parses RFC 3339 and ``MarshalJSON`` writes UTC seconds."""
     assert normalize("2024-01-01T00:00:00+02:00", micro=False) == "2023-12-31T22:00:00Z"

@@ -14,10 +14,9 @@ Go type names come from the schema: a ``$ref`` to ``io.k8s.api.resource.v1.Devic
 string and map types such as ``v1.PodPhase``, ``types.UID``, ``v1.ResourceList``; pointers and
 ``omitempty``, which decide what a ``null`` or an empty value becomes; the Go name of an embedded
 struct that error paths name, such as ``ProbeHandler``) is read from the Go struct facts the
-project generates from ``k8s.io/api`` (:func:`go_fields`). A field the fake serves ahead of the
-pinned release (KEP-5836's ``spec.podPreemptionPolicy``, alpha in v1.37) is grafted onto its
-definition (:data:`_AHEAD`). Struct nodes are compiled once, on first use, and shared by every
-kind that holds them; cycles are fine.
+project generates from ``k8s.io/api`` (:func:`go_fields`; a struct those facts lack, such as one
+a newer schema adds, gets the schema's view). Struct nodes are compiled once, on first use, and
+shared by every kind that holds them; cycles are fine.
 """
 
 from __future__ import annotations
@@ -197,9 +196,6 @@ def _struct(definition: str) -> Node:
         return node
     node = _STRUCTS[definition] = Node(STRUCT, _package(definition), definition.rsplit(".", 1)[1])
     _fill(node, schemas.definition(definition), go_fields().get(definition, {}))
-    for name, (prop, fact) in _AHEAD.get(definition, {}).items():
-        if name not in node.fields:  # a release that has the field describes it itself
-            node.fields[name] = Field(_compile(prop, fact.go), fact, "", None)
     return node
 
 
@@ -211,21 +207,6 @@ def _fill(node: Node, schema: Mapping[str, Any], facts: Mapping[str, GoField]) -
         merge_key = prop.get("x-kubernetes-patch-merge-key")
         node.fields[name] = Field(_compile(prop, fact.go, fact.elem_go), fact, strategy, merge_key,
                                   prop.get("x-kubernetes-list-type"))
-
-
-# Fields the fake serves ahead of the pinned release, as kubernetes/api declares them at its head
-# (core/v1/types.go), grafted onto the release's definitions. KEP-5836 (alpha in v1.37):
-# ``PodPreemptionPolicy *NodePodPreemptionPolicy `json:"podPreemptionPolicy,omitempty"` `` holding
-# ``DisableResizePreemption []string `json:"disableResizePreemption,omitempty"` `` (+listType=set).
-_AHEAD: dict[str, dict[str, tuple[Mapping[str, Any], GoField]]] = {
-    "io.k8s.api.core.v1.NodeSpec": {
-        "podPreemptionPolicy": (
-            {"type": "object", "properties": {"disableResizePreemption": {
-                "type": ["array", "null"], "items": {"type": ["string", "null"]}, "x-kubernetes-list-type": "set"}}},
-            GoField("podPreemptionPolicy", "v1.NodePodPreemptionPolicy", pointer=True),
-        ),
-    },
-}
 
 
 def _types(schema: Mapping[str, Any]) -> set[str]:
@@ -255,7 +236,7 @@ def _compile(schema: Mapping[str, Any], go: str | None = None, elem_go: str | No
         elem = _compile(schema.get("items") or {}, item_go)
         return Node(LIST, go or f"[]{elem.go}", elem=elem)
     if "object" in types:
-        if "properties" in schema:  # a struct without a definition (a field ahead of the release)
+        if "properties" in schema:  # a struct without a definition of its own
             node = Node(STRUCT, go or "struct {}", (go or "").rpartition(".")[2])
             _fill(node, schema, {})
             return node

@@ -93,7 +93,7 @@ def test_the_admin_path_reports_the_window_and_reads_since_a_seq() -> None:
     assert (since5[0], since5[1], [_seq(line) for line in since5[2].splitlines()]) == (200, window, [6])
     assert [_seq(line) for line in since1[2].splitlines()] == [4, 5, 6]
     assert since6 == (200, window, "")
-    assert bad == (400, {}, '{"error":"invalid since \'five\': give the seq of the last entry read, a whole number"}')
+    assert bad == (400, {}, '{"error":"invalid since \'five\': give the seq of the last entry read, a whole number"}\n')
 
 
 def _seq(line: str) -> int:

@@ -30,7 +30,8 @@ Where things go: the PKI, the kubeconfig (it holds the token) and etcd's data in
 temporary directory removed at :meth:`ControlPlane.stop`; the two logs (``etcd.log``,
 ``kube-apiserver.log``) in ``logdir``, which the plugin puts in the report directory. The
 processes are started with ``PR_SET_PDEATHSIG`` (SIGKILL) on Linux, so a test run killed outright
-does not leave an API server behind (its temporary directory stays); :meth:`~ControlPlane.start` must then run on the thread that lives as
+does not leave an API server behind (its temporary directory, which names its owner in
+``owner.pid``, is removed by the next control plane started on the machine); :meth:`~ControlPlane.start` must then run on the thread that lives as
 long as the control plane (the main thread: the kernel signals the child when the thread that
 forked it exits).
 """
@@ -77,6 +78,7 @@ STOP_TIMEOUT = 15.0
 SERVICE_CLUSTER_IP_RANGE = "10.0.0.0/24"
 USER = "schedharness"
 LOG_TAIL_LINES = 15
+TMP_PREFIX = "schedharness-envtest-"
 
 
 class EnvtestError(RuntimeError):
@@ -294,7 +296,9 @@ class ControlPlane:
         if self._processes:
             raise EnvtestError("the envtest control plane is already running")
         self.logdir.mkdir(parents=True, exist_ok=True)
-        self._tmp = Path(tempfile.mkdtemp(prefix="schedharness-envtest-"))
+        _sweep_stale(Path(tempfile.gettempdir()))
+        self._tmp = Path(tempfile.mkdtemp(prefix=TMP_PREFIX))
+        (self._tmp / "owner.pid").write_text(str(os.getpid()))
         try:
             pki = self._pki = generate_pki(self._tmp / "pki", openssl=self.openssl)
             etcd_port, peer_port, port = free_port(), free_port(), free_port()
@@ -373,6 +377,22 @@ class ControlPlane:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _sweep_stale(tmp: Path) -> None:
+    """Remove the temporary directories of control planes whose process is gone (a test run
+    killed outright takes the binaries with it, not their directory)."""
+    for directory in tmp.glob(f"{TMP_PREFIX}*"):
+        try:
+            owner = int((directory / "owner.pid").read_text())
+        except (OSError, ValueError):
+            continue  # not one of ours, or still being made
+        try:
+            os.kill(owner, 0)
+        except ProcessLookupError:
+            shutil.rmtree(directory, ignore_errors=True)
+        except OSError:
+            continue  # alive, another user's
 
 
 def _has_flag(binary: str, flag: str) -> bool:

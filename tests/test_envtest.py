@@ -298,3 +298,17 @@ def test_the_reference_gets_the_same_verdicts_on_the_fake_and_on_envtest(tmp_pat
     assert len(comparison.rows) == 3 and not comparison.only_one_side
     assert comparison.differences == [], "\n".join(format_comparison(comparison))
     assert {row.right for row in comparison.rows} == {"passed"}
+
+
+def test_a_stale_temporary_directory_is_swept_and_a_live_ones_kept(tmp_path: Path) -> None:
+    from harness._envtest import TMP_PREFIX, _sweep_stale
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale, live, foreign = (tmp_path / f"{TMP_PREFIX}stale"), (tmp_path / f"{TMP_PREFIX}live"), (tmp_path / f"{TMP_PREFIX}x")
+    for directory, owner in ((stale, dead.pid), (live, os.getpid())):
+        directory.mkdir()
+        (directory / "owner.pid").write_text(str(owner))
+    foreign.mkdir()
+    _sweep_stale(tmp_path)
+    assert not stale.exists() and live.exists() and foreign.exists()

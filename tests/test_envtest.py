@@ -29,7 +29,7 @@ from harness._envtest import (
     generate_pki,
     write_kubeconfig,
 )
-from harness._kubeclient import ApiError, KubeClient
+from harness._kubeclient import KubeClient
 from harness._run import RunOptions, run_argv, run_suites
 
 pytest_plugins = ["pytester"]
@@ -241,7 +241,6 @@ def test_a_control_plane_starts_answers_and_stops_keeping_its_logs(tmp_path: Pat
 
 ON_A_BARE_CONTROL_PLANE = '''
 import pytest
-from harness._shared_cluster import NOT_READY_TAINT
 
 async def test_the_controllers_are_played(scenario):
     sa = await scenario.client.request("GET", f"/api/v1/namespaces/{scenario.namespace}/serviceaccounts/default")

@@ -66,6 +66,7 @@ from fake_apiserver._journal import Journal
 from fake_apiserver._kinds import KINDS, KindSpec
 from fake_apiserver._protobuf import body_json
 from fake_apiserver._server import add_admin_routes, kubeconfig_for
+from fake_apiserver._store import kept_after_delete
 from fake_apiserver._watch import WatchEvent
 
 __all__ = ["FaultProxy", "Upstream", "upstream_from_kubeconfig"]
@@ -498,8 +499,9 @@ class FaultProxy:
         except ValueError:
             answer = None
         if isinstance(answer, dict) and answer.get("kind") not in (None, "Status") and not info.subresource == "binding":
-            if info.verb == "delete" and not (answer.get("metadata") or {}).get("deletionTimestamp"):
-                return await self._object(info)  # answered with the deleted object: GET tells if it is gone
+            if info.verb == "delete" and not kept_after_delete(answer):
+                # answered with the deleted object (a grace-0 delete's answer is marked too): GET tells if it is gone
+                return await self._object(info)
             return answer
         if not info.name:
             return None

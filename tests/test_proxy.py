@@ -140,6 +140,25 @@ def test_reads_and_writes_pass_through_and_both_journals_agree(proxied: Proxied)
     assert patch.after["metadata"]["labels"] == {"a": "b"}
 
 
+def test_a_final_delete_is_journaled_as_gone_and_a_graceful_one_as_kept(proxied: Proxied) -> None:
+    """kube-apiserver answers a grace-0 delete with the object as it went (``deletionTimestamp``
+    and ``deletionGracePeriodSeconds: 0``): the proxy asks whether it is gone instead of taking
+    the answer for an object still kept, as it must for a graceful delete's answer."""
+    v1 = client.CoreV1Api(proxied.api)
+    for name in ("graceful", "final"):
+        v1.create_namespaced_pod("default", _pod(name))
+        v1.create_namespaced_pod_binding(name, "default", {"apiVersion": "v1", "kind": "Binding",
+                                                           "metadata": {"name": name},
+                                                           "target": {"apiVersion": "v1", "kind": "Node", "name": "n"}},
+                                         _preload_content=False)
+    v1.delete_namespaced_pod("graceful", "default")
+    answer = v1.delete_namespaced_pod("final", "default", grace_period_seconds=0)
+    assert answer.metadata.deletion_grace_period_seconds == 0 and answer.metadata.deletion_timestamp is not None
+    deletes = {e.name: e for e in proxied.proxy_journal() if e.verb == "delete"}
+    assert deletes["graceful"].after["metadata"]["deletionGracePeriodSeconds"] == 30
+    assert deletes["final"].after is None
+
+
 @pytest.mark.parametrize(("code", "reason"), [(500, "InternalError"), (409, "Conflict")])
 def test_respond_answers_the_status_patch_at_the_proxy(proxied: Proxied, code: int, reason: str) -> None:
     v1 = client.CoreV1Api(proxied.api)

@@ -38,7 +38,7 @@ from typing import IO, Any, Awaitable, Callable, Generic, TypeVar
 import yaml
 
 from harness._kubeclient import ApiError, Informer, KubeClient, server_from_kubeconfig
-from harness._shared_cluster import FAKE_NODE_LABEL
+from harness._shared_cluster import FAKE_NODE_LABEL, make_default_service_account
 
 __all__ = [
     "AdapterError",
@@ -116,6 +116,10 @@ async def probe_scheduler(kubeconfig_path: Path, *, timeout: float = 30.0) -> No
         with contextlib.suppress(ApiError):  # AlreadyExists from an earlier probe
             await client.request("POST", "/api/v1/namespaces", body={
                 "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": PROBE_NAMESPACE}})
+        # the ServiceAccount controller's stand-in: a cluster without one refuses the probe pod for
+        # good; the fake serves no ServiceAccounts (404) and needs none
+        with contextlib.suppress(ApiError):
+            await make_default_service_account(client.request, PROBE_NAMESPACE)
         await client.request("POST", "/api/v1/nodes", body=_probe_node())
         informer = Informer(client, pods_path, params={"fieldSelector": f"metadata.name={PROBE_NAME}"})
         bound = asyncio.Event()

@@ -42,15 +42,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterable
 
-from fake_apiserver import KINDS, FaultProxy, JournalEntry, KindSpec
+from fake_apiserver import KINDS, JournalEntry, KindSpec
 from harness._backend import BackendError
-from harness._kubeclient import PATCH_TYPES, ApiError, KubeClient, resolve_kind, resource_path
+from harness._kubeclient import PATCH_TYPES, ApiError, resolve_kind, resource_path
 
 __all__ = ["FAKE_NODE_LABEL", "HEARTBEAT", "SCENARIO_NAMESPACE_LABEL", "SharedCluster", "make_default_service_account",
-           "poll_until", "prepare_namespace", "unjournaled"]
+           "poll_until", "unjournaled"]
 
 Obj = dict[str, Any]
 Request = Callable[..., Awaitable[Any]]
@@ -136,29 +135,6 @@ async def make_default_service_account(request: Request, namespace: str) -> None
     except ApiError as e:
         if e.code != 409:
             raise
-
-
-def prepare_namespace(kubeconfig: Path, namespace: str) -> None:
-    """Make ``namespace`` and its ``default`` ServiceAccount on the cluster of ``kubeconfig`` if
-    they are not there (for the scheduler probe's namespace, which outlives a scenario: on a
-    cluster without a ServiceAccount controller its pod would be refused for good)."""
-    async def main() -> None:
-        async with FaultProxy(kubeconfig) as proxy:
-            client = KubeClient(proxy.url)
-            try:
-                try:
-                    await client.request("POST", "/api/v1/namespaces", body={
-                        "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
-                except ApiError as e:
-                    if e.code != 409:
-                        raise
-                core = await client.request("GET", "/api/v1")
-                if any(r.get("name") == "serviceaccounts" for r in core.get("resources") or []):
-                    await make_default_service_account(client.request, namespace)
-            finally:
-                await client.close()
-
-    asyncio.run(main())
 
 
 class SharedCluster:

@@ -364,31 +364,12 @@ def _cluster_session(config: pytest.Config) -> ClusterSession:
                 session = open_cluster_session(
                     settings.backend, workdir, kind=settings.kind,
                     in_cluster_scheduler=settings.scheduler == "cluster", scheduler_feature_gates=settings.feature_gates)
-            _prepare_probe_namespace(session)
         except ClusterUnavailable as e:
             session = e
         config.stash[_CLUSTER] = session
     if isinstance(session, ClusterUnavailable):
         pytest.skip(str(session))
     return session
-
-
-def _prepare_probe_namespace(session: ClusterSession) -> None:
-    """The scheduler probe's namespace and its default ServiceAccount, made once for the run: the
-    probe's pod is refused without it, and a cluster without a controller-manager (envtest, a bare
-    kube-apiserver) never makes it."""
-    from aiohttp import ClientError
-
-    from harness._adapters import PROBE_NAMESPACE
-    from harness._kubeclient import ApiError
-    from harness._shared_cluster import prepare_namespace
-
-    try:
-        prepare_namespace(session.kubeconfig, PROBE_NAMESPACE)
-    except (ApiError, ClientError, OSError, ValueError) as e:
-        session.close()
-        raise ClusterUnavailable(f"--backend {session.backend}: the namespace {PROBE_NAMESPACE} could not be "
-                                 f"prepared: {e}") from None
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -12,7 +12,16 @@ from harness._adapters import (
     format_feature_gates,
     parse_feature_gates,
 )
-from harness._backend import Backend, BackendError, FakeBackend, KindBackend, KubeconfigBackend, Slack, Unsupported
+from harness._backend import (
+    Backend,
+    BackendError,
+    EnvtestBackend,
+    FakeBackend,
+    KindBackend,
+    KubeconfigBackend,
+    Slack,
+    Unsupported,
+)
 from harness._reference import reference_adapter
 from harness._kubelet import Kubelet
 from harness._scenario import Expectation, ExpectationFailed, Scenario
@@ -33,6 +42,7 @@ __all__ = [
     "AdapterError",
     "Backend",
     "BackendError",
+    "EnvtestBackend",
     "CallableAdapter",
     "ClusterSchedulerAdapter",
     "Deadlock",

@@ -24,8 +24,8 @@ def test_fake_apiserver_exports() -> None:
 def test_harness_exports() -> None:
     assert sorted(harness.__all__) == [
         "AdapterError", "Backend", "BackendError", "CallableAdapter", "ClusterSchedulerAdapter", "DEFAULT_EPOCH",
-        "Deadlock", "Expectation", "ExpectationFailed", "FakeBackend", "KindBackend", "KubeconfigBackend", "Kubelet",
-        "ProcessAdapter", "RealClock", "Scenario", "SchedulerAdapter", "Slack", "Unsupported", "VirtualClock",
+        "Deadlock", "EnvtestBackend", "Expectation", "ExpectationFailed", "FakeBackend", "KindBackend",
+        "KubeconfigBackend", "Kubelet", "ProcessAdapter", "RealClock", "Scenario", "SchedulerAdapter", "Slack", "Unsupported", "VirtualClock",
         "VirtualEventLoop", "Write", "YamlScenario", "YamlScenarioError", "format_feature_gates",
         "load_scenario", "parse_feature_gates", "reference_adapter", "run", "run_yaml_scenario",
     ]

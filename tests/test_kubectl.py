@@ -511,8 +511,8 @@ def test_get_priorityclasses_prints_the_server_columns(kubectl: Kubectl) -> None
 
 
 def test_create_a_priorityclass_from_a_manifest_and_use_it(kubectl: Kubectl, ns: str) -> None:
-    """``kubectl create priorityclass NAME --value=N`` sends protobuf, which the fake does not
-    speak (as ``create namespace``); a manifest works."""
+    """A manifest and ``kubectl create priorityclass NAME --value=N`` (a protobuf body) both make
+    one; pods take its value and policy."""
     manifest = json.dumps({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
                            "metadata": {"name": "kubectl-batch"}, "value": 1000, "preemptionPolicy": "Never",
                            "description": "batch jobs"})
@@ -525,8 +525,11 @@ def test_create_a_priorityclass_from_a_manifest_and_use_it(kubectl: Kubectl, ns:
     assert kubectl.fail("create", "-n", ns, "-f", "-", input=pod_manifest("other", priorityClassName="nope")) == (
         'Error from server (Forbidden): error when creating "STDIN": pods "other" is forbidden: no PriorityClass '
         "with name nope was found\n")
-    assert kubectl.fail("create", "priorityclass", "kubectl-high", "--value=1000").startswith(
-        "error: failed to create priorityclass: the body of the request was in an unknown format")
+    assert kubectl.out("create", "priorityclass", "kubectl-high", "--value=2000") == (
+        "priorityclass.scheduling.k8s.io/kubectl-high created\n")
+    assert kubectl.out("get", "pc", "kubectl-high", "-o", "jsonpath={.value} {.preemptionPolicy}") == (
+        "2000 PreemptLowerPriority")
+    assert kubectl.out("delete", "pc", "kubectl-high") == 'priorityclass.scheduling.k8s.io "kubectl-high" deleted\n'
     assert kubectl.out("delete", "pc", "kubectl-batch") == 'priorityclass.scheduling.k8s.io "kubectl-batch" deleted\n'
 
 

@@ -33,7 +33,7 @@ def main() -> None:
     args = dict(a.split("=", 1) for a in sys.argv[1:])
     if "--config" in args:
         config = yaml.safe_load(open(args["--config"]))
-        print("config", config["clientConnection"]["contentType"], config["leaderElection"], flush=True)
+        print("config", config["clientConnection"].get("contentType", "default"), config["leaderElection"], flush=True)
         args["--kubeconfig"] = config["clientConnection"]["kubeconfig"]
     print("feature gates:", args.get("--feature-gates", ""), flush=True)
     if args.get("--mode") == "exit":
@@ -132,7 +132,8 @@ def test_process_adapter_probe_log_scenario_and_stop(tmp_path: Path) -> None:
     assert (tmp_path / "sched" / "scheduler.log").read_text() == adapter.log_text()
 
 
-def test_config_placeholder_writes_a_json_scheduler_configuration(tmp_path: Path) -> None:
+def test_config_placeholder_writes_a_scheduler_configuration(tmp_path: Path) -> None:
+    """kube-scheduler's client keeps its own content type (protobuf) unless one is given."""
     adapter = ProcessAdapter(command(tmp_path, "--config={config}"), tmp_path / "sched")
     argv = adapter.command(tmp_path / "kc", {})
     config_path = tmp_path / "sched" / "scheduler-config.yaml"
@@ -140,16 +141,21 @@ def test_config_placeholder_writes_a_json_scheduler_configuration(tmp_path: Path
     assert yaml.safe_load(config_path.read_text()) == {
         "apiVersion": "kubescheduler.config.k8s.io/v1",
         "kind": "KubeSchedulerConfiguration",
-        "clientConnection": {"kubeconfig": str(tmp_path / "kc"), "contentType": "application/json"},
+        "clientConnection": {"kubeconfig": str(tmp_path / "kc")},
         "leaderElection": {"leaderElect": False},
     }
+    json_adapter = ProcessAdapter(command(tmp_path, "--config={config}"), tmp_path / "json",
+                                  content_type="application/json")
+    json_adapter.command(tmp_path / "kc", {})
+    assert yaml.safe_load((tmp_path / "json" / "scheduler-config.yaml").read_text())["clientConnection"] == {
+        "kubeconfig": str(tmp_path / "kc"), "contentType": "application/json"}
 
     async def body(backend: FakeBackend) -> None:
         await adapter.start(backend.kubeconfig_path, {})
         await adapter.stop()
 
     on_real_loop(body, tmp_path)
-    assert adapter.log_text().splitlines()[0] == "config application/json {'leaderElect': False}"
+    assert adapter.log_text().splitlines()[0] == "config default {'leaderElect': False}"
 
 
 def test_process_that_exits_before_ready_is_reported_with_its_log(tmp_path: Path) -> None:

@@ -283,7 +283,7 @@ def test_objects_decode_to_the_json_the_real_server_writes_for_them(recorded: di
 ])
 def test_durations_read_as_go_writes_them(nanoseconds: int, go: str) -> None:
     """``metav1.Duration`` is in none of the decoded kinds today; its JSON is Go's string."""
-    assert protobuf._format_duration(nanoseconds) == go
+    assert protobuf.format_duration(nanoseconds) == go
 
 
 # --------------------------------------------------------------------------- the fake over HTTP

@@ -14,8 +14,8 @@ journal and the watch framing need JSON, so protobuf and CBOR media ranges are d
 ``Accept`` (kube-scheduler's ``protobuf, json`` gets JSON) and ``Accept-Encoding`` is not
 forwarded. Request bodies go upstream as sent, protobuf ones included; the journal, fault rules
 and a binding's computed effect read a protobuf body as the JSON it decodes to
-(:func:`~fake_apiserver._protobuf.body_json`), as the fake does. Answers are buffered, except watches, whose newline-delimited events are relayed one by
-one as they arrive. Streaming subresources (``exec``, ``attach``, ``portforward``, followed logs)
+(:func:`~fake_apiserver._protobuf.body_json`), as the fake does. Answers are buffered, except
+watches, whose newline-delimited events are relayed one by one as they arrive. Streaming subresources (``exec``, ``attach``, ``portforward``, followed logs)
 are out of scope: the proxy neither upgrades connections nor streams anything but watches.
 
 Watch lag differs from the fake's. The fake holds a kind's committed changes back from its watch

@@ -45,6 +45,7 @@ from fake_apiserver._errors import (
     FieldError,
     Invalid,
     RequestEntityTooLarge,
+    UnknownError,
     UnsupportedMediaType,
 )
 from fake_apiserver import _typed as typed
@@ -52,7 +53,7 @@ from fake_apiserver._fieldvalidation import FieldValidation, check_patched
 from fake_apiserver._kinds import PatchSchema
 from fake_apiserver._strategic import InvalidPatch, strategic_merge
 
-__all__ = ["PATCH_TYPES", "apply_patch", "merge_patch", "patch_media_type", "strategic_merge"]
+__all__ = ["PATCH_TYPES", "apply_patch", "merge_patch", "patch_media_type", "reconcile_patched_kind", "strategic_merge"]
 
 JSON_PATCH = "application/json-patch+json"
 MERGE_PATCH = "application/merge-patch+json"
@@ -109,6 +110,8 @@ def apply_patch(
     else:
         patch = _decode(patch_body, _MAP_TARGET, "")
         errors = _repeated_keys(patch_body, patch, "") if strict else []
+        if node is not None and isinstance(patch, dict):
+            _check_order_directives(node, patch)
         result = strategic_merge(original, patch or {}, schema)
     if node is None:
         return result
@@ -474,3 +477,64 @@ def _syntax_error(data: bytes) -> str | None:
         else:
             return bad(i, "looking for beginning of value")
         i, expecting = i + 1, "end"
+
+
+def reconcile_patched_kind(result: dict[str, Any], *, group: str, version: str, kind: str) -> None:
+    """Decode a patch result's ``kind`` and ``apiVersion`` as the patcher does, in place.
+
+    The patcher decodes the patched JSON with the stored version as the default, so a ``kind``
+    patched away comes back, and a version the scheme converts from (another version of the same
+    kind) is converted; anything else fails the decode, which the patcher reports as
+    ``errors.NewInvalid(schema.GroupKind{}, "", ...)`` on the field ``patch`` with the patched JSON
+    as the value and the decoder's error, without the "cannot be handled as" prefix, as the detail.
+    """
+    from fake_apiserver._decode import resolve_kind
+
+    expected_gv = f"{group}/{version}" if group else version
+    if not result.get("kind"):
+        result["kind"] = kind
+    if result.get("kind") == kind and result.get("apiVersion") == expected_gv:
+        return
+    body_group, _, body_version = str(result.get("apiVersion") or "").rpartition("/")
+    if result.get("kind") == kind and body_group == group and _has_version(group, body_version, kind):
+        result["apiVersion"] = expected_gv  # converted from the other version of the kind
+        return
+    shown = json.dumps(result, separators=(",", ":"), ensure_ascii=False)
+    try:
+        resolve_kind(group, version, kind, dict(result), shown.encode())
+    except BadRequest as exc:
+        message = str(exc.message)
+        marker = f" cannot be handled as a {kind}: "
+        if marker not in message:  # the API version differs but converts: the patch applies
+            result["kind"], result["apiVersion"] = kind, expected_gv
+            return
+        raise Invalid.of("", "", "", [FieldError.invalid("patch", shown, message.split(marker, 1)[1])]) from exc
+
+
+def _check_order_directives(node: typed.Node, patch: dict[str, Any]) -> None:
+    """``mergePatchIntoOriginal``: a ``$setElementOrder/<field>`` directive in a struct looks the
+    field up in the Go struct, and a field the struct lacks fails the patch with a plain error
+    (a 500 without a reason). Maps and list elements are not looked into (Go ignores there)."""
+    from fake_apiserver._gotypes import STRUCT
+
+    if node.kind != STRUCT:
+        return
+    for key, value in patch.items():
+        if key.startswith("$setElementOrder/"):
+            name = key.partition("/")[2]
+            if name not in node.fields:
+                raise UnknownError(f'unable to find api field in struct {node.name} for the json field "{name}"')
+        elif isinstance(value, dict) and key in node.fields:
+            _check_order_directives(node.fields[key].node, value)
+
+
+def _has_version(group: str, version: str, kind: str) -> bool:
+    """Whether the release's schemas know ``kind`` at ``group/version``."""
+    from fake_apiserver._schema import definition_name
+
+    try:
+        definition_name(group, version, kind)
+    except KeyError:
+        return False
+    return True
+

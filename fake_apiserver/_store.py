@@ -63,7 +63,7 @@ from fake_apiserver._errors import (
     UnknownError,
 )
 from fake_apiserver._kinds import KINDS, KindSpec, by_kind, by_resource
-from fake_apiserver._patch import apply_patch
+from fake_apiserver._patch import apply_patch, reconcile_patched_kind
 from fake_apiserver._priority import system_priority_classes
 from fake_apiserver import _resize as resize
 from fake_apiserver._selectors import FieldSelector, LabelSelector
@@ -478,8 +478,10 @@ class Store:
             meta["name"] = meta["generateName"] + "".join(
                 self._rng.choice(_NAME_SUFFIX_ALPHABET) for _ in range(5)
             )
+        # WipeObjectMetaSystemFields keeps generation: a strategy that counts generations sets
+        # it to 1, any other kind stores (and validates) what the body sent
         for key in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
-                    "generation", "managedFields", "selfLink"):
+                    "managedFields", "selfLink"):
             meta.pop(key, None)
         name = str(meta.get("name") or "")
         now = self._now()
@@ -551,6 +553,7 @@ class Store:
             old, patch_body, content_type, spec.patch_schema, kind=spec.kind, group=spec.group, name=name,
             node=node, validation=field_validation,
         )
+        reconcile_patched_kind(patched, group=spec.group, version=spec.version, kind=spec.kind)
         obj = self._check_body(spec, patched, namespace, decoded=True)  # apply_patch returns a new object
         body_name = obj["metadata"].get("name") or ""
         if body_name != name:

@@ -37,6 +37,7 @@ from fake_apiserver import _disruption as disruption
 from fake_apiserver import _priority as priority
 from fake_apiserver import _quantity as quantity
 from fake_apiserver import _validation as validation
+from fake_apiserver._kind_validation import admit_pod_overhead, default_node
 
 __all__ = [
     "DELETE_OPTIONS_SHAPE", "NodeStrategy", "PodDisruptionBudgetStrategy", "PodStrategy", "PriorityClassStrategy",
@@ -119,7 +120,7 @@ class Strategy:
             )
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        return validation.validate_kind_rules(self.spec, new)
+        return validation.validate_kind_update_rules(self.spec, new, old)
 
     def prepare_for_status_update(self, new: Obj, old: Obj, now: str) -> None:
         """Only ``status`` (and labels/annotations) change through ``/status``."""
@@ -175,15 +176,28 @@ class NodeStrategy(Strategy):
 
     def prepare_for_create(self, obj: Obj, now: str) -> None:
         super().prepare_for_create(obj, now)
+        default_node(obj)
         admitted = validation.admit_node_create(obj, taint_not_ready=self.taint_not_ready)
         obj.clear()
         obj.update(admitted)
 
+    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+        default_node(new)
+        super().prepare_for_update(new, old)
+
+    def prepare_for_status_update(self, new: Obj, old: Obj, now: str) -> None:
+        default_node(new)
+        super().prepare_for_status_update(new, old, now)
+
     def validate_create(self, obj: Obj) -> list[FieldError]:
-        return validation.validate_node_pod_preemption_policy(obj, None)
+        return validation.validate_kind_rules(self.spec, obj) + validation.validate_node_pod_preemption_policy(obj, None)
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        return validation.validate_node_pod_preemption_policy(new, old)
+        return (validation.validate_kind_update_rules(self.spec, new, old)
+                + validation.validate_node_pod_preemption_policy(new, old))
+
+    def validate_status_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return validation.validate_kind_update_rules(self.spec, new, old)
 
 
 def _qos_sum(resources: Any, into: dict[str, Decimal]) -> set[str]:
@@ -303,6 +317,10 @@ class PodStrategy(Strategy):
 
     def validate_create(self, obj: Obj) -> list[FieldError]:
         return validation.validate_pod_create(obj)
+
+    def validate_admission(self, obj: Obj, old: Obj | None) -> None:
+        if old is None:
+            admit_pod_overhead(obj)
 
     def grace_period(self, obj: Obj, requested: int | None) -> int | None:
         """The request's period, else ``spec.terminationGracePeriodSeconds``, else 0; 0 for a pod
@@ -451,6 +469,27 @@ class PodDisruptionBudgetStrategy(Strategy):
         return disruption.validate_pdb_spec(new) + validation.validate_kind_rules(self.spec, new)
 
 
+class StorageClassStrategy(Strategy):
+    """``SetDefaults_StorageClass`` on every write: ``reclaimPolicy: Delete`` and
+    ``volumeBindingMode: Immediate`` when absent (so that leaving them out of an update does not
+    read as changing the immutable fields)."""
+
+    @staticmethod
+    def _default(obj: Obj) -> None:
+        if obj.get("reclaimPolicy") is None:
+            obj["reclaimPolicy"] = "Delete"
+        if obj.get("volumeBindingMode") is None:
+            obj["volumeBindingMode"] = "Immediate"
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        super().prepare_for_create(obj, now)
+        self._default(obj)
+
+    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+        super().prepare_for_update(new, old)
+        self._default(new)
+
+
 def strategy_for(
     spec: KindSpec, *, taint_not_ready: bool, priority_classes: PriorityClasses = _no_classes
 ) -> Strategy:
@@ -468,6 +507,8 @@ def strategy_for(
         return PodDisruptionBudgetStrategy(spec)
     if spec.group == "" and spec.resource == "namespaces":
         return NamespaceStrategy(spec)
+    if spec.group == "storage.k8s.io" and spec.resource == "storageclasses":
+        return StorageClassStrategy(spec)
     return Strategy(spec)
 
 

@@ -49,6 +49,13 @@ from ._names import (
     nbytes as _nbytes,
 )
 from fake_apiserver._jsonutil import json_copy
+from fake_apiserver._kind_validation import (
+    container_port_errors,
+    node_affinity_errors,
+    non_negative_errors,
+    persistent_volume_capacity_errors,
+    pod_resource_claim_errors,
+)
 from fake_apiserver import _quantity as quantity
 
 __all__ = [
@@ -60,6 +67,7 @@ __all__ = [
     "reconcile_namespace",
     "validate_binding",
     "validate_kind_rules",
+    "validate_kind_update_rules",
     "validate_object_meta",
     "validate_pod_create",
     "validate_pod_status_update",
@@ -228,6 +236,12 @@ def validate_object_meta(
         elif namespace:
             errors.append(FieldError.forbidden("metadata.namespace", "not allowed on this type"))
     else:
+        from fake_apiserver._kind_validation import generate_name_checked_on_update
+
+        generate_name = meta.get("generateName") or ""
+        if generate_name and generate_name_checked_on_update(spec.group, spec.kind):
+            errors += _invalid_each("metadata.generateName", generate_name,
+                                    _name_checker(spec, prefix=True)(_mask_trailing_dash(generate_name)))
         old_meta: Mapping[str, Any] = (old or {}).get("metadata") or {}
         if old is not None and old_meta.get("deletionTimestamp"):
             extra = sorted(set(meta.get("finalizers") or []) - set(old_meta.get("finalizers") or []))
@@ -274,8 +288,9 @@ def reconcile_namespace(spec: KindSpec, obj: dict[str, Any], request_namespace: 
 
 def check(spec: KindSpec, name: str, errors: list[FieldError]) -> None:
     """Raise ``Pod "p" is invalid: ...`` (422) when ``errors`` is not empty."""
-    if errors:
-        raise Invalid.of(spec.kind, spec.group, name, _dedupe(errors))
+    if errors:  # events.k8s.io Events are validated as the core type, so they are named as one
+        group = "" if (spec.group, spec.kind) == ("events.k8s.io", "Event") else spec.group
+        raise Invalid.of(spec.kind, group, name, _dedupe(errors))
 
 
 # --- semantic equality ------------------------------------------------------------------------
@@ -347,6 +362,7 @@ def _container_errors(
         image = container.get("image") or ""
         if not image:
             errors.append(FieldError.required(f"{path}[{i}].image"))
+        errors += container_port_errors(container.get("ports"), f"{path}[{i}].ports")
         errors += resource_requirements_errors(container.get("resources") or {}, f"{path}[{i}].resources")
         if name in names:
             errors.append(FieldError.duplicate(f"{path}[{i}].name", name))
@@ -465,6 +481,7 @@ def _pod_spec_errors(pod: Mapping[str, Any]) -> list[FieldError]:
     errors: list[FieldError] = []
     containers = spec.get("containers") or []
     names: set[str] = set()
+    errors += pod_resource_claim_errors(spec.get("resourceClaims"))
     if not containers:
         errors.append(FieldError.required("spec.containers"))
     else:
@@ -492,6 +509,7 @@ def _pod_spec_errors(pod: Mapping[str, Any]) -> list[FieldError]:
     if hostname:
         errors += _invalid_each("spec.hostname", hostname, is_dns1123_label(hostname))
     errors += _toleration_errors(spec.get("tolerations") or [], "spec.tolerations")
+    errors += node_affinity_errors(spec)
     errors += _image_whitespace_errors(containers, "spec.containers")
     errors += _image_whitespace_errors(spec.get("initContainers") or [], "spec.initContainers")
     return errors
@@ -814,20 +832,27 @@ def _lease_errors(obj: Mapping[str, Any]) -> list[FieldError]:
 
 def _storage_capacity_errors(obj: Mapping[str, Any]) -> list[FieldError]:
     name = obj.get("storageClassName") or ""
-    return _invalid_each("storageClassName", name, is_dns1123_subdomain(name))
+    errors = _invalid_each("storageClassName", name, is_dns1123_subdomain(name))
+    capacity = obj.get("capacity")
+    try:
+        negative = capacity is not None and quantity.parse(capacity) < 0
+    except ValueError:
+        negative = False
+    if negative:
+        errors.append(FieldError.invalid("capacity", quantity.canonical(capacity), "must be greater than or equal to 0"))
+    return errors
 
 
 def _resource_slice_errors(obj: Mapping[str, Any]) -> list[FieldError]:
     spec = _get(obj, "spec") or {}
+    from fake_apiserver._kind_validation import resource_slice_node_errors, resource_slice_pool_errors
+
     errors = [] if spec.get("driver") else [FieldError.required("spec.driver")]
+    errors += resource_slice_pool_errors(obj)
     node_name = spec.get("nodeName")
     if node_name:
         errors += _invalid_each("spec.nodeName", node_name, is_dns1123_subdomain(node_name))
-    return errors
-
-
-def _volume_attachment_errors(obj: Mapping[str, Any]) -> list[FieldError]:
-    return [] if _get(obj, "spec", "attacher") else [FieldError.required("spec.attacher")]
+    return errors + resource_slice_node_errors(obj)
 
 
 def _csi_node_errors(obj: Mapping[str, Any]) -> list[FieldError]:
@@ -839,9 +864,10 @@ def _csi_node_errors(obj: Mapping[str, Any]) -> list[FieldError]:
 
 
 def _device_class_errors(obj: Mapping[str, Any]) -> list[FieldError]:
-    from fake_apiserver._claim_validation import validate_device_configs
+    from fake_apiserver._claim_validation import _selector_errors, validate_device_configs
 
-    return validate_device_configs(_get(obj, "spec", "config"), "spec.config")
+    return (_selector_errors(_get(obj, "spec", "selectors"), "spec.selectors")
+            + validate_device_configs(_get(obj, "spec", "config"), "spec.config"))
 
 
 _CONFIG_KEY_FMT = "[-._a-zA-Z0-9]+"
@@ -892,7 +918,7 @@ def _replica_set_errors(obj: Mapping[str, Any]) -> list[FieldError]:
     from fake_apiserver._selectors import label_selector_from_dict
 
     spec = _get(obj, "spec") or {}
-    errors: list[FieldError] = []
+    errors = non_negative_errors(obj, "replicas")
     selector = spec.get("selector")
     if isinstance(selector, Mapping) and not selector.get("matchLabels") and not selector.get("matchExpressions"):
         errors.append(FieldError.invalid("spec.selector", dict(selector), "empty selector is invalid for deployment"))
@@ -920,9 +946,17 @@ def _replication_controller_errors(obj: Mapping[str, Any]) -> list[FieldError]:
 
 def _service_errors(obj: Mapping[str, Any]) -> list[FieldError]:
     errors: list[FieldError] = []
-    for i, port in enumerate(_get(obj, "spec", "ports") or []):
+    ports = _get(obj, "spec", "ports") or []
+    names: set[str] = set()
+    for i, port in enumerate(ports):
         if not isinstance(port, Mapping):
             continue
+        port_name = port.get("name") or ""
+        if len(ports) > 1 and not port_name:  # names tell apart the ports of a multi-port service
+            errors.append(FieldError.required(f"spec.ports[{i}].name"))
+        elif port_name in names:
+            errors.append(FieldError.duplicate(f"spec.ports[{i}].name", port_name))
+        names.add(port_name)
         number = port.get("port")
         if isinstance(number, int) and not 1 <= number <= 65535:
             errors.append(FieldError.invalid(f"spec.ports[{i}].port", number, "must be between 1 and 65535, inclusive"))
@@ -933,7 +967,8 @@ def _service_errors(obj: Mapping[str, Any]) -> list[FieldError]:
 
 
 def _persistent_volume_errors(obj: Mapping[str, Any]) -> list[FieldError]:
-    return [] if _get(obj, "spec", "accessModes") else [FieldError.required("spec.accessModes")]
+    errors = [] if _get(obj, "spec", "accessModes") else [FieldError.required("spec.accessModes")]
+    return errors + persistent_volume_capacity_errors(obj)
 
 
 def _persistent_volume_claim_errors(obj: Mapping[str, Any]) -> list[FieldError]:
@@ -951,8 +986,6 @@ def _pod_disruption_budget_errors(obj: Mapping[str, Any]) -> list[FieldError]:
 
 _SPEC_RULES: dict[tuple[str, str], Callable[[Mapping[str, Any]], list[FieldError]]] = {
     ("", "ConfigMap"): _config_map_errors,
-    ("storage.k8s.io", "StorageClass"): lambda obj: _unsupported(obj, "volumeBindingMode",
-                                                                 ["Immediate", "WaitForFirstConsumer"]),
     ("storage.k8s.io", "CSIDriver"): lambda obj: _unsupported(obj, "spec.fsGroupPolicy",
                                                               ["File", "None", "ReadWriteOnceWithFSType"]),
     ("apps", "ReplicaSet"): _replica_set_errors,
@@ -964,13 +997,27 @@ _SPEC_RULES: dict[tuple[str, str], Callable[[Mapping[str, Any]], list[FieldError
     ("coordination.k8s.io", "Lease"): _lease_errors,
     ("storage.k8s.io", "CSIStorageCapacity"): _storage_capacity_errors,
     ("resource.k8s.io", "ResourceSlice"): _resource_slice_errors,
-    ("storage.k8s.io", "VolumeAttachment"): _volume_attachment_errors,
     ("storage.k8s.io", "CSINode"): _csi_node_errors,
     ("resource.k8s.io", "DeviceClass"): _device_class_errors,
 }
 
 
 def validate_kind_rules(spec: KindSpec, obj: Mapping[str, Any]) -> list[FieldError]:
-    """The kind's own rules from the table above (none for a kind it does not list)."""
-    rule = _SPEC_RULES.get((spec.group, spec.kind))
-    return rule(obj) if rule is not None else []
+    """The kind's own rules from the table above and from :mod:`fake_apiserver._kind_validation`
+    (none for a kind neither lists)."""
+    from fake_apiserver._kind_validation import CREATE_RULES
+
+    key = (spec.group, spec.kind)
+    errors: list[FieldError] = []
+    for table in (_SPEC_RULES, CREATE_RULES):
+        rule = table.get(key)
+        errors += rule(obj) if rule is not None else []
+    return errors
+
+
+def validate_kind_update_rules(spec: KindSpec, new: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
+    """The kind's create rules on the new object, then its update-only rules (immutability)."""
+    from fake_apiserver._kind_validation import UPDATE_RULES
+
+    rule = UPDATE_RULES.get((spec.group, spec.kind))
+    return validate_kind_rules(spec, new) + (rule(new, old) if rule is not None else [])

@@ -81,6 +81,7 @@ def test_public_api_is_pinned() -> None:
         "reconcile_namespace",
         "validate_binding",
         "validate_kind_rules",
+        "validate_kind_update_rules",
         "validate_object_meta",
         "validate_pod_create",
         "validate_pod_status_update",
@@ -721,6 +722,9 @@ SUBDOMAIN_MESSAGE = (
     "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
 
 
+POOL = {"name": "p", "resourceSliceCount": 1}
+
+
 # Each captured from kube-apiserver v1.36: the object POSTed, the message after '... is invalid: '.
 @pytest.mark.parametrize(("group", "kind", "obj", "message"), [
     ("coordination.k8s.io", "Lease", {"spec": {"holderIdentity": "h", "leaseDurationSeconds": -1}},
@@ -729,10 +733,10 @@ SUBDOMAIN_MESSAGE = (
      "spec.leaseTransitions: Invalid value: -1: must be greater than or equal to 0"),
     ("storage.k8s.io", "CSIStorageCapacity", {"storageClassName": ""},
      f'storageClassName: Invalid value: "": {SUBDOMAIN_MESSAGE}'),
-    ("resource.k8s.io", "ResourceSlice", {"spec": {"driver": "", "nodeName": "n"}}, "spec.driver: Required value"),
-    ("resource.k8s.io", "ResourceSlice", {"spec": {"driver": "d.example.com", "nodeName": "Bad_Node"}},
+    ("resource.k8s.io", "ResourceSlice", {"spec": {"driver": "", "nodeName": "n", "pool": POOL}}, "spec.driver: Required value"),
+    ("resource.k8s.io", "ResourceSlice", {"spec": {"driver": "d.example.com", "nodeName": "Bad_Node", "pool": POOL}},
      f'spec.nodeName: Invalid value: "Bad_Node": {SUBDOMAIN_MESSAGE}'),
-    ("storage.k8s.io", "VolumeAttachment", {"spec": {"attacher": "", "nodeName": "n"}}, "spec.attacher: Required value"),
+    ("storage.k8s.io", "VolumeAttachment", {"spec": {"attacher": "", "nodeName": "n", "source": {"persistentVolumeName": "pv"}}}, "spec.attacher: Required value"),
     ("storage.k8s.io", "CSINode", {"spec": {"drivers": [{"name": "Bad Driver", "nodeID": "n"}]}},
      f'spec.drivers[0].name: Invalid value: "Bad Driver": {SUBDOMAIN_MESSAGE}'),
     ("resource.k8s.io", "DeviceClass", {"spec": {"config": [{}]}}, "spec.config[0].opaque: Required value"),

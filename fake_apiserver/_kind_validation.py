@@ -1,0 +1,441 @@
+"""Validation rules of the kinds beyond pods that a malformed request reaches most often: Nodes,
+Services, ReplicationControllers, StorageClasses, VolumeAttachments, ResourceSlice pools and
+both shapes of Event.
+
+Kept apart from :mod:`fake_apiserver._validation` (which holds the pod rules and the table that
+calls these) so each module stays readable. Paths, messages and bad values follow
+``pkg/apis/core/validation``, ``pkg/apis/storage/validation`` and
+``pkg/apis/resource/validation``; each one was checked against kube-apiserver v1.36 with the
+request that provokes it (tests/test_kind_validation.py). The trade-off is coverage: only the
+rules a write of a malformed field hits are carried over (CIDRs, taints, quantities, enum values,
+required names, immutability), not every cross-field rule of each kind.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from typing import Any, Callable, Mapping
+
+from fake_apiserver import _quantity as quantity
+from fake_apiserver._errors import FieldError, Forbidden, GoJSON
+from fake_apiserver._names import is_dns1123_subdomain, is_label_value, is_qualified_name
+
+__all__ = [
+    "CREATE_RULES", "UPDATE_RULES", "admit_pod_overhead", "container_port_errors", "default_node",
+    "generate_name_checked_on_update", "node_affinity_errors", "non_negative_errors",
+    "persistent_volume_capacity_errors", "pod_resource_claim_errors", "resource_slice_node_errors",
+    "resource_slice_pool_errors",
+]
+
+Obj = Mapping[str, Any]
+Rule = Callable[[Obj], list[FieldError]]
+UpdateRule = Callable[[Obj, Obj], list[FieldError]]
+
+
+def _get(obj: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(obj, Mapping):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+def _each(path: str, value: Any, messages: list[str]) -> list[FieldError]:
+    return [FieldError.invalid(path, value, m) for m in messages]
+
+
+def _immutable(new: Any, old: Any, path: str) -> list[FieldError]:
+    from fake_apiserver._validation import _semantic
+
+    if _semantic(new) != _semantic(old):
+        return [FieldError.invalid(path, new, "field is immutable")]
+    return []
+
+
+# --- Node ---------------------------------------------------------------------------------------
+
+
+def default_node(node: dict[str, Any]) -> None:
+    """The decoding side of a Node write: ``podCIDR`` and ``podCIDRs[0]`` are one field of the
+    internal type (``Convert_v1_NodeSpec_To_core_NodeSpec``), and ``SetDefaults_NodeStatus``
+    copies ``capacity`` into an absent ``allocatable``."""
+    spec = node.get("spec")
+    if isinstance(spec, dict):
+        cidrs = spec.get("podCIDRs")
+        if not cidrs and spec.get("podCIDR"):
+            spec["podCIDRs"] = [spec["podCIDR"]]
+        elif cidrs and isinstance(cidrs, list):
+            spec["podCIDR"] = cidrs[0]
+    status = node.get("status")
+    if isinstance(status, dict) and status.get("capacity") and not status.get("allocatable"):
+        status["allocatable"] = dict(status["capacity"])
+
+
+def _cidr(value: Any) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    try:
+        return ipaddress.ip_network(str(value), strict=False)
+    except ValueError:
+        return None
+
+
+_CIDR_ERROR = "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"
+
+
+def _pod_cidr_errors(spec: Obj) -> list[FieldError]:
+    cidrs = spec.get("podCIDRs") or ([spec["podCIDR"]] if spec.get("podCIDR") else [])
+    errors = [FieldError.invalid(f"spec.podCIDRs[{i}]", c, _CIDR_ERROR) for i, c in enumerate(cidrs) if _cidr(c) is None]
+    if len(cidrs) > 1:
+        parsed = [_cidr(c) for c in cidrs]
+        bad = next((i for i, p in enumerate(parsed) if p is None), None)
+        if bad is not None:  # netutils.IsDualStackCIDRStrings fails on the first bad one
+            errors.append(FieldError("InternalError", "spec.podCIDRs",
+                                     "invalid PodCIDRs. failed to check with dual stack with error:"
+                                     f"invalid CIDR[{bad}]: <nil> (invalid CIDR address: {cidrs[bad]})"))
+        families = {p.version for p in parsed if p is not None}
+        if bad is not None or len(families) < 2 or len(cidrs) > 2:
+            errors.append(FieldError.invalid("spec.podCIDRs", GoJSON(json.dumps(cidrs, separators=(",", ":"))),
+                                             "may specify no more than one CIDR for each IP family"))
+    return errors
+
+
+_TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"]
+
+
+def _taint_errors(taints: Any) -> list[FieldError]:
+    """``validateNodeTaints``, reported under ``metadata.taints`` as the real server does."""
+    errors: list[FieldError] = []
+    seen: set[tuple[str, str]] = set()
+    for i, taint in enumerate(taints if isinstance(taints, list) else []):
+        if not isinstance(taint, Mapping):
+            continue
+        path = f"metadata.taints[{i}]"
+        key, value, effect = str(taint.get("key") or ""), str(taint.get("value") or ""), str(taint.get("effect") or "")
+        errors += _each(f"{path}.key", key, is_qualified_name(key))
+        messages = is_label_value(value)
+        if messages:
+            errors.append(FieldError.invalid(f"{path}.value", value, ";".join(messages)))
+        if not effect:
+            errors.append(FieldError.required(f"{path}.effect"))
+        elif effect not in _TAINT_EFFECTS:
+            errors.append(FieldError.not_supported(f"{path}.effect", effect, _TAINT_EFFECTS))
+        if (key, effect) in seen:
+            shown = json.dumps({"Key": key, "Value": value, "Effect": effect, "TimeAdded": taint.get("timeAdded")},
+                               separators=(",", ":"))
+            errors.append(FieldError("FieldValueDuplicate", path, "taints must be unique by key and effect pair",
+                                     GoJSON(shown)))
+            continue
+        seen.add((key, effect))
+    return errors
+
+
+def _negative_quantities(resources: Any, path: str) -> list[FieldError]:
+    errors: list[FieldError] = []
+    for name, raw in (resources or {}).items() if isinstance(resources, Mapping) else ():
+        try:
+            negative = quantity.parse(raw) < 0
+        except ValueError:
+            continue
+        if negative:
+            errors.append(FieldError.invalid(f"{path}.{name}", quantity.canonical(raw), "must be greater than or equal to 0"))
+    return errors
+
+
+def _node_errors(obj: Obj) -> list[FieldError]:
+    spec = _get(obj, "spec") or {}
+    status = _get(obj, "status") or {}
+    errors = _taint_errors(spec.get("taints"))
+    errors += _negative_quantities(status.get("capacity"), "status.capacity")
+    errors += _negative_quantities(status.get("allocatable") or status.get("capacity"), "status.allocatable")
+    return errors + _pod_cidr_errors(spec)
+
+
+def _node_update_errors(new: Obj, old: Obj) -> list[FieldError]:
+    """``ValidateNodeUpdate``: pod CIDRs, once set, never change."""
+    old_cidrs = _get(old, "spec", "podCIDRs") or []
+    new_cidrs = _get(new, "spec", "podCIDRs") or []
+    if old_cidrs and list(old_cidrs) != list(new_cidrs):
+        return [FieldError.forbidden("spec.podCIDRs", 'node updates may not change podCIDR except from "" to valid')]
+    return []
+
+
+# --- core workloads and services ----------------------------------------------------------------
+
+
+_SERVICE_TYPES = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"]
+
+
+def _service_type_errors(obj: Obj) -> list[FieldError]:
+    kind = _get(obj, "spec", "type")
+    if kind is None or kind == "":
+        return []
+    if kind not in _SERVICE_TYPES:
+        return [FieldError.not_supported("spec.type", kind, _SERVICE_TYPES)]
+    if kind == "ExternalName" and not _get(obj, "spec", "externalName"):
+        return [FieldError.required("spec.externalName")]
+    return []
+
+
+def non_negative_errors(obj: Obj, *keys: str) -> list[FieldError]:
+    """``ValidateNonnegativeField`` on each ``spec.<key>``, in the order given (each kind's
+    validator checks ``replicas`` and ``minReadySeconds`` in its own order)."""
+    errors: list[FieldError] = []
+    for key in keys:
+        value = _get(obj, "spec", key)
+        if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+            errors.append(FieldError.invalid(f"spec.{key}", value, "must be greater than or equal to 0"))
+    return errors
+
+
+def _service_ports_errors(obj: Obj) -> list[FieldError]:
+    """A Service needs ports unless it is headless (``clusterIP: None``) or an ExternalName."""
+    spec = _get(obj, "spec") or {}
+    if spec.get("ports") or spec.get("clusterIP") == "None" or spec.get("type") == "ExternalName":
+        return []
+    return [FieldError.required("spec.ports")]
+
+
+_PROTOCOLS = ["SCTP", "TCP", "UDP"]
+
+
+def container_port_errors(ports: Any, path: str) -> list[FieldError]:
+    """``validateContainerPorts``: a container port in range, a host port in range when set, a
+    known protocol."""
+    errors: list[FieldError] = []
+    for i, port in enumerate(ports if isinstance(ports, list) else []):
+        if not isinstance(port, Mapping):
+            continue
+        number = port.get("containerPort") or 0
+        if number == 0:
+            errors.append(FieldError.required(f"{path}[{i}].containerPort"))
+        elif isinstance(number, int) and not 1 <= number <= 65535:
+            errors.append(FieldError.invalid(f"{path}[{i}].containerPort", number, "must be between 1 and 65535, inclusive"))
+        host = port.get("hostPort") or 0
+        if isinstance(host, int) and host != 0 and not 1 <= host <= 65535:
+            errors.append(FieldError.invalid(f"{path}[{i}].hostPort", host, "must be between 1 and 65535, inclusive"))
+        protocol = port.get("protocol")
+        if protocol is not None and protocol not in _PROTOCOLS:
+            errors.append(FieldError.not_supported(f"{path}[{i}].protocol", protocol, _PROTOCOLS))
+    return errors
+
+
+# --- storage ------------------------------------------------------------------------------------
+
+
+def _storage_class_errors(obj: Obj) -> list[FieldError]:
+    errors: list[FieldError] = []
+    provisioner = str(obj.get("provisioner") or "")
+    if not provisioner:
+        errors.append(FieldError.required("provisioner"))
+    else:  # validated in lower case (ValidateStorageClass)
+        errors += _each("provisioner", provisioner.lower(), is_qualified_name(provisioner.lower()))
+    policy = obj.get("reclaimPolicy")
+    if policy is not None and policy not in ("Delete", "Retain"):
+        errors.append(FieldError.not_supported("reclaimPolicy", policy, ["Delete", "Retain"]))
+    mode = obj.get("volumeBindingMode")
+    if mode is not None and mode not in ("Immediate", "WaitForFirstConsumer"):
+        errors.append(FieldError.not_supported("volumeBindingMode", mode, ["Immediate", "WaitForFirstConsumer"]))
+    return errors
+
+
+def _storage_class_update_errors(new: Obj, old: Obj) -> list[FieldError]:
+    errors: list[FieldError] = []
+    for key in ("parameters", "provisioner", "reclaimPolicy", "volumeBindingMode"):
+        errors += _immutable(new.get(key), old.get(key), key)
+    return errors
+
+
+_ONE_SOURCE = "must specify exactly one of inlineVolumeSpec and persistentVolumeName"
+
+
+def _volume_attachment_errors(obj: Obj) -> list[FieldError]:
+    spec = _get(obj, "spec") or {}
+    attacher = str(spec.get("attacher") or "")
+    errors = ([FieldError.required("spec.attacher")] if not attacher
+              else _each("spec.attacher", attacher, is_dns1123_subdomain(attacher)))
+    node_name = str(spec.get("nodeName") or "")
+    errors += _each("spec.nodeName", node_name, is_dns1123_subdomain(node_name))
+    source = spec.get("source") or {}
+    inline, pv_name = source.get("inlineVolumeSpec"), source.get("persistentVolumeName")
+    if inline is None and pv_name is None:
+        errors.append(FieldError.required("spec.source", _ONE_SOURCE))
+    elif inline is not None and pv_name is not None:
+        errors.append(FieldError.forbidden("spec.source", _ONE_SOURCE))
+    elif pv_name is not None:
+        if not pv_name:
+            errors.append(FieldError.required("spec.source.persistentVolumeName", "must specify non empty persistentVolumeName"))
+        else:
+            errors += _each("spec.source.persistentVolumeName", pv_name, is_dns1123_subdomain(str(pv_name)))
+    return errors
+
+
+# --- resource.k8s.io ----------------------------------------------------------------------------
+
+
+def resource_slice_pool_errors(obj: Obj) -> list[FieldError]:
+    """``validateResourcePool``: a name, a positive slice count, a generation not below zero."""
+    pool = _get(obj, "spec", "pool") or {}
+    errors: list[FieldError] = []
+    if not pool.get("name"):
+        errors.append(FieldError.required("spec.pool.name"))
+    count = pool.get("resourceSliceCount") or 0
+    if isinstance(count, int) and count <= 0:
+        errors.append(FieldError.invalid("spec.pool.resourceSliceCount", count, "must be greater than zero"))
+    generation = pool.get("generation") or 0
+    if isinstance(generation, int) and generation < 0:
+        errors.append(FieldError.invalid("spec.pool.generation", generation, "must be greater than or equal to zero"))
+    return errors
+
+
+_NODE_SELECTION = ("nodeName", "nodeSelector", "allNodes", "perDeviceNodeSelection")
+_ONE_NODE_SELECTION = "exactly one of " + ", ".join(f"`{f}`" for f in _NODE_SELECTION) + " is required"
+
+
+def resource_slice_node_errors(obj: Obj) -> list[FieldError]:
+    """A ResourceSlice names its nodes one way: ``nodeName``, ``nodeSelector``, ``allNodes`` or
+    ``perDeviceNodeSelection`` (the two booleans only ever ``true``)."""
+    spec = _get(obj, "spec") or {}
+    errors: list[FieldError] = []
+    for key in ("allNodes", "perDeviceNodeSelection"):
+        if spec.get(key) is False:
+            errors.append(FieldError.invalid(f"spec.{key}", False, "must be either unset or set to true"))
+    chosen = [f for f in _NODE_SELECTION if spec.get(f) not in (None, "", False)]
+    if not chosen:
+        errors.append(FieldError.required("spec", _ONE_NODE_SELECTION))
+    elif len(chosen) > 1:
+        shown = "{" + ", ".join(f"`{f}`" for f in chosen) + "}"
+        errors.append(FieldError.invalid("spec", shown, _ONE_NODE_SELECTION + ", but multiple fields are set"))
+    return errors
+
+
+# --- pods ---------------------------------------------------------------------------------------
+
+
+def pod_resource_claim_errors(claims: Any) -> list[FieldError]:
+    """``validatePodResourceClaim``: each claim names exactly one source; the bad value is the
+    internal ``PodResourceClaim`` as Go's json.Marshal writes it."""
+    errors: list[FieldError] = []
+    for i, claim in enumerate(claims if isinstance(claims, list) else []):
+        if not isinstance(claim, Mapping):
+            continue
+        name, template = claim.get("resourceClaimName"), claim.get("resourceClaimTemplateName")
+        shown = GoJSON(json.dumps({"Name": claim.get("name") or "", "ResourceClaimName": name,
+                                   "ResourceClaimTemplateName": template}, separators=(",", ":")))
+        if name is None and template is None:
+            errors.append(FieldError.invalid(f"spec.resourceClaims[{i}]", shown,
+                                             "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`"))
+        elif name is not None and template is not None:
+            errors.append(FieldError.invalid(f"spec.resourceClaims[{i}]", shown,
+                                             "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified"))
+    return errors
+
+
+def node_affinity_errors(spec: Obj) -> list[FieldError]:
+    """A required node affinity needs at least one term."""
+    required = _get(spec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
+    if isinstance(required, Mapping) and not required.get("nodeSelectorTerms"):
+        return [FieldError.required("spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+                                    ".nodeSelectorTerms", "must have at least one node selector term")]
+    return []
+
+
+def persistent_volume_capacity_errors(obj: Obj) -> list[FieldError]:
+    """``spec.capacity`` holds ``storage`` and nothing else."""
+    capacity = _get(obj, "spec", "capacity")
+    errors = [] if capacity else [FieldError.required("spec.capacity")]
+    if not isinstance(capacity, Mapping) or "storage" not in capacity or len(capacity) > 1:
+        errors.append(FieldError.not_supported("spec.capacity", capacity, ["storage"]))
+    return errors
+
+
+# --- Events -------------------------------------------------------------------------------------
+
+
+def _event_errors(event: Obj, *, strict: bool) -> list[FieldError]:
+    """``ValidateEventCreate`` on an Event in core v1 shape: ``legacyValidateEvent`` always, the
+    strict rules for a write through events.k8s.io/v1 (``strict``)."""
+    namespace = _get(event, "metadata", "namespace") or ""
+    involved = str(_get(event, "involvedObject", "namespace") or "")
+    errors: list[FieldError] = []
+    mismatch = FieldError.invalid("involvedObject.namespace", involved, "does not match event.namespace")
+    if not event.get("eventTime"):
+        if (not involved and namespace not in ("", "default")) or (involved and involved != namespace):
+            errors.append(mismatch)
+    else:
+        if not involved and namespace not in ("default", "kube-system"):
+            errors.append(mismatch)
+        controller_field = "reportingController" if strict else "reportingComponent"
+        controller = str(event.get("reportingComponent") or "")
+        if not controller:
+            errors.append(FieldError.required(controller_field))
+        errors += _each(controller_field, controller, is_qualified_name(controller))
+        for key, limit in (("reportingInstance", 128), ("action", 128), ("reason", 128)):
+            value = str(event.get(key) or "")
+            if not value:
+                errors.append(FieldError.required(key))
+            elif len(value) > limit:
+                errors.append(FieldError.invalid(key, "", f"can have at most {limit} characters"))
+        if len(str(event.get("message") or "")) > 1024:
+            errors.append(FieldError.invalid("message", "", "can have at most 1024 characters"))
+    if not strict:
+        return errors
+    if not event.get("eventTime"):
+        errors.append(FieldError.required("eventTime"))
+    kind = str(event.get("type") or "")
+    if kind not in ("Normal", "Warning"):
+        errors.append(FieldError.invalid("type", "", f"has invalid value: {kind}"))
+    return errors
+
+
+def _core_event_errors(obj: Obj) -> list[FieldError]:
+    return _event_errors(obj, strict=False)
+
+
+def _events_v1_errors(obj: Obj) -> list[FieldError]:
+    from fake_apiserver._store import convert_event
+
+    return _event_errors(convert_event(dict(obj), ""), strict=True)
+
+
+CREATE_RULES: dict[tuple[str, str], Rule] = {
+    ("", "Node"): _node_errors,
+    ("", "ReplicationController"): lambda obj: non_negative_errors(obj, "minReadySeconds", "replicas"),
+    ("apps", "StatefulSet"): lambda obj: non_negative_errors(obj, "replicas", "minReadySeconds"),
+    ("", "Service"): lambda obj: _service_ports_errors(obj) + _service_type_errors(obj),
+    ("", "Event"): _core_event_errors,
+    ("events.k8s.io", "Event"): _events_v1_errors,
+    ("storage.k8s.io", "StorageClass"): _storage_class_errors,
+    ("storage.k8s.io", "VolumeAttachment"): _volume_attachment_errors,
+}
+
+UPDATE_RULES: dict[tuple[str, str], UpdateRule] = {
+    ("", "Node"): _node_update_errors,
+    ("storage.k8s.io", "StorageClass"): _storage_class_update_errors,
+}
+
+# The kinds whose update validation runs the whole ``ValidateObjectMeta`` again, so a bad
+# ``generateName`` sent on update is refused (Services, Leases and PriorityClasses take it).
+_GENERATE_NAME_ON_UPDATE = frozenset({
+    ("", "ConfigMap"), ("", "Node"), ("", "Namespace"), ("", "PersistentVolume"),
+    ("storage.k8s.io", "StorageClass"), ("storage.k8s.io", "VolumeAttachment"),
+})
+
+
+def generate_name_checked_on_update(group: str, kind: str) -> bool:
+    return (group, kind) in _GENERATE_NAME_ON_UPDATE
+
+
+# --- admission ----------------------------------------------------------------------------------
+
+
+def admit_pod_overhead(pod: Obj) -> None:
+    """The validating half of the RuntimeClass admission plugin on a pod create: an ``overhead``
+    needs a RuntimeClass that defines it. The fake serves no RuntimeClass, so a pod naming one is
+    let through unchecked rather than refused as "not found". An empty ``overhead: {}``, which the
+    real plugin refuses too, is dropped by decoding before this runs and so is let through."""
+    spec = _get(pod, "spec") or {}
+    if spec.get("overhead") is not None and not spec.get("runtimeClassName"):
+        name = str(_get(pod, "metadata", "name") or "")
+        raise Forbidden(f'pods "{name}" is forbidden: pod rejected: '
+                        "Pod Overhead set without corresponding RuntimeClass defined Overhead",
+                        details={"name": name, "kind": "pods"})

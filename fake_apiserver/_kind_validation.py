@@ -195,6 +195,29 @@ def _service_ports_errors(obj: Obj) -> list[FieldError]:
     return [FieldError.required("spec.ports")]
 
 
+def _service_cluster_ip_errors(obj: Obj) -> list[FieldError]:
+    """A ``clusterIP`` the client sets is an IP address (or ``None``: headless)."""
+    ip = _get(obj, "spec", "clusterIP")
+    if not ip or ip == "None":
+        return []
+    try:
+        ipaddress.ip_address(str(ip))
+    except ValueError:
+        return [FieldError.invalid("spec.clusterIPs[0]", ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)")]
+    return []
+
+
+def _service_update_errors(new: Obj, old: Obj) -> list[FieldError]:
+    """A Service keeps its cluster IP. The real server allocates one on create and the fake does
+    not, so a valid IP set on update that is not the stored one is refused as the real server
+    refuses a change of its allocated IP (an ExternalName or headless Service aside)."""
+    ip, old_ip = _get(new, "spec", "clusterIP"), _get(old, "spec", "clusterIP")
+    types = {_get(new, "spec", "type"), _get(old, "spec", "type")}
+    if not ip or ip == old_ip or "None" in (ip, old_ip) or "ExternalName" in types or _service_cluster_ip_errors(new):
+        return []
+    return [FieldError.invalid("spec.clusterIPs[0]", GoJSON(json.dumps([ip])), "may not change once set")]
+
+
 _PROTOCOLS = ["SCTP", "TCP", "UDP"]
 
 
@@ -401,7 +424,8 @@ CREATE_RULES: dict[tuple[str, str], Rule] = {
     ("", "Node"): _node_errors,
     ("", "ReplicationController"): lambda obj: non_negative_errors(obj, "minReadySeconds", "replicas"),
     ("apps", "StatefulSet"): lambda obj: non_negative_errors(obj, "replicas", "minReadySeconds"),
-    ("", "Service"): lambda obj: _service_ports_errors(obj) + _service_type_errors(obj),
+    ("", "Service"): lambda obj: (_service_ports_errors(obj) + _service_type_errors(obj)
+                                  + _service_cluster_ip_errors(obj)),
     ("", "Event"): _core_event_errors,
     ("events.k8s.io", "Event"): _events_v1_errors,
     ("storage.k8s.io", "StorageClass"): _storage_class_errors,
@@ -410,6 +434,7 @@ CREATE_RULES: dict[tuple[str, str], Rule] = {
 
 UPDATE_RULES: dict[tuple[str, str], UpdateRule] = {
     ("", "Node"): _node_update_errors,
+    ("", "Service"): _service_update_errors,
     ("storage.k8s.io", "StorageClass"): _storage_class_update_errors,
 }
 

@@ -21,13 +21,16 @@ What is checked, and what is deliberately not:
   the extra mutability of gated pods (``nodeSelector``, ``nodeAffinity``), tolerations, status
   updates (conditions, ``nodeName``, ``nominatedNodeName``, ``qosClass``, resource claim statuses) and
   bindings. Beyond that only minimal sanity: containers present, container names and images,
+  container ports, resource claim sources, a required node affinity with terms,
   ``activeDeadlineSeconds`` range, resource quantities (none negative, requests within limits:
   :func:`resource_requirements_errors`). Volumes, probes, resource names, security contexts, affinity term
   syntax, topology spread constraints and the values of the fields the server defaults
   (restartPolicy, dnsPolicy, terminationMessagePolicy, imagePullPolicy,
   terminationGracePeriodSeconds; see ``_strategy.default_pod``) are not validated, but for
-  ``dnsPolicy`` and ``hostname``.
-* Nodes: the resize-preemption owners of KEP-5836 (:func:`validate_node_pod_preemption_policy`).
+  ``restartPolicy``, ``dnsPolicy`` and ``hostname``.
+* Nodes: the resize-preemption owners of KEP-5836 (:func:`validate_node_pod_preemption_policy`);
+  the rest of the Node rules, and those of several other kinds, are in
+  :mod:`fake_apiserver._kind_validation`.
 * Equality is Go's ``apiequality.Semantic``, approximated by treating absent, null, ``false``,
   ``0``, ``""``, ``[]`` and ``{}`` alike (so a pointer field set to its zero value equals an unset
   one, and quantities are compared as strings).
@@ -473,6 +476,7 @@ def _toleration_errors(tolerations: Sequence[Mapping[str, Any]], path: str) -> l
 
 # validateDNSPolicy's list, in the order its message gives it (kube-apiserver v1.36)
 _DNS_POLICIES = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"]
+_RESTART_POLICIES = ["Always", "OnFailure", "Never"]
 
 
 def _pod_spec_errors(pod: Mapping[str, Any]) -> list[FieldError]:
@@ -487,6 +491,9 @@ def _pod_spec_errors(pod: Mapping[str, Any]) -> list[FieldError]:
     else:
         errors += _container_errors(containers, "spec.containers", names, init=False)
     errors += _container_errors(spec.get("initContainers") or [], "spec.initContainers", names, init=True)
+    restart_policy = spec.get("restartPolicy")
+    if restart_policy and restart_policy not in _RESTART_POLICIES:
+        errors.append(FieldError.not_supported("spec.restartPolicy", restart_policy, _RESTART_POLICIES))
     dns_policy = spec.get("dnsPolicy")
     if dns_policy and dns_policy not in _DNS_POLICIES:
         errors.append(FieldError.not_supported("spec.dnsPolicy", dns_policy, _DNS_POLICIES))

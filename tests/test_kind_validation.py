@@ -164,6 +164,14 @@ CREATES: list[tuple[str, dict[str, Any], str]] = [
         "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/tmp"}}},
      'PersistentVolume "pv2" is invalid: [spec.capacity: Required value, spec.capacity: Unsupported value: null: '
      'supported values: "storage"]'),
+    (f"{NS}/services", {"metadata": {"name": "g1"}, "spec": {"clusterIP": "garbage", "ports": [{"port": 80}]}},
+     'Service "g1" is invalid: spec.clusterIPs[0]: Invalid value: "garbage": must be a valid IP address, '
+     "(e.g. 10.9.8.7 or 2001:db8::ffff)"),
+    (f"{NS}/pods", {"metadata": {"name": "p10"}, "spec": {"restartPolicy": "Sometimes", "dnsPolicy": "Bogus",
+                                                          "containers": CONTAINERS}},
+     'Pod "p10" is invalid: [spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", '
+     '"OnFailure", "Never", spec.dnsPolicy: Unsupported value: "Bogus": supported values: "ClusterFirstWithHostNet", '
+     '"ClusterFirst", "Default", "None"]'),
     (f"{NS}/configmaps", {"metadata": {"name": "c1", "generation": -3}},
      'ConfigMap "c1" is invalid: metadata.generation: Invalid value: -3: must be greater than or equal to 0'),
 ]
@@ -190,6 +198,10 @@ UPDATES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
      {"provisioner": "a/c", "reclaimPolicy": "Delete", "parameters": {"x": "z"}, "volumeBindingMode": "Immediate"},
      'StorageClass.storage.k8s.io "sc3" is invalid: [parameters: Invalid value: {"x":"z"}: field is immutable, '
      'provisioner: Invalid value: "a/c": field is immutable, reclaimPolicy: Invalid value: "Delete": field is immutable]'),
+    (f"{NS}/services", {"metadata": {"name": "s10", "namespace": "default"}, "spec": {
+        "clusterIP": "10.0.0.5", "ports": [{"port": 80}]}},
+     {"spec": {"clusterIP": "10.0.0.99"}},
+     'Service "s10" is invalid: spec.clusterIPs[0]: Invalid value: ["10.0.0.99"]: may not change once set'),
     ("/api/v1/persistentvolumes", {"metadata": {"name": "pv1"}, "spec": {
         "accessModes": ["ReadWriteOnce"], "capacity": {"storage": "1Gi"}, "hostPath": {"path": "/tmp"}}},
      {"metadata": {"generateName": "Bad"}},

@@ -29,14 +29,15 @@ Go's decoding and encoding would make of it.
 Trade-offs: the first decoding error in document order is the one reported (Go reports a later
 error of a type with its own ``UnmarshalJSON``, such as a bad quantity, over an earlier plain
 one); a nil slice, map or pointer is left out even where Go, lacking ``omitempty``, writes
-``null``; ``[]byte`` strings are not
-checked as base64; a kind the Go facts lack takes ``omitempty`` from the schema's ``required``;
+``null``; ``[]byte`` strings are
+checked as base64 only when decoding (:func:`base64_error_offset`), not after a strategic merge; a kind the Go facts lack takes ``omitempty`` from the schema's ``required``;
 quantities are written back as ``Quantity.MarshalJSON`` writes them, without Go's rounding below
 one nano (and without the milli rounding that ``ResourceList`` defaulting adds).
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from typing import Any
@@ -147,6 +148,44 @@ _MAX_STRICT_ERRORS = 100  # sigs.k8s.io/json keeps at most this many
 
 
 # ---------------------------------------------------------------------------------- errors
+
+
+_BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+
+
+def base64_error_offset(text: str) -> int | None:
+    """Where Go's ``base64.StdEncoding.DecodeString`` fails on ``text`` (its
+    ``CorruptInputError``), or None when it decodes: the decoder reads quanta of four characters,
+    skipping line breaks, and reports the offset of a bad character, of a misplaced ``=``, of the
+    start of an incomplete last quantum, or of anything after the padding."""
+    data = text.encode("utf-8")
+    n, si = len(data), 0
+    newline = (0x0A, 0x0D)
+    while True:
+        for j in range(4):
+            while si < n and data[si] in newline:
+                si += 1
+            if si == n:
+                return None if j == 0 else si - j
+            char = data[si]
+            si += 1
+            if char < 0x80 and chr(char) in _BASE64:
+                continue
+            if char != ord("="):
+                return si - 1
+            if j in (0, 1):
+                return si - 1
+            if j == 2:  # a second "=" must follow
+                while si < n and data[si] in newline:
+                    si += 1
+                if si == n:
+                    return n
+                if data[si] != ord("="):
+                    return si - 1
+                si += 1
+            while si < n and data[si] in newline:
+                si += 1
+            return si if si < n else None
 
 
 class DecodeError(Exception):
@@ -473,6 +512,11 @@ class _Walker:
         vtype = type(value)
         if kind == STRING or kind == BYTES:
             if vtype is str:
+                if kind == BYTES and not convert:
+                    bad = base64_error_offset(value)
+                    if bad is not None:
+                        raise DecodeError("", plain=f"illegal base64 data at input byte {bad}", context=False)
+                    return base64.b64encode(base64.b64decode(value)).decode()  # stored as Go encodes the bytes
                 return value
             if convert:
                 if kind == STRING and vtype is int:

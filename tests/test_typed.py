@@ -319,3 +319,23 @@ def test_strategic_merge_keys_come_from_the_schema() -> None:
     assert "spec.tolerations" not in strategies
     assert nodes.patch_schema["status.addresses"] == ListStrategy("type")
     assert "spec.taints" not in nodes.patch_schema
+
+
+# Each captured from kube-apiserver v1.36: a ConfigMap POSTed with binaryData {"k": <value>}
+# answers 400 'ConfigMap in version "v1" cannot be handled as a ConfigMap: illegal base64 data at
+# input byte <offset>'.
+@pytest.mark.parametrize(("value", "offset"), [
+    ("not base64!", 3), ("dg=", 3), ("dg", 0), ("d", 0), ("ab=c", 2), ("abc=x", 4), ("a===", 1), ("dg==x", 4),
+])
+def test_bytes_that_are_not_base64_are_refused_where_go_stops(value: str, offset: int) -> None:
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b64"}, "binaryData": {"k": value}}
+    status, answer = created(body, path="/api/v1/namespaces/default/configmaps")
+    assert (status, answer["message"]) == (
+        400, f'ConfigMap in version "v1" cannot be handled as a ConfigMap: illegal base64 data at input byte {offset}')
+
+
+def test_bytes_in_base64_are_stored_as_go_encodes_them() -> None:
+    # kube-apiserver v1.36 stores {"k": "dg==\n", "j": "YWJj"} as {"j": "YWJj", "k": "dg=="}
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b64"}, "binaryData": {"k": "dg==\n", "j": "YWJj"}}
+    status, answer = created(body, path="/api/v1/namespaces/default/configmaps")
+    assert (status, answer["binaryData"]) == (201, {"j": "YWJj", "k": "dg=="})

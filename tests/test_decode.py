@@ -62,6 +62,14 @@ def test_parse_resource_version() -> None:
                                          r'"18446744073709551616": strconv\.ParseUint: parsing "18446744073709551616": '
                                          r'value out of range$'):
         parse_list_resource_version("18446744073709551616")
+    # kube-apiserver v1.36: a get of an Event (no watch cache) answers 400, a watch of Events 500
+    events = by_resource("", "v1", "events")
+    assert events is not None
+    with pytest.raises(BadRequest, match=r'^invalid resource version: resourceVersion: Invalid value: "1\.5": '
+                                         r'strconv\.ParseUint: parsing "1\.5": invalid syntax$'):
+        parse_resource_version(events, "1.5", get=True)
+    with pytest.raises(UnknownError, match=r'^resourceVersion: Invalid value: "1\.5": '):
+        parse_resource_version(events, "1.5")
     for bad in ("-1", "+5", " 1", "0x10", "1.5"):
         assert resource_version_error(bad) == (
             f'resourceVersion: Invalid value: "{bad}": strconv.ParseUint: parsing "{bad}": invalid syntax')

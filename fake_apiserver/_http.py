@@ -624,7 +624,7 @@ class ApiHandler:
         if verb == "get":
             _check_export(q)
             wanted = parse_resource_version(spec, query_values(q, "resourceVersion")[0] if "resourceVersion" in q else "",
-                                            get=True)
+                                            named=True)
             if wanted > store.resource_version:
                 await asyncio.sleep(_BLOCK_TIMEOUT)  # the cacher waits for a version it has not reached
                 if wanted > store.resource_version:

@@ -447,7 +447,7 @@ class Store:
                     raise BadRequest("fieldSelector metadata.name doesn't match requested name")
             else:
                 field_selector = f"metadata.name={name}"
-        rv = parse_resource_version(spec, resource_version)
+        rv = parse_resource_version(spec, resource_version, named=bool(name))
         matches = self._matcher(spec, namespace, label_selector, field_selector)
         cache = self.cache(spec)
         if send_initial_events is None:

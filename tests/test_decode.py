@@ -24,6 +24,7 @@ from fake_apiserver._decode import (
 )
 from fake_apiserver._errors import BadRequest, Invalid, StatusError, UnknownError
 from fake_apiserver._kinds import by_resource
+from test_http import Api, serve
 
 
 def test_public_names() -> None:
@@ -62,12 +63,13 @@ def test_parse_resource_version() -> None:
                                          r'"18446744073709551616": strconv\.ParseUint: parsing "18446744073709551616": '
                                          r'value out of range$'):
         parse_list_resource_version("18446744073709551616")
-    # kube-apiserver v1.36: a get of an Event (no watch cache) answers 400, a watch of Events 500
+    # kube-apiserver v1.36: a get or watch of one Event by name (no watch cache) answers 400, a
+    # watch of the collection 500
     events = by_resource("", "v1", "events")
     assert events is not None
     with pytest.raises(BadRequest, match=r'^invalid resource version: resourceVersion: Invalid value: "1\.5": '
                                          r'strconv\.ParseUint: parsing "1\.5": invalid syntax$'):
-        parse_resource_version(events, "1.5", get=True)
+        parse_resource_version(events, "1.5", named=True)
     with pytest.raises(UnknownError, match=r'^resourceVersion: Invalid value: "1\.5": '):
         parse_resource_version(events, "1.5")
     for bad in ("-1", "+5", " 1", "0x10", "1.5"):
@@ -229,3 +231,19 @@ def test_delete_options() -> None:
     with pytest.raises(Invalid, match='^DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: '
                                       '"": supported values: "Foreground", "Background", "Orphan", "nil"$'):
         decode_delete_options({"propagationPolicy": ""}, b"{...}", {})
+
+
+def test_a_bad_resource_version_for_one_event_is_a_400() -> None:
+    # captured from kube-apiserver v1.36: a get or a watch of one Event by name is a 400 (Events
+    # have no watch cache); a watch of the collection is a 500 with no reason
+    events = "/api/v1/namespaces/default/events"
+    bad = 'resourceVersion: Invalid value: "x": strconv.ParseUint: parsing "x": invalid syntax'
+
+    async def scenario(api: Api) -> None:
+        for query in ({"resourceVersion": "x"}, {"watch": "1", "resourceVersion": "x"}):
+            reply = await api.call("GET", f"{events}/e0", params=query)
+            assert (reply.status, reply.body["message"]) == (400, f"invalid resource version: {bad}")
+        reply = await api.call("GET", events, params={"watch": "1", "resourceVersion": "x"})
+        assert (reply.status, reply.body["message"]) == (500, bad)
+
+    serve(scenario)

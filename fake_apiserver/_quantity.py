@@ -13,6 +13,7 @@ than one nano is not copied: no field the fake reads carries one.
 
 from __future__ import annotations
 
+import functools
 import re
 from decimal import Decimal
 from typing import Any
@@ -30,9 +31,16 @@ def _split(raw: Any) -> tuple[Decimal, str, str]:
     """The value, the family (``"decimal"``, ``"binary"``, ``"exponent"``) and the suffix."""
     if isinstance(raw, (int, float)) and not isinstance(raw, bool):
         return Decimal(str(raw)), "decimal", ""
-    match = _FORM.match(str(raw).strip())
+    return _split_text(raw if isinstance(raw, str) else str(raw))
+
+
+@functools.lru_cache(maxsize=4096)
+def _split_text(text: str) -> tuple[Decimal, str, str]:
+    """:func:`_split` of a text, remembered: a pod's few quantities are read many times on every
+    write (decoding, defaults, validation, QoS), always the same few texts."""
+    match = _FORM.match(text.strip())
     if match is None:
-        raise ValueError(f"not a quantity: {raw!r}")
+        raise ValueError(f"not a quantity: {text!r}")
     number, suffix = Decimal(match.group(1)), match.group(2)
     if suffix in _BINARY:
         return number * (Decimal(1024) ** _BINARY[suffix]), "binary", suffix
@@ -56,6 +64,15 @@ def parse(raw: Any) -> Decimal:
 
 def canonical(raw: Any) -> str:
     """``Quantity.String()``: ``"0.3"`` -> ``"300m"``, ``"1000m"`` -> ``"1"``, ``"2048Ki"`` -> ``"2Mi"``."""
+    return _canonical_text(raw) if isinstance(raw, str) else _canonical(raw)
+
+
+@functools.lru_cache(maxsize=4096)
+def _canonical_text(text: str) -> str:
+    return _canonical(text)
+
+
+def _canonical(raw: Any) -> str:
     value, family, _ = _split(raw)
     if value == 0:
         return "0"

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from fake_apiserver._errors import BadRequest, FieldError, GoJSON, Invalid, UnknownError
+from fake_apiserver._jsonutil import go_json_type
 from fake_apiserver._kinds import KINDS, KindSpec
 
 __all__ = [
@@ -55,17 +56,6 @@ _INTERNAL_PACKAGE = {"": "core", "events.k8s.io": "core"}
 
 def _internal_type(group: str, kind: str) -> str:
     return f"{_INTERNAL_PACKAGE.get(group, group.split('.')[0])}.{kind}"
-
-
-def go_json_type(value: Any) -> str:
-    """The JSON type name that ``encoding/json`` puts in an ``UnmarshalTypeError``."""
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    return "bool" if isinstance(value, bool) else "number"
 
 
 def summarize_data(data: bytes, max_length: int = 30) -> str:

@@ -1,4 +1,4 @@
-"""Copying JSON-shaped data.
+"""Copying JSON-shaped data, and naming a JSON value's type as Go's decoder does.
 
 Objects in the store are plain JSON values (dicts, lists, strings, numbers, booleans, None), so
 a copy needs none of ``copy.deepcopy``'s generality (memo, reducers, cycles); this recursive copy
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["json_copy"]
+__all__ = ["go_json_type", "json_copy"]
 
 
 def json_copy(value: Any) -> Any:
@@ -43,3 +43,15 @@ def _copy_list(items: list[Any]) -> list[Any]:
         elif t is list:
             out[i] = _copy_list(v)
     return out
+
+
+def go_json_type(value: Any, objects: type | tuple[type, ...] = ()) -> str:
+    """The JSON type name that ``encoding/json`` puts in an ``UnmarshalTypeError``; ``objects``
+    names the types besides ``dict`` that stand for a JSON object (a decoder's key-pair lists)."""
+    if isinstance(value, dict) or (objects and isinstance(value, objects)):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    return "bool" if isinstance(value, bool) else "number"

@@ -50,6 +50,7 @@ from fake_apiserver._errors import (
 )
 from fake_apiserver import _typed as typed
 from fake_apiserver._fieldvalidation import FieldValidation, check_patched
+from fake_apiserver._jsonutil import go_json_type
 from fake_apiserver._kinds import PatchSchema
 from fake_apiserver._strategic import InvalidPatch, strategic_merge
 
@@ -342,13 +343,7 @@ def _ops_type_error(value: Any) -> str | None:
 
 
 def _json_kind(value: Any) -> str:
-    if isinstance(value, (dict, _Members)):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    return "bool" if isinstance(value, bool) else "number"
+    return go_json_type(value, _Members)
 
 
 def _quote_char(byte: int) -> str:

@@ -43,6 +43,7 @@ import re
 from typing import Any
 
 from fake_apiserver import _gotime as gotime
+from fake_apiserver._jsonutil import go_json_type
 from fake_apiserver import _quantity as quantity
 from fake_apiserver._gotypes import (
     BOOL,
@@ -212,13 +213,7 @@ class DecodeError(Exception):
 
 
 def _json_kind(value: Any) -> str:
-    if isinstance(value, (dict, _Pairs)):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    return "bool" if isinstance(value, bool) else "number"
+    return go_json_type(value, _Pairs)
 
 
 def _reflect_kind(value: Any) -> str:

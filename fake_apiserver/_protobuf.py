@@ -31,8 +31,8 @@ from fake_apiserver._protobuf_wire import (
     DATA_FILE,
     KUBERNETES_RELEASE,
     ProtobufError,
+    field_of_tag,
     format_duration,
-    go_int32,
     read_length,
     read_message,
     read_varint,
@@ -90,19 +90,12 @@ def _envelope(data: bytes) -> _Envelope:
     while pos < end:
         start = pos
         tag, pos = read_varint(data, pos, end)
-        number, wire = tag >> 3, tag & 7
-        if wire == 4:
-            raise ProtobufError(f"proto: {unknown.go_name}: wiretype end group for non-group")
-        if number <= 0 or number >= 1 << 31:
-            number = go_int32(number)
-            if number <= 0:
-                raise ProtobufError(f"proto: {unknown.go_name}: illegal tag {number} (wire type {tag})")
-        field = unknown.by_number.get(number)
+        field = field_of_tag(unknown, tag)
         if field is None:
             pos = skip_field(data, start, end)
             continue
-        if wire != 2:
-            raise ProtobufError(f"proto: wrong wireType = {wire} for field {field.go_name}")
+        if tag & 7 != 2:
+            raise ProtobufError(f"proto: wrong wireType = {tag & 7} for field {field.go_name}")
         pos, post = read_length(data, pos, end)
         if field is type_meta_field:
             read_message(type_meta, data, pos, post, meta)

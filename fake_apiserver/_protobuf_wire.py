@@ -42,6 +42,7 @@ __all__ = [
     "Message",
     "ProtobufError",
     "Tables",
+    "field_of_tag",
     "format_duration",
     "go_int32",
     "read_length",
@@ -405,6 +406,15 @@ def _other_tag(message: Message, data: bytes, start: int, end: int, tag: int) ->
     """A tag :func:`read_message` has no op for, as gogo's ``Unmarshal`` takes it: end group and illegal
     tags are errors, a known field with another wire type is ``wrong wireType``, an unknown field
     is skipped (from ``start``, where its tag begins); returns where the next field begins."""
+    field = field_of_tag(message, tag)
+    if field is not None:
+        raise ProtobufError(f"proto: wrong wireType = {tag & 7} for field {field.go_name}")
+    return skip_field(data, start, end)
+
+
+def field_of_tag(message: Message, tag: int) -> _Field | None:
+    """The field of ``message`` a tag names (None for a field it does not have), after gogo's
+    checks: an end-group wire type and a tag whose number is not a positive int32 are errors."""
     number, wire = tag >> 3, tag & 7
     if wire == 4:
         raise ProtobufError(f"proto: {message.go_name}: wiretype end group for non-group")
@@ -412,10 +422,7 @@ def _other_tag(message: Message, data: bytes, start: int, end: int, tag: int) ->
         number = go_int32(number)
         if number <= 0:
             raise ProtobufError(f"proto: {message.go_name}: illegal tag {number} (wire type {tag})")
-    field = message.by_number.get(number)
-    if field is not None:
-        raise ProtobufError(f"proto: wrong wireType = {wire} for field {field.go_name}")
-    return skip_field(data, start, end)
+    return message.by_number.get(number)
 
 
 def _read_entry(field: _Field, data: bytes, pos: int, post: int, end: int, values: list[Any]) -> None:

@@ -369,20 +369,23 @@ class _Walker:
             return self.map(node, value, path, into)
         return self.scalar(node, value)
 
+    def members(self, value: Any, node: Node, what: str) -> tuple[Any, bool]:
+        """A JSON object's members and whether keys may repeat in them (a body read as key pairs),
+        counted; a value of another type is the decoder's mismatch for a ``what``."""
+        if type(value) is dict:
+            self.keys += len(value)
+            return value.items(), False
+        if type(value) is _Pairs:
+            self.keys += len(value)
+            return value, True
+        raise self.mismatch(value, node, what)
+
     def struct(self, node: Node, value: Any, path: str, into: Any, patch: Any = None) -> Obj:
         """A struct; ``patch`` (a strategic merge patch's map at this place) limits the walk to
         the keys it names: the others are the stored object's, already decoded."""
         if type(patch) is dict and "$patch" in patch:
             patch = None  # replaced whole: every key is the patch's
-        if type(value) is dict:
-            members: Any = value.items()
-            self.keys += len(value)
-            repeats = False
-        elif type(value) is _Pairs:
-            members, repeats = value, True
-            self.keys += len(value)
-        else:
-            raise self.mismatch(value, node, "struct")
+        members, repeats = self.members(value, node, "struct")
         out: Obj = into if type(into) is dict else {}
         fields = node.fields
         named: set[str] = set()
@@ -464,15 +467,7 @@ class _Walker:
         return out
 
     def map(self, node: Node, value: Any, path: str, into: Any) -> Obj:
-        if type(value) is dict:
-            members: Any = value.items()
-            self.keys += len(value)
-            repeats = False
-        elif type(value) is _Pairs:
-            members, repeats = value, True
-            self.keys += len(value)
-        else:
-            raise self.mismatch(value, node, "map")
+        members, repeats = self.members(value, node, "map")
         elem = node.elem
         assert elem is not None
         kind = elem.kind

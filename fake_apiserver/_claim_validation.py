@@ -8,9 +8,9 @@ constraints and configs name, the attribute of a constraint and the opaque confi
 update the claim spec is immutable. Every message was captured from the real server with the
 request that provokes it (see ``tests/test_validation.py``).
 
-Not checked: CEL expressions are not compiled (the real server's messages are the CEL
-compiler's own, which no Python library reproduces; only an empty one is refused), nor are
-tolerations, capacity requests, admin access or the length limits of lists.
+CEL expressions are parsed (:mod:`~fake_apiserver._cel`: a syntax error is refused with the
+parser's own report) but not type-checked. Not checked: tolerations, capacity requests, admin
+access or the length limits of lists.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import json
 import re
 from typing import Any, Mapping
 
+from ._cel import syntax_error
 from ._errors import FieldError, GoJSON
 from ._names import is_dns1123_label, is_dns1123_subdomain
 
@@ -54,20 +55,17 @@ def _device_class_errors(name: Any, path: str) -> list[FieldError]:
     return _invalid_each(path, name, is_dns1123_subdomain(str(name)))
 
 
-# The CEL compiler's error for an empty expression, the one compile error checked here.
-_EMPTY_CEL = ("compilation failed: ERROR: <input>:1:0: Syntax error: mismatched input '<EOF>' expecting "
-              "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, "
-              "IDENTIFIER}")
-
-
 def _selector_errors(selectors: Any, path: str) -> list[FieldError]:
     errors = []
     for i, selector in enumerate(_list(selectors)):
         cel = _map(selector).get("cel")
         if cel is None:
             errors.append(FieldError.required(f"{path}[{i}].cel"))
-        elif not _map(cel).get("expression"):
-            errors.append(FieldError.invalid(f"{path}[{i}].cel.expression", _map(cel).get("expression", ""), _EMPTY_CEL))
+        else:
+            expression = _map(cel).get("expression", "")
+            message = syntax_error(expression) if isinstance(expression, str) else None
+            if message is not None:
+                errors.append(FieldError.invalid(f"{path}[{i}].cel.expression", expression, message))
     return errors
 
 

@@ -20,8 +20,9 @@ import re
 from typing import Any
 
 from fake_apiserver._errors import FieldError, GoJSON
+from fake_apiserver._kind_validation import condition_errors
 
-__all__ = ["ZERO_STATUS", "validate_pdb_spec"]
+__all__ = ["ZERO_STATUS", "validate_pdb_spec", "validate_pdb_status"]
 
 Obj = dict[str, Any]
 
@@ -59,4 +60,16 @@ def validate_pdb_spec(obj: Obj) -> list[FieldError]:
         errors.append(FieldError.invalid("spec", _internal_spec(spec), "minAvailable and maxUnavailable cannot be both set"))
     errors += _int_or_percent("spec.minAvailable", spec.get("minAvailable"))
     errors += _int_or_percent("spec.maxUnavailable", spec.get("maxUnavailable"))
+    return errors
+
+
+def validate_pdb_status(obj: Obj) -> list[FieldError]:
+    """``ValidatePodDisruptionBudgetStatusUpdate`` (policy/v1): the conditions, then the four
+    counts non-negative."""
+    status = obj.get("status") or {}
+    errors = condition_errors(status.get("conditions"), "status.conditions")
+    for key in ("disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods"):
+        value = status.get(key)
+        if isinstance(value, int) and value < 0:
+            errors.append(FieldError.invalid(f"status.{key}", value, "must be greater than or equal to 0"))
     return errors

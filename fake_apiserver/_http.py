@@ -33,6 +33,7 @@ from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
 from aiohttp import web
 
 from fake_apiserver import _discovery as discovery
+from fake_apiserver import _goyaml as goyaml
 from fake_apiserver._errors import (
     BadRequest,
     Expired,
@@ -338,12 +339,16 @@ def _parse_body(info: RequestInfo, expected: str) -> Any:
         import yaml
 
         try:
-            value = yaml.safe_load(data) if data.strip() else None
+            value = goyaml.load(data) if data.strip() else None
         except yaml.YAMLError as e:  # go-yaml words it differently; the frame is the real one
             message = f"error converting YAML to JSON: {str(e).splitlines()[0]}"
             raise BadRequest(
                 f"the object provided is unrecognized (must be of type {expected}): {message} ({summarize_data(data)})"
             ) from e
+        unsupported = goyaml.unsupported_value(value)
+        if unsupported is not None:
+            raise BadRequest(f"the object provided is unrecognized (must be of type {expected}): "
+                             f"json: unsupported value: {unsupported} ({summarize_data(data)})")
         if value is None and not data.strip():
             value = {}
         return value
@@ -438,7 +443,7 @@ def _check_apply_body(data: bytes, spec: KindSpec) -> None:
     import yaml
 
     try:
-        value = yaml.safe_load(data) if data.strip() else None
+        value = goyaml.load(data) if data.strip() else None
     except yaml.YAMLError as e:
         raise BadRequest(f"error decoding YAML: error converting YAML to JSON: yaml: {str(e).splitlines()[0]}") from e
     if value is not None and not isinstance(value, dict):

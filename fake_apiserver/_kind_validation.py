@@ -15,17 +15,18 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import re
 from typing import Any, Callable, Mapping
 
 from fake_apiserver import _quantity as quantity
-from fake_apiserver._errors import FieldError, Forbidden, GoJSON
+from fake_apiserver._errors import BadRequest, FieldError, Forbidden, GoJSON
 from fake_apiserver._names import is_dns1123_subdomain, is_label_value, is_qualified_name
 
 __all__ = [
-    "CREATE_RULES", "UPDATE_RULES", "admit_pod_overhead", "container_port_errors", "default_node",
-    "generate_name_checked_on_update", "node_affinity_errors", "non_negative_errors",
-    "persistent_volume_capacity_errors", "pod_resource_claim_errors", "resource_slice_node_errors",
-    "resource_slice_pool_errors",
+    "CREATE_RULES", "UPDATE_RULES", "admit_pod_overhead", "condition_errors", "container_port_errors", "default_node",
+    "default_stateful_set", "generate_name_checked_on_update", "labels_errors", "node_affinity_errors",
+    "non_negative_errors", "persistent_volume_capacity_errors", "pod_resource_claim_errors",
+    "resource_slice_node_errors", "resource_slice_pool_errors", "selector_template_errors", "template_mismatch",
 ]
 
 Obj = Mapping[str, Any]
@@ -159,7 +160,162 @@ def _node_update_errors(new: Obj, old: Obj) -> list[FieldError]:
     return []
 
 
+# --- metav1.Condition lists ---------------------------------------------------------------------
+
+_CONDITION_STATUSES = ["False", "True", "Unknown"]
+_REASON = re.compile(r"[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?")
+_REASON_ERROR = ("a condition reason must start with alphabetic character, optionally followed by a string of "
+                 "alphanumeric characters or '_,:', and must end with an alphanumeric character or '_' (e.g. "
+                 "'my_name',  or 'MY_NAME',  or 'MyName',  or 'ReasonA,ReasonB',  or 'ReasonA:ReasonB', regex used "
+                 "for validation is '[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?')")
+
+
+def condition_errors(conditions: Any, path: str) -> list[FieldError]:
+    """``ValidateConditions`` of ``metav1.Condition`` lists (a budget's status, among others):
+    each condition's type (a qualified name, once), status, observed generation, transition
+    time, reason and message."""
+    errors: list[FieldError] = []
+    seen: set[str] = set()
+    for i, condition in enumerate(conditions if isinstance(conditions, list) else []):
+        condition = condition if isinstance(condition, Mapping) else {}
+        at = f"{path}[{i}]"
+        kind = str(condition.get("type") or "")
+        if kind in seen:
+            errors.append(FieldError.duplicate(f"{at}.type", kind))
+        seen.add(kind)
+        errors += _each(f"{at}.type", kind, is_qualified_name(kind))
+        status = condition.get("status") or ""
+        if status not in _CONDITION_STATUSES:
+            errors.append(FieldError.not_supported(f"{at}.status", status, _CONDITION_STATUSES))
+        generation = condition.get("observedGeneration") or 0
+        if isinstance(generation, int) and generation < 0:
+            errors.append(FieldError.invalid(f"{at}.observedGeneration", generation, "must be greater than or equal to zero"))
+        if not condition.get("lastTransitionTime"):
+            errors.append(FieldError.required(f"{at}.lastTransitionTime"))
+        reason = str(condition.get("reason") or "")
+        if not reason:
+            errors.append(FieldError.required(f"{at}.reason"))
+        else:
+            if not _REASON.fullmatch(reason):
+                errors.append(FieldError.invalid(f"{at}.reason", reason, _REASON_ERROR))
+            if len(reason.encode()) > 1024:
+                errors.append(FieldError("FieldValueTooLong", f"{at}.reason", "may not be more than 1024 bytes"))
+        if len(str(condition.get("message") or "").encode()) > 32768:
+            errors.append(FieldError("FieldValueTooLong", f"{at}.message", "may not be more than 32768 bytes"))
+    return errors
+
+
 # --- core workloads and services ----------------------------------------------------------------
+
+
+def labels_errors(labels: Mapping[str, Any] | None, path: str) -> list[FieldError]:
+    """``ValidateLabels``: keys and values, reported at the map's path (no key subscript)."""
+    errors: list[FieldError] = []
+    for key, value in (labels or {}).items():
+        errors += _each(path, key, is_qualified_name(key))
+        errors += _each(path, value, is_label_value(str(value)))
+    return errors
+
+
+def template_mismatch(labels: Any) -> FieldError:
+    return FieldError.invalid("spec.template.metadata.labels", labels or {}, "`selector` does not match template `labels`")
+
+
+def selector_template_errors(obj: Obj, kind: str) -> list[FieldError]:
+    """A workload's ``spec.selector`` (a LabelSelector) is not empty and selects its template's
+    labels; ``kind`` names the workload in the empty-selector message."""
+    from fake_apiserver._selectors import label_selector_from_dict
+
+    spec = _get(obj, "spec") or {}
+    selector = spec.get("selector")
+    if not isinstance(selector, Mapping):
+        return []
+    if not selector.get("matchLabels") and not selector.get("matchExpressions"):
+        return [FieldError.invalid("spec.selector", dict(selector), f"empty selector is invalid for {kind}")]
+    labels = _get(spec, "template", "metadata", "labels") or {}
+    try:
+        matches = label_selector_from_dict(selector).matches(labels)
+    except BadRequest:
+        matches = True  # a selector that does not parse is reported by its own rule, not here
+    return [] if matches else [template_mismatch(labels)]
+
+
+def default_stateful_set(obj: dict[str, Any]) -> None:
+    """``SetDefaults_StatefulSet`` (apps/v1) on the fields validation and the update rule read."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return
+    spec.setdefault("replicas", 1)
+    if not spec.get("podManagementPolicy"):
+        spec["podManagementPolicy"] = "OrderedReady"
+    strategy = spec.get("updateStrategy") or {}
+    if not strategy.get("type"):
+        strategy["type"] = "RollingUpdate"
+    if strategy["type"] == "RollingUpdate":
+        rolling = strategy.setdefault("rollingUpdate", {})
+        if isinstance(rolling, dict):
+            rolling.setdefault("partition", 0)
+    spec["updateStrategy"] = strategy
+    spec.setdefault("revisionHistoryLimit", 10)
+    retention = spec.get("persistentVolumeClaimRetentionPolicy") or {}
+    for key in ("whenDeleted", "whenScaled"):
+        if not retention.get(key):
+            retention[key] = "Retain"
+    spec["persistentVolumeClaimRetentionPolicy"] = retention
+
+
+def _go_rolling(rolling: Any) -> Obj | None:
+    """The internal ``apps.RollingUpdateStatefulSetStrategy`` as ``encoding/json`` writes it."""
+    if not isinstance(rolling, Mapping):
+        return None
+    return {"Partition": rolling.get("partition", 0), "MaxUnavailable": rolling.get("maxUnavailable")}
+
+
+def _go(value: Any) -> GoJSON:
+    return GoJSON(json.dumps(value, separators=(",", ":")))
+
+
+def _stateful_set_errors(obj: Obj) -> list[FieldError]:
+    """``ValidateStatefulSetSpec``: the management policy and update strategy enums, counts,
+    and the selector against the template (on the defaulted object)."""
+    spec = _get(obj, "spec") or {}
+    errors: list[FieldError] = []
+    policy = spec.get("podManagementPolicy")
+    if policy not in (None, "OrderedReady", "Parallel"):
+        errors.append(FieldError.invalid("spec.podManagementPolicy", policy, "must be 'OrderedReady' or 'Parallel'"))
+    strategy = spec.get("updateStrategy") or {}
+    kind = strategy.get("type")
+    if kind == "OnDelete" and strategy.get("rollingUpdate") is not None:
+        errors.append(FieldError.invalid("spec.updateStrategy.rollingUpdate", _go(_go_rolling(strategy["rollingUpdate"])),
+                                         "only allowed for updateStrategy 'RollingUpdate'"))
+    elif kind not in (None, "OnDelete", "RollingUpdate"):
+        go_strategy = {"Type": kind, "RollingUpdate": _go_rolling(strategy.get("rollingUpdate"))}
+        errors.append(FieldError.invalid("spec.updateStrategy", _go(go_strategy), "must be 'RollingUpdate' or 'OnDelete'"))
+    return (errors + non_negative_errors(obj, "replicas", "minReadySeconds")
+            + selector_template_errors(obj, "statefulset"))
+
+
+# The fields of a StatefulSet's spec an update may change (``ValidateStatefulSetUpdate``).
+_STATEFUL_SET_MUTABLE = ("replicas", "ordinals", "template", "updateStrategy", "revisionHistoryLimit",
+                         "persistentVolumeClaimRetentionPolicy", "minReadySeconds")
+
+
+def _stateful_set_update_errors(new: Obj, old: Obj) -> list[FieldError]:
+    from fake_apiserver._strategy import semantic
+
+    def fixed(obj: Obj) -> Any:
+        return semantic({k: v for k, v in (_get(obj, "spec") or {}).items() if k not in _STATEFUL_SET_MUTABLE})
+
+    if fixed(new) == fixed(old):
+        return []
+    return [FieldError.forbidden("spec", "updates to statefulset spec for fields other than 'replicas', 'ordinals', "
+                                         "'template', 'updateStrategy', 'revisionHistoryLimit', "
+                                         "'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden")]
+
+
+def _service_selector_errors(obj: Obj) -> list[FieldError]:
+    return labels_errors(_get(obj, "spec", "selector"), "spec.selector")
+
 
 
 _SERVICE_TYPES = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"]
@@ -423,9 +579,9 @@ def _events_v1_errors(obj: Obj) -> list[FieldError]:
 CREATE_RULES: dict[tuple[str, str], Rule] = {
     ("", "Node"): _node_errors,
     ("", "ReplicationController"): lambda obj: non_negative_errors(obj, "minReadySeconds", "replicas"),
-    ("apps", "StatefulSet"): lambda obj: non_negative_errors(obj, "replicas", "minReadySeconds"),
-    ("", "Service"): lambda obj: (_service_ports_errors(obj) + _service_type_errors(obj)
-                                  + _service_cluster_ip_errors(obj)),
+    ("apps", "StatefulSet"): _stateful_set_errors,
+    ("", "Service"): lambda obj: (_service_ports_errors(obj) + _service_selector_errors(obj)
+                                  + _service_type_errors(obj) + _service_cluster_ip_errors(obj)),
     ("", "Event"): _core_event_errors,
     ("events.k8s.io", "Event"): _events_v1_errors,
     ("storage.k8s.io", "StorageClass"): _storage_class_errors,
@@ -435,14 +591,17 @@ CREATE_RULES: dict[tuple[str, str], Rule] = {
 UPDATE_RULES: dict[tuple[str, str], UpdateRule] = {
     ("", "Node"): _node_update_errors,
     ("", "Service"): _service_update_errors,
+    ("apps", "StatefulSet"): _stateful_set_update_errors,
     ("storage.k8s.io", "StorageClass"): _storage_class_update_errors,
 }
 
 # The kinds whose update validation runs the whole ``ValidateObjectMeta`` again, so a bad
 # ``generateName`` sent on update is refused (Services, Leases and PriorityClasses take it).
 _GENERATE_NAME_ON_UPDATE = frozenset({
-    ("", "ConfigMap"), ("", "Node"), ("", "Namespace"), ("", "PersistentVolume"),
-    ("storage.k8s.io", "StorageClass"), ("storage.k8s.io", "VolumeAttachment"),
+    ("", "ConfigMap"), ("", "Node"), ("", "Namespace"), ("", "PersistentVolume"), ("", "PersistentVolumeClaim"),
+    ("", "Pod"), ("storage.k8s.io", "StorageClass"), ("storage.k8s.io", "VolumeAttachment"),
+    ("storage.k8s.io", "CSINode"), ("storage.k8s.io", "CSIStorageCapacity"),
+    ("resource.k8s.io", "ResourceClaim"), ("resource.k8s.io", "ResourceClaimTemplate"),
 })
 
 
@@ -456,8 +615,8 @@ def generate_name_checked_on_update(group: str, kind: str) -> bool:
 def admit_pod_overhead(pod: Obj) -> None:
     """The validating half of the RuntimeClass admission plugin on a pod create: an ``overhead``
     needs a RuntimeClass that defines it. The fake serves no RuntimeClass, so a pod naming one is
-    let through unchecked rather than refused as "not found". An empty ``overhead: {}``, which the
-    real plugin refuses too, is dropped by decoding before this runs and so is let through."""
+    let through unchecked rather than refused as "not found". An empty ``overhead: {}`` counts as
+    set, as Go's non-nil empty map does (the pod strategy keeps it until this has run)."""
     spec = _get(pod, "spec") or {}
     if spec.get("overhead") is not None and not spec.get("runtimeClassName"):
         name = str(_get(pod, "metadata", "name") or "")

@@ -87,7 +87,9 @@ class FakeApiServer:
     the objects. ``clock`` stamps every timestamp (the harness passes its virtual clock);
     ``seed`` makes uids and generated names reproducible; ``taint_not_ready_nodes`` (default on,
     like a real cluster) gives nodes created through the API the ``node.kubernetes.io/not-ready``
-    NoSchedule taint. ``server.journal`` records every request and watch event;
+    NoSchedule taint; ``storage_protection`` (default on, like a real server) gives created
+    PersistentVolumes and PersistentVolumeClaims their protection finalizers, which keep a deleted
+    one terminating (no controller here removes them). ``server.journal`` records every request and watch event;
     ``server.faults`` holds fault rules. ``time`` is the journal's and the fault rules' clock in
     seconds (default: the event loop's time, virtual under the harness). ``event_ttl`` expires an
     Event that many seconds after its last write, as kube-apiserver's ``--event-ttl`` (default here:
@@ -106,6 +108,7 @@ class FakeApiServer:
         seed: int = 0,
         history: int = 1000,
         taint_not_ready_nodes: bool = True,
+        storage_protection: bool = True,
         interceptors: list[Interceptor] | None = None,
         time: Callable[[], float] | None = None,
         admin: bool = True,
@@ -116,6 +119,7 @@ class FakeApiServer:
         self.port = port
         self.store = Store(
             clock, seed=seed, history=history, taint_not_ready_nodes=taint_not_ready_nodes,
+            storage_protection=storage_protection,
             schedule=self._schedule, event_ttl=event_ttl,
         )
         self.journal = Journal(time, limit=journal_limit)

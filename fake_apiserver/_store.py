@@ -110,7 +110,9 @@ class Store:
     """Every object, one resourceVersion counter, one watch cache per kind.
 
     ``history`` bounds each kind's event window (older resourceVersions get ``410 Expired``);
-    ``taint_not_ready_nodes`` turns the TaintNodesByCondition admission on new nodes on or off;
+    ``taint_not_ready_nodes`` turns the TaintNodesByCondition admission on new nodes on or off,
+    ``storage_protection`` the StorageObjectInUseProtection admission (finalizers on new volumes
+    and claims, which nothing here removes);
     ``seed`` seeds uids and generated names. ``event_ttl`` (seconds; None: never) expires an Event
     that long after its last write, as kube-apiserver's ``--event-ttl`` (1 h) does with an etcd
     lease: expired Events are deleted, watchers see them go, at the next write of any object.
@@ -123,6 +125,7 @@ class Store:
         seed: int = 0,
         history: int = 1000,
         taint_not_ready_nodes: bool = True,
+        storage_protection: bool = True,
         schedule: Schedule | None = None,
         kinds: Iterable[KindSpec] = KINDS,
         event_ttl: float | None = None,
@@ -153,6 +156,7 @@ class Store:
             cache.bind_store(lambda: self._rv, lambda h=held: h[0].rv if h else None)  # type: ignore[misc]
             self._caches[key] = cache
             self._strategies[key] = strategy_for(spec, taint_not_ready=taint_not_ready_nodes,
+                                                 storage_protection=storage_protection,
                                                  priority_classes=self._priority_classes)
         for name in DEFAULT_NAMESPACES:
             self.create(NAMESPACES, None, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
@@ -472,7 +476,7 @@ class Store:
         """
         obj = self._check_body(spec, body, namespace, field_validation=field_validation)
         strategy = self._strategies[(spec.group, spec.resource)]
-        strategy.admit_create(obj)
+        strategy.admit_create(obj, body)
         meta = obj["metadata"]
         if not meta.get("name") and meta.get("generateName"):
             meta["name"] = meta["generateName"] + "".join(

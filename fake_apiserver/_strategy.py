@@ -37,7 +37,7 @@ from fake_apiserver import _disruption as disruption
 from fake_apiserver import _priority as priority
 from fake_apiserver import _quantity as quantity
 from fake_apiserver import _validation as validation
-from fake_apiserver._kind_validation import admit_pod_overhead, default_node
+from fake_apiserver._kind_validation import admit_pod_overhead, default_node, default_stateful_set
 
 __all__ = [
     "DELETE_OPTIONS_SHAPE", "NodeStrategy", "PodDisruptionBudgetStrategy", "PodStrategy", "PriorityClassStrategy",
@@ -83,8 +83,10 @@ class Strategy:
         if (spec.group, spec.resource) in _NO_GENERATION:
             self.generation = False
 
-    def admit_create(self, obj: Obj) -> None:
-        """Mutating admission of a create, on the body as decoded (before names are generated)."""
+    def admit_create(self, obj: Obj, sent: Obj) -> None:
+        """Mutating admission of a create, on the body as decoded (before names are generated);
+        ``sent`` is the body as the client sent it, where a plugin tells a nil field from an empty
+        one (the decoded JSON drops both)."""
 
     def validate_admission(self, obj: Obj, old: Obj | None) -> None:
         """Validating admission of a create (``old`` None) or an update of the main resource."""
@@ -295,8 +297,11 @@ class PodStrategy(Strategy):
     """``pkg/registry/core/pod/strategy.go`` as far as schedulers look, with the Priority
     admission plugin on create."""
 
-    def admit_create(self, obj: Obj) -> None:
+    def admit_create(self, obj: Obj, sent: Obj) -> None:
         priority.admit_pod(obj, self.priority_classes())
+        overhead = (sent.get("spec") or {}).get("overhead") if isinstance(sent.get("spec"), dict) else None
+        if isinstance(overhead, dict) and isinstance(obj.get("spec"), dict):
+            obj["spec"].setdefault("overhead", {})  # Go's non-nil empty map, which the RuntimeClass plugin sees
 
     def prepare_for_create(self, obj: Obj, now: str) -> None:
         default_pod(obj)
@@ -321,6 +326,8 @@ class PodStrategy(Strategy):
     def validate_admission(self, obj: Obj, old: Obj | None) -> None:
         if old is None:
             admit_pod_overhead(obj)
+            if obj["spec"].get("overhead") == {}:  # admitted (a RuntimeClass named): encoded without it
+                del obj["spec"]["overhead"]
 
     def grace_period(self, obj: Obj, requested: int | None) -> int | None:
         """The request's period, else ``spec.terminationGracePeriodSeconds``, else 0; 0 for a pod
@@ -468,6 +475,9 @@ class PodDisruptionBudgetStrategy(Strategy):
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return disruption.validate_pdb_spec(new) + validation.validate_kind_rules(self.spec, new)
 
+    def validate_status_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return disruption.validate_pdb_status(new)
+
 
 class StorageClassStrategy(Strategy):
     """``SetDefaults_StorageClass`` on every write: ``reclaimPolicy: Delete`` and
@@ -490,11 +500,72 @@ class StorageClassStrategy(Strategy):
         self._default(new)
 
 
+class StatefulSetStrategy(Strategy):
+    """``SetDefaults_StatefulSet`` on every write, so validation and the update rule compare
+    defaulted specs, as the real server's do."""
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        super().prepare_for_create(obj, now)
+        default_stateful_set(obj)
+
+    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+        default_stateful_set(new)
+        super().prepare_for_update(new, old)
+
+
+class VolumeStrategy(Strategy):
+    """PersistentVolumes and PersistentVolumeClaims: a new one's status is ``phase: Pending``
+    (``SetDefaults_*``; a volume also gets ``lastPhaseTransitionTime``, and a status write that
+    changes a volume's phase without setting a new time gets now, as
+    ``persistentvolumeStatusStrategy`` does), and the StorageObjectInUseProtection admission
+    plugin: a created volume gets the ``kubernetes.io/pv-protection`` finalizer, a claim
+    ``kubernetes.io/pvc-protection`` (appended once, on create only). The controllers that remove
+    them run in kube-controller-manager; a server started without them keeps a deleted volume or
+    claim terminating, as this one does. ``protect=False`` is the plugin disabled."""
+
+    _FINALIZERS = {"persistentvolumes": "kubernetes.io/pv-protection",
+                   "persistentvolumeclaims": "kubernetes.io/pvc-protection"}
+
+    def __init__(self, spec: KindSpec, *, protect: bool) -> None:
+        super().__init__(spec)
+        self.protect = protect
+        self.volume = spec.resource == "persistentvolumes"
+
+    def admit_create(self, obj: Obj, sent: Obj) -> None:
+        if not self.protect:
+            return
+        finalizer = self._FINALIZERS[self.spec.resource]
+        meta = obj.setdefault("metadata", {})
+        finalizers = meta.get("finalizers") or []
+        if finalizer not in finalizers:
+            meta["finalizers"] = [*finalizers, finalizer]
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        super().prepare_for_create(obj, now)
+        obj["status"] = {"phase": "Pending", **({"lastPhaseTransitionTime": now} if self.volume else {})}
+
+    def prepare_for_status_update(self, new: Obj, old: Obj, now: str) -> None:
+        super().prepare_for_status_update(new, old, now)
+        status, old_status = new.get("status") or {}, old.get("status") or {}
+        if not status.get("phase"):
+            status["phase"] = "Pending"
+        if self.volume:
+            mine, before = status.get("lastPhaseTransitionTime"), old_status.get("lastPhaseTransitionTime")
+            if status["phase"] == old_status.get("phase"):
+                if mine is None and before is not None:
+                    status["lastPhaseTransitionTime"] = before
+            elif mine is None or mine == before:
+                status["lastPhaseTransitionTime"] = now
+        new["status"] = status
+
+
 def strategy_for(
-    spec: KindSpec, *, taint_not_ready: bool, priority_classes: PriorityClasses = _no_classes
+    spec: KindSpec, *, taint_not_ready: bool, storage_protection: bool = True,
+    priority_classes: PriorityClasses = _no_classes,
 ) -> Strategy:
     """The strategy of ``spec``'s kind; ``priority_classes`` is what the Priority admission plugin
-    reads (pods and priority classes)."""
+    reads (pods and priority classes); ``taint_not_ready`` and ``storage_protection`` turn the
+    TaintNodesByCondition and StorageObjectInUseProtection admission plugins on."""
     if spec.group == "resource.k8s.io" and spec.resource in ("resourceclaims", "resourceclaimtemplates"):
         return ResourceClaimStrategy(spec)
     if spec.group == "" and spec.resource == "pods":
@@ -509,6 +580,10 @@ def strategy_for(
         return NamespaceStrategy(spec)
     if spec.group == "storage.k8s.io" and spec.resource == "storageclasses":
         return StorageClassStrategy(spec)
+    if spec.group == "apps" and spec.resource == "statefulsets":
+        return StatefulSetStrategy(spec)
+    if spec.group == "" and spec.resource in VolumeStrategy._FINALIZERS:
+        return VolumeStrategy(spec, protect=storage_protection)
     return Strategy(spec)
 
 

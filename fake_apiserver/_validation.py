@@ -54,10 +54,13 @@ from ._names import (
 from fake_apiserver._jsonutil import json_copy
 from fake_apiserver._kind_validation import (
     container_port_errors,
+    labels_errors,
     node_affinity_errors,
     non_negative_errors,
     persistent_volume_capacity_errors,
     pod_resource_claim_errors,
+    selector_template_errors,
+    template_mismatch,
 )
 from fake_apiserver import _quantity as quantity
 
@@ -84,15 +87,6 @@ def _invalid_each(path: str, value: Any, messages: list[str]) -> list[FieldError
 def _qualified_name_errors(value: str, path: str) -> list[FieldError]:
     """``ValidateQualifiedName``: one ``Invalid`` per reason."""
     return _invalid_each(path, value, is_qualified_name(value))
-
-
-def _labels_errors(labels: Mapping[str, Any] | None, path: str) -> list[FieldError]:
-    """``ValidateLabels``: keys and values, reported at the map's path (no key subscript)."""
-    errors: list[FieldError] = []
-    for key, value in (labels or {}).items():
-        errors += _invalid_each(path, key, is_qualified_name(key))
-        errors += _invalid_each(path, value, is_label_value(str(value)))
-    return errors
 
 
 def _dedupe(errors: list[FieldError]) -> list[FieldError]:
@@ -262,7 +256,7 @@ def validate_object_meta(
             errors.append(FieldError.invalid("metadata.generation", generation, "must not be decremented"))
         for key in ("name", "namespace", "uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"):
             errors += _immutable(meta.get(key), old_meta.get(key), f"metadata.{key}")
-    errors += _labels_errors(meta.get("labels"), "metadata.labels")
+    errors += labels_errors(meta.get("labels"), "metadata.labels")
     errors += _annotations_errors(meta.get("annotations"))
     errors += _owner_reference_errors(meta.get("ownerReferences"))
     errors += _finalizer_errors(meta.get("finalizers"), create=create,
@@ -497,7 +491,7 @@ def _pod_spec_errors(pod: Mapping[str, Any]) -> list[FieldError]:
     dns_policy = spec.get("dnsPolicy")
     if dns_policy and dns_policy not in _DNS_POLICIES:
         errors.append(FieldError.not_supported("spec.dnsPolicy", dns_policy, _DNS_POLICIES))
-    errors += _labels_errors(spec.get("nodeSelector"), "spec.nodeSelector")
+    errors += labels_errors(spec.get("nodeSelector"), "spec.nodeSelector")
     seen: set[str] = set()
     for i, gate in enumerate(spec.get("schedulingGates") or []):
         gate_name = gate.get("name") or ""
@@ -915,28 +909,10 @@ def _unsupported(obj: Mapping[str, Any], dotted: str, supported: list[str]) -> l
     return [FieldError.not_supported(dotted, value, supported)]
 
 
-def _template_label_errors(selector_matches: bool, labels: Any) -> list[FieldError]:
-    if selector_matches:
-        return []
-    return [FieldError.invalid("spec.template.metadata.labels", labels or {}, "`selector` does not match template `labels`")]
-
-
 def _replica_set_errors(obj: Mapping[str, Any]) -> list[FieldError]:
-    from fake_apiserver._selectors import label_selector_from_dict
-
-    spec = _get(obj, "spec") or {}
     errors = non_negative_errors(obj, "replicas")
-    selector = spec.get("selector")
-    if isinstance(selector, Mapping) and not selector.get("matchLabels") and not selector.get("matchExpressions"):
-        errors.append(FieldError.invalid("spec.selector", dict(selector), "empty selector is invalid for deployment"))
-    elif isinstance(selector, Mapping):
-        labels = _get(spec, "template", "metadata", "labels") or {}
-        try:
-            matches = label_selector_from_dict(selector).matches(labels)
-        except BadRequest:
-            matches = True  # a selector that does not parse is reported by its own rule, not here
-        errors += _template_label_errors(matches, labels)
-    minimum = spec.get("minReadySeconds")
+    errors += selector_template_errors(obj, "deployment")
+    minimum = _get(obj, "spec", "minReadySeconds")
     if isinstance(minimum, int) and minimum < 0:
         errors.append(FieldError.invalid("spec.minReadySeconds", minimum, "must be greater than or equal to 0"))
     return errors + _unsupported(obj, "spec.template.spec.restartPolicy", ["Always"])
@@ -946,9 +922,9 @@ def _replication_controller_errors(obj: Mapping[str, Any]) -> list[FieldError]:
     spec = _get(obj, "spec") or {}
     selector = spec.get("selector") or {}
     labels = _get(spec, "template", "metadata", "labels") or {}
-    if not selector or not isinstance(selector, Mapping):
+    if not selector or not isinstance(selector, Mapping) or all(labels.get(k) == v for k, v in selector.items()):
         return []
-    return _template_label_errors(all(labels.get(k) == v for k, v in selector.items()), labels)
+    return [template_mismatch(labels)]
 
 
 def _service_errors(obj: Mapping[str, Any]) -> list[FieldError]:

@@ -698,9 +698,9 @@ def test_content_negotiation() -> None:
             "application/yaml, application/vnd.kubernetes.protobuf" + JSON_HINT))
         for accept in ("application/vnd.kubernetes.protobuf, application/json", "application/json, */*", "*/*"):
             assert (await api.call("GET", PODS, headers={"Accept": accept})).status == 200, accept
-        yaml_body = b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: y\nspec:\n  containers:\n  - name: c\n    image: i\n"
+        yaml_body = b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: yp\nspec:\n  containers:\n  - name: c\n    image: i\n"
         created = await api.call("POST", PODS, data=yaml_body, content_type="application/yaml")
-        assert (created.status, created.body["metadata"]["name"]) == (201, "y")
+        assert (created.status, created.body["metadata"]["name"]) == (201, "yp")
 
     serve(scenario)
 
@@ -1045,6 +1045,64 @@ def test_deleting_a_node_answers_with_a_status_and_a_pod_with_the_pod() -> None:
                   "generation": 2, "deletionTimestamp": made["metadata"]["creationTimestamp"],
                   "deletionGracePeriodSeconds": 0}
         assert (gone.status, gone.body) == (200, {**made, "metadata": marked})  # the pod as last stored
+
+    serve(scenario)
+
+
+# ------------------------------------------------------------------------- volumes and claims
+
+PV = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv1"},
+      "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/tmp"}},
+      "status": {"phase": "Bound"}}
+PVC = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "c1", "finalizers": ["a.b/c"]},
+       "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
+
+
+def test_volumes_and_claims_get_protection_finalizers_and_stay_terminating() -> None:
+    """kube-apiserver v1.36 (no controller manager): the StorageObjectInUseProtection plugin
+    appends its finalizer to a new claim's own, once to a volume that already names it, and a
+    deleted claim stays, marked, until a client removes the finalizers; a strategic patch that
+    mixes a directive into the finalizer strings fails as the real server's does."""
+
+    async def scenario(api: Api) -> None:
+        claims = "/api/v1/namespaces/default/persistentvolumeclaims"
+        claim = await api.ok("POST", claims, PVC)
+        assert claim["metadata"]["finalizers"] == ["a.b/c", "kubernetes.io/pvc-protection"]
+        assert claim["status"] == {"phase": "Pending"}
+        pv = dict(PV, metadata={"name": "pv1", "finalizers": ["kubernetes.io/pv-protection"]})
+        assert (await api.ok("POST", "/api/v1/persistentvolumes", pv))["metadata"]["finalizers"] == [
+            "kubernetes.io/pv-protection"]
+        deleted = await api.delete(f"{claims}/c1")
+        assert deleted.status == 200 and deleted.body["metadata"]["deletionGracePeriodSeconds"] == 0
+        assert (await api.get(f"{claims}/c1")).body["metadata"]["finalizers"] == ["a.b/c", "kubernetes.io/pvc-protection"]
+        mixed = await api.patch("/api/v1/persistentvolumes/pv1", {"metadata": {"finalizers": [{"$patch": "delete"}]}})
+        assert (mixed.status, mixed.body["message"]) == (
+            500, "list element types are not identical: [[kubernetes.io/pv-protection] [map[$patch:delete]]]")
+        await api.ok("PATCH", f"{claims}/c1", {"metadata": {"finalizers": []}}, content_type=MERGE)
+        assert (await api.get(f"{claims}/c1")).status == 404
+
+    serve(scenario)
+
+
+def test_a_volume_phase_change_stamps_its_transition_time() -> None:
+    """``persistentvolumeStatusStrategy`` on kube-apiserver v1.36: a new volume is Pending since
+    its creation, whatever status it was sent with; a status write that changes the phase gets a
+    new time, one that keeps it keeps the time, and removing the phase defaults it to Pending."""
+
+    async def scenario(api: Api) -> None:
+        created = await api.ok("POST", "/api/v1/persistentvolumes", PV)
+        since = created["status"]["lastPhaseTransitionTime"]
+        assert created["status"] == {"phase": "Pending", "lastPhaseTransitionTime": since}
+        await asyncio.sleep(3)
+        status = "/api/v1/persistentvolumes/pv1/status"
+        available = (await api.ok("PATCH", status, {"status": {"phase": "Available"}}, content_type=MERGE))["status"]
+        assert available["phase"] == "Available" and available["lastPhaseTransitionTime"] > since
+        await asyncio.sleep(3)
+        kept = (await api.ok("PATCH", status, {"status": {"message": "m"}}, content_type=MERGE))["status"]
+        assert kept["lastPhaseTransitionTime"] == available["lastPhaseTransitionTime"]
+        reply = await api.call("PATCH", status, [{"op": "remove", "path": "/status/phase"}], content_type=JSON_PATCH)
+        assert reply.body["status"]["phase"] == "Pending"
+        assert reply.body["status"]["lastPhaseTransitionTime"] > kept["lastPhaseTransitionTime"]
 
     serve(scenario)
 

@@ -35,10 +35,10 @@ NS = "/api/v1/namespaces/default"
 
 def test_public_api_is_pinned() -> None:
     assert _kind_validation.__all__ == [
-        "CREATE_RULES", "UPDATE_RULES", "admit_pod_overhead", "container_port_errors", "default_node",
-        "generate_name_checked_on_update", "node_affinity_errors", "non_negative_errors",
-        "persistent_volume_capacity_errors", "pod_resource_claim_errors", "resource_slice_node_errors",
-        "resource_slice_pool_errors",
+        "CREATE_RULES", "UPDATE_RULES", "admit_pod_overhead", "condition_errors", "container_port_errors", "default_node",
+        "default_stateful_set", "generate_name_checked_on_update", "labels_errors", "node_affinity_errors",
+        "non_negative_errors", "persistent_volume_capacity_errors", "pod_resource_claim_errors",
+        "resource_slice_node_errors", "resource_slice_pool_errors", "selector_template_errors", "template_mismatch",
     ]
 
 
@@ -174,6 +174,14 @@ CREATES: list[tuple[str, dict[str, Any], str]] = [
      '"ClusterFirst", "Default", "None"]'),
     (f"{NS}/configmaps", {"metadata": {"name": "c1", "generation": -3}},
      'ConfigMap "c1" is invalid: metadata.generation: Invalid value: -3: must be greater than or equal to 0'),
+    (f"{NS}/services", {"metadata": {"name": "s11"}, "spec": {"ports": [{"port": 80}], "selector": {"bad key": "v"}}},
+     'Service "s11" is invalid: spec.selector: Invalid value: "bad key": name part must consist of alphanumeric '
+     "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or "
+     "'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"),
+    ("/apis/apps/v1/namespaces/default/statefulsets", {"metadata": {"name": "ss1"}, "spec": {
+        "selector": {"matchLabels": {"a": "b"}}, "template": TEMPLATE, "podManagementPolicy": "Bogus"}},
+     'StatefulSet.apps "ss1" is invalid: spec.podManagementPolicy: Invalid value: "Bogus": '
+     "must be 'OrderedReady' or 'Parallel'"),
 ]
 
 
@@ -206,6 +214,30 @@ UPDATES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
         "accessModes": ["ReadWriteOnce"], "capacity": {"storage": "1Gi"}, "hostPath": {"path": "/tmp"}}},
      {"metadata": {"generateName": "Bad"}},
      f'PersistentVolume "pv1" is invalid: metadata.generateName: Invalid value: "Bad": {SUBDOMAIN}'),
+    ("/apis/resource.k8s.io/v1/namespaces/default/resourceclaimtemplates", {"metadata": {"name": "rct1"}, "spec": {
+        "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "dc"}}]}}}},
+     {"metadata": {"generateName": "Bad"}},
+     f'ResourceClaimTemplate.resource.k8s.io "rct1" is invalid: metadata.generateName: Invalid value: "Bad": {SUBDOMAIN}'),
+    (f"{NS}/pods", {"metadata": {"name": "p11"}, "spec": {"containers": CONTAINERS}},
+     {"metadata": {"generateName": "Bad"}},
+     f'Pod "p11" is invalid: metadata.generateName: Invalid value: "Bad": {SUBDOMAIN}'),
+    (f"{NS}/services", {"metadata": {"name": "s12"}, "spec": {"ports": [{"port": 80}]}},
+     {"spec": {"selector": {"bad key": "v"}}},
+     'Service "s12" is invalid: spec.selector: Invalid value: "bad key": name part must consist of alphanumeric '
+     "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or "
+     "'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"),
+    ("/apis/apps/v1/namespaces/default/statefulsets", {"metadata": {"name": "ss2"}, "spec": {
+        "selector": {"matchLabels": {"a": "b"}}, "template": TEMPLATE}},
+     {"spec": {"podManagementPolicy": "Bogus"}},
+     'StatefulSet.apps "ss2" is invalid: [spec.podManagementPolicy: Invalid value: "Bogus": must be '
+     "'OrderedReady' or 'Parallel', spec: Forbidden: updates to statefulset spec for fields other than 'replicas', "
+     "'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and "
+     "'minReadySeconds' are forbidden]"),
+    ("/apis/apps/v1/namespaces/default/statefulsets", {"metadata": {"name": "ss3"}, "spec": {
+        "selector": {"matchLabels": {"a": "b"}}, "template": TEMPLATE}},
+     {"spec": {"updateStrategy": {"type": "Bogus"}}},
+     'StatefulSet.apps "ss3" is invalid: spec.updateStrategy: Invalid value: '
+     '{"Type":"Bogus","RollingUpdate":{"Partition":0,"MaxUnavailable":null}}: must be \'RollingUpdate\' or \'OnDelete\''),
 ]
 
 
@@ -222,6 +254,25 @@ def test_update_is_refused_with_the_real_message(path: str, created: dict[str, A
     serve(scenario)
 
 
+def test_a_stateful_set_is_defaulted_and_only_its_mutable_fields_change() -> None:
+    # kube-apiserver v1.36: the spec as stored, then merge patches that keep the fixed fields
+    # (podManagementPolicy named with its default, cleared, or the counts) are taken
+    path = "/apis/apps/v1/namespaces/default/statefulsets"
+
+    async def scenario(api: Api) -> None:
+        made = await api.ok("POST", path, {"metadata": {"name": "ss4"}, "spec": {
+            "selector": {"matchLabels": {"a": "b"}}, "template": TEMPLATE}})
+        assert {k: v for k, v in made["spec"].items() if k != "template"} == {
+            "replicas": 1, "selector": {"matchLabels": {"a": "b"}}, "podManagementPolicy": "OrderedReady",
+            "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}, "revisionHistoryLimit": 10,
+            "persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Retain", "whenScaled": "Retain"}}
+        for change in ({"podManagementPolicy": "OrderedReady"}, {"podManagementPolicy": None, "updateStrategy": None},
+                       {"podManagementPolicy": ""}, {"replicas": 3, "minReadySeconds": 2}):
+            await api.ok("PATCH", f"{path}/ss4", {"spec": change}, "application/merge-patch+json")
+
+    serve(scenario)
+
+
 def test_node_pod_cidr_and_allocatable_are_filled_in_as_the_real_server_stores_them() -> None:
     # kube-apiserver v1.36 stores {"podCIDR": "10.0.0.0/24", "podCIDRs": ["10.0.0.0/24"]} and an
     # allocatable equal to the capacity for this body
@@ -234,11 +285,13 @@ def test_node_pod_cidr_and_allocatable_are_filled_in_as_the_real_server_stores_t
     serve(scenario)
 
 
-def test_pod_overhead_without_a_runtime_class_is_forbidden() -> None:
-    # captured from kube-apiserver v1.36 (the RuntimeClass admission plugin)
+@pytest.mark.parametrize("overhead", [{"cpu": "1"}, {}])
+def test_pod_overhead_without_a_runtime_class_is_forbidden(overhead: dict[str, str]) -> None:
+    # captured from kube-apiserver v1.36 (the RuntimeClass admission plugin), for both: an empty
+    # map is set to Go, though it encodes as nothing
     async def scenario(api: Api) -> None:
         reply = await api.post(f"{NS}/pods", {"metadata": {"name": "p1"}, "spec": {
-            "containers": CONTAINERS, "overhead": {"cpu": "1"}}})
+            "containers": CONTAINERS, "overhead": overhead}})
         assert (reply.status, reply.body["reason"], reply.body["message"]) == (
             403, "Forbidden",
             'pods "p1" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead')
@@ -306,5 +359,44 @@ def test_a_patch_to_an_unknown_kind_or_version_is_invalid_and_another_version_co
         await api.ok("POST", classes, {"metadata": {"name": "dc2"}, "spec": {}})
         body = await api.ok("PATCH", f"{classes}/dc2", {"apiVersion": "resource.k8s.io/v1beta2"})
         assert (body["apiVersion"], body["kind"]) == ("resource.k8s.io/v1", "DeviceClass")
+
+    serve(scenario)
+
+
+T0 = "2024-01-01T00:00:00Z"
+# (status.conditions of a budget written through /status, the real server's message after
+# 'PodDisruptionBudget.policy "p" is invalid: '); captured from kube-apiserver v1.36.
+CONDITIONS: list[tuple[list[dict[str, Any]], str]] = [
+    ([{"type": "Ready", "status": "True"}],
+     "[status.conditions[0].lastTransitionTime: Required value, status.conditions[0].reason: Required value]"),
+    ([{"type": "Ready", "status": "Bogus", "lastTransitionTime": T0, "reason": "R"}],
+     'status.conditions[0].status: Unsupported value: "Bogus": supported values: "False", "True", "Unknown"'),
+    ([{"type": "Ready", "status": "True", "lastTransitionTime": T0, "reason": "bad reason"}],
+     'status.conditions[0].reason: Invalid value: "bad reason": a condition reason must start with alphabetic '
+     "character, optionally followed by a string of alphanumeric characters or '_,:', and must end with an "
+     "alphanumeric character or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName',  or 'ReasonA,ReasonB',  or "
+     "'ReasonA:ReasonB', regex used for validation is '[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?')"),
+    ([{"type": "Ready", "status": "True", "lastTransitionTime": T0, "reason": "R", "observedGeneration": -1}],
+     "status.conditions[0].observedGeneration: Invalid value: -1: must be greater than or equal to zero"),
+    ([{"type": "Ready", "status": "True", "lastTransitionTime": T0, "reason": "R"},
+      {"type": "Ready", "status": "False", "lastTransitionTime": T0, "reason": "R"}],
+     'status.conditions[1].type: Duplicate value: "Ready"'),
+    ([{"type": "Ready", "status": "True", "lastTransitionTime": T0, "reason": "R" * 1025, "message": "m" * 32769}],
+     "[status.conditions[0].reason: Too long: may not be more than 1024 bytes, "
+     "status.conditions[0].message: Too long: may not be more than 32768 bytes]"),
+]
+
+
+@pytest.mark.parametrize(("conditions", "message"), CONDITIONS, ids=[str(i) for i in range(len(CONDITIONS))])
+def test_budget_status_conditions_are_validated(conditions: list[dict[str, Any]], message: str) -> None:
+    path = "/apis/policy/v1/namespaces/default/poddisruptionbudgets"
+
+    async def scenario(api: Api) -> None:
+        stored = await api.ok("POST", path, {"metadata": {"name": "p"}, "spec": {"minAvailable": 1}})
+        reply = await api.patch(f"{path}/p/status", {"status": {"conditions": conditions}}, "application/merge-patch+json")
+        assert (reply.status, reply.body["message"]) == (422, f'PodDisruptionBudget.policy "p" is invalid: {message}')
+        assert await api.ok("GET", f"{path}/p") == stored
+        ok = [{"type": "Ready", "status": "True", "lastTransitionTime": T0, "reason": "R1,2:_"}]
+        await api.ok("PATCH", f"{path}/p/status", {"status": {"conditions": ok}}, "application/merge-patch+json")
 
     serve(scenario)

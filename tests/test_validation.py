@@ -645,6 +645,20 @@ def _set(obj: dict[str, Any], dotted: str, value: Any) -> None:
      'spec.devices.requests[0].exactly.selectors[0].cel: Required value'),
     ('spec.devices.requests.0.exactly', {'deviceClassName': 'dc', 'selectors': [{'cel': {'expression': ''}}]},
      'spec.devices.requests[0].exactly.selectors[0].cel.expression: Invalid value: "": compilation failed: ERROR: <input>:1:0: Syntax error: mismatched input \'<EOF>\' expecting {\'[\', \'{\', \'(\', \'.\', \'-\', \'!\', \'true\', \'false\', \'null\', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}'),
+    ('spec.devices.requests.0.exactly', {'deviceClassName': 'dc', 'selectors': [{'cel': {'expression': 'bad('}}]},
+     'spec.devices.requests[0].exactly.selectors[0].cel.expression: Invalid value: "bad(": compilation failed: ERROR: <input>:1:5: Syntax error: mismatched input \'<EOF>\' expecting {\'[\', \'{\', \'(\', \')\', \'.\', \'-\', \'!\', \'true\', \'false\', \'null\', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | bad(\n | ....^'),
+    ('spec.devices.requests.0.exactly', {'deviceClassName': 'dc', 'selectors': [{'cel': {'expression': 'a &&& b'}}]},
+     'spec.devices.requests[0].exactly.selectors[0].cel.expression: Invalid value: "a &&& b": compilation failed: ERROR: <input>:1:5: Syntax error: token recognition error at: \'& \'\n | a &&& b\n | ....^'),
+    ('spec.devices.requests.0.exactly', {'deviceClassName': 'dc', 'selectors': [{'cel': {'expression': '"unterminated'}}]},
+     'spec.devices.requests[0].exactly.selectors[0].cel.expression: Invalid value: "\\"unterminated": compilation failed: ERROR: <input>:1:1: Syntax error: token recognition error at: \'"unterminated\'\n | "unterminated\n | ^\nERROR: <input>:1:14: Syntax error: mismatched input \'<EOF>\' expecting {\'[\', \'{\', \'(\', \'.\', \'-\', \'!\', \'true\', \'false\', \'null\', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | "unterminated\n | .............^'),
+    ('spec.devices.requests.0.exactly', {'deviceClassName': 'dc', 'selectors': [{'cel': {'expression': 'a in [1,2'}}]},
+     'spec.devices.requests[0].exactly.selectors[0].cel.expression: Invalid value: "a in [1,2": compilation failed: ERROR: <input>:1:10: Syntax error: mismatched input \'<EOF>\' expecting {\']\', \',\'}\n | a in [1,2\n | .........^'),
+    ('spec.devices.requests.0.exactly', {'deviceClassName': 'dc', 'selectors': [{'cel': {'expression': '1 ? 2'}}]},
+     'spec.devices.requests[0].exactly.selectors[0].cel.expression: Invalid value: "1 ? 2": compilation failed: ERROR: <input>:1:6: Syntax error: mismatched input \'<EOF>\' expecting \':\'\n | 1 ? 2\n | .....^'),
+    ('spec.devices.requests.0.exactly', {'deviceClassName': 'dc', 'selectors': [{'cel': {'expression': '  '}}]},
+     'spec.devices.requests[0].exactly.selectors[0].cel.expression: Invalid value: "  ": compilation failed: ERROR: <input>:1:3: Syntax error: mismatched input \'<EOF>\' expecting {\'[\', \'{\', \'(\', \'.\', \'-\', \'!\', \'true\', \'false\', \'null\', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n |   \n | ..^'),
+    ('spec.devices.requests.0', {'name': 'r', 'firstAvailable': [{'name': 's', 'deviceClassName': 'dc', 'selectors': [{'cel': {'expression': 'x.y.z('}}]}]},
+     'spec.devices.requests[0].firstAvailable[0].selectors[0].cel.expression: Invalid value: "x.y.z(": compilation failed: ERROR: <input>:1:7: Syntax error: mismatched input \'<EOF>\' expecting {\'[\', \'{\', \'(\', \')\', \'.\', \'-\', \'!\', \'true\', \'false\', \'null\', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | x.y.z(\n | ......^'),
     ('spec.devices.requests', [{'name': 'r', 'exactly': {'deviceClassName': 'dc'}}, {'name': 'r', 'exactly': {'deviceClassName': 'dc'}}],
      'spec.devices.requests[1]: Duplicate value: "r"'),
     ('spec.devices.requests.0', {'name': 'r', 'firstAvailable': []},
@@ -685,6 +699,10 @@ def test_resource_claim_spec_validation(dotted: str, value: Any, message: str) -
     ("spec.devices.requests.0.exactly", {"deviceClassName": "dc", "allocationMode": "All"}),
     ("spec.devices.constraints", [{"matchAttribute": "a.b/c"}]),
     ("spec.devices.config", [{"opaque": {"driver": "d", "parameters": {}}}]), ("spec", {}),
+    # selectors that parse; the real server type-checks them too, and took each
+    ("spec.devices.requests.0.exactly", {"deviceClassName": "dc", "selectors": [{"cel": {"expression": 'device.driver == "x"'}}]}),
+    ("spec.devices.requests.0.exactly", {"deviceClassName": "dc", "selectors": [
+        {"cel": {"expression": 'device.capacity["x"].memory.compareTo(quantity("1Gi")) >= 0'}}]}),
 ])
 def test_resource_claim_specs_the_real_server_takes(dotted: str, value: Any) -> None:
     claim: dict[str, Any] = {"spec": copy.deepcopy(CLAIM_SPEC)}

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from fake_apiserver._kinds import KindSpec
+from fake_apiserver._schema import KUBERNETES_VERSION
 
 __all__ = ["api_group_list", "api_resource_list", "api_versions", "group_versions", "version_info"]
 
@@ -87,16 +88,18 @@ def api_resource_list(kinds: Iterable[KindSpec], group: str, version: str) -> Ob
     return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}
 
 
-def version_info() -> Obj:
-    """``/version``: reports Kubernetes 1.35 semantics, with the fake named in ``gitVersion``."""
+def version_info(release: str = KUBERNETES_VERSION) -> Obj:
+    """``/version``: the Kubernetes release whose API the server serves (``1.37.0``: minor 37,
+    emulating 37, compatible with 36), with the fake named in ``gitVersion``."""
+    major, minor = release.split(".")[:2]
     return {
-        "major": "1",
-        "minor": "35",
-        "emulationMajor": "1",
-        "emulationMinor": "35",
-        "minCompatibilityMajor": "1",
-        "minCompatibilityMinor": "34",
-        "gitVersion": "v1.35.0-schedharness",
+        "major": major,
+        "minor": minor,
+        "emulationMajor": major,
+        "emulationMinor": minor,
+        "minCompatibilityMajor": major,
+        "minCompatibilityMinor": str(int(minor) - 1),
+        "gitVersion": f"v{release}-schedharness",
         "gitCommit": "0000000000000000000000000000000000000000",
         "gitTreeState": "clean",
         "buildDate": "2026-01-01T00:00:00Z",

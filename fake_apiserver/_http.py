@@ -471,7 +471,7 @@ class ApiHandler:
         self.interceptors = interceptors
         self.server_address = ""
         self.encoded = EncodedObjects()
-        self.openapi = OpenAPIService(store.kinds, store.clock)  # documents built on first request, then kept
+        self.openapi = OpenAPIService(store.kinds, store.clock, store.release)  # documents built on first request, then kept
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         if not self.server_address and request.host:
@@ -511,7 +511,7 @@ class ApiHandler:
         if path in ("/healthz", "/readyz", "/livez") or path.startswith(("/healthz/", "/readyz/", "/livez/")):
             return web.Response(text="ok", content_type="text/plain")
         if path == "/version":
-            return json_response(discovery.version_info())
+            return json_response(discovery.version_info(self.store.release))
         if path == "/api":
             return json_response(discovery.api_versions(self.server_address))
         if path == "/apis":

@@ -70,7 +70,8 @@ __all__ = ["OpenAPIService", "PROTOBUF_V2", "v2_document", "v3_document", "v3_na
 Obj = dict[str, Any]
 
 PROTOBUF_V2 = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
-_INFO = {"title": "Kubernetes", "version": ".".join(_schema.KUBERNETES_VERSION.split(".")[:2])}
+def _info(release: str) -> Obj:
+    return {"title": "Kubernetes", "version": ".".join(release.split(".")[:2])}
 _SECURITY_SCHEME = {"BearerToken": {"type": "apiKey", "description": "Bearer Token authentication",
                                     "name": "authorization", "in": "header"}}
 _META = "io.k8s.apimachinery.pkg.apis.meta.v1."
@@ -384,9 +385,9 @@ def _convert(schema: Any, ref_prefix: str, v3: bool) -> Any:
 
 
 @functools.cache
-def _definition(name: str, v3: bool) -> Obj:
+def _definition(name: str, v3: bool, release: str) -> Obj:
     """A definition converted once; the converted form is shared, never modified."""
-    schema = _schema.definition(name)
+    schema = _schema.definition(name, release)
     converted: Obj = _convert(schema, _V3_REF if v3 else _V2_REF, v3)
     if schema.get("x-kubernetes-group-version-kind"):
         for field in ("apiVersion", "kind"):  # the package adds these enums; upstream has none
@@ -409,13 +410,13 @@ def _refs(schema: Any, found: set[str]) -> None:
 
 
 @functools.cache
-def _direct_refs(name: str) -> frozenset[str]:
+def _direct_refs(name: str, release: str) -> frozenset[str]:
     found: set[str] = set()
-    _refs(_schema.definition(name), found)
+    _refs(_schema.definition(name, release), found)
     return frozenset(found)
 
 
-def reachable(roots: Iterable[str]) -> list[str]:
+def reachable(roots: Iterable[str], release: str = _schema.KUBERNETES_VERSION) -> list[str]:
     """``roots`` and every definition they reach, sorted."""
     seen: set[str] = set()
     pending = list(roots)
@@ -423,16 +424,16 @@ def reachable(roots: Iterable[str]) -> list[str]:
         name = pending.pop()
         if name not in seen:
             seen.add(name)
-            pending.extend(_direct_refs(name) - seen)
+            pending.extend(_direct_refs(name, release) - seen)
     return sorted(seen)
 
 
-def _schemas(paths: Sequence[PathItem], v3: bool, group_version: tuple[str, str] | None) -> Obj:
+def _schemas(paths: Sequence[PathItem], v3: bool, group_version: tuple[str, str] | None, release: str) -> Obj:
     roots = {d for item in paths for op in item.operations
              for d in (op.body, *(r for _, r in op.responses)) if d is not None}
     out: Obj = {}
-    for name in reachable(roots):
-        converted = _definition(name, v3)
+    for name in reachable(roots, release):
+        converted = _definition(name, v3, release)
         gvks = converted.get("x-kubernetes-group-version-kind")
         if group_version is not None and gvks and len(gvks) > 1:  # a meta kind: core v1 and this group-version
             keep = [x for x in gvks if (x["group"], x["version"]) in (("", "v1"), group_version)]
@@ -538,8 +539,9 @@ def v3_names(kinds: Iterable[KindSpec]) -> list[str]:
     return sorted(names)
 
 
-def v3_document(kinds: Sequence[KindSpec], name: str) -> Obj:
-    """The OpenAPI v3 document ``/openapi/v3/<name>`` (``api/v1``, ``apis/apps/v1``, ``apis``...)."""
+def v3_document(kinds: Sequence[KindSpec], name: str, release: str = _schema.KUBERNETES_VERSION) -> Obj:
+    """The OpenAPI v3 document ``/openapi/v3/<name>`` (``api/v1``, ``apis/apps/v1``, ``apis``...)
+    with the schemas of ``release``."""
     parts = name.split("/")
     group_version: tuple[str, str] | None = None
     if parts[0] == "api" and len(parts) == 2:
@@ -547,12 +549,14 @@ def v3_document(kinds: Sequence[KindSpec], name: str) -> Obj:
     elif parts[0] == "apis" and len(parts) == 3:
         group_version = (parts[1], parts[2])
     paths = group_version_paths(kinds, *group_version) if group_version else _discovery_paths(name)
-    return {"openapi": "3.0.0", "info": dict(_INFO), "paths": _render_paths(paths, True),
-            "components": {"schemas": _schemas(paths, True, group_version), "securitySchemes": _SECURITY_SCHEME}}
+    return {"openapi": "3.0.0", "info": _info(release), "paths": _render_paths(paths, True),
+            "components": {"schemas": _schemas(paths, True, group_version, release),
+                           "securitySchemes": _SECURITY_SCHEME}}
 
 
-def v2_document(kinds: Sequence[KindSpec]) -> Obj:
-    """The Swagger 2.0 document of ``/openapi/v2``: every served path, every reachable definition."""
+def v2_document(kinds: Sequence[KindSpec], release: str = _schema.KUBERNETES_VERSION) -> Obj:
+    """The Swagger 2.0 document of ``/openapi/v2``: every served path, every reachable definition
+    (of ``release``)."""
     paths: list[PathItem] = []
     for name in v3_names(kinds):
         parts = name.split("/")
@@ -562,8 +566,8 @@ def v2_document(kinds: Sequence[KindSpec]) -> Obj:
             paths.extend(group_version_paths(kinds, parts[1], parts[2]))
         else:
             paths.extend(_discovery_paths(name))
-    return {"swagger": "2.0", "info": dict(_INFO), "paths": _render_paths(paths, False),
-            "definitions": _schemas(paths, False, None), "securityDefinitions": _SECURITY_SCHEME,
+    return {"swagger": "2.0", "info": _info(release), "paths": _render_paths(paths, False),
+            "definitions": _schemas(paths, False, None, release), "securityDefinitions": _SECURITY_SCHEME,
             "security": [{"BearerToken": []}]}
 
 
@@ -585,8 +589,9 @@ def _encode(document: Obj, now: str) -> Encoded:
 class OpenAPIService:
     """One server's OpenAPI documents, each built and encoded on first request, then kept."""
 
-    def __init__(self, kinds: Sequence[KindSpec], clock: Clock) -> None:
+    def __init__(self, kinds: Sequence[KindSpec], clock: Clock, release: str = _schema.KUBERNETES_VERSION) -> None:
         self.kinds = tuple(kinds)
+        self.release = release
         self.names = v3_names(self.kinds)
         self.clock = clock
         self._built = _http_date(clock.now())  # Last-Modified: when the documents took effect
@@ -596,12 +601,12 @@ class OpenAPIService:
     def v3(self, name: str) -> Encoded:
         encoded = self._v3.get(name)
         if encoded is None:
-            encoded = self._v3[name] = _encode(v3_document(self.kinds, name), self._built)
+            encoded = self._v3[name] = _encode(v3_document(self.kinds, name, self.release), self._built)
         return encoded
 
     def v2(self) -> Encoded:
         if self._v2 is None:
-            self._v2 = _encode(v2_document(self.kinds), self._built)
+            self._v2 = _encode(v2_document(self.kinds, self.release), self._built)
         return self._v2
 
     def root(self) -> Obj:

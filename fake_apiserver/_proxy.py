@@ -427,6 +427,20 @@ class FaultProxy:
             return None
         return found if isinstance(found, dict) and found.get("kind") != "Status" else None
 
+    async def server_version(self) -> str | None:
+        """The upstream's ``/version`` ``gitVersion`` (``v1.36.0``), asked outside the journal;
+        None when it cannot be read."""
+        session = self._session
+        if session is None:
+            return None
+        try:
+            async with session.get(URL(self.upstream.server.rstrip("/") + "/version"),
+                                   headers={**self._headers(None), "Accept": "application/json"}) as got:
+                found = await got.json(content_type=None) if got.status == 200 else None
+        except (aiohttp.ClientError, OSError, asyncio.TimeoutError, ValueError):
+            return None
+        return str(found["gitVersion"]) if isinstance(found, dict) and found.get("gitVersion") else None
+
     async def preview(self, info: RequestInfo) -> Effect | None:
         """What the write ``info`` would do: the object now and the upstream's dry-run answer
         (module docstring; a binding's is computed)."""

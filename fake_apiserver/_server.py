@@ -20,6 +20,7 @@ from fake_apiserver._clock import Clock
 from fake_apiserver._faults import FaultInjector
 from fake_apiserver._http import HANDLER_KEY, Interceptor, build_app, json_response
 from fake_apiserver._journal import Journal
+from fake_apiserver._schema import KUBERNETES_VERSION
 from fake_apiserver._store import Store
 
 __all__ = [
@@ -89,7 +90,10 @@ class FakeApiServer:
     like a real cluster) gives nodes created through the API the ``node.kubernetes.io/not-ready``
     NoSchedule taint; ``storage_protection`` (default on, like a real server) gives created
     PersistentVolumes and PersistentVolumeClaims their protection finalizers, which keep a deleted
-    one terminating (no controller here removes them). ``server.journal`` records every request and watch event;
+    one terminating (no controller here removes them); ``kubernetes_version`` (default
+    :data:`~fake_apiserver._schema.KUBERNETES_VERSION`, or ``1.34`` to ``1.36``) is the release
+    whose API it serves: its schemas decode and prune what is written, its OpenAPI documents and
+    ``/version`` describe it (ValueError for a release it cannot serve as). ``server.journal`` records every request and watch event;
     ``server.faults`` holds fault rules. ``time`` is the journal's and the fault rules' clock in
     seconds (default: the event loop's time, virtual under the harness). ``event_ttl`` expires an
     Event that many seconds after its last write, as kube-apiserver's ``--event-ttl`` (default here:
@@ -109,6 +113,7 @@ class FakeApiServer:
         history: int = 1000,
         taint_not_ready_nodes: bool = True,
         storage_protection: bool = True,
+        kubernetes_version: str = KUBERNETES_VERSION,
         interceptors: list[Interceptor] | None = None,
         time: Callable[[], float] | None = None,
         admin: bool = True,
@@ -119,7 +124,7 @@ class FakeApiServer:
         self.port = port
         self.store = Store(
             clock, seed=seed, history=history, taint_not_ready_nodes=taint_not_ready_nodes,
-            storage_protection=storage_protection,
+            storage_protection=storage_protection, kubernetes_version=kubernetes_version,
             schedule=self._schedule, event_ttl=event_ttl,
         )
         self.journal = Journal(time, limit=journal_limit)

@@ -66,6 +66,7 @@ from fake_apiserver._kinds import KINDS, KindSpec, by_kind, by_resource
 from fake_apiserver._patch import apply_patch, reconcile_patched_kind
 from fake_apiserver._priority import system_priority_classes
 from fake_apiserver import _resize as resize
+from fake_apiserver import _schema as schemas
 from fake_apiserver._selectors import FieldSelector, LabelSelector
 from fake_apiserver._strategy import Strategy, strategy_for
 from fake_apiserver import _typed as typed
@@ -112,7 +113,9 @@ class Store:
     ``history`` bounds each kind's event window (older resourceVersions get ``410 Expired``);
     ``taint_not_ready_nodes`` turns the TaintNodesByCondition admission on new nodes on or off,
     ``storage_protection`` the StorageObjectInUseProtection admission (finalizers on new volumes
-    and claims, which nothing here removes);
+    and claims, which nothing here removes); ``kubernetes_version`` the release whose schemas
+    decode what is written (default :data:`~fake_apiserver._schema.KUBERNETES_VERSION`; an older
+    one prunes, or refuses under strict field validation, the fields added since);
     ``seed`` seeds uids and generated names. ``event_ttl`` (seconds; None: never) expires an Event
     that long after its last write, as kube-apiserver's ``--event-ttl`` (1 h) does with an etcd
     lease: expired Events are deleted, watchers see them go, at the next write of any object.
@@ -126,11 +129,14 @@ class Store:
         history: int = 1000,
         taint_not_ready_nodes: bool = True,
         storage_protection: bool = True,
+        kubernetes_version: str = schemas.KUBERNETES_VERSION,
         schedule: Schedule | None = None,
         kinds: Iterable[KindSpec] = KINDS,
         event_ttl: float | None = None,
     ) -> None:
         self.clock: Clock = clock or SystemClock()
+        #: the Kubernetes release whose schemas decode and prune what is written (``1.36.0``)
+        self.release = schemas.release(kubernetes_version)
         self.event_ttl = event_ttl
         #: (expiry, key, expiry-of-record) in write order; an Event rewritten later has a newer entry
         self._event_expiry: deque[tuple[datetime, tuple[str, str]]] = deque()
@@ -316,7 +322,7 @@ class Store:
             raise BadRequest(f"the object provided is unrecognized (must be of type {spec.kind})")
         obj = body if decoded else dict(body)  # resolve_kind sets the top-level kind and apiVersion
         resolve_kind(spec.group, spec.version, spec.kind, obj)
-        node = _node(spec)
+        node = _node(spec, self.release)
         if node is None:  # a kind the schemas lack (a test's own): its hand-written shape
             obj = json_copy(obj)
             self._strategies[(spec.group, spec.resource)].check_shape(obj)
@@ -552,7 +558,7 @@ class Store:
         """PATCH: apply to the stored object and decode the result into the kind's type, then the
         update path (``patcher.applyPatch`` checks the namespace, then the name, of the result)."""
         old = self.get(spec, namespace, name)
-        node = _node(spec)
+        node = _node(spec, self.release)
         patched = apply_patch(
             old, patch_body, content_type, spec.patch_schema, kind=spec.kind, group=spec.group, name=name,
             node=node, validation=field_validation,
@@ -789,7 +795,7 @@ class Store:
             raise BadRequest("the object provided is unrecognized (must be of type Binding)")
         body = dict(body)
         resolve_kind("", "v1", "Binding", body)
-        body = decode_body(typed.kind_node("", "v1", "Binding"), "Binding", "v1", body, field_validation)
+        body = decode_body(typed.kind_node("", "v1", "Binding", self.release), "Binding", "v1", body, field_validation)
         meta = body.setdefault("metadata", {})
         if meta.get("namespace") and meta["namespace"] != namespace:
             raise BadRequest("the namespace of the provided object does not match the namespace sent on the request")
@@ -827,10 +833,10 @@ class Store:
             cache.close()
 
 
-def _node(spec: KindSpec) -> typed.Node | None:
-    """The compiled type of a kind, or None for a kind the schemas lack."""
+def _node(spec: KindSpec, release: str) -> typed.Node | None:
+    """The compiled type of a kind in ``release``, or None for a kind the schemas lack."""
     try:
-        return typed.kind_node(spec.group, spec.version, spec.kind)
+        return typed.kind_node(spec.group, spec.version, spec.kind, release)
     except KeyError:
         return None
 

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Protocol
 
 from fake_apiserver import FakeApiServer, FaultInjector, FaultProxy, Journal
+from fake_apiserver._schema import KUBERNETES_VERSION
 from harness._virtual_time import RealClock, VirtualClock, VirtualEventLoop
 
 __all__ = ["REAL_TIME_SLACK", "VIRTUAL_SLACK", "Backend", "BackendClock", "BackendError", "EnvtestBackend", "FakeBackend",
@@ -123,6 +124,9 @@ class Backend(ABC):
         """The timing slack of this backend's criteria (:class:`Slack`)."""
         return VIRTUAL_SLACK if self.is_virtual else REAL_TIME_SLACK
 
+    #: the API server's ``gitVersion`` once started (``v1.37.0-schedharness``, ``v1.36.0``), or None
+    server_version: str | None = None
+
     @property
     def shared(self) -> bool:
         """Whether the API outlives the test and is shared with other tests (a real cluster): a
@@ -149,15 +153,18 @@ class FakeBackend(Backend):
     """The fake API server in this process, on the running loop (module docstring).
 
     ``workdir`` receives the kubeconfig; ``seed`` makes uids, generated names and probabilistic
-    fault rules reproducible.
+    fault rules reproducible; ``kubernetes_version`` is the release the fake serves as (to be
+    compared with a real server of that release, see ``schedharness compare``).
     """
 
     name = "fake"
 
-    def __init__(self, workdir: str | Path, *, seed: int = 0, taint_not_ready_nodes: bool = False) -> None:
+    def __init__(self, workdir: str | Path, *, seed: int = 0, taint_not_ready_nodes: bool = False,
+                 kubernetes_version: str = KUBERNETES_VERSION) -> None:
         self.workdir = Path(workdir)
         self.seed = seed
         self.taint_not_ready_nodes = taint_not_ready_nodes
+        self.kubernetes_version = kubernetes_version
         self._server: FakeApiServer | None = None
         self._clock: VirtualClock | RealClock | None = None
         self._kubeconfig: Path | None = None
@@ -210,10 +217,12 @@ class FakeBackend(Backend):
         clock: VirtualClock | RealClock
         clock = VirtualClock(loop) if isinstance(loop, VirtualEventLoop) else RealClock(loop)
         server = FakeApiServer(
-            clock=clock, time=clock.time, seed=self.seed, taint_not_ready_nodes=self.taint_not_ready_nodes
+            clock=clock, time=clock.time, seed=self.seed, taint_not_ready_nodes=self.taint_not_ready_nodes,
+            kubernetes_version=self.kubernetes_version,
         )
         await server.start()
         self._server, self._clock = server, clock
+        self.server_version = f"v{server.store.release}-schedharness"
         self._kubeconfig = server.write_kubeconfig(self.workdir / "kubeconfig")
 
     async def stop(self) -> None:
@@ -299,6 +308,7 @@ class KubeconfigBackend(Backend):
             raise BackendError(f"the {self.name} backend: {e}") from None
         await proxy.start()
         self._proxy, self._clock = proxy, clock
+        self.server_version = await proxy.server_version()
         self.workdir.mkdir(parents=True, exist_ok=True)
         self._kubeconfig = proxy.write_kubeconfig(self.workdir / "kubeconfig")
 

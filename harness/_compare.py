@@ -11,6 +11,12 @@ A verdict is the criterion's status: ``passed``, ``failed`` or ``skipped``. A sk
 too (a criterion skipped on one backend and judged on the other is a difference worth seeing),
 but a criterion present in one report only (a different suite selection) is listed apart and is
 no difference.
+
+Each report names the Kubernetes release its API server served (``server_version``: the fake's
+release, a real server's ``gitVersion``). Two servers of different releases serve different APIs
+(a field added in v1.37 is pruned by v1.36), so a criterion that needs such a field is judged on
+one and skipped on the other; the comparison prints both releases and, when they differ, says so
+and how to compare like with like (the fake's ``--kubernetes-version``).
 """
 
 from __future__ import annotations
@@ -59,6 +65,8 @@ class Comparison:
     left_label: str
     right_label: str
     rows: tuple[Row, ...]
+    left_server: str = ""  # the release the left report's API server served, "" when unrecorded
+    right_server: str = ""
 
     @property
     def differences(self) -> list[Row]:
@@ -71,6 +79,19 @@ class Comparison:
 
 def _label(report: dict[str, Any], fallback: str) -> str:
     return str(report.get("backend") or fallback)
+
+
+def _server(report: dict[str, Any]) -> str:
+    found = report.get("server_version")
+    if isinstance(found, list):
+        return ", ".join(str(v) for v in found)
+    return str(found or "")
+
+
+def _minor(server: str) -> str | None:
+    """``v1.36.0`` or ``v1.37.0-schedharness`` -> ``1.36``; None when it is no single version."""
+    parts = server.removeprefix("v").split(".")
+    return ".".join(parts[:2]) if len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit() else None
 
 
 def _statuses(report: dict[str, Any]) -> dict[str, tuple[str, str]]:
@@ -90,7 +111,7 @@ def compare_reports(left: dict[str, Any], right: dict[str, Any], *, left_label: 
         labels = (f"{labels[0]} (1)", f"{labels[1]} (2)")
     rows = tuple(Row(cid, a[cid][0] if cid in a else None, b[cid][0] if cid in b else None,
                      a.get(cid, ("", ""))[1], b.get(cid, ("", ""))[1]) for cid in sorted(a.keys() | b.keys()))
-    return Comparison(labels[0], labels[1], rows)
+    return Comparison(labels[0], labels[1], rows, _server(left), _server(right))
 
 
 def format_comparison(comparison: Comparison) -> list[str]:
@@ -98,7 +119,17 @@ def format_comparison(comparison: Comparison) -> list[str]:
     width = max([len(r.criterion) for r in comparison.rows] + [9])
     left, right = comparison.left_label, comparison.right_label
     lw, rw = max(len(left), 7), max(len(right), 7)  # "skipped"
-    lines = [f"{'criterion':<{width}}  {left:<{lw}}  {right:<{rw}}".rstrip()]
+    lines = []
+    if comparison.left_server or comparison.right_server:
+        lines.append(f"API servers: {left} {comparison.left_server or 'unrecorded'}; "
+                     f"{right} {comparison.right_server or 'unrecorded'}")
+        a, b = _minor(comparison.left_server), _minor(comparison.right_server)
+        if a is not None and b is not None and a != b:
+            older = min(a, b, key=lambda m: tuple(map(int, m.split("."))))
+            lines.append(f"note: the two API servers serve different Kubernetes releases ({a} and {b}): a criterion "
+                         "that needs a field one of them lacks is judged on one side only; run the fake with "
+                         f"--kubernetes-version {older} to compare like with like")
+    lines.append(f"{'criterion':<{width}}  {left:<{lw}}  {right:<{rw}}".rstrip())
     for row in comparison.rows:
         mark = "" if row.same or row.left is None or row.right is None else "  DIFFERENT"
         lines.append(f"{row.criterion:<{width}}  {row.left or '-':<{lw}}  {row.right or '-':<{rw}}{mark}".rstrip())

@@ -86,6 +86,7 @@ class RunInfo:
     pytest_exit_code: int = 0
     readings: Mapping[str, str] = field(default_factory=dict)  # reading key -> its text
     backend: str = "fake"
+    kubernetes_version: str | None = None  # the fake's release as asked (None: the pinned one)
 
 
 def load_results(path: Path) -> list[Record]:
@@ -203,7 +204,8 @@ def _verdict(counts: Mapping[str, int], suites: Mapping[str, Mapping[str, Any]],
 def build_report(records: Iterable[Record], info: RunInfo) -> dict[str, Any]:
     """``report.json``'s content: the run, a summary, the verdict of each suite, and one entry per
     scenario (``criteria``, in test id order)."""
-    criteria = sorted((_criterion(r) for r in records), key=lambda c: str(c["test"]))
+    records_list = list(records)
+    criteria = sorted((_criterion(r) for r in records_list), key=lambda c: str(c["test"]))
     by_text = {text: key for key, text in info.readings.items()}
     for c in criteria:  # a reading given as its text is shown by its key, the text once below
         c["reading"] = by_text.get(c["reading"], c["reading"])
@@ -213,14 +215,17 @@ def build_report(records: Iterable[Record], info: RunInfo) -> dict[str, Any]:
     suites = {name: judge_suite([c for c in criteria if c["suite"] == name]) for name in names}
     verdict, message = _verdict(counts, suites, criteria, info.pytest_exit_code)
     used = sorted({str(c["reading"]) for c in criteria if c["reading"] in info.readings})
-    from fake_apiserver._schema import source as schema_source
+    from fake_apiserver._schema import KUBERNETES_VERSION, release, source as schema_source
     from suites import SUITE_VERSION
 
+    servers = sorted({str(r["server_version"]) for r in records_list if r.get("server_version")})
     return {
         "scheduler": info.scheduler,
         "backend": info.backend,
         "suite_version": SUITE_VERSION,
-        "api_schemas": schema_source(),
+        "api_schemas": schema_source(release(info.kubernetes_version or KUBERNETES_VERSION)),
+        # what the API server(s) of the run said their version was (the fake: its release)
+        "server_version": servers[0] if len(servers) == 1 else servers,
         "timing_slack": _timing_slack(criteria),
         "feature_gates": dict(info.feature_gates),
         "seed": info.seed,

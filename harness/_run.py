@@ -39,6 +39,7 @@ from typing import Any
 
 import pytest
 
+from fake_apiserver._schema import release as schema_release
 from harness._adapters import format_feature_gates, parse_feature_gates
 from harness._report import NOT_JUDGED, RunInfo, judge_suite, load_results, suite_name, write_report
 
@@ -84,6 +85,7 @@ class RunOptions:
     kind_keep: bool = False
     kind_apiserver_feature_gates: str = ""
     envtest_assets: Path | None = None  # default: $KUBEBUILDER_ASSETS
+    kubernetes_version: str | None = None  # the fake's release (1.36); None: the pinned one
     #: the user's own scenarios instead of the built-in suites: pytest files, YAML scenario files,
     #: directories of either
     paths: tuple[Path, ...] = ()
@@ -269,6 +271,8 @@ def run_argv(paths: Sequence[Path], report_dir: Path, scheduler: str, options: R
         argv.append(f"--kind-apiserver-feature-gates={options.kind_apiserver_feature_gates}")
     if options.envtest_assets is not None:
         argv.append(f"--envtest-assets={options.envtest_assets.expanduser().resolve()}")
+    if options.kubernetes_version:
+        argv.append(f"--kubernetes-version={options.kubernetes_version}")
     if options.feature_gates:
         argv.append(f"--feature-gates={options.feature_gates}")
     if not options.timeline:
@@ -332,6 +336,14 @@ def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = 
         gates = parse_feature_gates(options.feature_gates)
     except ValueError as e:
         raise RunError(f"--feature-gates: {e}") from None
+    if options.kubernetes_version is not None:
+        if options.backend != "fake":
+            raise RunError(f"--kubernetes-version chooses the fake API server's release: with --backend "
+                           f"{options.backend} the cluster's own kube-apiserver decides it")
+        try:
+            schema_release(options.kubernetes_version)
+        except ValueError as e:
+            raise RunError(f"--kubernetes-version: {e}") from None
     suites_dir = (options.suites_dir or suites_directory()).resolve()
     yaml: list[Path] = []
     if options.paths:
@@ -398,7 +410,8 @@ def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = 
         scheduler=scheduler, feature_gates=gates, seed=options.seed,
         started=_iso(started), finished=_iso(started + timedelta(seconds=wall)), wall_seconds=wall,
         suites=() if options.paths else tuple(p.stem.removeprefix("test_") for p in paths), command=shlex.join(argv),
-        pytest_exit_code=code, readings=_readings(), backend=options.backend)
+        pytest_exit_code=code, readings=_readings(), backend=options.backend,
+        kubernetes_version=options.kubernetes_version)
     report = write_report(report_dir, records, info)
     if code not in (0, 1):
         tail = "\n".join((report_dir / "pytest.log").read_text(errors="replace").splitlines()[-30:])

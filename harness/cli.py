@@ -23,6 +23,22 @@ def _port(text: str) -> int:
     return port
 
 
+def _release(text: str) -> str:
+    """``--kubernetes-version``: a release the fake serves as (an argparse type)."""
+    from fake_apiserver._schema import release
+
+    try:
+        return release(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _default_release() -> str:
+    from fake_apiserver._schema import KUBERNETES_VERSION
+
+    return KUBERNETES_VERSION.rsplit(".", 1)[0]
+
+
 def _count(text: str) -> int:
     """A non-negative integer (an argparse type: a bad value is a usage error)."""
     try:
@@ -49,6 +65,9 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="where to write the kubeconfig (default: ./schedharness.kubeconfig)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed for uids and generated names")
+    p.add_argument("--kubernetes-version", type=_release, default=None, metavar="1.NN",
+                   help=f"the Kubernetes release to serve as: its schemas, OpenAPI and /version (default "
+                        f"{_default_release()})")
     p.add_argument(
         "--ready-nodes",
         action="store_true",
@@ -120,6 +139,9 @@ def _run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    "which runs on real time, eight a core, at most 16; on envtest, two a core, at most 8, each with "
                    "its own control plane)")
     p.add_argument("--seed", type=int, default=0, help="the fake API server's seed (default 0)")
+    p.add_argument("--kubernetes-version", default=None, metavar="1.NN",
+                   help="with --backend fake: the Kubernetes release the fake serves as (default "
+                        f"{_default_release()}); give a real server's release to compare verdicts with it")
     p.add_argument("--no-timeline", action="store_true", help="do not draw timeline.svg per scenario")
     p.set_defaults(func=_run)
 
@@ -134,7 +156,7 @@ def _run(args: argparse.Namespace) -> int:
             timeline=not args.no_timeline, backend=args.backend, kind_cluster=args.kind_cluster,
             kind_image=args.kind_image, kind_keep=args.kind_keep,
             kind_apiserver_feature_gates=args.kind_apiserver_feature_gates, envtest_assets=args.envtest_assets,
-            paths=tuple(args.paths))
+            kubernetes_version=args.kubernetes_version, paths=tuple(args.paths))
         return run_suites(options).exit_code
     except RunError as e:
         print(f"schedharness run: {e}", file=sys.stderr)
@@ -178,6 +200,7 @@ async def _serve_async(args: argparse.Namespace) -> int:
     server = FakeApiServer(
         host=args.host, port=args.port, seed=args.seed, taint_not_ready_nodes=not args.ready_nodes,
         journal_limit=args.journal_limit or None, event_ttl=args.event_ttl or None,
+        **({"kubernetes_version": args.kubernetes_version} if args.kubernetes_version else {}),
     )
     return await _until_signalled(server, Path(args.kubeconfig), lambda: f"serving the Kubernetes API at {server.url}")
 

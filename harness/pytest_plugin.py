@@ -72,6 +72,8 @@ from harness._adapters import (
     format_feature_gates,
     parse_feature_gates,
 )
+from fake_apiserver._schema import KUBERNETES_VERSION
+from fake_apiserver._schema import release as schema_release
 from harness._backend import EnvtestBackend, FakeBackend, KindBackend, KubeconfigBackend, Slack, Unsupported
 from harness._kind_setup import ClusterSession, ClusterUnavailable, KindSettings, open_cluster_session
 from harness._reference import reference_adapter
@@ -100,6 +102,7 @@ class Settings:
     timeline: bool = True
     kind: KindSettings = KindSettings()
     envtest_assets: str | None = None
+    kubernetes_version: str = KUBERNETES_VERSION  # the fake's release (--kubernetes-version)
 
     @property
     def real_cluster(self) -> bool:
@@ -130,6 +133,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="where the Kubernetes API comes from: 'fake' (default: a fresh in-process fake API server per "
              "test), 'kind' (a kind cluster made or reused for the run), 'envtest' (etcd and kube-apiserver "
              "started as processes, one per xdist worker) or 'kubeconfig:PATH' (any cluster)")
+    group.addoption(
+        "--kubernetes-version", default=None, metavar="1.NN",
+        help=f"with --backend fake: the Kubernetes release the fake API server serves as (its schemas prune "
+             f"the fields added since; default {KUBERNETES_VERSION.rsplit('.', 1)[0]}); run it at a real server's "
+             "release to compare verdicts with that server (schedharness compare)")
     group.addoption(
         "--envtest-assets", default=None, metavar="DIR",
         help="with --backend envtest: the directory holding etcd and kube-apiserver (default: $KUBEBUILDER_ASSETS, "
@@ -206,11 +214,19 @@ def _settings(config: pytest.Config) -> Settings:
     kind = KindSettings(cluster=str(config.getoption("--kind-cluster", "schedharness")),
                         image=config.getoption("--kind-image", None), keep=bool(config.getoption("--kind-keep", False)),
                         apiserver_feature_gates=apiserver_gates)
+    version = config.getoption("--kubernetes-version", None)
+    if version is not None and backend != "fake":
+        raise pytest.UsageError(f"--kubernetes-version chooses the fake API server's release: with --backend {backend} "
+                                "the cluster's own kube-apiserver decides it")
+    try:
+        release = schema_release(str(version)) if version is not None else KUBERNETES_VERSION
+    except ValueError as e:
+        raise pytest.UsageError(f"--kubernetes-version: {e}") from None
     report = config.getoption("--report-dir", None)
     report_dir = Path(str(report)).resolve() if report else None
     return Settings(scheduler, gates, backend, report_dir, int(config.getoption("--scenario-seed", 0) or 0),
                     timeline=not config.getoption("--no-timeline", False), kind=kind,
-                    envtest_assets=config.getoption("--envtest-assets", None))
+                    envtest_assets=config.getoption("--envtest-assets", None), kubernetes_version=release)
 
 
 def marker_gates(item: pytest.Item) -> dict[str, bool]:
@@ -321,6 +337,7 @@ class _TestRun:
     workdir: Path
     gates: dict[str, bool]
     seed: int
+    kubernetes_version: str = KUBERNETES_VERSION
     wanted: set[str] = field(default_factory=set)
     cluster: ClusterSession | None = None
     backend: FakeBackend | KubeconfigBackend | None = None
@@ -338,7 +355,7 @@ class _TestRun:
 def _sh_run(request: pytest.FixtureRequest, sh_adapter: SchedulerAdapter | None, sh_workdir: Path) -> _TestRun:
     settings = request.config.stash[_SETTINGS]
     gates = {**marker_gates(request.node), **settings.feature_gates}
-    test_run = _TestRun(sh_adapter, sh_workdir, gates, settings.seed)
+    test_run = _TestRun(sh_adapter, sh_workdir, gates, settings.seed, settings.kubernetes_version)
     if settings.real_cluster:
         test_run.cluster = _cluster_session(request.config)
     if settings.report_dir is not None and settings.timeline:
@@ -538,7 +555,7 @@ def _backend(test_run: _TestRun) -> FakeBackend | KubeconfigBackend:
     """The test's backend: a fresh fake, or a fault proxy in front of the run's cluster."""
     session = test_run.cluster
     if session is None:
-        return FakeBackend(test_run.workdir, seed=test_run.seed)
+        return FakeBackend(test_run.workdir, seed=test_run.seed, kubernetes_version=test_run.kubernetes_version)
     kinds = {"kind": KindBackend, "envtest": EnvtestBackend}
     kind = kinds.get(session.backend, KubeconfigBackend)
     return kind(session.kubeconfig, test_run.workdir, seed=test_run.seed)
@@ -632,6 +649,7 @@ def _append_record(item: pytest.Item, settings: Settings) -> None:
         "journal": _relative(test_run.journal_path if test_run is not None else None, settings.report_dir),
         "timeline": _relative(test_run.timeline_path if test_run is not None else None, settings.report_dir),
         "slack": _slack(test_run.slack if test_run is not None else None),
+        "server_version": test_run.backend.server_version if test_run is not None and test_run.backend else None,
     }
     if status in ("failed", "error"):
         record["replay"] = _replay(item, settings)

@@ -64,3 +64,29 @@ def test_an_unreadable_report_is_exit_2_with_the_file_named(tmp_path: Path, caps
     assert main(["compare", str(tmp_path / "missing"), str(tmp_path / "bad.json")]) == 2
     assert capsys.readouterr().err == (f"schedharness compare: {tmp_path}/missing: cannot be read: "
                                        "No such file or directory\n")
+
+
+def test_the_servers_releases_are_shown_and_a_difference_noted(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    criteria = [_c("kep5836.disable", "passed")]
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    (fake / "report.json").write_text(json.dumps({"backend": "fake", "server_version": "v1.37.0-schedharness",
+                                                  "criteria": criteria}))
+    envtest = tmp_path / "envtest"
+    envtest.mkdir()
+    (envtest / "report.json").write_text(json.dumps({"backend": "envtest", "server_version": "v1.36.0",
+                                                     "criteria": [_c("kep5836.disable", "skipped", "no field")]}))
+    assert main(["compare", str(fake), str(envtest)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[:2] == [
+        "API servers: fake v1.37.0-schedharness; envtest v1.36.0",
+        "note: the two API servers serve different Kubernetes releases (1.37 and 1.36): a criterion that needs a "
+        "field one of them lacks is judged on one side only; run the fake with --kubernetes-version 1.36 to "
+        "compare like with like",
+    ]
+    (fake / "report.json").write_text(json.dumps({"backend": "fake", "server_version": "v1.36.0-schedharness",
+                                                  "criteria": [_c("kep5836.disable", "skipped", "no field")]}))
+    assert main(["compare", str(fake), str(envtest)]) == 0
+    assert capsys.readouterr().out.splitlines()[:2] == [
+        "API servers: fake v1.36.0-schedharness; envtest v1.36.0", "criterion        fake     envtest"]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, TypeVar
 
 import aiohttp
+import pytest
 import yarl
 
 from fake_apiserver import FakeApiServer
@@ -183,11 +184,14 @@ def test_group_discovery_lists_every_group_and_resourceclaims_status() -> None:
 
 
 def test_version_and_health_endpoints() -> None:
+    # a server of release 1.36 says what kube-apiserver v1.36.0 says of its version fields
+    real_v1_36 = {"major": "1", "minor": "36", "emulationMajor": "1", "emulationMinor": "36",
+                  "minCompatibilityMajor": "1", "minCompatibilityMinor": "35"}
+
     async def scenario(api: Api) -> None:
         version = await api.get("/version")
         assert version.body == {
-            "major": "1", "minor": "35", "emulationMajor": "1", "emulationMinor": "35",
-            "minCompatibilityMajor": "1", "minCompatibilityMinor": "34", "gitVersion": "v1.35.0-schedharness",
+            **real_v1_36, "gitVersion": "v1.36.0-schedharness",
             "gitCommit": "0000000000000000000000000000000000000000", "gitTreeState": "clean",
             "buildDate": "2026-01-01T00:00:00Z", "goVersion": "go1.25", "compiler": "gc",
             "platform": "linux/amd64"}
@@ -195,7 +199,40 @@ def test_version_and_health_endpoints() -> None:
             reply = await api.call("GET", path, headers={"Accept": "text/plain"})  # not negotiated
             assert (reply.status, reply.body, reply.content_type) == (200, "ok", "text/plain; charset=utf-8")
 
+    serve(scenario, kubernetes_version="1.36")
+
+
+def test_the_default_release_is_the_pinned_schemas_release() -> None:
+    async def scenario(api: Api) -> None:
+        version = (await api.get("/version")).body
+        assert (version["minor"], version["gitVersion"]) == ("37", "v1.37.0-schedharness")
+        assert (await api.get("/openapi/v3/api/v1")).body["info"]["version"] == "1.37"
+
     serve(scenario)
+
+
+def test_a_server_of_an_older_release_prunes_the_fields_added_since() -> None:
+    """kube-apiserver v1.36 (captured): a Node with KEP-5836's ``spec.podPreemptionPolicy``
+    (added in v1.37) is stored without it and a warning, and refused under strict validation."""
+    node_body = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+                 "spec": {"podPreemptionPolicy": {"disableResizePreemption": ["a.b/c"]}}}
+
+    async def scenario(api: Api) -> None:
+        reply = await api.call("POST", "/api/v1/nodes", node_body, params={"fieldValidation": "Strict"})
+        assert (reply.status, reply.body["message"]) == (400, 'Node in version "v1" cannot be handled as a Node: '
+                                                               'strict decoding error: unknown field "spec.podPreemptionPolicy"')
+        stored = await api.ok("POST", "/api/v1/nodes", node_body)
+        assert "podPreemptionPolicy" not in stored.get("spec", {})
+        pod_spec = (await api.get("/openapi/v3/api/v1")).body["components"]["schemas"]["io.k8s.api.core.v1.NodeSpec"]
+        assert "podPreemptionPolicy" not in pod_spec["properties"]
+
+    serve(scenario, kubernetes_version="v1.36")
+
+
+def test_a_release_the_fake_cannot_serve_as_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"Kubernetes version '1\.20' is not one this fake serves as \(choose one of "
+                                         r"1\.34, 1\.35, 1\.36, 1\.37\)"):
+        FakeApiServer(kubernetes_version="1.20")
 
 
 def test_the_four_default_namespaces_exist_at_start() -> None:

@@ -215,7 +215,7 @@ def test_api_versions_lists_every_group_version(kubectl: Kubectl) -> None:
 def test_version_reports_the_server_version(kubectl: Kubectl) -> None:
     server = json.loads(kubectl.out("version", "-o", "json"))["serverVersion"]
     assert server == {k: v for k, v in version_info().items() if k in server}
-    assert server["gitVersion"] == "v1.35.0-schedharness"
+    assert server["gitVersion"] == "v1.37.0-schedharness"
 
 
 # --- pods: create, apply, get ----------------------------------------------------------------

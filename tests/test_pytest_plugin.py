@@ -232,7 +232,7 @@ def test_results_and_journals_in_the_report_dir(pytester: pytest.Pytester) -> No
          "gates": {"SchedulerPreEnqueuePodStatus": True}, "reading": None, "status": "failed",
          "scheduler": "reference", "adapter": "first-fit", "seed": 0, "virtual_seconds": 5.0,
          "journal": "test_suite.py_test_fails/journal.jsonl", "timeline": "test_suite.py_test_fails/timeline.svg",
-         "slack": VIRTUAL_SLACK,
+         "slack": VIRTUAL_SLACK, "server_version": "v1.37.0-schedharness",
          "replay": f"seed 0; replay: cd {pytester.path} && {shlex.quote(sys.executable)} -m pytest test_suite.py::test_fails "
                    "--scheduler=reference --backend=fake --scenario-seed=0 --feature-gates=SchedulerPreEnqueuePodStatus=true"},
         {"id": "test_suite.py::test_gate_off", "criterion": None, "kep": None, "section": None,
@@ -240,12 +240,13 @@ def test_results_and_journals_in_the_report_dir(pytester: pytest.Pytester) -> No
          "message": "needs feature gate SchedulerPreEnqueuePodStatus=false; this run sets "
                     "SchedulerPreEnqueuePodStatus=true (--feature-gates)",
          "scheduler": "reference", "adapter": None, "seed": 0, "virtual_seconds": None, "journal": None, "timeline": None,
-         "slack": None},
+         "slack": None, "server_version": None},
         {"id": "test_suite.py::test_gated", "criterion": "gates-never-bound", "kep": 3521,
          "section": "Restricted state transition", "gates": {"SchedulerPreEnqueuePodStatus": True},
          "reading": "a gated pod gets no scheduler patch", "status": "passed", "message": "", "scheduler": "reference",
          "adapter": "first-fit", "seed": 0, "virtual_seconds": 30.0, "journal": "test_suite.py_test_gated/journal.jsonl",
-         "timeline": "test_suite.py_test_gated/timeline.svg", "slack": VIRTUAL_SLACK},
+         "timeline": "test_suite.py_test_gated/timeline.svg", "slack": VIRTUAL_SLACK,
+         "server_version": "v1.37.0-schedharness"},
     ]
     journal = (report / "test_suite.py_test_gated" / "journal.jsonl").read_text().splitlines()
     assert json.loads(journal[0])["type"] == "request"

@@ -409,3 +409,31 @@ def test_a_scheduler_command_that_exits_at_once_stops_the_run_with_one_message(t
     assert err.startswith("schedharness run: the scheduler command cannot start: scheduler ")
     assert "exited with code 3 before it was ready" in err
     assert not (out / "report.json").exists() and (out / "preflight").is_dir()
+
+
+def test_the_fake_serves_as_an_older_release_when_asked(tmp_path: Path) -> None:
+    """``--kubernetes-version 1.36``: the fake prunes KEP-5836's Node field as kube-apiserver v1.36
+    does, so the criterion that needs it is skipped with that reason, and the report names the
+    release (as a v1.36 envtest run's report does)."""
+    result = run_suites(RunOptions(suites=("kep5836_resize_preemption",), kubernetes_version="1.36",
+                                   report_dir=tmp_path / "r", timeline=False), progress=None)
+    report = result.report
+    assert report["server_version"] == "v1.36.0-schedharness"
+    assert report["api_schemas"].endswith("Kubernetes v1.36.0")
+    skipped = {c["id"]: c["reason"] for c in report["criteria"] if c["status"] == "skipped"}
+    assert skipped == {"kep5836.disable-resize-preemption": (
+        "this API server does not store Node spec.podPreemptionPolicy (proposed by KEP-5836, not served by this "
+        "Kubernetes version)")}
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--kubernetes-version", "1.20"], "schedharness run: --kubernetes-version: Kubernetes version '1.20' is not one "
+                                       "this fake serves as (choose one of 1.34, 1.35, 1.36, 1.37)"),
+    (["--kubernetes-version", "1.36", "--backend", "envtest"],
+     "schedharness run: --kubernetes-version chooses the fake API server's release: with --backend envtest the "
+     "cluster's own kube-apiserver decides it"),
+])
+def test_a_bad_kubernetes_version_is_a_usage_error(argv: list[str], message: str,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", *argv]) == 2
+    assert capsys.readouterr().err.strip() == message

@@ -1,9 +1,10 @@
 """The suites on the fake and on envtest in one run: ``KUBEBUILDER_ASSETS=DIR python bench/bench_envtest.py``.
 
-Runs ``schedharness run`` twice with the same scheduler and suites, once on ``--backend fake``
-and once on ``--backend envtest`` (a real etcd and kube-apiserver per worker, real time), prints
-each run's wall time and counts side by side, then the verdicts criterion by criterion
-(:mod:`harness._compare`). A reference-scheduler run on the fake is under virtual time, so its
+Runs ``schedharness run`` twice with the same scheduler and suites, once on ``--backend envtest``
+(a real etcd and kube-apiserver per worker, real time) and once on ``--backend fake`` serving as
+the same Kubernetes release as that kube-apiserver (``--kubernetes-version``, read from the envtest
+run's report; ``--fake-version`` overrides it), prints each run's wall time and counts side by
+side, then the verdicts criterion by criterion (:mod:`harness._compare`). A reference-scheduler run on the fake is under virtual time, so its
 wall time is the harness's own cost; on envtest every wait is a real one. ``--scheduler`` takes
 what ``schedharness run`` takes (a command runs on real time on both backends).
 
@@ -37,6 +38,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="envtest workers, each with its own control plane (default: schedharness run's)")
     parser.add_argument("--envtest-assets", type=Path, default=None, help="default: $KUBEBUILDER_ASSETS")
     parser.add_argument("--report-dir", type=Path, default=None, help="default: a temporary directory")
+    parser.add_argument("--fake-version", default=None, metavar="1.NN",
+                        help="the fake's release (default: the envtest kube-apiserver's, when the fake serves as it)")
     args = parser.parse_args(argv)
     reason = envtest_unavailable(args.envtest_assets)
     if reason is not None:
@@ -46,10 +49,13 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         root = args.report_dir or Path(tmp)
         reports = {}
-        for backend in ("fake", "envtest"):
+        for backend in ("envtest", "fake"):
+            version = None
+            if backend == "fake":
+                version = args.fake_version or _release_of(reports["envtest"])
             options = RunOptions(scheduler=scheduler, suites=tuple(args.suite), report_dir=root / backend,
                                  timeline=False, backend=backend, envtest_assets=args.envtest_assets,
-                                 jobs=args.jobs if backend == "envtest" else None)
+                                 jobs=args.jobs if backend == "envtest" else None, kubernetes_version=version)
             begin = time.perf_counter()
             result = run_suites(options, progress=None)
             wall = time.perf_counter() - begin
@@ -59,11 +65,22 @@ def main(argv: list[str] | None = None) -> int:
             command = shlex.split(report["command"])
             workers = f", -n {command[command.index('-n') + 1]}" if "-n" in command else ", one process"
             print(f"{backend:<8} {wall:8.1f} s wall  {len(report['criteria'])} criteria ({s['passed']} passed, "
-                  f"{s['failed']} failed, {s['skipped']} skipped{virtual}{workers})")
-        comparison = compare_reports(reports["fake"], reports["envtest"])
+                  f"{s['failed']} failed, {s['skipped']} skipped{virtual}{workers}), API server "
+                  f"{report.get('server_version') or 'unrecorded'}")
+        comparison = compare_reports(reports["fake"], reports["envtest"])  # the fake first, as before
         for line in format_comparison(comparison):
             print(line)
     return 1 if comparison.differences else 0
+
+
+def _release_of(report: dict[str, object]) -> str | None:
+    """The ``1.NN`` release of a report's API server, if the fake can serve as it (else None:
+    the fake's own default, and ``schedharness compare`` notes the difference)."""
+    from fake_apiserver._schema import RELEASES
+
+    server = str(report.get("server_version") or "").removeprefix("v")
+    minor = ".".join(server.split(".")[:2])
+    return minor if f"{minor}.0" in RELEASES else None
 
 
 if __name__ == "__main__":

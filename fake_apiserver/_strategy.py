@@ -62,6 +62,12 @@ _NO_GENERATION = frozenset({
 })
 
 
+# Kinds whose status strategy calls ``metav1.ResetObjectMetaForStatus`` (checked against
+# kube-apiserver v1.36: a merge patch of labels, annotations, finalizers and owner references
+# through /status changes none of them on these, all four on the other served kinds).
+_STATUS_RESETS_META = frozenset({("storage.k8s.io", "volumeattachments"), ("resource.k8s.io", "resourceclaims")})
+
+
 def _no_classes() -> Mapping[str, Obj]:
     return {}
 
@@ -76,12 +82,16 @@ class Strategy:
 
     reset_status_on_create = True
     generation = True
+    #: metadata a ``/status`` write cannot change (besides the deletion fields and generation)
+    status_keeps_meta: tuple[str, ...] = ()
 
     def __init__(self, spec: KindSpec, *, priority_classes: PriorityClasses = _no_classes) -> None:
         self.spec = spec
         self.priority_classes = priority_classes
         if (spec.group, spec.resource) in _NO_GENERATION:
             self.generation = False
+        if (spec.group, spec.resource) in _STATUS_RESETS_META:
+            self.status_keeps_meta = ("labels", "annotations", "finalizers", "ownerReferences")
 
     def admit_create(self, obj: Obj, sent: Obj) -> None:
         """Mutating admission of a create, on the body as decoded (before names are generated);
@@ -125,7 +135,11 @@ class Strategy:
         return validation.validate_kind_update_rules(self.spec, new, old)
 
     def prepare_for_status_update(self, new: Obj, old: Obj, now: str) -> None:
-        """Only ``status`` (and labels/annotations) change through ``/status``."""
+        """Through ``/status`` the spec (every top-level field but ``status`` and ``metadata``)
+        stays as it was, and so do the deletion fields and the generation; labels, annotations,
+        finalizers and owner references change with the write (kube-apiserver v1.36), except on
+        the kinds whose status strategy calls ``ResetObjectMetaForStatus``
+        (:attr:`status_keeps_meta`) and the owner references of a pod."""
         for key in list(new):
             if key not in ("status", "metadata", "kind", "apiVersion"):
                 new.pop(key)
@@ -133,7 +147,8 @@ class Strategy:
             if key not in ("status", "metadata", "kind", "apiVersion"):
                 new[key] = json_copy(value)
         meta = new["metadata"]
-        for key in ("deletionTimestamp", "deletionGracePeriodSeconds", "ownerReferences", "finalizers"):
+        kept = ("deletionTimestamp", "deletionGracePeriodSeconds", *self.status_keeps_meta)
+        for key in kept:
             _copy_key(old["metadata"], meta, key)
         if "generation" in old["metadata"]:
             meta["generation"] = old["metadata"]["generation"]
@@ -296,6 +311,8 @@ def default_pod(pod: Obj) -> None:
 class PodStrategy(Strategy):
     """``pkg/registry/core/pod/strategy.go`` as far as schedulers look, with the Priority
     admission plugin on create."""
+
+    status_keeps_meta = ("ownerReferences",)  # "old kubelets corrupt them" (podStatusStrategy)
 
     def admit_create(self, obj: Obj, sent: Obj) -> None:
         priority.admit_pod(obj, self.priority_classes())

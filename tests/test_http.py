@@ -1366,3 +1366,36 @@ def test_an_apply_to_a_missing_objects_status_is_a_404() -> None:
         assert (reply.status, reply.body["message"]) == (404, 'pods "missing" not found')
 
     serve(scenario)
+
+
+STATUS_META = {"finalizers": ["a.b/c"], "labels": {"x": "y"}, "annotations": {"x": "y"},
+               "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "cm", "uid": "1234"}]}
+
+
+# (collection, body, the metadata fields a /status merge patch of STATUS_META changed on
+# kube-apiserver v1.36)
+STATUS_WRITES = [
+    ("/api/v1/namespaces/default/pods", pod("o"), {"finalizers", "labels", "annotations"}),
+    ("/api/v1/nodes", node("o"), {"finalizers", "labels", "annotations", "ownerReferences"}),
+    ("/apis/resource.k8s.io/v1/namespaces/default/resourceclaims",
+     {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "o"},
+      "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "dc"}}]}}}, set()),
+    ("/apis/storage.k8s.io/v1/volumeattachments",
+     {"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment", "metadata": {"name": "o"},
+      "spec": {"attacher": "a", "nodeName": "n", "source": {"persistentVolumeName": "pv"}}}, set()),
+]
+
+
+@pytest.mark.parametrize(("collection", "body", "changed"), STATUS_WRITES, ids=[w[1]["kind"] for w in STATUS_WRITES])
+def test_what_metadata_a_status_write_changes(collection: str, body: dict[str, Any], changed: set[str]) -> None:
+    async def scenario(api: Api) -> None:
+        await api.ok("POST", collection, body)
+        meta = (await api.ok("PATCH", f"{collection}/o/status", {"metadata": STATUS_META}, MERGE))["metadata"]
+        assert {key for key, value in STATUS_META.items() if meta.get(key) == value} == changed
+        if "finalizers" in changed:  # and is validated as on any write
+            reply = await api.patch(f"{collection}/o/status", {"metadata": {"finalizers": ["x"]}}, MERGE)
+            assert reply.status == 422 and reply.body["message"].endswith(
+                'metadata.finalizers[0]: Invalid value: "x": name is neither a standard finalizer name nor is it '
+                "fully qualified")
+
+    serve(scenario)

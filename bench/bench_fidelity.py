@@ -1004,11 +1004,26 @@ def _describe(o: Outcome) -> str:
             + f"\n    real {o.real.code}: {o.real.message[:400]}\n    fake {o.fake.code}: {o.fake.message[:400]}")
 
 
+async def real_release(url: str, headers: dict[str, str], verify: bool) -> str | None:
+    """The real server's release (``1.36``) if the fake can serve as it, else None."""
+    from fake_apiserver._schema import release
+
+    async with Side("real", url, headers, verify) as side:
+        assert side.session is not None
+        async with side.session.get(side.url + "/version") as answer:
+            info = await answer.json(content_type=None)
+    try:
+        return release(f"{info.get('major')}.{info.get('minor')}")
+    except ValueError:
+        return None
+
+
 async def run(args: argparse.Namespace) -> int:
     url, headers, verify = real_server(args.kubeconfig)
     cases = generate(args.seed, args.count, args.category)
     run_id = args.run_id or format(int(time.time()) % 1_000_000, "x")
-    server = FakeApiServer(journal_limit=1000, admin=False)
+    version = args.fake_version or await real_release(url, headers, verify)
+    server = FakeApiServer(journal_limit=1000, admin=False, **({"kubernetes_version": version} if version else {}))
     await server.start()
     outcomes: list[Outcome] = []
     started = time.monotonic()
@@ -1029,7 +1044,7 @@ async def run(args: argparse.Namespace) -> int:
         await server.stop()
     outcomes.sort(key=lambda o: o.index)
     print(f"{len(cases)} cases (seed {args.seed}, run {run_id}) in {time.monotonic() - started:.0f} s "
-          f"against {url} and the in-process fake\n")
+          f"against {url} and the in-process fake serving as Kubernetes v{server.store.release}\n")
     print(report(outcomes, args.show))
     if args.json is not None:
         args.json.write_text(json.dumps([
@@ -1047,6 +1062,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--category", action="append", choices=sorted(GENERATORS),
                         help="only this category (repeatable)")
     parser.add_argument("--concurrency", type=int, default=8, help="cases in flight at once (default 8)")
+    parser.add_argument("--fake-version", default=None, metavar="1.NN",
+                        help="the release the fake serves as (default: the real server's, when the fake can)")
     parser.add_argument("--show", type=int, default=60, help="disagreeing cases to print (default 60)")
     parser.add_argument("--json", type=Path, help="write every case and both answers here")
     parser.add_argument("--run-id", help="namespace prefix part (default: from the time)")

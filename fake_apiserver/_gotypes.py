@@ -30,7 +30,8 @@ from typing import Any, Mapping
 
 from fake_apiserver import _schema as schemas
 
-__all__ = ["DROP", "Field", "GoField", "Node", "PLAIN", "go_fields", "kind_node", "patch_strategies", "zero_value"]
+__all__ = ["DROP", "Field", "GoField", "Node", "PLAIN", "go_fields", "kind_node", "patch_strategies", "semantic_of",
+           "zero_value"]
 
 # Node kinds: the containers first (``kind <= LIST``), then the types with their own JSON
 # form (structs in Go: ``omitempty`` never leaves them out), then plain scalars.
@@ -71,7 +72,7 @@ class Field:
     Go names of any embedded structs it sits in, as ``ProbeHandler.httpGet``); and its strategic
     merge patch strategy."""
 
-    __slots__ = ("node", "kind", "plain", "null", "nils", "drop_zero", "omitempty", "segment", "strategy",
+    __slots__ = ("node", "kind", "plain", "null", "nils", "drop_zero", "omitempty", "pointer", "segment", "strategy",
                  "merge_key", "list_type")
 
     def __init__(self, node: Node, fact: GoField, strategy: str, merge_key: str | None,
@@ -80,6 +81,7 @@ class Field:
         self.kind = node.kind
         self.plain: type | None = PLAIN.get(node.kind)  # a value of this type is taken as it is
         self.omitempty = fact.omitempty
+        self.pointer = fact.pointer
         # a non-pointer scalar that is zero and ``omitempty`` is left out when encoded
         self.drop_zero = fact.omitempty and not fact.pointer and node.kind > OPAQUE_STRUCTS
         self.null = _null_value(node, fact)
@@ -309,3 +311,35 @@ def zero_value(node: Node) -> Any:
     if kind == QUANTITY:
         return "0"
     return None
+
+
+def _scalar_zero(value: Any) -> bool:
+    return value is None or value is False or value == "" or (
+        isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0)
+
+
+def semantic_of(value: Any, node: Node) -> Any:
+    """``value`` (decoded as ``node``) normalised so that two values compare equal exactly when
+    ``apiequality.Semantic.DeepEqual`` holds their Go values equal: a nil and an empty list or
+    map are equal, and so are an absent and a zero non-pointer field; a pointer set to a zero
+    value (``affinity: {}``, ``activeDeadlineSeconds: 0``) is not nil."""
+    if node.kind == STRUCT and isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            field = node.fields.get(key)
+            if field is None:
+                out[key] = item
+                continue
+            normal = semantic_of(item, field.node)
+            if normal is None or (field.kind in (LIST, MAP) and normal in ([], {})):
+                continue
+            if not field.pointer and ((field.kind == STRUCT and normal == {})
+                                      or (field.kind > OPAQUE_STRUCTS and _scalar_zero(normal))):
+                continue
+            out[key] = normal
+        return out
+    if node.kind == LIST and isinstance(value, list) and node.elem is not None:
+        return [semantic_of(item, node.elem) for item in value]
+    if node.kind == MAP and isinstance(value, dict) and node.elem is not None:
+        return {key: semantic_of(item, node.elem) for key, item in value.items()}
+    return value

@@ -76,7 +76,6 @@ _EVENTS_V1_FIELDS = (
     "regarding.fieldPath",
     "reason",
     "reportingController",
-    "source",
     "type",
 )
 
@@ -177,8 +176,9 @@ KINDS: tuple[KindSpec, ...] = (
        subresources=("status",)),
     _k("", "v1", "configmaps", "ConfigMap", True, short_names=("cm",)),
     # apps/v1
+    # apps/v1 ReplicaSets select on metadata only (kube-apiserver v1.36 refuses status.replicas)
     _k("apps", "v1", "replicasets", "ReplicaSet", True, short_names=("rs",), categories=("all",),
-       subresources=("status",), fields=("status.replicas",)),
+       subresources=("status",)),
     _k("apps", "v1", "statefulsets", "StatefulSet", True, short_names=("sts",), categories=("all",),
        subresources=("status",)),
     # policy/v1

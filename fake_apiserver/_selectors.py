@@ -559,11 +559,7 @@ _SELECTABLE: dict[tuple[str, str], dict[str, Callable[[Mapping[str, Any]], str]]
     },
     ("", "Node"): {"spec.unschedulable": _typed("spec.unschedulable", "false")},
     ("", "ReplicationController"): {"status.replicas": _typed("status.replicas", "0")},
-    ("apps", "ReplicaSet"): {"status.replicas": _typed("status.replicas", "0")},
     ("", "Event"): _event_fields("involvedObject", "source", "reportingComponent"),
-    ("events.k8s.io", "Event"): {
-        "source": lambda obj: _render(_path(obj, "deprecatedSource.component")) or _render(obj.get("reportingController")),
-    },
 }
 
 

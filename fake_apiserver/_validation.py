@@ -315,6 +315,14 @@ def _semantic(value: Any) -> Any:
     return value
 
 
+def _pod_spec_semantic(spec: Any) -> Any:
+    """A PodSpec normalised as ``apiequality.Semantic`` compares it, on its Go type (a pointer
+    set to an empty struct, as ``affinity: {}``, differs from none)."""
+    from fake_apiserver._gotypes import kind_node, semantic_of
+
+    return semantic_of(spec, kind_node("", "v1", "Pod").fields["spec"].node)
+
+
 def _get(obj: Mapping[str, Any] | None, *keys: str) -> Any:
     for key in keys:
         if not isinstance(obj, Mapping):
@@ -661,7 +669,7 @@ def validate_pod_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[
 
     errors += _tolerations_only_added(new_spec.get("tolerations") or [], old_spec.get("tolerations") or [])
     errors += _gates_only_deleted(new_spec.get("schedulingGates") or [], old_spec.get("schedulingGates") or [])
-    if _semantic(new_spec) == _semantic(old_spec):
+    if _pod_spec_semantic(new_spec) == _pod_spec_semantic(old_spec):
         return _dedupe(errors)
 
     munged = new_spec
@@ -687,9 +695,16 @@ def validate_pod_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[
         new_affinity = _get(munged, "affinity", "nodeAffinity")
         if _semantic(old_affinity) != _semantic(new_affinity):
             errors += _node_affinity_mutation(new_affinity, old_affinity)
-            munged["affinity"] = {**(munged.get("affinity") or {}), "nodeAffinity": old_affinity}
+            affinity = munged.get("affinity")
+            if affinity is None:  # the four cases of ValidatePodUpdate
+                munged["affinity"] = None if old_affinity is None else {"nodeAffinity": old_affinity}
+            elif old_spec.get("affinity") is None and not affinity.get("podAffinity") \
+                    and not affinity.get("podAntiAffinity"):
+                munged["affinity"] = None
+            else:
+                munged["affinity"] = {**affinity, "nodeAffinity": old_affinity}
 
-    if _semantic(munged) != _semantic(old_spec):
+    if _pod_spec_semantic(munged) != _pod_spec_semantic(old_spec):
         errors.append(FieldError.forbidden("spec", POD_UPDATE_FORBIDDEN_PREFIX + _simple_diff(old_spec, munged)))
     return _dedupe(errors)
 

@@ -1399,3 +1399,20 @@ def test_what_metadata_a_status_write_changes(collection: str, body: dict[str, A
                 "fully qualified")
 
     serve(scenario)
+
+
+def test_an_empty_affinity_is_a_change_to_a_pod() -> None:
+    """kube-apiserver v1.36: ``affinity: {}`` sets a pointer (``Semantic.DeepEqual`` tells it from
+    nil), so adding it to a created pod is a forbidden spec change, and a pod created with it
+    keeps it and takes an update that sends it back."""
+    forbidden = 'Pod "p" is invalid: spec: Forbidden: pod updates may not change fields other than'
+
+    async def scenario(api: Api) -> None:
+        await api.ok("POST", PODS, pod("p"))
+        reply = await api.put(f"{PODS}/p", pod("p", affinity={}))
+        assert reply.status == 422 and reply.body["message"].startswith(forbidden)
+        made = await api.ok("POST", PODS, pod("q", affinity={}, securityContext={}))
+        assert (made["spec"]["affinity"], made["spec"]["securityContext"]) == ({}, {})
+        await api.ok("PUT", f"{PODS}/q", made)
+
+    serve(scenario)

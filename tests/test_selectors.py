@@ -27,6 +27,7 @@ EVENTS = by_kind("", "Event")
 EVENTS_V1 = by_kind("events.k8s.io", "Event")
 SLICES = by_kind("resource.k8s.io", "ResourceSlice")
 REPLICASETS = by_kind("apps", "ReplicaSet")
+CONTROLLERS = by_kind("", "ReplicationController")
 assert None not in (PODS, NODES, CONFIGMAPS, PVS, EVENTS, EVENTS_V1, SLICES, REPLICASETS)
 
 KEY_NAME_RULE = (
@@ -304,6 +305,11 @@ def test_blank_field_selector_is_empty(text: str) -> None:
          '"data.key" is not a known field selector: only "metadata.name", "metadata.namespace"'),
         ("spec.capacity=1", PVS,
          '"spec.capacity" is not a known field selector: only "metadata.name", "metadata.namespace"'),
+        # both captured from kube-apiserver v1.36 (apps/v1 has no status.replicas conversion,
+        # events.k8s.io/v1 none for the core Event's "source")
+        ("status.replicas=x", REPLICASETS,
+         '"status.replicas" is not a known field selector: only "metadata.name", "metadata.namespace"'),
+        ("source=x", EVENTS_V1, "field label not supported: source"),
         # syntax is checked for every term before any label is converted
         ("a=1,zzz", PODS, "invalid selector: 'a=1,zzz'; can't understand 'zzz'"),
     ],
@@ -362,12 +368,12 @@ def test_resource_slices_select_on_node_and_driver() -> None:
         ({"status": {"podIPs": [{"ip": "10.0.0.2"}]}}, "status.podIPs", PODS, ""),
         ({"spec": {}}, "spec.unschedulable", NODES, "false"),
         ({"spec": {"unschedulable": True}}, "spec.unschedulable", NODES, "true"),
-        ({}, "status.replicas", REPLICASETS, "0"),
-        ({"status": {"replicas": 3}}, "status.replicas", REPLICASETS, "3"),
+        ({}, "status.replicas", CONTROLLERS, "0"),
+        ({"status": {"replicas": 3}}, "status.replicas", CONTROLLERS, "3"),
         ({"source": {"component": "kubelet"}, "reportingComponent": "x"}, "source", EVENTS, "kubelet"),
         ({"reportingComponent": "kube-scheduler"}, "source", EVENTS, "kube-scheduler"),
         ({"involvedObject": {"uid": "u1"}}, "involvedObject.uid", EVENTS, "u1"),
-        ({"deprecatedSource": {"component": "kubelet"}}, "source", EVENTS_V1, "kubelet"),
+        ({"reportingController": "kubelet"}, "reportingController", EVENTS_V1, "kubelet"),
         ({"metadata": {"name": "pv1"}}, "metadata.namespace", PVS, ""),
         ({"metadata": {"name": "cm"}, "data": {"k": 7}}, "data.k", CONFIGMAPS, "7"),
     ],
@@ -379,6 +385,6 @@ def test_field_value(obj: dict[str, Any], label: str, spec: Any, expected: str) 
 def test_field_value_infers_the_kind_from_the_object() -> None:
     node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}}
     assert field_value(node, "spec.unschedulable") == "false"
-    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "r"}}
-    assert field_value(rs, "status.replicas") == "0"
+    rc = {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "r"}}
+    assert field_value(rc, "status.replicas") == "0"
     assert field_value({"spec": {"flag": True}}, "spec.flag") == "true"

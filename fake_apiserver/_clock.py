@@ -28,13 +28,19 @@ class SystemClock:
 
 
 def format_time(t: datetime) -> str:
-    """``metav1.Time``: RFC 3339, seconds precision, ``Z``."""
-    return t.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """``metav1.Time``: RFC 3339, seconds precision, ``Z`` (formatted field by field: every
+    write stamps a few, and ``strftime`` costs several times more)."""
+    if t.tzinfo is not timezone.utc:
+        t = t.astimezone(timezone.utc)
+    return f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}Z"
 
 
 def format_micro_time(t: datetime) -> str:
     """``metav1.MicroTime``: RFC 3339 with microseconds."""
-    return t.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    if t.tzinfo is not timezone.utc:
+        t = t.astimezone(timezone.utc)
+    return (f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}"
+            f".{t.microsecond:06d}Z")
 
 
 def parse_time(text: str) -> datetime:

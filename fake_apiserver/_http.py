@@ -34,6 +34,7 @@ from aiohttp import web
 
 from fake_apiserver import _discovery as discovery
 from fake_apiserver import _goyaml as goyaml
+from fake_apiserver._jsonutil import dumps
 from fake_apiserver._errors import (
     BadRequest,
     Expired,
@@ -199,7 +200,7 @@ class Interceptor(Protocol):
 def json_response(obj: Any, status: int = 200, headers: Mapping[str, str] | None = None) -> web.Response:
     """``obj`` as the real server writes JSON: compact, ended by a newline (``json.Encoder.Encode``)."""
     return web.Response(
-        body=json.dumps(obj, separators=(",", ":")).encode() + b"\n",
+        body=dumps(obj) + b"\n",
         status=status,
         content_type="application/json",
         headers=headers,
@@ -221,12 +222,14 @@ class EncodedObjects:
     (see :mod:`~fake_apiserver._store`), and DELETED events share one object too
     (:attr:`~fake_apiserver._watch.Change.deleted`). The memo is keyed by identity and holds the
     object, so an id cannot be reused while its entry lives; it keeps the ``size`` most recent
-    objects (oldest out first), enough for a write to reach every watcher while bounding how many
-    superseded versions it keeps alive. The bytes are exactly ``json.dumps(obj,
-    separators=(",", ":"))``'s, hit or miss, so responses and watch streams do not change.
+    objects (oldest out first), enough for a write to reach every watcher and for a GET of any of
+    a few thousand objects to be served from it (as kube-apiserver's watch cache keeps each
+    object's serialization), while bounding how many superseded versions it keeps alive (a few
+    megabytes). The bytes are :func:`~fake_apiserver._jsonutil.dumps`'s, hit or miss, so
+    responses and watch streams do not change.
     """
 
-    def __init__(self, size: int = 256) -> None:
+    def __init__(self, size: int = 4096) -> None:
         self.size = size
         self._memo: dict[int, tuple[Obj, bytes]] = {}
         self._prefixes: dict[str, bytes] = {}
@@ -236,14 +239,14 @@ class EncodedObjects:
         hit = memo.get(id(obj))
         if hit is not None and hit[0] is obj:
             return hit[1]
-        data = json.dumps(obj, separators=(",", ":")).encode()
+        data = dumps(obj)
         memo[id(obj)] = (obj, data)
         if len(memo) > self.size:
             del memo[next(iter(memo))]
         return data
 
     def event_line(self, event: WatchEvent) -> bytes:
-        """``json.dumps(event.to_dict())`` plus a newline, the object's part from the memo."""
+        """``dumps(event.to_dict())`` plus a newline, the object's part from the memo."""
         d = event.to_dict()
         obj = d.get("object")
         if event.type in _SHARED_EVENTS and list(d) == ["type", "object"] and type(obj) is dict:
@@ -251,7 +254,7 @@ class EncodedObjects:
             if prefix is None:
                 prefix = self._prefixes[event.type] = b'{"type":' + json.dumps(event.type).encode() + b',"object":'
             return prefix + self.encode(obj) + b"}\n"
-        return json.dumps(d, separators=(",", ":")).encode() + b"\n"
+        return dumps(d) + b"\n"
 
     def response(self, obj: Obj, status: int = 200) -> web.Response:
         """:func:`json_response` for a store object."""
@@ -353,7 +356,7 @@ def _parse_body(info: RequestInfo, expected: str) -> Any:
             value = {}
         return value
     try:  # Python's parser first (fast); Go's scanner only to word a failure
-        return json.loads(data.decode("utf-8", errors="replace"), parse_constant=_not_json)
+        return _JSON_DECODER.decode(data.decode("utf-8", errors="replace"))
     except (ValueError, RecursionError):
         error = go_json_syntax_error(data) or "exceeded max depth"  # Python nests less deeply than Go
     raise BadRequest(
@@ -365,6 +368,10 @@ def _parse_body(info: RequestInfo, expected: str) -> Any:
 def _not_json(constant: str) -> Any:
     """``NaN`` and ``Infinity`` are Python's extensions, not JSON: refuse them as Go does."""
     raise ValueError(constant)
+
+
+# one decoder for every body (``json.loads`` with a hook builds a new one a call)
+_JSON_DECODER = json.JSONDecoder(parse_constant=_not_json)
 
 
 def _decode_object(info: RequestInfo, group: str, version: str, kind: str) -> Obj:
@@ -808,7 +815,7 @@ async def stream_watch(
             else:
                 dicts = [e.to_dict() for e in events] if render is None else [
                     {"type": e.type, "object": render(e.object)} for e in events]
-                payload = b"".join(json.dumps(d, separators=(",", ":")).encode() + b"\n" for d in dicts)
+                payload = b"".join(dumps(d) + b"\n" for d in dicts)
             try:
                 await response.write(payload)
             except ConnectionResetError:  # the client left (e.g. a proxy in front stopped): nothing to end
@@ -847,7 +854,7 @@ async def error_stream(request: web.Request, error: StatusError) -> web.StreamRe
     response.enable_chunked_encoding()
     await response.prepare(request)
     event = {"type": "ERROR", "object": error.to_status()}
-    await response.write(json.dumps(event, separators=(",", ":")).encode() + b"\n")
+    await response.write(dumps(event) + b"\n")
     await response.write_eof()
     return response
 
@@ -869,7 +876,7 @@ def delete_options(info: RequestInfo) -> Obj:
         media = _media_type(info.content_type) if info.content_type else "application/json"
         if media == "application/json":
             try:
-                body = json.loads(info.body.decode("utf-8", errors="replace"), parse_constant=_not_json)
+                body = _JSON_DECODER.decode(info.body.decode("utf-8", errors="replace"))
             except (ValueError, RecursionError):
                 error = go_json_syntax_error(info.body) or "exceeded max depth"
                 raise BadRequest(f"couldn't get version/kind; json parse error: {error}") from None

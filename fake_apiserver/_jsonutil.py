@@ -9,9 +9,25 @@ function for the scalars that make up most of an object (a third faster than a c
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-__all__ = ["go_json_type", "json_copy"]
+import orjson
+
+__all__ = ["dumps", "go_json_type", "json_copy"]
+
+_ORJSON_OPTIONS = orjson.OPT_NON_STR_KEYS
+
+
+def dumps(value: Any) -> bytes:
+    """Compact JSON bytes, non-ASCII text as UTF-8 (as Go's ``encoding/json`` writes it): from
+    ``orjson``, which writes an object a response or watch event carries an order of magnitude
+    faster than the standard library; a value it refuses (an integer beyond 64 bits, which only
+    a schema-less field can hold) goes through ``json`` instead."""
+    try:
+        return orjson.dumps(value, option=_ORJSON_OPTIONS)
+    except TypeError:  # orjson.JSONEncodeError
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def json_copy(value: Any) -> Any:

@@ -17,7 +17,8 @@ __all__ = ["api_group_list", "api_resource_list", "api_versions", "group_version
 
 Obj = dict[str, Any]
 
-_SUBRESOURCE_VERBS = {"status": ["get", "patch", "update"], "binding": ["create"], "resize": ["get", "patch", "update"]}
+_SUBRESOURCE_VERBS = {"status": ["get", "patch", "update"], "binding": ["create"], "eviction": ["create"],
+                      "resize": ["get", "patch", "update"]}
 
 
 def group_versions(kinds: Iterable[KindSpec]) -> dict[str, list[str]]:
@@ -75,13 +76,12 @@ def api_resource_list(kinds: Iterable[KindSpec], group: str, version: str) -> Ob
             entry["categories"] = list(spec.categories)
         resources.append(entry)
         for sub in spec.subresources:
-            resources.append({
-                "name": f"{spec.resource}/{sub}",
-                "singularName": "",
-                "namespaced": spec.namespaced,
-                "kind": "Binding" if sub == "binding" else spec.kind,
-                "verbs": list(_SUBRESOURCE_VERBS.get(sub, ["get"])),
-            })
+            entry = {"name": f"{spec.resource}/{sub}", "singularName": "", "namespaced": spec.namespaced}
+            if sub == "eviction":  # a kind of another group, named with it (kube-apiserver v1.36)
+                entry.update({"group": "policy", "version": "v1"})
+            entry["kind"] = {"binding": "Binding", "eviction": "Eviction"}.get(sub, spec.kind)
+            entry["verbs"] = list(_SUBRESOURCE_VERBS.get(sub, ["get"]))
+            resources.append(entry)
     if not resources:
         return None
     gv = f"{group}/{version}" if group else version

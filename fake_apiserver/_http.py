@@ -34,6 +34,7 @@ from aiohttp import web
 
 from fake_apiserver import _discovery as discovery
 from fake_apiserver import _goyaml as goyaml
+from fake_apiserver._eviction import evict
 from fake_apiserver._jsonutil import dumps
 from fake_apiserver._errors import (
     BadRequest,
@@ -548,6 +549,8 @@ class ApiHandler:
         store = self.store
         try:
             before = store.get(spec, info.namespace or None, info.name) if info.name else None
+            if info.subresource == "eviction":
+                return None  # it writes a pod and a budget, not one object
             if info.subresource == "binding":
                 if info.verb != "create":
                     return None
@@ -614,6 +617,14 @@ class ApiHandler:
             body = _decode_object(info, "", "v1", "Binding")
             return json_response(store.bind(info.namespace, info.name, body, dry_run=dry_run,
                                             field_validation=fields), 201)
+        if info.subresource == "eviction":
+            if verb != "create":
+                raise RouteMethodNotAllowed()
+            dry_run = validate_write_options("CreateOptions", q)
+            fields = _field_validation(info, _warnings(info))
+            body = _parse_body(info, "Eviction")
+            return json_response(evict(store, info.namespace, info.name, body, dry_run=dry_run,
+                                       field_validation=fields), 201)
         table = None
         if verb in ("list", "get", "watch"):  # kubectl get asks for a Table (see _tables)
             table = negotiate_table(request.headers.get("Accept", ""), q.get("includeObject", ""))

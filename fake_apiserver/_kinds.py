@@ -155,7 +155,7 @@ def _k(
 KINDS: tuple[KindSpec, ...] = (
     # core/v1
     _k("", "v1", "pods", "Pod", True, short_names=("po",), categories=("all",),
-       subresources=("status", "binding", "resize"),
+       subresources=("status", "binding", "eviction", "resize"),
        fields=("spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
                "spec.hostNetwork", "status.phase", "status.podIP", "status.podIPs",
                "status.nominatedNodeName"),

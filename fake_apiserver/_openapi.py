@@ -100,7 +100,7 @@ _DELETE_RETURNS_OBJECT = {
     ("resource.k8s.io", "deviceclasses"),
 }
 _SUBRESOURCE_VERBS = {"status": ("get", "update", "patch"), "resize": ("get", "update", "patch"),
-                      "binding": ("create",)}
+                      "binding": ("create",), "eviction": ("create",)}
 
 
 @dataclass(frozen=True)
@@ -283,12 +283,12 @@ def _subresource(spec: KindSpec, sub: str, base: str, ident: str, named: tuple[P
     kind = spec.kind
     path = f"{base}/{spec.resource}/{{name}}/{sub}"
     suffix = sub[:1].upper() + sub[1:]
-    if sub == "binding":  # its own kind; kube-apiserver lists its options on the path
-        binding = _schema.definition_name("", "v1", "Binding")
-        named = (_name_param("Binding"), *named[1:])
+    if sub in ("binding", "eviction"):  # its own kind; kube-apiserver lists its options on the path
+        gvk = ("", "v1", "Binding") if sub == "binding" else ("policy", "v1", "Eviction")
+        own = _schema.definition_name(*gvk)
+        named = (_name_param(gvk[2]), *named[1:])
         op = Operation("post", "post", f"create{ident}{kind}{suffix}", f"create {sub} of {_article(kind)} {kind}",
-                       ("", "v1", "Binding"), (), binding,
-                       responses=_object_responses(binding, "200", "201", "202"))
+                       gvk, (), own, responses=_object_responses(own, "200", "201", "202"))
         return PathItem(path, (op,), _sorted((*_params(_WRITE), *named, _pretty())))
     gvk = (spec.group, spec.version, kind)
     definition = _schema.definition_name(*gvk)

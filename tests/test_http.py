@@ -149,11 +149,15 @@ def test_core_discovery_lists_pods_with_their_subresources() -> None:
                                           "kind": "Pod", "verbs": ["get", "patch", "update"]}
         assert by_name["pods/binding"] == {"name": "pods/binding", "singularName": "", "namespaced": True,
                                            "kind": "Binding", "verbs": ["create"]}
+        # as kube-apiserver v1.36 lists it: a kind of another group, named with it
+        assert by_name["pods/eviction"] == {"name": "pods/eviction", "singularName": "", "namespaced": True,
+                                            "group": "policy", "version": "v1", "kind": "Eviction", "verbs": ["create"]}
         assert by_name["nodes"]["namespaced"] is False
         assert sorted(by_name) == [
             "configmaps", "events", "namespaces", "namespaces/status", "nodes", "nodes/status",
             "persistentvolumeclaims", "persistentvolumeclaims/status", "persistentvolumes",
-            "persistentvolumes/status", "pods", "pods/binding", "pods/resize", "pods/status", "replicationcontrollers",
+            "persistentvolumes/status", "pods", "pods/binding", "pods/eviction", "pods/resize", "pods/status",
+            "replicationcontrollers",
             "replicationcontrollers/status", "services", "services/status"]
 
     serve(scenario)

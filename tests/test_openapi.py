@@ -164,7 +164,8 @@ def test_every_served_kind_has_its_gvk_paths(documents: tuple[dict[str, Any], di
                 assert (op["x-kubernetes-action"], op["x-kubernetes-group-version-kind"]) == (action, _gvk(spec))
         for sub in spec.subresources:
             ops = paths[f"{item}/{sub}"]
-            gvk = {"group": "", "version": "v1", "kind": "Binding"} if sub == "binding" else _gvk(spec)
+            gvk = {"binding": {"group": "", "version": "v1", "kind": "Binding"},
+                   "eviction": {"group": "policy", "version": "v1", "kind": "Eviction"}}.get(sub, _gvk(spec))
             assert ops and all(op["x-kubernetes-group-version-kind"] == gvk for m, op in ops.items() if m != "parameters")
 
 

@@ -313,6 +313,36 @@ def _stateful_set_update_errors(new: Obj, old: Obj) -> list[FieldError]:
                                          "'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden")]
 
 
+def _claim_update_errors(new: Obj, old: Obj) -> list[FieldError]:
+    """``ValidatePersistentVolumeClaimUpdate``'s spec rule: a claim's spec is fixed once created,
+    but for the volume name set once, a class set where there was none (the retroactive default),
+    a bound claim's storage request and its ``volumeAttributesClassName``. The message's diff is
+    the fake's own (the real one is go-cmp's of the internal spec)."""
+    from fake_apiserver._strategy import semantic
+    from fake_apiserver._validation import _simple_diff
+
+    old_spec = dict(_get(old, "spec") or {})
+    new_spec = dict(_get(new, "spec") or {})
+    if not old_spec.get("volumeName"):
+        old_spec.pop("volumeName", None)
+        new_spec.pop("volumeName", None)
+    old_annotations = _get(old, "metadata", "annotations") or {}
+    if old_spec.get("storageClassName") is None and new_spec.get("storageClassName") \
+            and "volume.beta.kubernetes.io/storage-class" not in old_annotations:
+        new_spec.pop("storageClassName")
+    if _get(new, "status", "phase") == "Bound":
+        for spec in (old_spec, new_spec):
+            spec.pop("volumeAttributesClassName", None)
+            requests = dict(_get(spec, "resources", "requests") or {})
+            requests.pop("storage", None)
+            spec["resources"] = {**(spec.get("resources") or {}), "requests": requests}
+    if semantic(new_spec) == semantic(old_spec):
+        return []
+    return [FieldError.forbidden("spec", "spec is immutable after creation except resources.requests and "
+                                         "volumeAttributesClassName for bound claims\n"
+                                 + _simple_diff(old_spec, new_spec, "core.PersistentVolumeClaimSpec"))]
+
+
 def _service_selector_errors(obj: Obj) -> list[FieldError]:
     return labels_errors(_get(obj, "spec", "selector"), "spec.selector")
 
@@ -592,6 +622,7 @@ UPDATE_RULES: dict[tuple[str, str], UpdateRule] = {
     ("", "Node"): _node_update_errors,
     ("", "Service"): _service_update_errors,
     ("apps", "StatefulSet"): _stateful_set_update_errors,
+    ("", "PersistentVolumeClaim"): _claim_update_errors,
     ("storage.k8s.io", "StorageClass"): _storage_class_update_errors,
 }
 

@@ -163,7 +163,8 @@ class Store:
             self._caches[key] = cache
             self._strategies[key] = strategy_for(spec, taint_not_ready=taint_not_ready_nodes,
                                                  storage_protection=storage_protection,
-                                                 priority_classes=self._priority_classes)
+                                                 priority_classes=self._priority_classes,
+                                                 storage_classes=self._storage_classes)
         for name in DEFAULT_NAMESPACES:
             self.create(NAMESPACES, None, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
         if (PRIORITY_CLASSES.group, PRIORITY_CLASSES.resource) in self._objects:
@@ -176,6 +177,11 @@ class Store:
     def _priority_classes(self) -> dict[str, Obj]:
         """The stored PriorityClasses by name: what the Priority admission plugin reads."""
         bucket = self._objects.get((PRIORITY_CLASSES.group, PRIORITY_CLASSES.resource), {})
+        return {name: obj for (_, name), obj in bucket.items()}
+
+    def _storage_classes(self) -> dict[str, Obj]:
+        """The stored StorageClasses by name: what the DefaultStorageClass admission plugin reads."""
+        bucket = self._objects.get(("storage.k8s.io", "storageclasses"), {})
         return {name: obj for (_, name), obj in bucket.items()}
 
     def _node(self, name: str) -> Obj | None:

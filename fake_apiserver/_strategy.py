@@ -46,6 +46,7 @@ __all__ = [
 
 Obj = dict[str, Any]
 PriorityClasses = Callable[[], Mapping[str, Obj]]
+StorageClasses = Callable[[], Mapping[str, Obj]]  # the stored StorageClasses by name
 """The stored PriorityClasses by name, as the Priority admission plugin's lister sees them."""
 
 SCHEDULING_GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
@@ -530,6 +531,29 @@ class StatefulSetStrategy(Strategy):
         super().prepare_for_update(new, old)
 
 
+_DEFAULT_CLASS_ANNOTATIONS = ("storageclass.kubernetes.io/is-default-class",
+                              "storageclass.beta.kubernetes.io/is-default-class")
+
+
+def _default_storage_class(claim: Obj, classes: Mapping[str, Obj]) -> None:
+    """The DefaultStorageClass admission plugin: a claim that names no class (no
+    ``spec.storageClassName``, not even ``""``, and no ``volume.beta.kubernetes.io/storage-class``
+    annotation) gets the default StorageClass, the newest of those annotated default (by name
+    when created in the same second)."""
+    spec = claim.get("spec")
+    annotations = (claim.get("metadata") or {}).get("annotations") or {}
+    if not isinstance(spec, dict) or spec.get("storageClassName") is not None \
+            or "volume.beta.kubernetes.io/storage-class" in annotations:
+        return
+    defaults = [c for c in classes.values()
+                if any(((c.get("metadata") or {}).get("annotations") or {}).get(a) == "true"
+                       for a in _DEFAULT_CLASS_ANNOTATIONS)]
+    if defaults:
+        defaults.sort(key=lambda c: c["metadata"]["name"])
+        defaults.sort(key=lambda c: c["metadata"].get("creationTimestamp") or "", reverse=True)
+        spec["storageClassName"] = defaults[0]["metadata"]["name"]
+
+
 class VolumeStrategy(Strategy):
     """PersistentVolumes and PersistentVolumeClaims: a new one's status is ``phase: Pending``
     (``SetDefaults_*``; a volume also gets ``lastPhaseTransitionTime``, and a status write that
@@ -538,17 +562,21 @@ class VolumeStrategy(Strategy):
     plugin: a created volume gets the ``kubernetes.io/pv-protection`` finalizer, a claim
     ``kubernetes.io/pvc-protection`` (appended once, on create only). The controllers that remove
     them run in kube-controller-manager; a server started without them keeps a deleted volume or
-    claim terminating, as this one does. ``protect=False`` is the plugin disabled."""
+    claim terminating, as this one does. ``protect=False`` is the plugin disabled. A claim is also
+    given the default StorageClass (:func:`_default_storage_class`)."""
 
     _FINALIZERS = {"persistentvolumes": "kubernetes.io/pv-protection",
                    "persistentvolumeclaims": "kubernetes.io/pvc-protection"}
 
-    def __init__(self, spec: KindSpec, *, protect: bool) -> None:
+    def __init__(self, spec: KindSpec, *, protect: bool, storage_classes: StorageClasses = _no_classes) -> None:
         super().__init__(spec)
         self.protect = protect
         self.volume = spec.resource == "persistentvolumes"
+        self.storage_classes = storage_classes
 
     def admit_create(self, obj: Obj, sent: Obj) -> None:
+        if not self.volume:
+            _default_storage_class(obj, self.storage_classes())
         if not self.protect:
             return
         finalizer = self._FINALIZERS[self.spec.resource]
@@ -578,7 +606,7 @@ class VolumeStrategy(Strategy):
 
 def strategy_for(
     spec: KindSpec, *, taint_not_ready: bool, storage_protection: bool = True,
-    priority_classes: PriorityClasses = _no_classes,
+    priority_classes: PriorityClasses = _no_classes, storage_classes: StorageClasses = _no_classes,
 ) -> Strategy:
     """The strategy of ``spec``'s kind; ``priority_classes`` is what the Priority admission plugin
     reads (pods and priority classes); ``taint_not_ready`` and ``storage_protection`` turn the
@@ -600,7 +628,7 @@ def strategy_for(
     if spec.group == "apps" and spec.resource == "statefulsets":
         return StatefulSetStrategy(spec)
     if spec.group == "" and spec.resource in VolumeStrategy._FINALIZERS:
-        return VolumeStrategy(spec, protect=storage_protection)
+        return VolumeStrategy(spec, protect=storage_protection, storage_classes=storage_classes)
     return Strategy(spec)
 
 

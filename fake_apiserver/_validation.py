@@ -619,9 +619,9 @@ def _node_affinity_mutation(new: Any, old: Any) -> list[FieldError]:
     ]
 
 
-def _simple_diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+def _simple_diff(old: Mapping[str, Any], new: Mapping[str, Any], type_name: str = "core.PodSpec") -> str:
     """A readable stand-in for go-cmp's diff: one ``-``/``+`` pair per top-level spec field."""
-    lines = ["  core.PodSpec{"]
+    lines = [f"  {type_name}{{"]
     for key in sorted(set(old) | set(new)):
         if old.get(key) != new.get(key):
             for sign, side in (("-", old), ("+", new)):

@@ -1420,3 +1420,29 @@ def test_an_empty_affinity_is_a_change_to_a_pod() -> None:
         await api.ok("PUT", f"{PODS}/q", made)
 
     serve(scenario)
+
+
+def test_a_claim_gets_the_default_storage_class_and_keeps_its_spec() -> None:
+    """kube-apiserver v1.36: the DefaultStorageClass plugin gives a claim naming no class the
+    default one (either annotation; "" is a choice, kept); an update may set a volume name once
+    but not change the class, the storage request of an unbound claim or the access modes."""
+    immutable = ('PersistentVolumeClaim "c2" is invalid: spec: Forbidden: spec is immutable after creation except '
+                 "resources.requests and volumeAttributesClassName for bound claims\n")
+    claims = "/api/v1/namespaces/default/persistentvolumeclaims"
+
+    async def scenario(api: Api) -> None:
+        for name, annotation in (("sc1", "storageclass.kubernetes.io/is-default-class"),
+                                 ("sc2", "storageclass.beta.kubernetes.io/is-default-class")):
+            await api.ok("POST", "/apis/storage.k8s.io/v1/storageclasses", {
+                "metadata": {"name": name, "annotations": {annotation: "true"}}, "provisioner": "x"})
+        made = await api.ok("POST", claims, {**PVC, "metadata": {"name": "c1"}})
+        assert made["spec"]["storageClassName"] == "sc1"  # two defaults made in one second: by name
+        chosen = {**PVC, "metadata": {"name": "c2"}, "spec": {**PVC["spec"], "storageClassName": ""}}
+        assert (await api.ok("POST", claims, chosen))["spec"]["storageClassName"] == ""
+        for change in ({"storageClassName": "other"}, {"resources": {"requests": {"storage": "2Gi"}}},
+                       {"accessModes": ["ReadWriteMany"]}, {"volumeAttributesClassName": "x"}):
+            reply = await api.patch(f"{claims}/c2", {"spec": change}, MERGE)
+            assert reply.status == 422 and reply.body["message"].startswith(immutable), change
+        await api.ok("PATCH", f"{claims}/c2", {"spec": {"volumeName": "pv1"}}, MERGE)
+
+    serve(scenario)

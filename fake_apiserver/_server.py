@@ -88,9 +88,10 @@ class FakeApiServer:
     the objects. ``clock`` stamps every timestamp (the harness passes its virtual clock);
     ``seed`` makes uids and generated names reproducible; ``taint_not_ready_nodes`` (default on,
     like a real cluster) gives nodes created through the API the ``node.kubernetes.io/not-ready``
-    NoSchedule taint; ``storage_protection`` (default on, like a real server) gives created
-    PersistentVolumes and PersistentVolumeClaims their protection finalizers, which keep a deleted
-    one terminating (no controller here removes them); ``kubernetes_version`` (default
+    NoSchedule taint; ``storage_protection`` (default on, like a real cluster) gives created
+    PersistentVolumes and PersistentVolumeClaims their protection finalizers, and removes them
+    from a deleted one once no pod uses it (a claim) or it is not bound (a volume), as
+    kube-controller-manager's protection controllers do; ``kubernetes_version`` (default
     :data:`~fake_apiserver._schema.KUBERNETES_VERSION`, or ``1.34`` to ``1.36``) is the release
     whose API it serves: its schemas decode and prune what is written, its OpenAPI documents and
     ``/version`` describe it (ValueError for a release it cannot serve as). ``server.journal`` records every request and watch event;

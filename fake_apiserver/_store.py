@@ -113,7 +113,8 @@ class Store:
     ``history`` bounds each kind's event window (older resourceVersions get ``410 Expired``);
     ``taint_not_ready_nodes`` turns the TaintNodesByCondition admission on new nodes on or off,
     ``storage_protection`` the StorageObjectInUseProtection admission (finalizers on new volumes
-    and claims, which nothing here removes); ``kubernetes_version`` the release whose schemas
+    and claims) and the protection controllers that remove them from a deleted one no longer in
+    use (:meth:`_release_volumes`); ``kubernetes_version`` the release whose schemas
     decode what is written (default :data:`~fake_apiserver._schema.KUBERNETES_VERSION`; an older
     one prunes, or refuses under strict field validation, the fields added since);
     ``seed`` seeds uids and generated names. ``event_ttl`` (seconds; None: never) expires an Event
@@ -135,6 +136,7 @@ class Store:
         event_ttl: float | None = None,
     ) -> None:
         self.clock: Clock = clock or SystemClock()
+        self.storage_protection = storage_protection
         #: the Kubernetes release whose schemas decode and prune what is written (``1.36.0``)
         self.release = schemas.release(kubernetes_version)
         self.event_ttl = event_ttl
@@ -214,6 +216,8 @@ class Store:
         The request being served learns its effect (:func:`~fake_apiserver._effects.record_commit`).
         With an ``event_ttl``, Events due to expire go after it."""
         self._commit_change(spec, old, new, rv)
+        if self.storage_protection and spec.group == "" and spec.resource in _PROTECTED_VOLUMES + ("pods",):
+            self._release_volumes(spec, old, new)
         if self.event_ttl is not None and not self._expiring:
             if spec.resource == "events":
                 obj = new if new is not None else old
@@ -226,6 +230,57 @@ class Store:
                     self._event_due[key] = due
                     self._event_expiry.append((due, key))
             self._expire_events()
+
+    def _release_volumes(self, spec: KindSpec, old: Obj | None, new: Obj | None) -> None:
+        """The pvc-protection and pv-protection controllers, at once: a claim being deleted loses
+        its ``kubernetes.io/pvc-protection`` finalizer when no scheduled, unfinished pod of its
+        namespace mounts it (checked again when such a pod goes or finishes), a volume being
+        deleted loses ``kubernetes.io/pv-protection`` unless it is ``Bound``; with no finalizer
+        left, the object goes."""
+        if spec.resource == "pods":
+            pod = old if old is not None else new
+            if pod is None or (new is not None and not _pod_done(new)):
+                return
+            namespace = pod["metadata"].get("namespace") or ""
+            for (ns, _), claim in list(self._objects.get(("", "persistentvolumeclaims"), {}).items()):
+                if ns == namespace:
+                    self._release_volume(_claims_spec(self), claim)
+            return
+        if new is not None:
+            self._release_volume(spec, new)
+
+    def _release_volume(self, spec: KindSpec, obj: Obj) -> None:
+        meta = obj["metadata"]
+        finalizer = _PROTECTION_FINALIZERS[spec.resource]
+        if not meta.get("deletionTimestamp") or finalizer not in (meta.get("finalizers") or []):
+            return
+        if spec.resource == "persistentvolumes":
+            if (obj.get("status") or {}).get("phase") == "Bound":
+                return
+        elif self._claim_in_use(meta.get("namespace") or "", meta["name"]):
+            return
+        released = json_copy(obj)
+        rest = [f for f in meta["finalizers"] if f != finalizer]
+        if rest:
+            released["metadata"]["finalizers"] = rest
+        else:
+            released["metadata"].pop("finalizers")
+        rv = self._next_rv()
+        if rest:
+            released["metadata"]["resourceVersion"] = str(rv)
+            self._commit(spec, obj, released, rv)
+        else:
+            self._commit(spec, obj, None, rv)
+
+    def _claim_in_use(self, namespace: str, claim: str) -> bool:
+        for (ns, name), pod in self._objects.get((PODS.group, PODS.resource), {}).items():
+            if ns != namespace or not pod.get("spec", {}).get("nodeName") or _pod_done(pod):
+                continue
+            for volume in pod["spec"].get("volumes") or []:
+                source = (volume.get("persistentVolumeClaim") or {}).get("claimName")
+                if source == claim or (volume.get("ephemeral") is not None and f"{name}-{volume.get('name')}" == claim):
+                    return True
+        return False
 
     def _expire_events(self) -> None:
         now = self.clock.now()
@@ -837,6 +892,19 @@ class Store:
     def close(self) -> None:
         for cache in self._caches.values():
             cache.close()
+
+
+_PROTECTION_FINALIZERS = {"persistentvolumes": "kubernetes.io/pv-protection",
+                          "persistentvolumeclaims": "kubernetes.io/pvc-protection"}
+_PROTECTED_VOLUMES = tuple(_PROTECTION_FINALIZERS)
+
+
+def _pod_done(pod: Obj) -> bool:
+    return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
+
+
+def _claims_spec(store: Store) -> KindSpec:
+    return store._spec_by_key[("", "persistentvolumeclaims")]
 
 
 def _node(spec: KindSpec, release: str) -> typed.Node | None:

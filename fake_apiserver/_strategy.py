@@ -561,8 +561,8 @@ class VolumeStrategy(Strategy):
     ``persistentvolumeStatusStrategy`` does), and the StorageObjectInUseProtection admission
     plugin: a created volume gets the ``kubernetes.io/pv-protection`` finalizer, a claim
     ``kubernetes.io/pvc-protection`` (appended once, on create only). The controllers that remove
-    them run in kube-controller-manager; a server started without them keeps a deleted volume or
-    claim terminating, as this one does. ``protect=False`` is the plugin disabled. A claim is also
+    them (kube-controller-manager's) are played by the store (``Store._release_volumes``).
+    ``protect=False`` is the plugin disabled. A claim is also
     given the default StorageClass (:func:`_default_storage_class`)."""
 
     _FINALIZERS = {"persistentvolumes": "kubernetes.io/pv-protection",

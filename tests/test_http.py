@@ -1099,11 +1099,12 @@ PVC = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name":
        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
 
 
-def test_volumes_and_claims_get_protection_finalizers_and_stay_terminating() -> None:
-    """kube-apiserver v1.36 (no controller manager): the StorageObjectInUseProtection plugin
-    appends its finalizer to a new claim's own, once to a volume that already names it, and a
-    deleted claim stays, marked, until a client removes the finalizers; a strategic patch that
-    mixes a directive into the finalizer strings fails as the real server's does."""
+def test_volumes_and_claims_get_protection_finalizers_held_while_in_use() -> None:
+    """The StorageObjectInUseProtection plugin (as kube-apiserver v1.36 answers: appended to a new
+    claim's own finalizers, once to a volume that already names it; a strategic patch that mixes
+    a directive into the finalizer strings fails as the real server's does), and the protection
+    controllers a real cluster runs: a deleted claim stays while a scheduled pod mounts it and
+    goes with the pod; a deleted volume that is not bound goes at once."""
 
     async def scenario(api: Api) -> None:
         claims = "/api/v1/namespaces/default/persistentvolumeclaims"
@@ -1113,14 +1114,20 @@ def test_volumes_and_claims_get_protection_finalizers_and_stay_terminating() -> 
         pv = dict(PV, metadata={"name": "pv1", "finalizers": ["kubernetes.io/pv-protection"]})
         assert (await api.ok("POST", "/api/v1/persistentvolumes", pv))["metadata"]["finalizers"] == [
             "kubernetes.io/pv-protection"]
-        deleted = await api.delete(f"{claims}/c1")
-        assert deleted.status == 200 and deleted.body["metadata"]["deletionGracePeriodSeconds"] == 0
-        assert (await api.get(f"{claims}/c1")).body["metadata"]["finalizers"] == ["a.b/c", "kubernetes.io/pvc-protection"]
         mixed = await api.patch("/api/v1/persistentvolumes/pv1", {"metadata": {"finalizers": [{"$patch": "delete"}]}})
         assert (mixed.status, mixed.body["message"]) == (
             500, "list element types are not identical: [[kubernetes.io/pv-protection] [map[$patch:delete]]]")
-        await api.ok("PATCH", f"{claims}/c1", {"metadata": {"finalizers": []}}, content_type=MERGE)
+        await api.ok("POST", "/api/v1/nodes", node("n1"))
+        await api.ok("POST", PODS, pod("user", nodeName="n1",
+                                       volumes=[{"name": "v", "persistentVolumeClaim": {"claimName": "c1"}}]))
+        await api.ok("PATCH", f"{claims}/c1", {"metadata": {"finalizers": ["kubernetes.io/pvc-protection"]}}, MERGE)
+        deleted = await api.delete(f"{claims}/c1")
+        assert deleted.status == 200 and deleted.body["metadata"]["deletionGracePeriodSeconds"] == 0
+        assert (await api.get(f"{claims}/c1")).body["metadata"]["finalizers"] == ["kubernetes.io/pvc-protection"]
+        await api.call("DELETE", f"{PODS}/user", {"gracePeriodSeconds": 0})
         assert (await api.get(f"{claims}/c1")).status == 404
+        assert (await api.delete("/api/v1/persistentvolumes/pv1")).status == 200
+        assert (await api.get("/api/v1/persistentvolumes/pv1")).status == 404
 
     serve(scenario)
 

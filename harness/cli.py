@@ -344,6 +344,56 @@ def _compare(args: argparse.Namespace) -> int:
     return 1 if comparison.differences else 0
 
 
+def _k8s_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "k8s",
+        help="real Kubernetes components: build kube-scheduler, kube-apiserver and etcd from their Go modules",
+        description="Real Kubernetes components for --backend envtest and --scheduler.",
+    )
+    verbs = p.add_subparsers(dest="k8s_command", metavar="VERB")
+    b = verbs.add_parser(
+        "build",
+        help="build (or reuse) kube-scheduler, kube-apiserver and etcd of a release",
+        description="Build kube-scheduler and kube-apiserver of a Kubernetes release from k8s.io/kubernetes and its "
+        "staging modules through the Go module proxy, and etcd of the version the release is tested with, into "
+        "$XDG_CACHE_HOME/schedharness/k8s/<version>/ (laid out as KUBEBUILDER_ASSETS). A second call reuses it. "
+        "Progress goes to stderr; the last line, on stdout, is the directory, as `setup-envtest use -p path` "
+        "prints it: KUBEBUILDER_ASSETS=$(schedharness k8s build).",
+    )
+    b.add_argument("version", nargs="?", default=None, metavar="VERSION",
+                   help="1.NN (its newest patch release on the proxy) or 1.NN.P (default: the newest 1.37)")
+    b.add_argument("--source", type=Path, default=None, metavar="DIR",
+                   help="build from this kubernetes checkout instead (e.g. a KEP implementation's branch); "
+                        "its version is `git describe`'s")
+    b.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
+                   help="where builds are kept (default: $XDG_CACHE_HOME/schedharness/k8s, ~/.cache without it)")
+    b.set_defaults(func=_k8s_build)
+    p.set_defaults(func=lambda args: _usage(p))
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_usage(sys.stderr)
+    print(f"{parser.prog}: error: give a verb (build)", file=sys.stderr)
+    return 2
+
+
+def _k8s_build(args: argparse.Namespace) -> int:
+    from harness._k8sbuild import BuildError, build
+
+    if args.source is not None and args.version is not None:
+        print("schedharness k8s build: give a VERSION or --source DIR, not both "
+              "(a checkout's version is its own)", file=sys.stderr)
+        return 2
+    try:
+        result = build(args.version, source=args.source, root=args.cache_dir,
+                       progress=lambda line: print(line, file=sys.stderr, flush=True))
+    except BuildError as e:
+        print(f"schedharness k8s build: {e}", file=sys.stderr)
+        return 2
+    print(result.directory, flush=True)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="schedharness",
@@ -356,6 +406,7 @@ def build_parser() -> argparse.ArgumentParser:
     _compare_parser(sub)
     _serve_parser(sub)
     _proxy_parser(sub)
+    _k8s_parser(sub)
     from reference_scheduler._cli import add_subcommands
 
     add_subcommands(sub)

@@ -344,6 +344,55 @@ def _compare(args: argparse.Namespace) -> int:
     return 1 if comparison.differences else 0
 
 
+def _compatibility_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from harness._compatibility import COLUMNS
+
+    p = sub.add_parser(
+        "compatibility",
+        help="the criteria against the reference and real kube-scheduler releases, on the fake and on envtest",
+        description="Run the suites for each column (the reference scheduler, kube-scheduler v1.35, v1.37 with its "
+        "default gates, v1.37 with the KEP-5836 gates on) on the fake serving that release and on envtest of that "
+        "release (binaries from `schedharness k8s build`), and write the table of verdicts. Exit code 0 when "
+        "every criterion got the same verdict on both backends, 1 when one differs, 2 on a usage error. Takes "
+        "about an hour on two cores; --reuse takes the reports already in --reports.",
+    )
+    p.add_argument("--output", type=Path, default=Path("docs/compatibility.md"), metavar="FILE",
+                   help="the table to write (default docs/compatibility.md)")
+    p.add_argument("--reports", type=Path, default=Path("reports/compatibility"), metavar="DIR",
+                   help="where each run's report goes, as <column>-<backend>/ (default reports/compatibility)")
+    p.add_argument("--reuse", action="store_true", help="take a report already in --reports instead of running again")
+    p.add_argument("--column", action="append", default=[], choices=[c.key for c in COLUMNS], metavar="KEY",
+                   help=f"only this column (repeatable): {', '.join(c.key for c in COLUMNS)}")
+    p.set_defaults(func=_compatibility)
+
+
+def _compatibility(args: argparse.Namespace) -> int:
+    from datetime import datetime, timezone
+
+    from harness._compatibility import BACKENDS, COLUMNS, format_summary, format_table, run_matrix
+    from harness._k8sbuild import BuildError
+    from harness._run import RunError
+    from suites import SUITE_VERSION
+
+    columns = [c for c in COLUMNS if not args.column or c.key in args.column]
+    try:
+        matrix = run_matrix(columns, args.reports, reuse=args.reuse,
+                            progress=lambda line: print(line, file=sys.stderr, flush=True))
+    except (BuildError, RunError) as e:
+        print(f"schedharness compatibility: {e}", file=sys.stderr)
+        return 2
+    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(format_table(matrix, suite_version=SUITE_VERSION, generated=generated,
+                                        commands={"run": "schedharness compatibility"}))
+    for line in format_summary(matrix):
+        print(line)
+    print(f"schedharness compatibility: wrote {args.output}")
+    differs = [(c.key, cid) for c in columns for cid in matrix.criteria()
+               if None not in (s := tuple(matrix.cell(c.key, b, cid).status for b in BACKENDS)) and s[0] != s[1]]
+    return 1 if differs else 0
+
+
 def _k8s_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "k8s",
@@ -407,6 +456,7 @@ def build_parser() -> argparse.ArgumentParser:
     _serve_parser(sub)
     _proxy_parser(sub)
     _k8s_parser(sub)
+    _compatibility_parser(sub)
     from reference_scheduler._cli import add_subcommands
 
     add_subcommands(sub)

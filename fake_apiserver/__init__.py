@@ -45,6 +45,7 @@ from fake_apiserver._faults import (
     WatchLag,
     body_contains,
 )
+from fake_apiserver._features import FeatureGateError, FeatureGates
 from fake_apiserver._http import Interceptor, RequestInfo
 from fake_apiserver._journal import Journal, JournalEntry
 from fake_apiserver._kinds import KINDS, KindSpec, ListStrategy, by_kind, by_resource
@@ -69,6 +70,8 @@ __all__ = [
     "FaultInjector",
     "FaultProxy",
     "FaultRule",
+    "FeatureGateError",
+    "FeatureGates",
     "FieldError",
     "Forbidden",
     "Gone",

@@ -17,10 +17,18 @@ Three steps of a write through ``/resize``, each where the real server has it:
   the spec of a pod bound to a node is refused (403) when the node does not exist, is not a
   Linux node, or has less allocatable cpu or memory than the pod would then request.
 
-The feature gates are as a v1.36 server has them by default: in-place resize of init
-containers and of pod-level resources on, sidecars on. What the real server writes and the
-fake does not: ``managedFields``, so a resize that only carries dropped changes is a no-op here
-(the real server still writes, to record the field manager).
+The server's feature gates decide three things, as in v1.37: pod-level ``spec.resources`` is
+taken from the body only with ``InPlacePodLevelResourcesVerticalScaling`` (else a pod with
+pod-level resources cannot be resized at all); non-sidecar init containers can be resized only
+with ``InPlacePodVerticalScalingInitContainers``; with ``PodLevelResourcesFixDefaulting`` a body
+without ``spec.resources`` keeps the stored ones. Then the fields of gates that are off are
+dropped (``DropDisabledPodFields``, the store's job). A gate the served release lacks is off,
+which is how that release behaves (v1.35 has neither resize gate: no pod-level resize, no init
+container resize). Not served: resizing memory-backed ``emptyDir`` volumes
+(``InPlacePodVerticalScalingMemoryBackedVolumes``, alpha in v1.37): the volumes stay as stored,
+as with that gate off. What the real server writes and the fake does not: ``managedFields``, so
+a resize that only carries dropped changes is a no-op here (the real server still writes, to
+record the field manager).
 """
 
 from __future__ import annotations
@@ -28,10 +36,12 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Callable, Mapping
 
+from fake_apiserver._dropdisabled import POD_RULES, drop_disabled_fields
 from fake_apiserver._errors import FieldError, Forbidden
+from fake_apiserver._features import FeatureGates
 from fake_apiserver._jsonutil import json_copy
 from fake_apiserver import _quantity as quantity
-from fake_apiserver._strategy import default_pod, qos_class, semantic
+from fake_apiserver._strategy import default_pod, keep_pod_level_resources, qos_class, semantic
 from fake_apiserver._validation import resource_requirements_errors
 
 __all__ = ["admit_resize", "prepare_for_resize", "validate_resize"]
@@ -41,6 +51,8 @@ NodeLookup = Callable[[str], "Obj | None"]
 
 MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"
 _CPU_MEMORY = ("cpu", "memory")
+_POD_LEVEL_RESIZE_OFF = ("resize of pods with pod-level resources is forbidden when "
+                         "InPlacePodLevelResourcesVerticalScalingEnabled feature gate is disabled")
 # ObjectMeta that ResetObjectMetaForStatus takes from the stored pod.
 _KEPT_META = ("deletionTimestamp", "generation", "labels", "annotations", "finalizers", "ownerReferences")
 
@@ -67,9 +79,10 @@ def _merge_resizable(new: list[Obj], old: list[Obj]) -> list[Obj]:
     return merged
 
 
-def prepare_for_resize(new: Obj, old: Obj) -> None:
+def prepare_for_resize(new: Obj, old: Obj, features: FeatureGates) -> None:
     """Keep only the resize's part of ``new`` (defaulted first, as the decoder defaults every
-    body: a request dropped where a limit is set comes back as the limit)."""
+    body: a request dropped where a limit is set comes back as the limit); pod-level resources
+    only with ``InPlacePodLevelResourcesVerticalScaling``."""
     default_pod(new)
     spec, old_spec = new["spec"], old.get("spec") or {}
     meta, old_meta = new["metadata"], old["metadata"]
@@ -81,7 +94,9 @@ def prepare_for_resize(new: Obj, old: Obj) -> None:
         spec["containers"] = containers
         if init:
             spec["initContainers"] = init
-        if pod_resources is not None:
+        if not features.enabled("InPlacePodLevelResourcesVerticalScaling"):
+            pass  # the stored pod-level resources stay
+        elif pod_resources is not None:
             spec["resources"] = pod_resources
         else:
             spec.pop("resources", None)
@@ -94,6 +109,8 @@ def prepare_for_resize(new: Obj, old: Obj) -> None:
                 meta[key] = json_copy(old_meta[key])
             else:
                 meta.pop(key, None)
+    keep_pod_level_resources(new, old, features)
+    drop_disabled_fields(POD_RULES, new, old, features)
     if "generation" in old_meta:  # updatePodGeneration
         meta["generation"] = old_meta["generation"] + (0 if semantic(spec) == semantic(old_spec) else 1)
 
@@ -177,7 +194,7 @@ def _ordering_errors(new_spec: Mapping[str, Any], old_spec: Mapping[str, Any]) -
     return errors
 
 
-def validate_resize(new: Obj, old: Obj) -> list[FieldError]:
+def validate_resize(new: Obj, old: Obj, features: FeatureGates) -> list[FieldError]:
     """``ValidatePodResize`` without the object-meta part (the store checks that), in Go's order."""
     new_spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
     errors: list[FieldError] = []
@@ -198,14 +215,19 @@ def validate_resize(new: Obj, old: Obj) -> list[FieldError]:
         errors.append(FieldError.forbidden("spec", "Pod running on node without support for resize"))
     munged: Obj = json_copy(new_spec)
     if _pod_resources_set(old_spec) or _pod_resources_set(new_spec):
+        if not features.enabled("InPlacePodLevelResourcesVerticalScaling"):
+            return errors + [FieldError.forbidden("[]", _POD_LEVEL_RESIZE_OFF)]
         errors += _pod_level_errors(new_spec, old_spec, munged)
     if (old.get("status") or {}).get("nodeAllocatableResourceClaimStatuses"):
         errors.append(FieldError.forbidden("spec", "pods with node allocatable resource claims cannot be resized"))
     ordering = _ordering_errors(new_spec, old_spec)
     if ordering:
         return errors + ordering
+    init_resizable = features.enabled("InPlacePodVerticalScalingInitContainers")
     for key in ("initContainers", "containers"):
         for i, (container, before) in enumerate(zip(_containers(new_spec, key), _containers(old_spec, key))):
+            if key == "initContainers" and not init_resizable and before.get("restartPolicy") != "Always":
+                continue
             res, old_res = container.get("resources") or {}, before.get("resources") or {}
             path = f"spec.{key}[{i}].resources"
             if _removed(res.get("requests"), old_res.get("requests")):
@@ -222,6 +244,11 @@ def validate_resize(new: Obj, old: Obj) -> list[FieldError]:
     for i, (container, before) in enumerate(zip(_containers(new_spec, "initContainers"),
                                                 _containers(old_spec, "initContainers"))):
         modified = semantic(container) != semantic(before)
+        if not init_resizable and container.get("restartPolicy") != "Always":
+            if modified:
+                errors.append(FieldError.forbidden("spec", "resources for non-sidecar init containers are immutable"))
+            init.append(container)
+            continue
         masked = _without_cpu_memory_changes(container, before)
         if semantic(masked) != semantic(before):
             errors.append(FieldError.forbidden(f"spec.initContainers[{i}]",

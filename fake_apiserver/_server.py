@@ -11,13 +11,14 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import yaml
 from aiohttp import web
 
 from fake_apiserver._clock import Clock
 from fake_apiserver._faults import FaultInjector
+from fake_apiserver._features import FeatureGates
 from fake_apiserver._http import HANDLER_KEY, Interceptor, build_app, json_response
 from fake_apiserver._journal import Journal
 from fake_apiserver._schema import KUBERNETES_VERSION
@@ -94,7 +95,13 @@ class FakeApiServer:
     kube-controller-manager's protection controllers do; ``kubernetes_version`` (default
     :data:`~fake_apiserver._schema.KUBERNETES_VERSION`, or ``1.34`` to ``1.36``) is the release
     whose API it serves: its schemas decode and prune what is written, its OpenAPI documents and
-    ``/version`` describe it (ValueError for a release it cannot serve as). ``server.journal`` records every request and watch event;
+    ``/version`` describe it (ValueError for a release it cannot serve as). ``feature_gates``
+    (``{"GateName": True}``) are the API server's ``--feature-gates``: the release's defaults
+    (alpha off, beta and GA as it defines them) with these applied, and a field whose gate is off
+    dropped on write as kube-apiserver drops it; a gate the release does not register, or a value
+    kube-apiserver refuses (a gate locked to its default, a dependency left off), is a
+    :class:`~fake_apiserver.FeatureGateError` with kube-apiserver's message
+    (``server.feature_gates`` is the result). ``server.journal`` records every request and watch event;
     ``server.faults`` holds fault rules. ``time`` is the journal's and the fault rules' clock in
     seconds (default: the event loop's time, virtual under the harness). ``event_ttl`` expires an
     Event that many seconds after its last write, as kube-apiserver's ``--event-ttl`` (default here:
@@ -115,6 +122,7 @@ class FakeApiServer:
         taint_not_ready_nodes: bool = True,
         storage_protection: bool = True,
         kubernetes_version: str = KUBERNETES_VERSION,
+        feature_gates: Mapping[str, bool] | None = None,
         interceptors: list[Interceptor] | None = None,
         time: Callable[[], float] | None = None,
         admin: bool = True,
@@ -126,8 +134,9 @@ class FakeApiServer:
         self.store = Store(
             clock, seed=seed, history=history, taint_not_ready_nodes=taint_not_ready_nodes,
             storage_protection=storage_protection, kubernetes_version=kubernetes_version,
-            schedule=self._schedule, event_ttl=event_ttl,
+            feature_gates=feature_gates, schedule=self._schedule, event_ttl=event_ttl,
         )
+        self.feature_gates: FeatureGates = self.store.features
         self.journal = Journal(time, limit=journal_limit)
         self.faults = FaultInjector(self.store, seed=seed, time=time)
         self.faults.on_close = self.journal.record_closed

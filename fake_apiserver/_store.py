@@ -42,7 +42,7 @@ import random
 import uuid
 from collections import deque
 from datetime import datetime, timedelta
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from fake_apiserver._jsonutil import json_copy
 from fake_apiserver._clock import Clock, SystemClock, format_time, parse_time
@@ -62,6 +62,7 @@ from fake_apiserver._errors import (
     Timeout,
     UnknownError,
 )
+from fake_apiserver._features import FeatureGates
 from fake_apiserver._kinds import KINDS, KindSpec, by_kind, by_resource
 from fake_apiserver._patch import apply_patch, reconcile_patched_kind
 from fake_apiserver._priority import system_priority_classes
@@ -117,6 +118,10 @@ class Store:
     use (:meth:`_release_volumes`); ``kubernetes_version`` the release whose schemas
     decode what is written (default :data:`~fake_apiserver._schema.KUBERNETES_VERSION`; an older
     one prunes, or refuses under strict field validation, the fields added since);
+    ``feature_gates`` the API server's gates that differ from that release's defaults (as
+    ``--feature-gates``: a field whose gate is off is dropped on write; a gate the release does not
+    register, or a value kube-apiserver refuses, is a
+    :class:`~fake_apiserver._features.FeatureGateError` with its message);
     ``seed`` seeds uids and generated names. ``event_ttl`` (seconds; None: never) expires an Event
     that long after its last write, as kube-apiserver's ``--event-ttl`` (1 h) does with an etcd
     lease: expired Events are deleted, watchers see them go, at the next write of any object.
@@ -131,6 +136,7 @@ class Store:
         taint_not_ready_nodes: bool = True,
         storage_protection: bool = True,
         kubernetes_version: str = schemas.KUBERNETES_VERSION,
+        feature_gates: Mapping[str, bool] | None = None,
         schedule: Schedule | None = None,
         kinds: Iterable[KindSpec] = KINDS,
         event_ttl: float | None = None,
@@ -139,6 +145,8 @@ class Store:
         self.storage_protection = storage_protection
         #: the Kubernetes release whose schemas decode and prune what is written (``1.36.0``)
         self.release = schemas.release(kubernetes_version)
+        #: the API server's feature gates: the release's defaults with ``feature_gates`` applied
+        self.features = FeatureGates(self.release, feature_gates)
         self.event_ttl = event_ttl
         #: (expiry, key, expiry-of-record) in write order; an Event rewritten later has a newer entry
         self._event_expiry: deque[tuple[datetime, tuple[str, str]]] = deque()
@@ -166,13 +174,22 @@ class Store:
             self._strategies[key] = strategy_for(spec, taint_not_ready=taint_not_ready_nodes,
                                                  storage_protection=storage_protection,
                                                  priority_classes=self._priority_classes,
-                                                 storage_classes=self._storage_classes)
+                                                 storage_classes=self._storage_classes, features=self.features)
         for name in DEFAULT_NAMESPACES:
             self.create(NAMESPACES, None, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
         if (PRIORITY_CLASSES.group, PRIORITY_CLASSES.resource) in self._objects:
             # kube-apiserver's scheduling/bootstrap-system-priority-classes post-start hook
             for body in system_priority_classes():
                 self.create(PRIORITY_CLASSES, None, body)
+
+    def set_feature_gates(self, feature_gates: Mapping[str, bool] | None) -> None:
+        """Serve from now on with these feature gates (the release's defaults with them applied),
+        keeping every stored object: what kube-apiserver restarted with other ``--feature-gates``
+        over the same etcd does, so a field written while its gate was on is "in use" on the
+        objects that have it. :class:`~fake_apiserver._features.FeatureGateError` as on creation."""
+        self.features = FeatureGates(self.release, feature_gates)
+        for strategy in self._strategies.values():
+            strategy.features = self.features
 
     # ------------------------------------------------------------------ helpers
 
@@ -650,7 +667,7 @@ class Store:
         if subresource == "status":
             strategy.prepare_for_status_update(obj, old, now)
         elif subresource == "resize":  # pods only: the kind table serves it for no other kind
-            resize.prepare_for_resize(obj, old)
+            resize.prepare_for_resize(obj, old, self.features)
         else:
             strategy.prepare_for_update(obj, old)
         meta = obj["metadata"]
@@ -661,7 +678,7 @@ class Store:
         if subresource == "status":
             errors += strategy.validate_status_update(obj, old)
         elif subresource == "resize":
-            errors += resize.validate_resize(obj, old)
+            errors += resize.validate_resize(obj, old, self.features)
         else:
             errors += strategy.validate_update(obj, old)
         validation.check(spec, meta["name"], errors)

@@ -30,7 +30,9 @@ from typing import Any, Callable, Mapping, Union
 
 from fake_apiserver._jsonutil import json_copy
 from fake_apiserver._decode import go_json_type
+from fake_apiserver._dropdisabled import NODE_RULES, POD_RULES, drop_disabled_fields
 from fake_apiserver._errors import BadRequest, FieldError
+from fake_apiserver._features import FeatureGates
 from fake_apiserver._kinds import KindSpec
 from fake_apiserver import _claim_validation as claim_validation
 from fake_apiserver import _disruption as disruption
@@ -86,9 +88,12 @@ class Strategy:
     #: metadata a ``/status`` write cannot change (besides the deletion fields and generation)
     status_keeps_meta: tuple[str, ...] = ()
 
-    def __init__(self, spec: KindSpec, *, priority_classes: PriorityClasses = _no_classes) -> None:
+    def __init__(self, spec: KindSpec, *, priority_classes: PriorityClasses = _no_classes,
+                 features: FeatureGates | None = None) -> None:
         self.spec = spec
         self.priority_classes = priority_classes
+        #: the API server's feature gates (fields of a gate that is off are dropped on write)
+        self.features = features if features is not None else FeatureGates()
         if (spec.group, spec.resource) in _NO_GENERATION:
             self.generation = False
         if (spec.group, spec.resource) in _STATUS_RESETS_META:
@@ -183,18 +188,21 @@ def _copy_key(src: Obj, dst: Obj, key: str) -> None:
 
 class NodeStrategy(Strategy):
     """Nodes keep the status they are created with (kubelets register that way) and get the
-    ``node.kubernetes.io/not-ready:NoSchedule`` taint unless the server was told otherwise."""
+    ``node.kubernetes.io/not-ready:NoSchedule`` taint unless the server was told otherwise.
+    Create and update drop the fields of gates that are off (``dropDisabledFields``); a
+    ``/status`` write does not (``nodeStatusStrategy`` does not call it)."""
 
     reset_status_on_create = False
     generation = False
 
-    def __init__(self, spec: KindSpec, *, taint_not_ready: bool) -> None:
-        super().__init__(spec)
+    def __init__(self, spec: KindSpec, *, taint_not_ready: bool, features: FeatureGates | None = None) -> None:
+        super().__init__(spec, features=features)
         self.taint_not_ready = taint_not_ready
 
     def prepare_for_create(self, obj: Obj, now: str) -> None:
         super().prepare_for_create(obj, now)
         default_node(obj)
+        drop_disabled_fields(NODE_RULES, obj, None, self.features)
         admitted = validation.admit_node_create(obj, taint_not_ready=self.taint_not_ready)
         obj.clear()
         obj.update(admitted)
@@ -202,17 +210,23 @@ class NodeStrategy(Strategy):
     def prepare_for_update(self, new: Obj, old: Obj) -> None:
         default_node(new)
         super().prepare_for_update(new, old)
+        drop_disabled_fields(NODE_RULES, new, old, self.features)
 
     def prepare_for_status_update(self, new: Obj, old: Obj, now: str) -> None:
         default_node(new)
         super().prepare_for_status_update(new, old, now)
 
     def validate_create(self, obj: Obj) -> list[FieldError]:
-        return validation.validate_kind_rules(self.spec, obj) + validation.validate_node_pod_preemption_policy(obj, None)
+        return validation.validate_kind_rules(self.spec, obj) + validation.validate_node_pod_preemption_policy(
+            obj, None, gate=self._preemption_gate)
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return (validation.validate_kind_update_rules(self.spec, new, old)
-                + validation.validate_node_pod_preemption_policy(new, old))
+                + validation.validate_node_pod_preemption_policy(new, old, gate=self._preemption_gate))
+
+    @property
+    def _preemption_gate(self) -> bool:
+        return self.features.enabled("InPlacePodVerticalScalingSchedulerPreemption")
 
     def validate_status_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return validation.validate_kind_update_rules(self.spec, new, old)
@@ -311,7 +325,8 @@ def default_pod(pod: Obj) -> None:
 
 class PodStrategy(Strategy):
     """``pkg/registry/core/pod/strategy.go`` as far as schedulers look, with the Priority
-    admission plugin on create."""
+    admission plugin on create. Every write drops the fields of gates that are off
+    (``DropDisabledPodFields``, :mod:`~fake_apiserver._dropdisabled`)."""
 
     status_keeps_meta = ("ownerReferences",)  # "old kubelets corrupt them" (podStatusStrategy)
 
@@ -323,6 +338,7 @@ class PodStrategy(Strategy):
 
     def prepare_for_create(self, obj: Obj, now: str) -> None:
         default_pod(obj)
+        drop_disabled_fields(POD_RULES, obj, None, self.features)
         obj["metadata"]["generation"] = 1
         status: Obj = {"phase": "Pending", "qosClass": qos_class(obj)}
         if obj["spec"].get("schedulingGates"):
@@ -366,7 +382,9 @@ class PodStrategy(Strategy):
         for key in ("priority", "preemptionPolicy"):
             if spec.get(key) is None and key in old_spec:
                 spec[key] = old_spec[key]
+        keep_pod_level_resources(new, old, self.features)
         default_pod(new)
+        drop_disabled_fields(POD_RULES, new, old, self.features)
         super().prepare_for_update(new, old)
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
@@ -374,6 +392,7 @@ class PodStrategy(Strategy):
 
     def prepare_for_status_update(self, new: Obj, old: Obj, now: str) -> None:
         super().prepare_for_status_update(new, old, now)
+        drop_disabled_fields(POD_RULES, new, old, self.features)
         status = new.setdefault("status", {})
         if not status.get("qosClass"):
             status["qosClass"] = old.get("status", {}).get("qosClass", qos_class(old))
@@ -389,6 +408,16 @@ class PodStrategy(Strategy):
 
     def validate_status_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return validation.validate_pod_status_update(old, new)
+
+
+def keep_pod_level_resources(new: Obj, old: Obj, features: FeatureGates) -> None:
+    """With ``PodLevelResourcesFixDefaulting`` (beta, on, in v1.37), an update that leaves
+    ``spec.resources`` out keeps the stored pod-level resources ("requests from potentially
+    PLR-unaware clients that completely dropped the field", ``podStrategy.PrepareForUpdate``)."""
+    spec, old_spec = new.get("spec"), old.get("spec") or {}
+    if features.enabled("PodLevelResourcesFixDefaulting") and isinstance(spec, dict) \
+            and spec.get("resources") is None and old_spec.get("resources") is not None:
+        spec["resources"] = json_copy(old_spec["resources"])
 
 
 class NamespaceStrategy(Strategy):
@@ -607,18 +636,20 @@ class VolumeStrategy(Strategy):
 def strategy_for(
     spec: KindSpec, *, taint_not_ready: bool, storage_protection: bool = True,
     priority_classes: PriorityClasses = _no_classes, storage_classes: StorageClasses = _no_classes,
+    features: FeatureGates | None = None,
 ) -> Strategy:
     """The strategy of ``spec``'s kind; ``priority_classes`` is what the Priority admission plugin
     reads (pods and priority classes); ``taint_not_ready`` and ``storage_protection`` turn the
-    TaintNodesByCondition and StorageObjectInUseProtection admission plugins on."""
+    TaintNodesByCondition and StorageObjectInUseProtection admission plugins on; ``features`` are
+    the API server's feature gates (default: the pinned release's defaults)."""
     if spec.group == "resource.k8s.io" and spec.resource in ("resourceclaims", "resourceclaimtemplates"):
         return ResourceClaimStrategy(spec)
     if spec.group == "" and spec.resource == "pods":
-        return PodStrategy(spec, priority_classes=priority_classes)
+        return PodStrategy(spec, priority_classes=priority_classes, features=features)
     if spec.group == "scheduling.k8s.io" and spec.resource == "priorityclasses":
         return PriorityClassStrategy(spec, priority_classes=priority_classes)
     if spec.group == "" and spec.resource == "nodes":
-        return NodeStrategy(spec, taint_not_ready=taint_not_ready)
+        return NodeStrategy(spec, taint_not_ready=taint_not_ready, features=features)
     if spec.group == "policy" and spec.resource == "poddisruptionbudgets":
         return PodDisruptionBudgetStrategy(spec)
     if spec.group == "" and spec.resource == "namespaces":

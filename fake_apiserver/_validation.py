@@ -780,13 +780,24 @@ def check_binding(errors: list[FieldError]) -> None:
 _MAX_RESIZE_PREEMPTION_OWNERS = 20
 
 
-def validate_node_pod_preemption_policy(node: Mapping[str, Any], old: Mapping[str, Any] | None) -> list[FieldError]:
-    """``spec.podPreemptionPolicy.disableResizePreemption`` (KEP-5836, alpha in v1.37): the
-    declarative tags ``+k8s:maxItems=20``, ``+k8s:listType=set`` and
-    ``+k8s:eachVal=+k8s:format=k8s-label-key``, in the order the generated validator runs them:
-    too many items stops there; then each repeated value at its later index; then each value
-    that is not a label key. An update that leaves the list as it was is not checked again
-    (declarative validation's ratcheting)."""
+def validate_node_pod_preemption_policy(node: Mapping[str, Any], old: Mapping[str, Any] | None, *,
+                                        gate: bool = True) -> list[FieldError]:
+    """``spec.podPreemptionPolicy`` (KEP-5836, alpha in v1.37): with its gate
+    (``InPlacePodVerticalScalingSchedulerPreemption``) off, the field is
+    ``+k8s:ifDisabled(...)=+k8s:forbidden``: an update that changes it on a node that already had
+    it (a create or an update of a node without it has had it dropped) is ``Forbidden``. With the
+    gate on, ``disableResizePreemption``'s declarative tags ``+k8s:maxItems=20``,
+    ``+k8s:listType=set`` and ``+k8s:eachVal=+k8s:format=k8s-label-key``, in the order the
+    generated validator runs them: too many items stops there; then each value that is not a
+    label key; then each repeated value at its later index. An update that leaves the field as it
+    was is not checked again (declarative validation's ratcheting). Messages and order as
+    kube-apiserver v1.37.2 answers."""
+    policy = _get(node, "spec", "podPreemptionPolicy")
+    if not gate:
+        unchanged = old is not None and _semantic(policy) == _semantic(_get(old, "spec", "podPreemptionPolicy"))
+        if policy is None or unchanged:
+            return []
+        return [FieldError.forbidden("spec.podPreemptionPolicy", "")]
     path = "spec.podPreemptionPolicy.disableResizePreemption"
     owners = _get(node, "spec", "podPreemptionPolicy", "disableResizePreemption") or []
     if old is not None and _semantic(owners) == _semantic(
@@ -797,10 +808,10 @@ def validate_node_pod_preemption_policy(node: Mapping[str, Any], old: Mapping[st
                            len(owners))]
     errors: list[FieldError] = []
     for i, owner in enumerate(owners):
+        errors += _invalid_each(f"{path}[{i}]", owner, is_qualified_name(owner))
+    for i, owner in enumerate(owners):
         if owner in owners[:i]:
             errors.append(FieldError.duplicate(f"{path}[{i}]", owner))
-    for i, owner in enumerate(owners):
-        errors += _invalid_each(f"{path}[{i}]", owner, is_qualified_name(owner))
     return errors
 
 

@@ -35,7 +35,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
-from fake_apiserver import FakeApiServer, FaultInjector, FaultProxy, Journal
+from fake_apiserver import FakeApiServer, FaultInjector, FaultProxy, FeatureGateError, Journal
 from fake_apiserver._schema import KUBERNETES_VERSION
 from harness._virtual_time import RealClock, VirtualClock, VirtualEventLoop
 
@@ -126,6 +126,9 @@ class Backend(ABC):
 
     #: the API server's ``gitVersion`` once started (``v1.37.0-schedharness``, ``v1.36.0``), or None
     server_version: str | None = None
+    #: the feature gates the API server was started with (``{}``: its release's defaults), or None
+    #: when the harness does not know them (a cluster it did not start)
+    apiserver_feature_gates: dict[str, bool] | None = None
 
     @property
     def shared(self) -> bool:
@@ -154,17 +157,22 @@ class FakeBackend(Backend):
 
     ``workdir`` receives the kubeconfig; ``seed`` makes uids, generated names and probabilistic
     fault rules reproducible; ``kubernetes_version`` is the release the fake serves as (to be
-    compared with a real server of that release, see ``schedharness compare``).
+    compared with a real server of that release, see ``schedharness compare``); ``feature_gates``
+    are its API server's (``--feature-gates`` of kube-apiserver: the release's defaults with these
+    applied); :meth:`start` raises :class:`BackendError` with kube-apiserver's message for gates it
+    would refuse.
     """
 
     name = "fake"
 
     def __init__(self, workdir: str | Path, *, seed: int = 0, taint_not_ready_nodes: bool = False,
-                 kubernetes_version: str = KUBERNETES_VERSION) -> None:
+                 kubernetes_version: str = KUBERNETES_VERSION, feature_gates: dict[str, bool] | None = None) -> None:
         self.workdir = Path(workdir)
         self.seed = seed
         self.taint_not_ready_nodes = taint_not_ready_nodes
         self.kubernetes_version = kubernetes_version
+        self.feature_gates = dict(feature_gates or {})
+        self.apiserver_feature_gates = self.feature_gates
         self._server: FakeApiServer | None = None
         self._clock: VirtualClock | RealClock | None = None
         self._kubeconfig: Path | None = None
@@ -216,10 +224,15 @@ class FakeBackend(Backend):
         loop = asyncio.get_running_loop()
         clock: VirtualClock | RealClock
         clock = VirtualClock(loop) if isinstance(loop, VirtualEventLoop) else RealClock(loop)
-        server = FakeApiServer(
-            clock=clock, time=clock.time, seed=self.seed, taint_not_ready_nodes=self.taint_not_ready_nodes,
-            kubernetes_version=self.kubernetes_version,
-        )
+        try:
+            server = FakeApiServer(
+                clock=clock, time=clock.time, seed=self.seed, taint_not_ready_nodes=self.taint_not_ready_nodes,
+                kubernetes_version=self.kubernetes_version, feature_gates=self.feature_gates,
+            )
+        except FeatureGateError as e:
+            gates = ",".join(f"{k}={'true' if v else 'false'}" for k, v in sorted(self.feature_gates.items()))
+            raise BackendError(f"the fake API server (Kubernetes v{self.kubernetes_version}) refuses the feature gates "
+                               f"{gates}: {e}") from None
         await server.start()
         self._server, self._clock = server, clock
         self.server_version = f"v{server.store.release}-schedharness"
@@ -243,8 +256,9 @@ class KubeconfigBackend(Backend):
     name = "kubeconfig"
 
     def __init__(self, kubeconfig: str | Path, workdir: str | Path, *, seed: int = 0,
-                 context: str | None = None) -> None:
+                 context: str | None = None, apiserver_feature_gates: dict[str, bool] | None = None) -> None:
         self.upstream_kubeconfig = Path(kubeconfig)
+        self.apiserver_feature_gates = apiserver_feature_gates  # what the run started it with, if it did
         self.workdir = Path(workdir)
         self.seed = seed
         self.context = context

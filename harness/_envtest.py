@@ -13,11 +13,16 @@ The flags are envtest's defaults (controller-runtime ``pkg/internal/testing/cont
 apiserver.go``, ``defaultArgs``): ``--service-cluster-ip-range=10.0.0.0/24``,
 ``--allow-privileged=true``, ``--authorization-mode=RBAC``, ``--service-account-issuer`` the
 secure URL, ``--service-account-key-file`` and ``--service-account-signing-key-file``, the
-secure port bound on loopback. Two differences, chosen on purpose:
+secure port bound on loopback. Three differences, chosen on purpose:
 
 * **ServiceAccount admission stays on.** envtest turns it off because nothing makes a namespace's
   ``default`` ServiceAccount without the controller-manager; the harness makes it, so the API
   server admits pods as a real cluster's does (ServiceAccount set, the token volume mounted).
+* **No endpoint reconciler** (``--endpoint-reconciler-type=none``). The server advertises
+  127.0.0.1, which the ``kubernetes`` Service's Endpoints may not hold (loopback); since v1.37
+  kube-apiserver refuses to start with such an address and a reconciler that would write it
+  (kubernetes/kubernetes#138102), and before it the reconciler only logged the refusal. Nothing a
+  scenario does reads those Endpoints.
 * **A static token, not client certificates.** envtest provisions users with client certificates
   signed by its CA; one token in ``--token-auth-file`` (group ``system:masters``) is all the
   harness's clients and a scheduler process need, and kubeconfig readers all understand it.
@@ -241,7 +246,7 @@ def apiserver_args(pki: Pki, cert_dir: Path, port: int, etcd_port: int,
         f"--service-cluster-ip-range={SERVICE_CLUSTER_IP_RANGE}", "--allow-privileged=true",
         f"--service-account-issuer=https://127.0.0.1:{port}/",
         f"--service-account-key-file={pki.sa_pub}", f"--service-account-signing-key-file={pki.sa_key}",
-        "--profiling=false",
+        "--profiling=false", "--endpoint-reconciler-type=none",
     ]
     if feature_gates:
         args.append("--feature-gates=" + ",".join(f"{k}={'true' if v else 'false'}" for k, v in sorted(feature_gates.items())))
@@ -284,6 +289,7 @@ class ControlPlane:
     _tmp: Path | None = field(default=None, init=False, repr=False)
     _processes: list[tuple[str, subprocess.Popen[bytes], IO[bytes]]] = field(default_factory=list, init=False, repr=False)
     _pki: Pki | None = field(default=None, init=False, repr=False)
+    _etcd_port: int = field(default=0, init=False, repr=False)
 
     @property
     def running(self) -> bool:
@@ -302,6 +308,7 @@ class ControlPlane:
         try:
             pki = self._pki = generate_pki(self._tmp / "pki", openssl=self.openssl)
             etcd_port, peer_port, port = free_port(), free_port(), free_port()
+            self._etcd_port = etcd_port
             etcd = str(self.assets / "etcd")
             self._spawn("etcd", [etcd, *etcd_args(self._tmp / "etcd", etcd_port, peer_port,
                                                   no_fsync=_has_flag(etcd, "unsafe-no-fsync"))])
@@ -317,8 +324,33 @@ class ControlPlane:
             raise
         return self.kubeconfig_path
 
-    def _spawn(self, name: str, argv: list[str]) -> None:
-        log = open(self.logdir / f"{name}.log", "wb")
+    def restart_apiserver(self, feature_gates: Mapping[str, bool]) -> None:
+        """Stop kube-apiserver and start it again with these feature gates, over the same etcd (its
+        data kept): a gate flipped on a running cluster, as a control-plane upgrade, downgrade or
+        reconfiguration does. :class:`EnvtestError` when it does not come back."""
+        if self._pki is None or self._tmp is None or self.url is None:
+            raise EnvtestError("the envtest control plane is not running")
+        for i, (name, process, log) in enumerate(self._processes):
+            if name == "kube-apiserver":
+                del self._processes[i]
+                process.send_signal(signal.SIGTERM)
+                try:
+                    process.wait(timeout=STOP_TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+                log.close()
+                break
+        else:
+            raise EnvtestError("the envtest control plane has no kube-apiserver running")
+        self.feature_gates = dict(feature_gates)
+        port = int(self.url.rsplit(":", 1)[1])
+        self._spawn("kube-apiserver", [str(self.assets / "kube-apiserver"), *apiserver_args(
+            self._pki, self._tmp / "certs", port, self._etcd_port, self.feature_gates)], append=True)
+        self._wait("kube-apiserver", f"{self.url}/readyz", lambda body: body.strip() == b"ok")
+
+    def _spawn(self, name: str, argv: list[str], *, append: bool = False) -> None:
+        log = open(self.logdir / f"{name}.log", "ab" if append else "wb")
         try:
             process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                        cwd=self._tmp, preexec_fn=_die_with_parent)
@@ -431,4 +463,5 @@ def open_envtest_session(workdir: Path, *, assets: str | Path | None = None,
         why = str(e)
         raise ClusterUnavailable(f"--backend envtest {why}" if why.startswith("needs ") else
                                  f"--backend envtest: the control plane did not start: {why}") from None
-    return EnvtestSession("envtest", kubeconfig, control_plane=control_plane)
+    return EnvtestSession("envtest", kubeconfig, apiserver_feature_gates=dict(feature_gates or {}),
+                          control_plane=control_plane)

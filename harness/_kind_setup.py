@@ -72,6 +72,9 @@ class ClusterSession:
     kubeconfig: Path
     cluster: KindCluster | None = None
     cordoned: list[str] = field(default_factory=list)
+    #: the kube-apiserver feature gates the run started the cluster with; None when it did not
+    #: start it (an existing cluster, a kind cluster reused), so they are not known
+    apiserver_feature_gates: dict[str, bool] | None = None
 
     def close(self) -> None:
         """Give the cluster back (module docstring); safe to call twice."""
@@ -102,7 +105,8 @@ def open_cluster_session(backend: str, workdir: Path, *, kind: KindSettings, in_
     try:
         kubeconfig = cluster.up()
         cluster.enable_scheduler()  # a kept cluster may have it stopped; the DaemonSet rollout needs it
-        session = ClusterSession("kind", kubeconfig, cluster)
+        session = ClusterSession("kind", kubeconfig, cluster,
+                                 apiserver_feature_gates=dict(kind.apiserver_feature_gates) if cluster.created else None)
         session.cordoned = asyncio.run(prepare_cluster(kubeconfig))
         if not in_cluster_scheduler:
             cluster.disable_scheduler()

@@ -42,6 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from harness._apiserver_gates import gates_text
+
 __all__ = [
     "NOT_JUDGED",
     "SKIP_POLICY",
@@ -128,6 +130,7 @@ def _criterion(record: Record) -> Record:
         "journal": record.get("journal"),
         "timeline": record.get("timeline"),
         "slack": record.get("slack"),
+        "apiserver_feature_gates": record.get("apiserver_feature_gates"),
     }
 
 
@@ -219,6 +222,9 @@ def build_report(records: Iterable[Record], info: RunInfo) -> dict[str, Any]:
     from suites import SUITE_VERSION
 
     servers = sorted({str(r["server_version"]) for r in records_list if r.get("server_version")})
+    gate_sets = {json.dumps(r["apiserver_feature_gates"], sort_keys=True): r["apiserver_feature_gates"]
+                 for r in records_list if r.get("apiserver_feature_gates") is not None}
+    apiserver_gates = [gate_sets[key] for key in sorted(gate_sets)]
     return {
         "scheduler": info.scheduler,
         "backend": info.backend,
@@ -226,6 +232,11 @@ def build_report(records: Iterable[Record], info: RunInfo) -> dict[str, Any]:
         "api_schemas": schema_source(release(info.kubernetes_version or KUBERNETES_VERSION)),
         # what the API server(s) of the run said their version was (the fake: its release)
         "server_version": servers[0] if len(servers) == 1 else servers,
+        # the feature gates the API server(s) were started with ({}: the release's defaults; one
+        # set per scenario on the fake, taken from its scheduler gates unless given; none known
+        # for a cluster the run did not start)
+        "apiserver_feature_gates": (apiserver_gates[0] if len(apiserver_gates) == 1
+                                    else apiserver_gates or None),
         "timing_slack": _timing_slack(criteria),
         "feature_gates": dict(info.feature_gates),
         "seed": info.seed,
@@ -271,6 +282,18 @@ def _gates_text(gates: Mapping[str, bool]) -> str:
     return gate_label(gates) if gates else "scheduler defaults"
 
 
+def _server_text(report: Mapping[str, Any]) -> str:
+    """The API server's version and feature gates, as the report header says them."""
+    versions = report.get("server_version") or "?"
+    version = ", ".join(versions) if isinstance(versions, list) else str(versions)
+    gates = report.get("apiserver_feature_gates")
+    if isinstance(gates, list):
+        text = "per scenario: " + "; ".join(gates_text(g) for g in gates)
+    else:
+        text = gates_text(gates)
+    return f"{version}; feature gates: {text}"
+
+
 def _seconds(c: Mapping[str, Any]) -> str:
     if c.get("virtual_seconds") is not None:
         return f"{c['virtual_seconds']:g} virtual s"
@@ -309,6 +332,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         f"- {report['skip_policy']}",
         f"- Suites version {report.get('suite_version', '?')} (criteria catalog: `schedharness criteria`)",
         f"- The fake API server's schemas: {report.get('api_schemas', '?')}",
+        f"- API server: {_server_text(report)}",
     ]
     if report.get("command"):
         lines.append(f"- Command: `{report['command']}`")
@@ -385,6 +409,7 @@ def render_html(report: Mapping[str, Any]) -> str:
         f"<li>Suites version {_e(report.get('suite_version', '?'))} (criteria catalog: "
         "<code>schedharness criteria</code>)</li>",
         f"<li>The fake API server's schemas: {_e(report.get('api_schemas', '?'))}</li>",
+        f"<li>API server: {_e(_server_text(report))}</li>",
         f"<li>Timing slack: {_e(report['timing_slack']['text'])}</li>",
         f"<li>Started {_e(report['started'])}, finished {_e(report['finished'])}: "
         f"{report['wall_seconds']:g} s wall, {report['virtual_seconds']:g} s virtual</li>",

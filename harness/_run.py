@@ -39,8 +39,10 @@ from typing import Any
 
 import pytest
 
+from fake_apiserver._schema import KUBERNETES_VERSION
 from fake_apiserver._schema import release as schema_release
 from harness._adapters import format_feature_gates, parse_feature_gates
+from harness._apiserver_gates import options_problem
 from harness._report import NOT_JUDGED, RunInfo, judge_suite, load_results, suite_name, write_report
 
 __all__ = [
@@ -86,6 +88,8 @@ class RunOptions:
     kind_apiserver_feature_gates: str = ""
     envtest_assets: Path | None = None  # default: $KUBEBUILDER_ASSETS
     kubernetes_version: str | None = None  # the fake's release (1.36); None: the pinned one
+    #: the API server's gates (``A=true,B=false``); None: on the fake, the scheduler's known gates
+    apiserver_feature_gates: str | None = None
     #: the user's own scenarios instead of the built-in suites: pytest files, YAML scenario files,
     #: directories of either
     paths: tuple[Path, ...] = ()
@@ -273,6 +277,8 @@ def run_argv(paths: Sequence[Path], report_dir: Path, scheduler: str, options: R
         argv.append(f"--envtest-assets={options.envtest_assets.expanduser().resolve()}")
     if options.kubernetes_version:
         argv.append(f"--kubernetes-version={options.kubernetes_version}")
+    if options.apiserver_feature_gates is not None:
+        argv.append(f"--apiserver-feature-gates={options.apiserver_feature_gates}")
     if options.feature_gates:
         argv.append(f"--feature-gates={options.feature_gates}")
     if not options.timeline:
@@ -344,6 +350,21 @@ def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = 
             schema_release(options.kubernetes_version)
         except ValueError as e:
             raise RunError(f"--kubernetes-version: {e}") from None
+    given: dict[str, bool] | None = None
+    try:
+        kind_gates = parse_feature_gates(options.kind_apiserver_feature_gates)
+    except ValueError as e:
+        raise RunError(f"--kind-apiserver-feature-gates: {e}") from None
+    if options.apiserver_feature_gates is not None:
+        try:
+            given = parse_feature_gates(options.apiserver_feature_gates)
+        except ValueError as e:
+            raise RunError(f"--apiserver-feature-gates: {e}") from None
+    release = schema_release(options.kubernetes_version or KUBERNETES_VERSION)
+    problem = options_problem(backend=options.backend, release=release, given=given, kind_gates=kind_gates,
+                              scheduler_gates=gates)
+    if problem is not None:
+        raise RunError(problem)
     suites_dir = (options.suites_dir or suites_directory()).resolve()
     yaml: list[Path] = []
     if options.paths:

@@ -33,6 +33,18 @@ def _release(text: str) -> str:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def _gates(text: str) -> str:
+    """``--apiserver-feature-gates``: ``A=true,B=false`` (an argparse type: a bad value is a usage
+    error); kept as text, checked against the release's gates once the release is known."""
+    from harness._adapters import parse_feature_gates
+
+    try:
+        parse_feature_gates(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
+
+
 def _default_release() -> str:
     from fake_apiserver._schema import KUBERNETES_VERSION
 
@@ -68,6 +80,9 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("--kubernetes-version", type=_release, default=None, metavar="1.NN",
                    help=f"the Kubernetes release to serve as: its schemas, OpenAPI and /version (default "
                         f"{_default_release()})")
+    p.add_argument("--apiserver-feature-gates", type=_gates, default="", metavar="A=true,B=false",
+                   help="kube-apiserver's --feature-gates: the release's defaults (alpha off) with these applied; a "
+                        "field whose gate is off is dropped on write")
     p.add_argument(
         "--ready-nodes",
         action="store_true",
@@ -121,7 +136,12 @@ def _run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    help="with --backend kind: node image or Kubernetes version of a new cluster")
     p.add_argument("--kind-keep", action="store_true", help="with --backend kind: keep the cluster at the end")
     p.add_argument("--kind-apiserver-feature-gates", default="", metavar="A=true,B=false",
-                   help="with --backend kind: kube-apiserver feature gates of a new cluster")
+                   help="with --backend kind: kube-apiserver feature gates of a new cluster (the older name of "
+                        "--apiserver-feature-gates)")
+    p.add_argument("--apiserver-feature-gates", default=None, metavar="A=true,B=false",
+                   help="the API server's feature gates: each scenario's fake API server's (default: the scenario's "
+                        "scheduler gates that the fake's release knows, as an operator enables a feature on every "
+                        "component), the kube-apiserver envtest starts, or a new kind cluster's")
     p.add_argument("--mutant", default=None, metavar="NAME",
                    help="run a variant of the reference scheduler: a mutant, a control or a shape variant "
                    "(see 'schedharness mutants')")
@@ -156,7 +176,8 @@ def _run(args: argparse.Namespace) -> int:
             timeline=not args.no_timeline, backend=args.backend, kind_cluster=args.kind_cluster,
             kind_image=args.kind_image, kind_keep=args.kind_keep,
             kind_apiserver_feature_gates=args.kind_apiserver_feature_gates, envtest_assets=args.envtest_assets,
-            kubernetes_version=args.kubernetes_version, paths=tuple(args.paths))
+            kubernetes_version=args.kubernetes_version, apiserver_feature_gates=args.apiserver_feature_gates,
+            paths=tuple(args.paths))
         return run_suites(options).exit_code
     except RunError as e:
         print(f"schedharness run: {e}", file=sys.stderr)
@@ -195,13 +216,19 @@ def _selftest(args: argparse.Namespace) -> int:
 
 
 async def _serve_async(args: argparse.Namespace) -> int:
-    from fake_apiserver import FakeApiServer
+    from fake_apiserver import FakeApiServer, FeatureGateError
+    from harness._adapters import parse_feature_gates
 
-    server = FakeApiServer(
-        host=args.host, port=args.port, seed=args.seed, taint_not_ready_nodes=not args.ready_nodes,
-        journal_limit=args.journal_limit or None, event_ttl=args.event_ttl or None,
-        **({"kubernetes_version": args.kubernetes_version} if args.kubernetes_version else {}),
-    )
+    try:
+        server = FakeApiServer(
+            host=args.host, port=args.port, seed=args.seed, taint_not_ready_nodes=not args.ready_nodes,
+            journal_limit=args.journal_limit or None, event_ttl=args.event_ttl or None,
+            feature_gates=parse_feature_gates(args.apiserver_feature_gates),
+            **({"kubernetes_version": args.kubernetes_version} if args.kubernetes_version else {}),
+        )
+    except FeatureGateError as e:
+        print(f"schedharness serve: --apiserver-feature-gates: {e}", file=sys.stderr)
+        return 2
     return await _until_signalled(server, Path(args.kubeconfig), lambda: f"serving the Kubernetes API at {server.url}")
 
 

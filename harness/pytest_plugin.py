@@ -24,6 +24,16 @@ How a test runs, and why:
 * **Gates.** The run's ``--feature-gates`` are given to every scheduler; a test's
   ``feature_gates`` marker adds the gates it needs, and a test needing a gate the run sets the
   other way is skipped with a reason naming both.
+* **The API server's gates.** ``--apiserver-feature-gates`` sets them: on the fake backend each
+  scenario's fake API server has them (its release's defaults, alpha off, with these applied,
+  and the fields of gates that are off dropped on write as kube-apiserver drops them), on
+  envtest the kube-apiserver the run starts, on kind a cluster the run makes
+  (``--kind-apiserver-feature-gates`` is the older name). Without it, on the fake, a scenario's
+  scheduler gates (marker and ``--feature-gates``) that the fake's release registers are its API
+  server's too, as an operator enables an alpha feature on every component of a cluster; gates
+  the release does not register (``SchedulerPreEnqueuePodStatus``) are not passed
+  (:mod:`harness._apiserver_gates`). Each record names the API server's gates beside its
+  ``server_version``.
 * **Strict.** After a passing test, a fault rule the scenario added that never fired fails it;
   a scheduler that died during the test fails it.
 * **Backends.** ``--backend fake`` (default) is a fresh fake API server per test.
@@ -74,6 +84,7 @@ from harness._adapters import (
 )
 from fake_apiserver._schema import KUBERNETES_VERSION
 from fake_apiserver._schema import release as schema_release
+from harness._apiserver_gates import fake_apiserver_gates, options_problem
 from harness._backend import EnvtestBackend, FakeBackend, KindBackend, KubeconfigBackend, Slack, Unsupported
 from harness._kind_setup import ClusterSession, ClusterUnavailable, KindSettings, open_cluster_session
 from harness._reference import reference_adapter
@@ -103,6 +114,8 @@ class Settings:
     kind: KindSettings = KindSettings()
     envtest_assets: str | None = None
     kubernetes_version: str = KUBERNETES_VERSION  # the fake's release (--kubernetes-version)
+    #: --apiserver-feature-gates (None: not given; on the fake, the scheduler's known gates instead)
+    apiserver_feature_gates: dict[str, bool] | None = None
 
     @property
     def real_cluster(self) -> bool:
@@ -139,6 +152,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
              f"the fields added since; default {KUBERNETES_VERSION.rsplit('.', 1)[0]}); run it at a real server's "
              "release to compare verdicts with that server (schedharness compare)")
     group.addoption(
+        "--apiserver-feature-gates", default=None, metavar="A=true,B=false",
+        help="the API server's feature gates: each scenario's fake API server's, the kube-apiserver envtest "
+             "starts, or a new kind cluster's (as --kind-apiserver-feature-gates). Default on the fake: the "
+             "scenario's scheduler gates (marker and --feature-gates) that the fake's release knows, as an "
+             "operator enables a feature on every component")
+    group.addoption(
         "--envtest-assets", default=None, metavar="DIR",
         help="with --backend envtest: the directory holding etcd and kube-apiserver (default: $KUBEBUILDER_ASSETS, "
              "as `setup-envtest use -p path` prints it)")
@@ -154,7 +173,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--kind-apiserver-feature-gates", default="", metavar="A=true,B=false",
         help="with --backend kind: kube-apiserver feature gates of a new cluster (the kube-scheduler's are "
-             "--feature-gates, with --scheduler cluster)")
+             "--feature-gates, with --scheduler cluster); the older name of --apiserver-feature-gates")
     group.addoption(
         "--report-dir", default=None, metavar="DIR",
         help="write DIR/results.jsonl and, per test, DIR/<test id>/journal.jsonl and scheduler.log")
@@ -206,14 +225,19 @@ def _settings(config: pytest.Config) -> Settings:
     if backend not in ("fake", "envtest") and int(getattr(config.option, "numprocesses", 0) or 0) > 0:
         raise pytest.UsageError(f"--backend {backend} runs one test at a time on one cluster (nodes are "
                                 "cluster-wide): drop -n")
-    try:
-        gates = parse_feature_gates(str(config.getoption("--feature-gates", "") or ""))
-        apiserver_gates = parse_feature_gates(str(config.getoption("--kind-apiserver-feature-gates", "") or ""))
-    except ValueError as e:
-        raise pytest.UsageError(f"--feature-gates: {e}") from None
+    options = {}
+    for option in ("--feature-gates", "--kind-apiserver-feature-gates", "--apiserver-feature-gates"):
+        try:
+            options[option] = parse_feature_gates(str(config.getoption(option, "") or ""))
+        except ValueError as e:
+            raise pytest.UsageError(f"{option}: {e}") from None
+    gates = options["--feature-gates"]
+    given = config.getoption("--apiserver-feature-gates", None)
+    apiserver = options["--apiserver-feature-gates"] if given is not None else None
+    kind_gates = options["--kind-apiserver-feature-gates"]
     kind = KindSettings(cluster=str(config.getoption("--kind-cluster", "schedharness")),
                         image=config.getoption("--kind-image", None), keep=bool(config.getoption("--kind-keep", False)),
-                        apiserver_feature_gates=apiserver_gates)
+                        apiserver_feature_gates=apiserver if apiserver is not None else kind_gates)
     version = config.getoption("--kubernetes-version", None)
     if version is not None and backend != "fake":
         raise pytest.UsageError(f"--kubernetes-version chooses the fake API server's release: with --backend {backend} "
@@ -222,11 +246,16 @@ def _settings(config: pytest.Config) -> Settings:
         release = schema_release(str(version)) if version is not None else KUBERNETES_VERSION
     except ValueError as e:
         raise pytest.UsageError(f"--kubernetes-version: {e}") from None
+    problem = options_problem(backend=backend, release=release, given=apiserver, kind_gates=kind_gates,
+                              scheduler_gates=gates)
+    if problem is not None:
+        raise pytest.UsageError(problem)
     report = config.getoption("--report-dir", None)
     report_dir = Path(str(report)).resolve() if report else None
     return Settings(scheduler, gates, backend, report_dir, int(config.getoption("--scenario-seed", 0) or 0),
                     timeline=not config.getoption("--no-timeline", False), kind=kind,
-                    envtest_assets=config.getoption("--envtest-assets", None), kubernetes_version=release)
+                    envtest_assets=config.getoption("--envtest-assets", None), kubernetes_version=release,
+                    apiserver_feature_gates=apiserver)
 
 
 def marker_gates(item: pytest.Item) -> dict[str, bool]:
@@ -338,6 +367,7 @@ class _TestRun:
     gates: dict[str, bool]
     seed: int
     kubernetes_version: str = KUBERNETES_VERSION
+    apiserver_gates: dict[str, bool] = field(default_factory=dict)  # the fake API server's
     wanted: set[str] = field(default_factory=set)
     cluster: ClusterSession | None = None
     backend: FakeBackend | KubeconfigBackend | None = None
@@ -355,7 +385,8 @@ class _TestRun:
 def _sh_run(request: pytest.FixtureRequest, sh_adapter: SchedulerAdapter | None, sh_workdir: Path) -> _TestRun:
     settings = request.config.stash[_SETTINGS]
     gates = {**marker_gates(request.node), **settings.feature_gates}
-    test_run = _TestRun(sh_adapter, sh_workdir, gates, settings.seed, settings.kubernetes_version)
+    apiserver = fake_apiserver_gates(settings.kubernetes_version, settings.apiserver_feature_gates, gates)
+    test_run = _TestRun(sh_adapter, sh_workdir, gates, settings.seed, settings.kubernetes_version, apiserver)
     if settings.real_cluster:
         test_run.cluster = _cluster_session(request.config)
     if settings.report_dir is not None and settings.timeline:
@@ -376,7 +407,8 @@ def _cluster_session(config: pytest.Config) -> ClusterSession:
                 from harness._envtest import open_envtest_session
 
                 worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-                session = open_envtest_session(workdir / f"envtest-{worker}", assets=settings.envtest_assets)
+                session = open_envtest_session(workdir / f"envtest-{worker}", assets=settings.envtest_assets,
+                                               feature_gates=settings.apiserver_feature_gates)
             else:
                 session = open_cluster_session(
                     settings.backend, workdir, kind=settings.kind,
@@ -555,10 +587,12 @@ def _backend(test_run: _TestRun) -> FakeBackend | KubeconfigBackend:
     """The test's backend: a fresh fake, or a fault proxy in front of the run's cluster."""
     session = test_run.cluster
     if session is None:
-        return FakeBackend(test_run.workdir, seed=test_run.seed, kubernetes_version=test_run.kubernetes_version)
+        return FakeBackend(test_run.workdir, seed=test_run.seed, kubernetes_version=test_run.kubernetes_version,
+                           feature_gates=test_run.apiserver_gates)
     kinds = {"kind": KindBackend, "envtest": EnvtestBackend}
     kind = kinds.get(session.backend, KubeconfigBackend)
-    return kind(session.kubeconfig, test_run.workdir, seed=test_run.seed)
+    return kind(session.kubeconfig, test_run.workdir, seed=test_run.seed,
+                apiserver_feature_gates=session.apiserver_feature_gates)
 
 
 def _write_artifacts(test_run: _TestRun) -> None:
@@ -605,6 +639,10 @@ def _replay(item: pytest.Item, settings: Settings) -> str:
         args.append(f"--envtest-assets={settings.envtest_assets}")
     if settings.feature_gates:
         args.append(f"--feature-gates={format_feature_gates(settings.feature_gates)}")
+    if settings.apiserver_feature_gates is not None:
+        args.append(f"--apiserver-feature-gates={format_feature_gates(settings.apiserver_feature_gates)}")
+    if settings.backend == "fake" and settings.kubernetes_version != KUBERNETES_VERSION:
+        args.append(f"--kubernetes-version={settings.kubernetes_version.rsplit('.', 1)[0]}")
     from harness.test_yaml_scenarios import ENV
 
     yaml = os.environ.get(ENV)
@@ -650,6 +688,8 @@ def _append_record(item: pytest.Item, settings: Settings) -> None:
         "timeline": _relative(test_run.timeline_path if test_run is not None else None, settings.report_dir),
         "slack": _slack(test_run.slack if test_run is not None else None),
         "server_version": test_run.backend.server_version if test_run is not None and test_run.backend else None,
+        "apiserver_feature_gates": (test_run.backend.apiserver_feature_gates
+                                    if test_run is not None and test_run.backend else None),
     }
     if status in ("failed", "error"):
         record["replay"] = _replay(item, settings)

@@ -70,3 +70,47 @@ def test_serve_keeps_a_bounded_journal(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+def test_bad_api_server_gates_for_serve_are_a_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["serve", "--apiserver-feature-gates", "A=on"])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "schedharness serve: error: argument --apiserver-feature-gates: feature gate 'A=on': write Name=true or "
+        "Name=false, comma-separated")
+    kubeconfig = tmp_path / "kubeconfig"
+    assert main(["serve", "--kubernetes-version", "1.36", "--kubeconfig", str(kubeconfig), "--loop", "asyncio",
+                 "--apiserver-feature-gates", "InPlacePodVerticalScalingSchedulerPreemption=true"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "schedharness serve: --apiserver-feature-gates: unrecognized feature gate: "
+        "InPlacePodVerticalScalingSchedulerPreemption")
+    assert not kubeconfig.exists()
+
+
+def test_serve_with_an_api_server_gate_stores_the_field_it_guards(tmp_path: Path) -> None:
+    """``schedharness serve --apiserver-feature-gates InPlacePodVerticalScalingSchedulerPreemption=true``
+    stores KEP-5836's Node field, which the default (the gate off in v1.37) drops."""
+    import json
+    import subprocess
+    import sys
+    import urllib.request
+
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+            "spec": {"podPreemptionPolicy": {"disableResizePreemption": ["example.com/a"]}}}
+    stored = []
+    for gates in ("InPlacePodVerticalScalingSchedulerPreemption=true", ""):
+        proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "serve", "--loop", "asyncio",
+                                 "--apiserver-feature-gates", gates, "--kubeconfig", str(tmp_path / "kubeconfig")],
+                                stdout=subprocess.PIPE, text=True)
+        try:
+            assert proc.stdout is not None
+            url = proc.stdout.readline().rsplit(" ", 1)[-1].strip()
+            request = urllib.request.Request(f"{url}/api/v1/nodes", data=json.dumps(node).encode(), method="POST",
+                                             headers={"Content-Type": "application/json"})
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                stored.append(json.loads(answer.read())["spec"].get("podPreemptionPolicy"))
+        finally:
+            proc.terminate()
+            proc.wait(30)
+    assert stored == [{"disableResizePreemption": ["example.com/a"]}, None]

@@ -158,6 +158,7 @@ def test_the_apiserver_flags_are_envtests_with_serviceaccount_admission_kept(tmp
     assert f"--service-account-signing-key-file={tmp_path / 'sa.key'}" in args
     assert f"--service-account-key-file={tmp_path / 'sa.pub'}" in args
     assert not any(a.startswith("--disable-admission-plugins") for a in args)
+    assert "--endpoint-reconciler-type=none" in args  # v1.37 refuses 127.0.0.1 with a reconciler
     assert args[-1] == "--feature-gates=A=true,B=false"
 
 

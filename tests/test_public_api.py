@@ -9,7 +9,8 @@ import harness
 def test_fake_apiserver_exports() -> None:
     assert sorted(fake_apiserver.__all__) == [
         "AlreadyExists", "BadRequest", "Clock", "CloseConnection", "Conflict", "DEFAULT_NAMESPACES",
-        "Delay", "Effect", "EffectPredicate", "EndWatch", "Expired", "FakeApiServer", "FaultInjector", "FaultProxy", "FaultRule", "FieldError",
+        "Delay", "Effect", "EffectPredicate", "EndWatch", "Expired", "FakeApiServer", "FaultInjector", "FaultProxy",
+        "FaultRule", "FeatureGateError", "FeatureGates", "FieldError",
         "Forbidden", "Gone", "Interceptor", "InternalError", "Invalid", "Journal", "JournalEntry", "KINDS",
         "KindSpec", "ListStrategy", "Match", "MethodNotAllowed", "NotAcceptable", "NotFound",
         "RequestEntityTooLarge", "RequestInfo", "Respond", "ServiceUnavailable", "StatusError", "Store",

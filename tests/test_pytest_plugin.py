@@ -146,6 +146,18 @@ def test_options_and_markers_are_registered(pytester: pytest.Pytester) -> None:
      "(the envtest backend has no scheduler)"),
     (["--backend", "kind", "-n", "2"],
      "ERROR: --backend kind runs one test at a time on one cluster (nodes are cluster-wide): drop -n"),
+    (["--apiserver-feature-gates", "A"],
+     "ERROR: --apiserver-feature-gates: feature gate 'A': write Name=true or Name=false, comma-separated"),
+    (["--apiserver-feature-gates", "NoSuchGate=true"],
+     "ERROR: --apiserver-feature-gates: the fake API server (Kubernetes v1.37.0) refuses them: unrecognized feature "
+     "gate: NoSuchGate"),
+    (["--feature-gates", "InPlacePodVerticalScaling=false"],
+     "ERROR: --feature-gates: the fake API server (Kubernetes v1.37.0) takes the scheduler's gates it knows as its "
+     "own and refuses them: cannot set feature gate InPlacePodVerticalScaling to false, feature is locked to true; "
+     "give --apiserver-feature-gates to set its gates apart"),
+    (["--apiserver-feature-gates", "A=true", "--backend", "kubeconfig:/x"],
+     "ERROR: --apiserver-feature-gates sets the gates of an API server the run starts: with --backend kubeconfig:/x "
+     "the cluster's own kube-apiserver has its gates already"),
 ])
 def test_bad_options_are_usage_errors(pytester: pytest.Pytester, args: list[str], message: str) -> None:
     pytester.makepyfile("def test_nothing(): pass")
@@ -176,6 +188,58 @@ async def test_no_gates(sh_scheduler):
     result.stdout.fnmatch_lines([
         "SKIPPED [[]1[]] test_gates.py:*: needs feature gate SchedulerPreEnqueuePodStatus=false; this run sets "
         "SchedulerPreEnqueuePodStatus=true (--feature-gates)"])
+
+
+APISERVER_GATES = '''
+import pytest
+
+NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+        "spec": {"podPreemptionPolicy": {"disableResizePreemption": ["example.com/a"]}}}
+
+@pytest.mark.feature_gates(InPlacePodVerticalScalingSchedulerPreemption=True, SchedulerPreEnqueuePodStatus=True)
+async def test_on(sh_backend, sh_scheduler):
+    server = sh_backend.server
+    print("GATES", sorted(server.feature_gates.overrides.items()))
+    node = server.store.create(server.store.kinds[[k.resource for k in server.store.kinds].index("nodes")], None, NODE)
+    print("STORED", node["spec"].get("podPreemptionPolicy"))
+
+async def test_none(sh_backend, sh_scheduler):
+    print("GATES", sorted(sh_backend.server.feature_gates.overrides.items()))
+'''
+
+
+def test_the_fake_api_server_takes_the_scenarios_known_gates_unless_given(pytester: pytest.Pytester) -> None:
+    """Without --apiserver-feature-gates each test's fake API server has the scheduler gates its
+    release registers (not SchedulerPreEnqueuePodStatus, which none does), so KEP-5836's Node
+    field is stored; with it, every test's has those instead, and the field is dropped."""
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_apiserver=APISERVER_GATES)
+    result = pytester.runpytest("-s")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*GATES [[]('InPlacePodVerticalScalingSchedulerPreemption', True)[]]",
+                                 "STORED {'disableResizePreemption': ['example.com/a']}", "*GATES [[][]]"])
+    result = pytester.runpytest("-s", "--apiserver-feature-gates", "InPlacePodVerticalScalingSchedulerPreemption=false")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*GATES [[]('InPlacePodVerticalScalingSchedulerPreemption', False)[]]",
+                                 "STORED None",
+                                 "*GATES [[]('InPlacePodVerticalScalingSchedulerPreemption', False)[]]"])
+
+
+def test_a_markers_gates_the_fake_refuses_fail_the_test_saying_why(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_refused='''
+import pytest
+
+@pytest.mark.feature_gates(InPlacePodVerticalScaling=False)
+async def test_locked(sh_backend):
+    pass
+''')
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "E *harness._backend.BackendError: the fake API server (Kubernetes v1.37.0) refuses the feature gates "
+        "InPlacePodVerticalScaling=false: cannot set feature gate InPlacePodVerticalScaling to false, feature is "
+        "locked to true"])
 
 
 def test_no_scheduler_and_adapters_marker_skip_with_reasons(pytester: pytest.Pytester) -> None:
@@ -232,7 +296,7 @@ def test_results_and_journals_in_the_report_dir(pytester: pytest.Pytester) -> No
          "gates": {"SchedulerPreEnqueuePodStatus": True}, "reading": None, "status": "failed",
          "scheduler": "reference", "adapter": "first-fit", "seed": 0, "virtual_seconds": 5.0,
          "journal": "test_suite.py_test_fails/journal.jsonl", "timeline": "test_suite.py_test_fails/timeline.svg",
-         "slack": VIRTUAL_SLACK, "server_version": "v1.37.0-schedharness",
+         "slack": VIRTUAL_SLACK, "server_version": "v1.37.0-schedharness", "apiserver_feature_gates": {},
          "replay": f"seed 0; replay: cd {pytester.path} && {shlex.quote(sys.executable)} -m pytest test_suite.py::test_fails "
                    "--scheduler=reference --backend=fake --scenario-seed=0 --feature-gates=SchedulerPreEnqueuePodStatus=true"},
         {"id": "test_suite.py::test_gate_off", "criterion": None, "kep": None, "section": None,
@@ -240,13 +304,13 @@ def test_results_and_journals_in_the_report_dir(pytester: pytest.Pytester) -> No
          "message": "needs feature gate SchedulerPreEnqueuePodStatus=false; this run sets "
                     "SchedulerPreEnqueuePodStatus=true (--feature-gates)",
          "scheduler": "reference", "adapter": None, "seed": 0, "virtual_seconds": None, "journal": None, "timeline": None,
-         "slack": None, "server_version": None},
+         "slack": None, "server_version": None, "apiserver_feature_gates": None},
         {"id": "test_suite.py::test_gated", "criterion": "gates-never-bound", "kep": 3521,
          "section": "Restricted state transition", "gates": {"SchedulerPreEnqueuePodStatus": True},
          "reading": "a gated pod gets no scheduler patch", "status": "passed", "message": "", "scheduler": "reference",
          "adapter": "first-fit", "seed": 0, "virtual_seconds": 30.0, "journal": "test_suite.py_test_gated/journal.jsonl",
          "timeline": "test_suite.py_test_gated/timeline.svg", "slack": VIRTUAL_SLACK,
-         "server_version": "v1.37.0-schedharness"},
+         "server_version": "v1.37.0-schedharness", "apiserver_feature_gates": {}},
     ]
     journal = (report / "test_suite.py_test_gated" / "journal.jsonl").read_text().splitlines()
     assert json.loads(journal[0])["type"] == "request"

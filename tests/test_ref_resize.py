@@ -34,6 +34,8 @@ Observed = dict[str, Any]
 
 ON = FeatureGates(resize_preemption=True)
 OFF = FeatureGates()
+#: the API server's gates: KEP-5836's on, as on a cluster that tries it (else the Node field is dropped)
+APISERVER = {"InPlacePodVerticalScalingSchedulerPreemption": True}
 TARGET = {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
           "message": "default-scheduler: preempting to accommodate a higher priority pod"}
 
@@ -129,7 +131,7 @@ def _observe(scenario: Scenario, mutant: str | None = None) -> Observed:
         await _classes(env)
         return await scenario(env, mutant)
 
-    result: Observed = run(with_env(main))
+    result: Observed = run(with_env(main, feature_gates=APISERVER))
     return result
 
 
@@ -226,8 +228,7 @@ async def disabled_node(env: Env, mutant: str | None) -> Observed:
     ``spec.podPreemptionPolicy.disableResizePreemption``; victim-1 (low, 200m) runs there."""
     await _node(env, "n1", disabled_by=["example.com/autoscaler"])
     node = await env.get("/api/v1/nodes/n1")
-    if not resize_preemption_disabled(node):
-        pytest.skip("the fake API server drops spec.podPreemptionPolicy on nodes")
+    assert resize_preemption_disabled(node), "the fake API server (gate on) dropped spec.podPreemptionPolicy"
     await env.start_scheduler(mutant=mutant, gates=ON)
     await _running(env, "victim-1", "low", "200m", "n1")
     await _resizing(env)

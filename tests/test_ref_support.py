@@ -99,8 +99,9 @@ class Env:
         return self.scheduler
 
 
-async def with_env(body: Callable[[Env], Awaitable[Any]]) -> Any:
-    """Run ``body`` against a fake API server on the current (virtual) loop."""
+async def with_env(body: Callable[[Env], Awaitable[Any]], *, feature_gates: dict[str, bool] | None = None) -> Any:
+    """Run ``body`` against a fake API server (with these API server ``feature_gates``) on the
+    current (virtual) loop."""
     loop = asyncio.get_running_loop()
     clock = VirtualClock(loop)
     requests: list[Req] = []
@@ -120,7 +121,8 @@ async def with_env(body: Callable[[Env], Awaitable[Any]]) -> Any:
         requests.append(Req(t, info.verb, info.resource, info.subresource, info.name, body, response.status))
         return response
 
-    async with FakeApiServer(clock=clock, taint_not_ready_nodes=False, interceptors=[record]) as server:
+    async with FakeApiServer(clock=clock, taint_not_ready_nodes=False, interceptors=[record],
+                             feature_gates=feature_gates) as server:
         async with aiohttp.ClientSession(server.url) as http:
             env = Env(server, http, clock, requests, fail)
             try:

@@ -83,7 +83,7 @@ def test_report_json_records_and_summary() -> None:
         "message": "condition appeared at 0.1 s\nslice", "reading": "delay-kept", "scheduler": "reference:no-delay",
         "adapter": "reference:no-delay", "seed": 7, "replay": REPLAY, "virtual_seconds": 5.0, "wall_seconds": 0.01,
         "journal": "suites_test_k.py_test_delay/journal.jsonl", "timeline": "suites_test_k.py_test_delay/timeline.svg",
-        "slack": VIRTUAL}
+        "slack": VIRTUAL, "apiserver_feature_gates": None}
     off = report["criteria"][2]
     assert (off["status"], off["feature_gates"], off["run_gates"]) == ("skipped", OFF, ON)
     assert off["reason"] == ("needs feature gate SchedulerPreEnqueuePodStatus=false; this run sets "
@@ -203,6 +203,25 @@ def test_timing_slack_is_the_judged_scenarios_and_says_so_when_it_varies() -> No
                 "(2 scenarios); a write may land 0.05 s before and 2 s after the time a criterion names (1 scenario)"}
 
 
+def test_the_api_servers_gates_are_named_beside_its_version() -> None:
+    """One set for every scenario: that set; several (the fake follows each scenario's scheduler
+    gates): each once; none known (a cluster the run did not start): null."""
+    kep5836 = {"InPlacePodVerticalScalingSchedulerPreemption": True}
+    same = [{**r, "server_version": "v1.37.0-schedharness", "apiserver_feature_gates": kep5836} for r in RECORDS]
+    report = build_report(same, INFO)
+    assert report["apiserver_feature_gates"] == kep5836
+    assert report["criteria"][0]["apiserver_feature_gates"] == kep5836
+    assert "- API server: v1.37.0-schedharness; feature gates: InPlacePodVerticalScalingSchedulerPreemption=true\n" \
+        in render_markdown(report)
+    mixed = [{**r, "apiserver_feature_gates": kep5836 if i % 2 else {}} for i, r in enumerate(RECORDS)]
+    report = build_report(mixed, INFO)
+    assert report["apiserver_feature_gates"] == [kep5836, {}]
+    assert "feature gates: per scenario: InPlacePodVerticalScalingSchedulerPreemption=true; release defaults" \
+        in render_markdown(report)
+    assert "<li>API server: ?; feature gates: per scenario: " in render_html(report)
+    assert build_report(RECORDS, INFO)["apiserver_feature_gates"] is None
+
+
 def test_markdown_tables_failures_and_readings() -> None:
     md = render_markdown(build_report(RECORDS, INFO))
     assert md == """\
@@ -218,6 +237,7 @@ no criterion passed or failed is not judged (exit code 1). The run passes when n
 one passed; the suites it did not judge are listed with its verdict.
 - Suites version {SUITE_VERSION} (criteria catalog: `schedharness criteria`)
 - The fake API server's schemas: kubernetes-validate {SCHEMA_PACKAGE_VERSION}, Kubernetes v1.37.0
+- API server: ?; feature gates: not known
 - Command: `python -m pytest suites/test_k.py`
 
 ## Suites

@@ -88,6 +88,9 @@ VIRTUAL = {"early": 0.01, "late": 0.2,  # harness._backend.VIRTUAL_SLACK
 REAL_TIME = {"early": 0.05, "late": 2.0,  # harness._backend.REAL_TIME_SLACK
              "text": "a write may land 0.05 s before and 2 s after the time a criterion names"}
 REAL = Path(__file__).resolve().parent.parent / "suites"
+NO_NODE_FIELD = ("this API server does not store Node spec.podPreemptionPolicy (KEP-5836: served from Kubernetes v1.37 "
+                 "with the API server's feature gate InPlacePodVerticalScalingSchedulerPreemption on; an older release "
+                 "prunes it, a v1.37 API server with the gate off drops it)")
 
 
 @pytest.fixture
@@ -421,9 +424,72 @@ def test_the_fake_serves_as_an_older_release_when_asked(tmp_path: Path) -> None:
     assert report["server_version"] == "v1.36.0-schedharness"
     assert report["api_schemas"].endswith("Kubernetes v1.36.0")
     skipped = {c["id"]: c["reason"] for c in report["criteria"] if c["status"] == "skipped"}
-    assert skipped == {"kep5836.disable-resize-preemption": (
-        "this API server does not store Node spec.podPreemptionPolicy (proposed by KEP-5836, not served by this "
-        "Kubernetes version)")}
+    assert skipped == {"kep5836.disable-resize-preemption": NO_NODE_FIELD}
+
+
+def test_the_api_server_takes_the_scenarios_known_gates_by_default(tmp_path: Path) -> None:
+    """No ``--apiserver-feature-gates``: each KEP-5836 scenario's fake API server has the gates of
+    its scheduler that v1.37 registers (both, for the scenarios that turn the feature on), so the
+    Node field is stored and every criterion is judged; the report records each scenario's."""
+    report = run_suites(RunOptions(suites=("kep5836_resize_preemption",), report_dir=tmp_path / "r",
+                                   timeline=False), progress=None).report
+    assert report["summary"] == {"passed": 14, "failed": 0, "skipped": 0}
+    on = {"InPlacePodVerticalScaling": True, "InPlacePodVerticalScalingSchedulerPreemption": True}
+    off = {"InPlacePodVerticalScalingSchedulerPreemption": False}
+    gates = {c["id"]: c["apiserver_feature_gates"] for c in report["criteria"]}
+    assert gates["kep5836.disable-resize-preemption"] == on and gates["kep5836.gate-off"] == off
+    assert report["apiserver_feature_gates"] == [on, off]  # one per distinct set, in JSON text order
+    assert "- API server: v1.37.0-schedharness; feature gates: per scenario: InPlacePodVerticalScaling=true," \
+           "InPlacePodVerticalScalingSchedulerPreemption=true; InPlacePodVerticalScalingSchedulerPreemption=false\n" \
+           in (tmp_path / "r" / "report.md").read_text()
+
+
+def test_the_api_server_gate_off_skips_the_criterion_that_needs_its_field(tmp_path: Path,
+                                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """``--apiserver-feature-gates InPlacePodVerticalScalingSchedulerPreemption=false``: the
+    scheduler's gate is on, the API server's off, so the fake drops the Node field as
+    kube-apiserver v1.37 does and the criterion that sets it is skipped, saying why; the others
+    pass (the scheduler needs nothing else from the API server)."""
+    out = tmp_path / "r"
+    assert main(["run", "--apiserver-feature-gates", "InPlacePodVerticalScalingSchedulerPreemption=false",
+                 "--suite", "kep5836_resize_preemption", "--report-dir", str(out), "--no-timeline"]) == 0
+    report = json.loads((out / "report.json").read_text())
+    skipped = {c["id"]: c["reason"] for c in report["criteria"] if c["status"] == "skipped"}
+    assert skipped == {"kep5836.disable-resize-preemption": NO_NODE_FIELD}
+    assert report["summary"] == {"passed": 13, "failed": 0, "skipped": 1}
+    assert report["apiserver_feature_gates"] == {"InPlacePodVerticalScalingSchedulerPreemption": False}
+    assert "--apiserver-feature-gates=InPlacePodVerticalScalingSchedulerPreemption=false" in report["command"]
+    assert "kep5836.disable-resize-preemption skipped: this API server does not store" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--apiserver-feature-gates", "Foo"],
+     "--apiserver-feature-gates: feature gate 'Foo': write Name=true or Name=false, comma-separated"),
+    (["--apiserver-feature-gates", "NoSuchGate=true"],
+     "--apiserver-feature-gates: the fake API server (Kubernetes v1.37.0) refuses them: unrecognized feature gate: "
+     "NoSuchGate"),
+    (["--apiserver-feature-gates", "InPlacePodVerticalScaling=false", "--kubernetes-version", "1.36"],
+     "--apiserver-feature-gates: the fake API server (Kubernetes v1.36.0) refuses them: cannot set feature gate "
+     "InPlacePodVerticalScaling to false, feature is locked to true"),
+    (["--apiserver-feature-gates", "InPlacePodVerticalScalingSchedulerPreemption=true", "--kubernetes-version", "1.36"],
+     "--apiserver-feature-gates: the fake API server (Kubernetes v1.36.0) refuses them: unrecognized feature gate: "
+     "InPlacePodVerticalScalingSchedulerPreemption"),
+    (["--feature-gates", "InPlacePodVerticalScaling=false"],
+     "--feature-gates: the fake API server (Kubernetes v1.37.0) takes the scheduler's gates it knows as its own and "
+     "refuses them: cannot set feature gate InPlacePodVerticalScaling to false, feature is locked to true; give "
+     "--apiserver-feature-gates to set its gates apart"),
+    (["--apiserver-feature-gates", "A=true", "--backend", "kubeconfig:/nowhere"],
+     "--apiserver-feature-gates sets the gates of an API server the run starts: with --backend kubeconfig:/nowhere "
+     "the cluster's own kube-apiserver has its gates already"),
+    (["--apiserver-feature-gates", "A=true", "--kind-apiserver-feature-gates", "B=true", "--backend", "kind"],
+     "--kind-apiserver-feature-gates is the older name of --apiserver-feature-gates: give one of them"),
+])
+def test_bad_api_server_gates_are_a_usage_error(argv: list[str], message: str,
+                                                capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["run", *argv, "--report-dir", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(message) and err.startswith("schedharness run")
+    assert not (tmp_path / "r").exists()
 
 
 @pytest.mark.parametrize(("argv", "message"), [

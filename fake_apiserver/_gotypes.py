@@ -30,8 +30,8 @@ from typing import Any, Mapping
 
 from fake_apiserver import _schema as schemas
 
-__all__ = ["DROP", "Field", "GoField", "Node", "PLAIN", "go_fields", "kind_node", "patch_strategies", "semantic_of",
-           "zero_value"]
+__all__ = ["DROP", "Field", "GoField", "Node", "PLAIN", "facts_file", "go_fields", "kind_node", "patch_strategies",
+           "semantic_of", "zero_value"]
 
 # Node kinds: the containers first (``kind <= LIST``), then the types with their own JSON
 # form (structs in Go: ``omitempty`` never leaves them out), then plain scalars.
@@ -138,7 +138,7 @@ def go_fields(release: str = schemas.KUBERNETES_VERSION) -> Mapping[str, Mapping
     newest one before it is read (Go type names and tags of a field do not change between
     releases). A definition the data lacks gets the schema's view (type names from the schema,
     ``omitempty`` unless ``required``)."""
-    source = _facts_file(release)
+    source = facts_file(release)
     if source is None:
         return {}
     with source.open("rb") as f:
@@ -163,9 +163,10 @@ def go_fields(release: str = schemas.KUBERNETES_VERSION) -> Mapping[str, Mapping
     return {definition: collect(definition, "", {}) for definition in messages}
 
 
-def _facts_file(release: str) -> Traversable | None:
+def facts_file(release: str = schemas.KUBERNETES_VERSION) -> Traversable | None:
     """``data/protobuf-v<major.minor>.json`` of ``release``, or else of the newest release before
-    it that the package ships (or, for an older release, the oldest one after it)."""
+    it that the package ships (or, for an older release, the oldest one after it): the Go facts
+    here and the protobuf wire facts of :mod:`~fake_apiserver._protobuf_wire` both read it."""
     pinned = tuple(int(p) for p in release.split(".")[:2])
     found: dict[tuple[int, ...], Traversable] = {}
     data = resources.files("fake_apiserver") / "data"

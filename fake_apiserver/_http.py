@@ -54,6 +54,7 @@ from fake_apiserver._effects import Effect, is_write
 from fake_apiserver._fieldvalidation import FieldValidation, warning_headers, yaml_duplicates
 from fake_apiserver._kinds import KindSpec, by_resource
 from fake_apiserver import _protobuf as protobuf
+from fake_apiserver import _schema as schemas
 from fake_apiserver._openapi import OpenAPIService
 from fake_apiserver._patch import PATCH_TYPES, patch_media_type
 from fake_apiserver._patch import _syntax_error as go_json_syntax_error
@@ -375,12 +376,14 @@ def _not_json(constant: str) -> Any:
 _JSON_DECODER = json.JSONDecoder(parse_constant=_not_json)
 
 
-def _decode_object(info: RequestInfo, group: str, version: str, kind: str) -> Obj:
+def _decode_object(info: RequestInfo, group: str, version: str, kind: str,
+                   release: str = schemas.KUBERNETES_VERSION) -> Obj:
     """:func:`_parse_body`, then the kind and version checks of decoding into the URL's type
     (:func:`~fake_apiserver._decode.interpret_errors`, :func:`~fake_apiserver._decode.resolve_kind`);
-    a protobuf body is decoded and checked by :func:`~fake_apiserver._protobuf.decode_object`."""
+    a protobuf body is decoded and checked by :func:`~fake_apiserver._protobuf.decode_object`
+    with the Go types of the server's ``release``."""
     if info.content_type and _media_type(info.content_type) == protobuf.CONTENT_TYPE:
-        return protobuf.decode_object(info.body, group, version, kind)
+        return protobuf.decode_object(info.body, group, version, kind, release)
     body = _parse_body(info, kind)
     if info.content_type and _media_type(info.content_type) == "application/yaml":
         body = _yaml_key_order(body)
@@ -488,6 +491,8 @@ class ApiHandler:
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         info = await read_request(request)
+        if info.spec is not None and not self.store.serves(info.spec):  # a kind of a later release
+            info.spec = None
         negotiated = info.path in ("/api", "/apis") or info.path.startswith(("/api/", "/apis/"))
         if negotiated and not _accepts_json(request.headers.get("Accept", "")):  # health, version: raw
             refused = _not_acceptable(info)
@@ -554,7 +559,8 @@ class ApiHandler:
             if info.subresource == "binding":
                 if info.verb != "create":
                     return None
-                return Effect(before, store.bound(info.namespace, info.name, _decode_object(info, "", "v1", "Binding")))
+                binding = _decode_object(info, "", "v1", "Binding", store.release)
+                return Effect(before, store.bound(info.namespace, info.name, binding))
             if (info.verb == "create") == bool(info.name) or (info.verb == "delete" and info.subresource):
                 return None  # not a write the resource route serves
             after = self._store_write(info, dry_run=True)
@@ -575,10 +581,10 @@ class ApiHandler:
         if info.verb in ("create", "update", "patch"):
             fields = _field_validation(info, [] if warnings is None else warnings)
         if info.verb == "create":
-            body = _decode_object(info, spec.group, spec.version, spec.kind)
+            body = _decode_object(info, spec.group, spec.version, spec.kind, store.release)
             return store.create(spec, ns, body, dry_run=dry_run, field_validation=fields)
         if info.verb == "update":
-            body = _decode_object(info, spec.group, spec.version, spec.kind)
+            body = _decode_object(info, spec.group, spec.version, spec.kind, store.release)
             return store.update(spec, ns, info.name, body, subresource=sub, dry_run=dry_run, field_validation=fields)
         if info.verb == "patch":
             return store.patch(spec, ns, info.name, info.body, info.content_type, subresource=sub, dry_run=dry_run,
@@ -614,7 +620,7 @@ class ApiHandler:
                 raise RouteMethodNotAllowed()
             dry_run = validate_write_options("CreateOptions", q)
             fields = _field_validation(info, _warnings(info))
-            body = _decode_object(info, "", "v1", "Binding")
+            body = _decode_object(info, "", "v1", "Binding", store.release)
             return json_response(store.bind(info.namespace, info.name, body, dry_run=dry_run,
                                             field_validation=fields), 201)
         if info.subresource == "eviction":

@@ -20,11 +20,12 @@ from typing import Any, Callable, Mapping
 
 from fake_apiserver import _quantity as quantity
 from fake_apiserver._errors import BadRequest, FieldError, Forbidden, GoJSON
-from fake_apiserver._names import is_dns1123_subdomain, is_label_value, is_qualified_name
+from fake_apiserver._names import is_dns1123_label, is_dns1123_subdomain, is_label_value, is_qualified_name
 
 __all__ = [
     "CREATE_RULES", "UPDATE_RULES", "admit_pod_overhead", "condition_errors", "container_port_errors", "default_node",
-    "default_stateful_set", "generate_name_checked_on_update", "labels_errors", "node_affinity_errors",
+    "default_stateful_set", "device_taint_rule_errors", "generate_name_checked_on_update", "labels_errors",
+    "node_affinity_errors",
     "non_negative_errors", "persistent_volume_capacity_errors", "pod_resource_claim_errors",
     "resource_slice_node_errors", "resource_slice_pool_errors", "selector_template_errors", "template_mismatch",
 ]
@@ -479,6 +480,50 @@ def _volume_attachment_errors(obj: Obj) -> list[FieldError]:
 
 
 # --- resource.k8s.io ----------------------------------------------------------------------------
+
+
+_DEVICE_TAINT_EFFECTS = ["NoExecute", "NoSchedule", "None"]
+
+
+def device_taint_rule_errors(obj: Obj, old: Obj | None = None) -> list[FieldError]:
+    """``validateDeviceTaintRuleSpec``: the selector's driver (``ValidateCSIDriverName``), pool
+    (each ``/``-separated part a DNS-1123 subdomain) and device (a DNS-1123 label); the taint's
+    key (a label name), value (a label value) and effect (None, NoSchedule or NoExecute), the
+    effect checked only when it changes (stored objects may hold one a later release added)."""
+    errors: list[FieldError] = []
+    selector = _get(obj, "spec", "deviceSelector")
+    if isinstance(selector, Mapping):
+        path = "spec.deviceSelector"
+        driver = selector.get("driver")
+        if isinstance(driver, str):
+            if not driver:
+                errors.append(FieldError.required(f"{path}.driver"))
+            else:
+                if len(driver) > 63:
+                    errors.append(FieldError("FieldValueTooLong", f"{path}.driver", "may not be more than 63 bytes"))
+                errors += _each(f"{path}.driver", driver, is_dns1123_subdomain(driver.lower()))
+        pool = selector.get("pool")
+        if isinstance(pool, str):
+            if not pool:
+                errors.append(FieldError.required(f"{path}.pool"))
+            for part in pool.split("/") if pool else ():
+                errors += _each(f"{path}.pool", part, is_dns1123_subdomain(part))
+        device = selector.get("device")
+        if isinstance(device, str):
+            errors += _each(f"{path}.device", device, is_dns1123_label(device))
+    taint = _get(obj, "spec", "taint")
+    taint = taint if isinstance(taint, Mapping) else {}
+    key, value, effect = str(taint.get("key") or ""), str(taint.get("value") or ""), str(taint.get("effect") or "")
+    errors += _each("spec.taint.key", key, is_qualified_name(key))
+    if value:
+        errors += _each("spec.taint.value", value, is_label_value(value))
+    if old is None or effect != str(_get(old, "spec", "taint", "effect") or ""):
+        if not effect:
+            errors.append(FieldError.required("spec.taint.effect"))
+        elif effect not in _DEVICE_TAINT_EFFECTS:
+            errors.append(FieldError.not_supported("spec.taint.effect", effect, _DEVICE_TAINT_EFFECTS))
+    return errors
+
 
 
 def resource_slice_pool_errors(obj: Obj) -> list[FieldError]:

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Iterable, Mapping
 
+from fake_apiserver import _schema
 from fake_apiserver._gotypes import patch_strategies
 
-__all__ = ["KINDS", "KindSpec", "ListStrategy", "by_kind", "by_resource"]
+__all__ = ["KINDS", "KindSpec", "ListStrategy", "by_kind", "by_resource", "served_kinds"]
 
 
 @dataclass(frozen=True)
@@ -202,6 +203,9 @@ KINDS: tuple[KindSpec, ...] = (
     _k("resource.k8s.io", "v1", "resourceslices", "ResourceSlice", False,
        fields=("spec.nodeName", "spec.driver")),
     _k("resource.k8s.io", "v1", "deviceclasses", "DeviceClass", False),
+    # v1 from v1.37 (GA; v1beta2 and off by default in v1.36): kube-scheduler v1.37 informs it
+    # (gate DRADeviceTaintRules, on by default; pkg/scheduler/scheduler.go starts the informer).
+    _k("resource.k8s.io", "v1", "devicetaintrules", "DeviceTaintRule", False, subresources=("status",)),
     # scheduling.k8s.io/v1
     _k("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False, short_names=("pc",)),
 )
@@ -216,3 +220,12 @@ def by_resource(group: str, version: str, resource: str) -> KindSpec | None:
 
 def by_kind(group: str, kind: str) -> KindSpec | None:
     return _BY_KIND.get((group, kind))
+
+
+def served_kinds(release: str, kinds: Iterable[KindSpec] = KINDS) -> tuple[KindSpec, ...]:
+    """The rows a server of ``release`` (``1.36.0``) serves: those whose group, version and kind
+    the release's schemas define. Every row is a GA version, and kube-apiserver serves a GA
+    version by default, so a release serves a row exactly when its OpenAPI has it (
+    ``resource.k8s.io/v1`` DeviceTaintRule from v1.37 on)."""
+    defined = _schema.group_version_kinds(release)
+    return tuple(k for k in kinds if (k.group, k.version, k.kind) in defined)

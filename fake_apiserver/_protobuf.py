@@ -27,10 +27,10 @@ from typing import Any
 
 from fake_apiserver._decode import SCHEME_NAME, _internal_type, summarize_data
 from fake_apiserver._errors import BadRequest
+from fake_apiserver._schema import KUBERNETES_VERSION
 from fake_apiserver._protobuf_wire import (
-    DATA_FILE,
-    KUBERNETES_RELEASE,
     ProtobufError,
+    data_file,
     field_of_tag,
     format_duration,
     read_length,
@@ -43,10 +43,9 @@ from fake_apiserver._protobuf_wire import (
 
 __all__ = [
     "CONTENT_TYPE",
-    "DATA_FILE",
-    "KUBERNETES_RELEASE",
     "ProtobufError",
     "body_json",
+    "data_file",
     "decode_delete_options",
     "decode_object",
     "format_duration",
@@ -70,7 +69,7 @@ class _Envelope:
     raw_end: int
 
 
-def _envelope(data: bytes) -> _Envelope:
+def _envelope(data: bytes, release: str = KUBERNETES_VERSION) -> _Envelope:
     """``runtime.Unknown`` after the magic, as the protobuf serializer's ``Decode`` reads it;
     ``ProtobufError`` in its words."""
     if not data:
@@ -80,7 +79,7 @@ def _envelope(data: bytes) -> _Envelope:
                             f"[{' '.join(str(b) for b in MAGIC)}]")
     if len(data) == 4:
         raise ProtobufError("empty body")
-    unknown = tables().messages[_UNKNOWN]
+    unknown = tables(release).messages[_UNKNOWN]
     type_meta_field, raw_field = unknown.by_number[1], unknown.by_number[2]
     type_meta = type_meta_field.message
     assert type_meta is not None
@@ -120,18 +119,19 @@ def _group_version_kind(envelope: _Envelope, group: str, version: str, kind: str
     return body_group, body_version, body_kind
 
 
-def decode_object(data: bytes, group: str, version: str, kind: str) -> Obj:
-    """A create or update body for ``group/version, Kind=kind``: the JSON object, with the URL's
-    ``kind`` and ``apiVersion``; ``BadRequest`` with the real server's message otherwise."""
+def decode_object(data: bytes, group: str, version: str, kind: str, release: str = KUBERNETES_VERSION) -> Obj:
+    """A create or update body for ``group/version, Kind=kind`` sent to a server of ``release``:
+    the JSON object, with the URL's ``kind`` and ``apiVersion``; ``BadRequest`` with the real
+    server's message otherwise."""
     try:
-        envelope = _envelope(data)
+        envelope = _envelope(data, release)
     except ProtobufError as e:
         raise BadRequest(f"the object provided is unrecognized (must be of type {kind}): {e} "
                          f"({summarize_data(data)})") from None
     body_group, body_version, body_kind = _group_version_kind(envelope, group, version, kind)
     gv = f"{body_group}/{body_version}" if body_group else body_version
     prefix = f"{body_kind} in version {json.dumps(body_version)} cannot be handled as a {kind}: "
-    message = tables().kinds.get((body_group, body_version, body_kind))
+    message = tables(release).kinds.get((body_group, body_version, body_kind))
     if message is None:
         raise BadRequest(prefix + f'no kind "{body_kind}" is registered for version "{gv}" in scheme "{SCHEME_NAME}"')
     values: list[Any] = [None] * message.size
@@ -149,7 +149,7 @@ def decode_object(data: bytes, group: str, version: str, kind: str) -> Obj:
     return {"kind": kind, "apiVersion": gv, **obj}
 
 
-def decode_delete_options(data: bytes) -> Obj:
+def decode_delete_options(data: bytes, release: str = KUBERNETES_VERSION) -> Obj:
     """A DELETE's body as the JSON object the delete handler's checks read
     (:func:`~fake_apiserver._decode.decode_delete_options`): ``metav1.DeleteOptions`` under any
     group-version. Decoding errors are bare (the delete handler does not frame them); a body of
@@ -157,12 +157,12 @@ def decode_delete_options(data: bytes) -> Obj:
     in the meta scheme's words. An ``apiVersion`` that does not parse counts as absent, as
     ``runtime.Unknown.GroupVersionKind()`` has it."""
     try:
-        envelope = _envelope(data)
+        envelope = _envelope(data, release)
         api_version = envelope.api_version if envelope.api_version.count("/") <= 1 else ""
         head = {"kind": envelope.kind, "apiVersion": api_version} if api_version else {"kind": envelope.kind}
         if envelope.kind not in ("", "DeleteOptions"):
             return head
-        message = tables().messages[_DELETE_OPTIONS]
+        message = tables(release).messages[_DELETE_OPTIONS]
         values: list[Any] = [None] * message.size
         read_message(message, data, envelope.raw_start, envelope.raw_end, values)
         return {**head, "kind": "DeleteOptions", **to_go_json(message, values)}
@@ -184,7 +184,8 @@ def body_json(body: bytes, content_type: str) -> Any:
 
 def to_json(data: bytes) -> Any:
     """The body as JSON by its own envelope's kind, for a record (the journal), or None when it
-    cannot be read."""
+    cannot be read. Read with the newest release's facts, so the record keeps every field the
+    client sent."""
     try:
         envelope = _envelope(data)
         group, _, version = envelope.api_version.rpartition("/")

@@ -2,8 +2,8 @@
 
 :mod:`~fake_apiserver._protobuf` reads the envelope and decides what a body is; this module reads
 a message. The wire facts (field numbers, Go field names and types, which fields are pointers,
-``omitempty``, inline structs) are data generated from the Go types of one release
-(:data:`DATA_FILE`, written by ``tools/gen_protobuf_fields.py``); nothing here is copied from
+``omitempty``, inline structs) are data generated from the Go types of a release
+(:func:`data_file`, written by ``tools/gen_protobuf_fields.py``); nothing here is copied from
 ``.proto`` files.
 
 It is written by hand rather than with the ``protobuf`` package because what matters is what
@@ -34,14 +34,15 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from fake_apiserver._gotypes import facts_file
 from fake_apiserver._patch import _syntax_error as go_json_syntax_error
+from fake_apiserver._schema import KUBERNETES_VERSION
 
 __all__ = [
-    "DATA_FILE",
-    "KUBERNETES_RELEASE",
     "Message",
     "ProtobufError",
     "Tables",
+    "data_file",
     "field_of_tag",
     "format_duration",
     "go_int32",
@@ -55,11 +56,16 @@ __all__ = [
 
 Obj = dict[str, Any]
 
-KUBERNETES_RELEASE = "1.36"
-"""The release whose Go types the wire facts come from (k8s.io/api v0.36.0): the real server's,
-kube-apiserver v1.36. A field a later release adds is skipped as an unknown field, as that
-server skips it."""
-DATA_FILE = f"protobuf-v{KUBERNETES_RELEASE}.json"
+
+def data_file(release: str = KUBERNETES_VERSION) -> str:
+    """The generated data a server of ``release`` (``1.37.0``) reads its wire facts from: that
+    release's Go types (``protobuf-v1.37.json``), or the newest release's before it that the
+    package ships (:func:`~fake_apiserver._gotypes.facts_file`). A field a later release adds is
+    skipped as an unknown field, as a server of the earlier release skips it."""
+    source = facts_file(release)
+    if source is None:  # pragma: no cover - the package ships its data
+        raise FileNotFoundError("fake_apiserver/data holds no protobuf-v<release>.json")
+    return source.name
 
 _EOF = "unexpected EOF"
 _OVERFLOW = "proto: integer overflow"
@@ -145,8 +151,14 @@ class Tables:
 
 
 @functools.cache
-def tables() -> Tables:
-    with (resources.files("fake_apiserver") / "data" / DATA_FILE).open("rb") as f:
+def tables(release: str = KUBERNETES_VERSION) -> Tables:
+    """The compiled wire facts a server of ``release`` decodes with (:func:`data_file`)."""
+    return _tables(data_file(release))
+
+
+@functools.cache
+def _tables(name: str) -> Tables:
+    with (resources.files("fake_apiserver") / "data" / name).open("rb") as f:
         data = json.load(f)
     raw_messages: dict[str, dict[str, Any]] = data["messages"]
     messages = {name: Message(name, raw) for name, raw in raw_messages.items()}

@@ -29,6 +29,7 @@ __all__ = [
     "definition",
     "definition_name",
     "definitions",
+    "group_version_kinds",
     "release",
     "resolve",
     "source",
@@ -42,8 +43,10 @@ fake's answers are compared against is kube-apiserver v1.36, whose schemas diffe
 by fields added in v1.37 (such a field is pruned or refused there and stored here)."""
 
 RELEASES = ("1.34.0", "1.35.0", "1.36.0", "1.37.0")
-"""The releases a fake server can serve as: each ships the served kinds at the versions this
-fake serves (``resource.k8s.io/v1`` is the newest of them, since v1.34)."""
+"""The releases a fake server can serve as: each ships the kinds schedulers need at the versions
+this fake serves (``resource.k8s.io/v1`` is the newest of them, since v1.34); a kind a later
+release added at such a version (``resource.k8s.io/v1`` DeviceTaintRule, v1.37) is served only by
+the releases that define it (:func:`~fake_apiserver._kinds.served_kinds`)."""
 
 _REF_PREFIX = "#/$defs/"
 
@@ -78,6 +81,11 @@ def _by_gvk(release: str) -> Mapping[tuple[str, str, str], str]:
         for gvk in schema.get("x-kubernetes-group-version-kind", ()):
             index.setdefault((gvk["group"], gvk["version"], gvk["kind"]), name)
     return index
+
+
+def group_version_kinds(release: str = KUBERNETES_VERSION) -> frozenset[tuple[str, str, str]]:
+    """Every ``(group, version, kind)`` the release's schemas define."""
+    return frozenset(_by_gvk(release))
 
 
 def definition_name(group: str, version: str, kind: str, release: str = KUBERNETES_VERSION) -> str:

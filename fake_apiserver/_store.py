@@ -63,7 +63,7 @@ from fake_apiserver._errors import (
     UnknownError,
 )
 from fake_apiserver._features import FeatureGates
-from fake_apiserver._kinds import KINDS, KindSpec, by_kind, by_resource
+from fake_apiserver._kinds import KINDS, KindSpec, by_kind, by_resource, served_kinds
 from fake_apiserver._patch import apply_patch, reconcile_patched_kind
 from fake_apiserver._priority import system_priority_classes
 from fake_apiserver import _resize as resize
@@ -161,7 +161,8 @@ class Store:
         self._lag: dict[tuple[str, str], float] = {}
         self._held: dict[tuple[str, str], deque[Change]] = {}
         self._on_hold: dict[tuple[str, str], Callable[[], None]] = {}
-        self.kinds = tuple(kinds)
+        #: the rows of ``kinds`` this release serves (a kind a later release added is not found)
+        self.kinds = served_kinds(self.release, kinds)
         self._spec_by_key = {(k.group, k.resource): k for k in self.kinds}
         for spec in self.kinds:
             key = (spec.group, spec.resource)
@@ -174,6 +175,7 @@ class Store:
             self._strategies[key] = strategy_for(spec, taint_not_ready=taint_not_ready_nodes,
                                                  storage_protection=storage_protection,
                                                  priority_classes=self._priority_classes,
+                                                 now=self._now,
                                                  storage_classes=self._storage_classes, features=self.features)
         for name in DEFAULT_NAMESPACES:
             self.create(NAMESPACES, None, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
@@ -206,6 +208,10 @@ class Store:
     def _node(self, name: str) -> Obj | None:
         """The stored Node of that name, or None: what admission plugins' node listers see."""
         return self._objects.get((NODES.group, NODES.resource), {}).get(("", name))
+
+    def serves(self, spec: KindSpec) -> bool:
+        """Whether this release serves the kind of ``spec`` (:attr:`kinds`)."""
+        return self._spec_by_key.get((spec.group, spec.resource)) is spec
 
     @property
     def resource_version(self) -> int:
@@ -1061,11 +1067,12 @@ CREATE_ON_UPDATE = frozenset({("", "events"), ("events.k8s.io", "events"), ("", 
                               ("coordination.k8s.io", "leases")})
 
 # Kinds whose update strategy has ``AllowUnconditionalUpdate() == false``: an update must carry
-# the resourceVersion it read (checked against kube-apiserver v1.36, PUT without one, each kind).
+# the resourceVersion it read (checked against kube-apiserver v1.36, PUT without one, each kind;
+# DeviceTaintRules against v1.37, whose strategy refuses it at v1 and allows it at v1beta2).
 _REQUIRES_RESOURCE_VERSION = {
     ("policy", "poddisruptionbudgets"), ("coordination.k8s.io", "leases"), ("storage.k8s.io", "csinodes"),
     ("storage.k8s.io", "csidrivers"), ("storage.k8s.io", "csistoragecapacities"),
-    ("storage.k8s.io", "volumeattachments"),
+    ("storage.k8s.io", "volumeattachments"), ("resource.k8s.io", "devicetaintrules"),
 }
 
 

@@ -33,13 +33,20 @@ from fake_apiserver._decode import go_json_type
 from fake_apiserver._dropdisabled import NODE_RULES, POD_RULES, drop_disabled_fields
 from fake_apiserver._errors import BadRequest, FieldError
 from fake_apiserver._features import FeatureGates
+from fake_apiserver._gotypes import kind_node, semantic_of
 from fake_apiserver._kinds import KindSpec
 from fake_apiserver import _claim_validation as claim_validation
 from fake_apiserver import _disruption as disruption
 from fake_apiserver import _priority as priority
 from fake_apiserver import _quantity as quantity
 from fake_apiserver import _validation as validation
-from fake_apiserver._kind_validation import admit_pod_overhead, default_node, default_stateful_set
+from fake_apiserver._kind_validation import (
+    admit_pod_overhead,
+    condition_errors,
+    default_node,
+    default_stateful_set,
+    device_taint_rule_errors,
+)
 
 __all__ = [
     "DELETE_OPTIONS_SHAPE", "NodeStrategy", "PodDisruptionBudgetStrategy", "PodStrategy", "PriorityClassStrategy",
@@ -66,13 +73,19 @@ _NO_GENERATION = frozenset({
 
 
 # Kinds whose status strategy calls ``metav1.ResetObjectMetaForStatus`` (checked against
-# kube-apiserver v1.36: a merge patch of labels, annotations, finalizers and owner references
-# through /status changes none of them on these, all four on the other served kinds).
-_STATUS_RESETS_META = frozenset({("storage.k8s.io", "volumeattachments"), ("resource.k8s.io", "resourceclaims")})
+# kube-apiserver v1.36, DeviceTaintRules against v1.37: a merge patch of labels, annotations,
+# finalizers and owner references through /status changes none of them on these, all four on the
+# other served kinds).
+_STATUS_RESETS_META = frozenset({("storage.k8s.io", "volumeattachments"), ("resource.k8s.io", "resourceclaims"),
+                                 ("resource.k8s.io", "devicetaintrules")})
 
 
 def _no_classes() -> Mapping[str, Obj]:
     return {}
+
+
+def _no_time() -> str:
+    raise RuntimeError("this strategy stamps times: give strategy_for a clock (now=...)")
 
 
 class Strategy:
@@ -481,6 +494,67 @@ class ResourceClaimStrategy(Strategy):
         return errors + claim_validation.validate_claim_spec(self._spec_of(new), self._path())
 
 
+class DeviceTaintRuleStrategy(Strategy):
+    """``pkg/registry/resource/devicetaintrule``: the status cleared on create (encoded as the
+    empty struct it is) and kept on update; the taint's ``timeAdded`` defaulted to the time of the
+    write (``SetDefaults_DeviceTaint``, in seconds: a PUT that leaves it out sets it anew), and set
+    to it when an update changes the effect but not the time (``PrepareForUpdate``). Generation,
+    the resourceVersion an update must carry and the ``/status`` metadata reset are generic
+    (:data:`_STATUS_RESETS_META`, the store's ``_REQUIRES_RESOURCE_VERSION``)."""
+
+    def __init__(self, spec: KindSpec, *, now: Callable[[], str]) -> None:
+        super().__init__(spec)
+        self.now = now
+
+    @staticmethod
+    def _taint(obj: Obj) -> Obj | None:
+        spec = obj.get("spec")
+        taint = spec.get("taint") if isinstance(spec, dict) else None
+        return taint if isinstance(taint, dict) else None
+
+    def _default(self, obj: Obj) -> None:
+        spec = obj.get("spec")
+        if isinstance(spec, dict):  # the taint is a struct, not a pointer: always there to default
+            taint = spec.setdefault("taint", {})
+            if isinstance(taint, dict) and taint.get("timeAdded") is None:
+                taint["timeAdded"] = self.now()
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        self._default(obj)
+        super().prepare_for_create(obj, now)
+        obj["status"] = {}
+
+    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+        self._default(new)
+        super().prepare_for_update(new, old)
+        if "generation" in old["metadata"]:  # on the Go types: a selector set to {} is not a nil one
+            node = kind_node(self.spec.group, self.spec.version, self.spec.kind).fields["spec"].node
+            changed = semantic_of(new.get("spec"), node) != semantic_of(old.get("spec"), node)
+            new["metadata"]["generation"] = old["metadata"]["generation"] + int(changed)
+        taint, old_taint = self._taint(new), self._taint(old) or {}
+        if taint is not None and taint.get("effect") != old_taint.get("effect") \
+                and taint.get("timeAdded") == old_taint.get("timeAdded"):
+            taint["timeAdded"] = self.now()  # the generation is bumped already: the effect changed
+
+    def validate_create(self, obj: Obj) -> list[FieldError]:
+        return device_taint_rule_errors(obj)
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return device_taint_rule_errors(new, old)
+
+    def validate_status_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        """``ValidateDeviceTaintRuleStatusUpdate``: ``ValidateConditions`` and at most 8."""
+        conditions = (new.get("status") or {}).get("conditions")
+        errors = condition_errors(conditions, "status.conditions")
+        if isinstance(conditions, list) and len(conditions) > _DEVICE_TAINT_RULE_MAX_CONDITIONS:
+            errors.append(FieldError("FieldValueTooMany", "status.conditions",
+                                     f"must have at most {_DEVICE_TAINT_RULE_MAX_CONDITIONS} items", len(conditions)))
+        return errors
+
+
+_DEVICE_TAINT_RULE_MAX_CONDITIONS = 8  # resource.DeviceTaintRuleStatusMaxConditions
+
+
 class PriorityClassStrategy(Strategy):
     """``pkg/registry/scheduling/priorityclass``: v1 defaults on every write, ``generation`` 1 on
     create and never bumped, the Priority plugin's one-global-default rule, no deleting the
@@ -636,14 +710,17 @@ class VolumeStrategy(Strategy):
 def strategy_for(
     spec: KindSpec, *, taint_not_ready: bool, storage_protection: bool = True,
     priority_classes: PriorityClasses = _no_classes, storage_classes: StorageClasses = _no_classes,
-    features: FeatureGates | None = None,
+    features: FeatureGates | None = None, now: Callable[[], str] = _no_time,
 ) -> Strategy:
     """The strategy of ``spec``'s kind; ``priority_classes`` is what the Priority admission plugin
     reads (pods and priority classes); ``taint_not_ready`` and ``storage_protection`` turn the
     TaintNodesByCondition and StorageObjectInUseProtection admission plugins on; ``features`` are
-    the API server's feature gates (default: the pinned release's defaults)."""
+    the API server's feature gates (default: the pinned release's defaults); ``now`` is the time
+    of a write, for the rules that stamp one on an update (``metav1.Time``, seconds)."""
     if spec.group == "resource.k8s.io" and spec.resource in ("resourceclaims", "resourceclaimtemplates"):
         return ResourceClaimStrategy(spec)
+    if spec.group == "resource.k8s.io" and spec.resource == "devicetaintrules":
+        return DeviceTaintRuleStrategy(spec, now=now)
     if spec.group == "" and spec.resource == "pods":
         return PodStrategy(spec, priority_classes=priority_classes, features=features)
     if spec.group == "scheduling.k8s.io" and spec.resource == "priorityclasses":

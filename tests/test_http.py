@@ -177,12 +177,104 @@ def test_group_discovery_lists_every_group_and_resourceclaims_status() -> None:
         assert (group["kind"], group["name"]) == ("APIGroup", "resource.k8s.io")
         resource = (await api.get("/apis/resource.k8s.io/v1")).body
         assert [r["name"] for r in resource["resources"]] == [
-            "resourceclaims", "resourceclaims/status", "resourceclaimtemplates", "resourceslices", "deviceclasses"]
+            "resourceclaims", "resourceclaims/status", "resourceclaimtemplates", "resourceslices", "deviceclasses",
+            "devicetaintrules", "devicetaintrules/status"]
         assert resource["resources"][1] == {"name": "resourceclaims/status", "singularName": "", "namespaced": True,
                                             "kind": "ResourceClaim", "verbs": ["get", "patch", "update"]}
         events = (await api.get("/apis/events.k8s.io/v1")).body
         assert events["groupVersion"] == "events.k8s.io/v1"
         assert [r["name"] for r in events["resources"]] == ["events"]
+
+    serve(scenario)
+
+
+DEVICE_TAINT_RULES = "/apis/resource.k8s.io/v1/devicetaintrules"
+
+
+def test_device_taint_rules_are_served_from_release_137_on() -> None:
+    """resource.k8s.io/v1 DeviceTaintRule is GA in v1.37 (kube-scheduler v1.37 informs it); v1.36
+    had it at v1beta2, off by default, so a server of v1.36 knows no such resource at v1."""
+    async def v137(api: Api) -> None:
+        resources = {r["name"]: r for r in (await api.get("/apis/resource.k8s.io/v1")).body["resources"]}
+        assert resources["devicetaintrules"] == {
+            "name": "devicetaintrules", "singularName": "devicetaintrule", "namespaced": False, "kind": "DeviceTaintRule",
+            "verbs": ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]}
+        assert resources["devicetaintrules/status"] == {
+            "name": "devicetaintrules/status", "singularName": "", "namespaced": False, "kind": "DeviceTaintRule",
+            "verbs": ["get", "patch", "update"]}
+        listed = await api.ok("GET", DEVICE_TAINT_RULES)
+        assert (listed["kind"], listed["apiVersion"], listed["items"]) == ("DeviceTaintRuleList", "resource.k8s.io/v1", [])
+        paths = (await api.get("/openapi/v3/apis/resource.k8s.io/v1")).body["paths"]
+        assert "/apis/resource.k8s.io/v1/devicetaintrules/{name}/status" in paths
+
+    async def v136(api: Api) -> None:
+        resources = [r["name"] for r in (await api.get("/apis/resource.k8s.io/v1")).body["resources"]]
+        assert "devicetaintrules" not in resources
+        reply = await api.get(DEVICE_TAINT_RULES)  # as kube-apiserver answers for a resource it lacks
+        assert (reply.status, reply.body) == (404, {
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": "the server could not find the requested resource", "reason": "NotFound", "details": {},
+            "code": 404})
+        paths = (await api.get("/openapi/v3/apis/resource.k8s.io/v1")).body["paths"]
+        assert not [path for path in paths if "devicetaintrules" in path]
+
+    serve(v137)
+    serve(v136, kubernetes_version="1.36")
+
+
+def test_a_device_taint_rule_is_written_as_kube_apiserver_v137_writes_it() -> None:
+    """pkg/registry/resource/devicetaintrule, each answer compared with kube-apiserver v1.37.2's to
+    the same requests: the status cleared on create (and encoded as ``{}``) and kept on update;
+    generation 1, then +1 on a spec change (a selector set to ``null`` from ``{}`` is one); the
+    taint's ``timeAdded`` defaulted to the time of the write and set anew when the effect changes
+    but the time does not (a given time is kept); an update needs a resourceVersion; ``/status``
+    changes no labels, annotations or finalizers (``ResetObjectMetaForStatus``); a delete answers
+    a ``Status``."""
+    merge = "application/merge-patch+json"
+    at = "2026-01-01T00:00:0{}Z".format
+    condition = {"type": "EvictionInProgress", "status": "True", "reason": "R", "message": "m",
+                 "lastTransitionTime": "2026-01-01T00:00:00Z"}
+
+    async def scenario(api: Api) -> None:
+        created = await api.ok("POST", DEVICE_TAINT_RULES, {
+            "apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule", "metadata": {"name": "r", "labels": {"a": "b"}},
+            "spec": {"deviceSelector": {}, "taint": {"key": "example.com/k", "effect": "NoSchedule"}},
+            "status": {"conditions": [condition]}})
+        assert (created["metadata"]["generation"], created["spec"], created["status"]) == (
+            1, {"deviceSelector": {}, "taint": {"key": "example.com/k", "effect": "NoSchedule", "timeAdded": at(0)}}, {})
+        await asyncio.sleep(2)
+        patched = await api.ok("PATCH", f"{DEVICE_TAINT_RULES}/r", {"spec": {"taint": {"value": "v"}}}, merge)
+        assert (patched["metadata"]["generation"], patched["spec"]["taint"]["timeAdded"]) == (2, at(0))
+        status_patch = {"metadata": {"labels": {"c": "d"}, "annotations": {"x": "y"}, "finalizers": ["example.com/f"]},
+                        "spec": {"taint": {"value": "w"}}, "status": {"conditions": [condition]}}
+        written = await api.ok("PATCH", f"{DEVICE_TAINT_RULES}/r/status", status_patch, merge)
+        assert (written["metadata"]["labels"], written["spec"], written["status"]) == (
+            {"a": "b"}, patched["spec"], {"conditions": [condition]})
+        assert "annotations" not in written["metadata"] and "finalizers" not in written["metadata"]
+        await asyncio.sleep(2)
+        effect = await api.ok("PATCH", f"{DEVICE_TAINT_RULES}/r", {"spec": {"taint": {"effect": "None"}}}, merge)
+        assert (effect["metadata"]["generation"], effect["spec"]["taint"]["timeAdded"], effect["status"]) == (
+            3, at(4), {"conditions": [condition]})
+        given = await api.ok("PATCH", f"{DEVICE_TAINT_RULES}/r", {"spec": {"taint": {
+            "effect": "NoExecute", "timeAdded": "2020-01-01T00:00:00Z"}}}, merge)
+        assert (given["metadata"]["generation"], given["spec"]["taint"]["timeAdded"]) == (4, "2020-01-01T00:00:00Z")
+        unselected = await api.ok("PATCH", f"{DEVICE_TAINT_RULES}/r", {"spec": {"deviceSelector": None}}, merge)
+        assert (unselected["metadata"]["generation"], "deviceSelector" in unselected["spec"]) == (5, False)
+        await asyncio.sleep(2)
+        body = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule", "metadata": {"name": "r"},
+                "spec": {"taint": {"key": "example.com/k", "value": "v", "effect": "NoExecute"}}}
+        unconditional = await api.put(f"{DEVICE_TAINT_RULES}/r", body)
+        assert (unconditional.status, unconditional.body["message"]) == (
+            422, 'devicetaintrules.resource.k8s.io "r" is invalid: metadata.resourceVersion: Invalid value: 0: '
+                 "must be specified for an update")
+        body["metadata"]["resourceVersion"] = unselected["metadata"]["resourceVersion"]
+        put = await api.ok("PUT", f"{DEVICE_TAINT_RULES}/r", body)  # no timeAdded: defaulted anew
+        assert (put["metadata"]["generation"], put["spec"]["taint"]["timeAdded"]) == (6, at(6))
+        deleted = await api.delete(f"{DEVICE_TAINT_RULES}/r")
+        assert (deleted.status, deleted.body) == (200, {
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+            "details": {"name": "r", "group": "resource.k8s.io", "kind": "devicetaintrules",
+                        "uid": created["metadata"]["uid"]}})
 
     serve(scenario)
 

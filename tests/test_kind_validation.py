@@ -1,8 +1,9 @@
 """The rules of :mod:`fake_apiserver._kind_validation`, over HTTP against the fake.
 
-Every expected message was captured from kube-apiserver v1.36 with the same request (a body
-POSTed, PUT or PATCHed to a real server, the answer's ``message`` copied here), so each test
-says what the real server answers, not what the fake's code builds.
+Every expected message was captured from kube-apiserver v1.36 (DeviceTaintRules, a kind v1.37
+serves at resource.k8s.io/v1: v1.37.2) with the same request (a body POSTed, PUT or PATCHed to a
+real server, the answer's ``message`` copied here), so each test says what the real server
+answers, not what the fake's code builds.
 """
 
 from __future__ import annotations
@@ -26,18 +27,23 @@ LABEL_VALUE = (
     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
     "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
     "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
+LABEL = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and "
+    "end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
 ONE_NODE_SELECTION = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
 CONTAINERS = [{"name": "c", "image": "i"}]
 TEMPLATE = {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": CONTAINERS}}
 POOL = {"name": "p", "resourceSliceCount": 1}
 NS = "/api/v1/namespaces/default"
+DTR = "/apis/resource.k8s.io/v1/devicetaintrules"
 
 
 def test_public_api_is_pinned() -> None:
     assert _kind_validation.__all__ == [
         "CREATE_RULES", "UPDATE_RULES", "admit_pod_overhead", "condition_errors", "container_port_errors", "default_node",
-        "default_stateful_set", "generate_name_checked_on_update", "labels_errors", "node_affinity_errors",
-        "non_negative_errors", "persistent_volume_capacity_errors", "pod_resource_claim_errors",
+        "default_stateful_set", "device_taint_rule_errors", "generate_name_checked_on_update", "labels_errors",
+        "node_affinity_errors", "non_negative_errors", "persistent_volume_capacity_errors", "pod_resource_claim_errors",
         "resource_slice_node_errors", "resource_slice_pool_errors", "selector_template_errors", "template_mismatch",
     ]
 
@@ -182,6 +188,26 @@ CREATES: list[tuple[str, dict[str, Any], str]] = [
         "selector": {"matchLabels": {"a": "b"}}, "template": TEMPLATE, "podManagementPolicy": "Bogus"}},
      'StatefulSet.apps "ss1" is invalid: spec.podManagementPolicy: Invalid value: "Bogus": '
      "must be 'OrderedReady' or 'Parallel'"),
+    (DTR, {"metadata": {"name": "dtr1"}, "spec": {"taint": {"effect": "NoSchedule"}}},
+     'DeviceTaintRule.resource.k8s.io "dtr1" is invalid: [spec.taint.key: Invalid value: "": name part must be '
+     f'non-empty, spec.taint.key: Invalid value: "": {NAME_PART}]'),
+    (DTR, {"metadata": {"name": "dtr2"}, "spec": {"taint": {"key": "k"}}},
+     'DeviceTaintRule.resource.k8s.io "dtr2" is invalid: spec.taint.effect: Required value'),
+    (DTR, {"metadata": {"name": "dtr3"}, "spec": {"taint": {"key": "k", "effect": "PreferNoSchedule"}}},
+     'DeviceTaintRule.resource.k8s.io "dtr3" is invalid: spec.taint.effect: Unsupported value: "PreferNoSchedule": '
+     'supported values: "NoExecute", "NoSchedule", "None"'),
+    (DTR, {"metadata": {"name": "dtr4"}, "spec": {"taint": {"key": "-bad-", "value": "in valid", "effect": "None"}}},
+     f'DeviceTaintRule.resource.k8s.io "dtr4" is invalid: [spec.taint.key: Invalid value: "-bad-": {NAME_PART}, '
+     f'spec.taint.value: Invalid value: "in valid": {LABEL_VALUE}]'),
+    (DTR, {"metadata": {"name": "dtr5"}, "spec": {"taint": {"key": "k", "effect": "None"}, "deviceSelector": {
+        "driver": "Not_A_Driver", "pool": "/x/", "device": "Bad_Dev"}}},
+     f'DeviceTaintRule.resource.k8s.io "dtr5" is invalid: [spec.deviceSelector.driver: Invalid value: "Not_A_Driver": '
+     f'{SUBDOMAIN}, spec.deviceSelector.pool: Invalid value: "": {SUBDOMAIN}, spec.deviceSelector.device: Invalid '
+     f'value: "Bad_Dev": {LABEL}]'),
+    (DTR, {"metadata": {"name": "dtr6"}, "spec": {"taint": {"key": "k", "effect": "None"}, "deviceSelector": {
+        "driver": "", "pool": "", "device": ""}}},  # set to "": pointers, so not left out
+     'DeviceTaintRule.resource.k8s.io "dtr6" is invalid: [spec.deviceSelector.driver: Required value, '
+     f'spec.deviceSelector.pool: Required value, spec.deviceSelector.device: Invalid value: "": {LABEL}]'),
 ]
 
 
@@ -238,6 +264,10 @@ UPDATES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
      {"spec": {"updateStrategy": {"type": "Bogus"}}},
      'StatefulSet.apps "ss3" is invalid: spec.updateStrategy: Invalid value: '
      '{"Type":"Bogus","RollingUpdate":{"Partition":0,"MaxUnavailable":null}}: must be \'RollingUpdate\' or \'OnDelete\''),
+    (DTR, {"metadata": {"name": "dtr7"}, "spec": {"taint": {"key": "k", "effect": "NoSchedule"}}},
+     {"spec": {"taint": {"effect": "Bogus"}}},
+     'DeviceTaintRule.resource.k8s.io "dtr7" is invalid: spec.taint.effect: Unsupported value: "Bogus": '
+     'supported values: "NoExecute", "NoSchedule", "None"'),
 ]
 
 
@@ -398,5 +428,27 @@ def test_budget_status_conditions_are_validated(conditions: list[dict[str, Any]]
         assert await api.ok("GET", f"{path}/p") == stored
         ok = [{"type": "Ready", "status": "True", "lastTransitionTime": T0, "reason": "R1,2:_"}]
         await api.ok("PATCH", f"{path}/p/status", {"status": {"conditions": ok}}, "application/merge-patch+json")
+
+    serve(scenario)
+
+
+def test_device_taint_rule_status_conditions_are_validated() -> None:
+    """``ValidateDeviceTaintRuleStatusUpdate``: ``ValidateConditions`` (as a budget's, above) and
+    at most eight (kube-apiserver v1.37.2)."""
+    async def scenario(api: Api) -> None:
+        stored = await api.ok("POST", DTR, {"metadata": {"name": "d"}, "spec": {"taint": {"key": "k", "effect": "None"}}})
+        many = [{"type": f"A{i}", "status": "True", "lastTransitionTime": T0, "reason": "R"} for i in range(9)]
+        reply = await api.patch(f"{DTR}/d/status", {"status": {"conditions": many}}, "application/merge-patch+json")
+        assert (reply.status, reply.body["message"]) == (
+            422, 'DeviceTaintRule.resource.k8s.io "d" is invalid: status.conditions: Too many: 9: must have at most 8 items')
+        reply = await api.patch(f"{DTR}/d/status", {"status": {"conditions": [{"type": "x y", "status": "Maybe"}]}},
+                                "application/merge-patch+json")
+        assert (reply.status, reply.body["message"]) == (
+            422, f'DeviceTaintRule.resource.k8s.io "d" is invalid: [status.conditions[0].type: Invalid value: "x y": '
+                 f'{NAME_PART}, status.conditions[0].status: Unsupported value: "Maybe": supported values: "False", '
+                 '"True", "Unknown", status.conditions[0].lastTransitionTime: Required value, '
+                 'status.conditions[0].reason: Required value]')
+        assert await api.ok("GET", f"{DTR}/d") == stored
+        await api.ok("PATCH", f"{DTR}/d/status", {"status": {"conditions": many[:8]}}, "application/merge-patch+json")
 
     serve(scenario)

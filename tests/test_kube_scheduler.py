@@ -31,7 +31,7 @@ with a 60 s safety timeout that only a hang reaches.
 The bodies asserted exactly below are what the binaries really sent (read from their logs and the
 journal). v1.35's status patches and binding are recorded in
 ``tests/data/kube_scheduler_v1.35_requests.json`` (read through ``recorded_requests``), which the
-reference scheduler's tests share; the tables below say how v1.30 differs. They follow
+reference scheduler's tests share; the tables below say how v1.30 and v1.37 differ. They follow
 k8s-semantics D.3 and D.4: the fit error
 ``0/%v nodes are available: %v.`` with the PostFilter messages after it, the strategic-merge
 status patch built by ``CreateTwoWayMergePatch`` (``$setElementOrder/conditions`` only when the
@@ -79,21 +79,31 @@ BASE_INFORMED = frozenset({
     "csistoragecapacities.storage.k8s.io",
 })
 # Observed per minor version. v1.35: DRA is GA and on (resource.k8s.io/v1), and NodeVolumeLimits
-# registers VolumeAttachment/Delete, which starts a VolumeAttachment informer.
+# registers VolumeAttachment/Delete, which starts a VolumeAttachment informer. v1.37: DeviceTaintRules
+# too (gate DRADeviceTaintRules GA and on: pkg/scheduler/scheduler.go hands the ResourceSlice tracker a
+# DeviceTaintRule informer).
 INFORMED = {
     30: BASE_INFORMED,
     35: BASE_INFORMED | {
         "volumeattachments.storage.k8s.io", "resourceclaims.resource.k8s.io",
         "resourceslices.resource.k8s.io", "deviceclasses.resource.k8s.io",
     },
+    37: BASE_INFORMED | {
+        "volumeattachments.storage.k8s.io", "resourceclaims.resource.k8s.io",
+        "resourceslices.resource.k8s.io", "deviceclasses.resource.k8s.io", "devicetaintrules.resource.k8s.io",
+    },
 }
 # The FailedScheduling message for a pod requesting more cpu than the one node has, where it
 # differs from v1.35's recorded one. v1.35 adds the DynamicResources PostFilter message, and its
 # NodeResourcesFit marks a request above the node's allocatable as unresolvable, so preemption
-# reports itself not helpful; v1.30 does neither.
+# reports itself not helpful; v1.30 does neither. v1.37's DynamicResources PostFilter rejects a pod
+# without claims with no message ("No new claims to deallocate" is only logged: dynamicresources.go,
+# PostFilter), so only preemption's is left.
 UNSCHEDULABLE = {
     30: "0/1 nodes are available: 1 Insufficient cpu. "
         "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.",
+    37: "0/1 nodes are available: 1 Insufficient cpu. "
+        "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
 }
 # k8s-semantics D.3: "0/%v nodes are available: %v." then the PostFilter messages.
 FIT_ERROR = re.compile(r"^0/1 nodes are available: 1 Insufficient cpu\. .*preemption: 0/1 nodes are available: 1 .+\.$")
@@ -368,9 +378,9 @@ def test_a_pod_that_fits_is_bound(scheduler: Scheduler) -> None:
         assert _request_line(binding) == _recorded_line("binding", scheduler)
         expected = recorded_body("binding", binding.body)
         assert expected["metadata"]["uid"] == created["metadata"]["uid"]
-        # v1.30's apimachinery encodes the zero creationTimestamp as null; v1.35's omits it, and so
-        # does the fake's protobuf decoding (the v1.36 ObjectMeta's omitzero).
-        if scheduler.content_type == JSON and {30: True, 35: False}.get(
+        # v1.30's apimachinery encodes the zero creationTimestamp as null; v1.35's and v1.37's omit
+        # it, and so does the fake's protobuf decoding (ObjectMeta's omitzero, since v1.36).
+        if scheduler.content_type == JSON and {30: True, 35: False, 37: False}.get(
                 scheduler.minor, "creationTimestamp" in binding.body["metadata"]):
             expected["metadata"] = {"creationTimestamp": None, **expected["metadata"]}
         assert binding.body == expected
@@ -398,9 +408,9 @@ def _status_patch(scheduler: Scheduler, pod: str) -> JournalEntry | None:
 
 
 def _sends_observed_generation(scheduler: Scheduler, sent: dict[str, Any]) -> bool:
-    """v1.35 stamps the pod's generation on the condition (KEP-5067, gate
+    """v1.35 and v1.37 stamp the pod's generation on the condition (KEP-5067, gate
     PodObservedGenerationTracking); v1.30 does not. Other versions: as sent."""
-    return {30: False, 35: True}.get(scheduler.minor, "observedGeneration" in sent)
+    return {30: False, 35: True, 37: True}.get(scheduler.minor, "observedGeneration" in sent)
 
 
 def _request_line(entry: JournalEntry) -> tuple[str, str, int]:
@@ -423,8 +433,9 @@ def _body_type(scheduler: Scheduler) -> str:
 
 def _as_this_version(scheduler: Scheduler, body: dict[str, Any], sent: dict[str, Any]) -> dict[str, Any]:
     """A recorded v1.35 status patch as this binary's minor version sends it: v1.30 sends no
-    ``observedGeneration`` and its own message (``UNSCHEDULABLE``); a minor version neither
-    table lists keeps what it sent of both (its message checked against the D.3 format)."""
+    ``observedGeneration``, v1.30 and v1.37 their own message (``UNSCHEDULABLE``); a minor
+    version neither table lists keeps what it sent of both (its message checked against the D.3
+    format)."""
     if scheduler.minor != 35:
         for cond in body["status"]["conditions"]:
             cond["message"] = UNSCHEDULABLE.get(scheduler.minor, sent["message"])
@@ -544,6 +555,22 @@ def test_volumeattachments_are_served_for_the_v135_informer() -> None:
     store = Store()
     listed = store.list(spec, None)
     assert (listed["kind"], listed["apiVersion"], listed["items"]) == ("VolumeAttachmentList", "storage.k8s.io/v1", [])
+
+
+def test_devicetaintrules_are_served_for_the_v137_informer() -> None:
+    """kube-scheduler v1.37 informs ``resource.k8s.io/v1 devicetaintrules`` (its ResourceSlice
+    tracker, gate DRADeviceTaintRules on); a 404 there kept its caches from syncing. A server of
+    v1.36, where the kind was v1beta2 and off, does not serve it."""
+    spec = _kind("resource.k8s.io", "v1", "devicetaintrules")
+    assert (spec.kind, spec.namespaced, spec.subresources) == ("DeviceTaintRule", False, ("status",))
+    store = Store()
+    doc = api_resource_list(store.kinds, "resource.k8s.io", "v1")
+    assert doc is not None
+    assert [r["name"] for r in doc["resources"] if r["name"].startswith("devicetaintrules")] == [
+        "devicetaintrules", "devicetaintrules/status"]
+    listed = store.list(spec, None)
+    assert (listed["kind"], listed["apiVersion"], listed["items"]) == ("DeviceTaintRuleList", "resource.k8s.io/v1", [])
+    assert not Store(kubernetes_version="1.36").serves(spec)
 
 
 def test_a_condition_patched_with_a_null_probe_time_reads_back_null() -> None:

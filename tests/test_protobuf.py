@@ -39,13 +39,18 @@ import pytest
 from conftest import ThreadedServer
 from fake_apiserver import KINDS, FakeApiServer, by_resource
 from fake_apiserver import _protobuf as protobuf
+from fake_apiserver import _schema
 from harness._virtual_time import VirtualClock, run
 
 T = TypeVar("T")
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "protobuf"
-GENERATED = ROOT / "fake_apiserver" / "data" / protobuf.DATA_FILE
+GENERATED_DIR = ROOT / "fake_apiserver" / "data"
+# The generated data the package ships, by release, with the staging tag each was read at.
+SOURCES = {"1.36": "v0.36.0", "1.37": "v0.37.2"}
+# The release of the recorded bodies and of the real errors below (kube-apiserver v1.36).
+RECORDED_RELEASE = "1.36"
 PROTOBUF = protobuf.CONTENT_TYPE
 SAFETY_TIMEOUT = 60.0  # seconds; only reached when something hangs
 
@@ -55,29 +60,35 @@ def load(name: str) -> dict[str, Any]:
     return data
 
 
-GENERATED_DATA = json.loads(GENERATED.read_text())
+@functools.cache
+def generated(release: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((GENERATED_DIR / f"protobuf-v{release}.json").read_text())
+    return data
 
 
 @functools.cache
-def release_definitions() -> dict[str, Any]:
+def release_definitions(release: str) -> dict[str, Any]:
     """kubernetes-validate's schemas of the data's release (the fake's own schema pin may be a
     later release: a field that release adds is no field of the wire data)."""
-    root = resources.files("kubernetes_validate") / "kubernetes-json-schema" / f"v{protobuf.KUBERNETES_RELEASE}.0-local"
+    root = resources.files("kubernetes_validate") / "kubernetes-json-schema" / f"v{release}.0-local"
     with (root / "_definitions.json").open("rb") as f:
         loaded: dict[str, Any] = json.load(f)["$defs"]
     return loaded
 
 
-def release_definition_name(group: str, version: str, kind: str) -> str:
-    [name] = [name for name, d in release_definitions().items() if any(
+def release_definition_name(group: str, version: str, kind: str, release: str) -> str:
+    [name] = [name for name, d in release_definitions(release).items() if any(
         (g["group"], g["version"], g["kind"]) == (group, version, kind) for g in d.get("x-kubernetes-group-version-kind", ()))]
     return name
-MESSAGES: dict[str, dict[str, Any]] = GENERATED_DATA["messages"]
+
+
+MESSAGES: dict[str, dict[str, Any]] = generated(RECORDED_RELEASE)["messages"]
 KUBECTL = load("kubectl-v1.32.json")["requests"]
 SCHEDULERS = {minor: load(f"kube-scheduler-v1.{minor}.json")["requests"] for minor in (35, 30)}
 MALFORMED = load("malformed-v1.36.json")["cases"]
 WELL_KNOWN = load("wellknown-v1.36.json")["cases"]
 OBJECTS = load("objects-v1.36.json")["objects"]
+OBJECTS_V137 = load("objects-v1.37.json")["objects"]
 
 
 def without_null_creation_timestamps(value: Any) -> Any:
@@ -114,19 +125,39 @@ def replaced(value: Any, pointers: dict[str, str]) -> Any:
 # --------------------------------------------------------------------------- the generated data
 
 
-def test_the_data_covers_every_served_kind_and_what_kubectl_creates() -> None:
-    served = {(k.group, k.version, k.kind) for k in KINDS}
+def test_the_package_ships_the_data_of_each_release_it_has_types_for() -> None:
+    assert sorted(p.name for p in GENERATED_DIR.glob("protobuf-v*.json")) == [
+        f"protobuf-v{release}.json" for release in SOURCES]
+    # a server of a release reads that release's data, or the newest before it
+    assert [protobuf.data_file(release) for release in ("1.34.0", "1.35.0", "1.36.0", "1.37.0")] == [
+        "protobuf-v1.36.json", "protobuf-v1.36.json", "protobuf-v1.36.json", "protobuf-v1.37.json"]
+
+
+@pytest.mark.parametrize("release", SOURCES)
+def test_the_data_covers_every_served_kind_and_what_kubectl_creates(release: str) -> None:
+    defined = _schema.group_version_kinds(f"{release}.0")  # a release serves the rows its schemas define
+    served = {(k.group, k.version, k.kind) for k in KINDS if (k.group, k.version, k.kind) in defined}
     kubectl = {("", "v1", "Binding"), ("", "v1", "Secret"), ("apps", "v1", "Deployment"), ("batch", "v1", "Job")}
-    kinds = {(k["group"], k["version"], k["kind"]): k["message"] for k in GENERATED_DATA["kinds"]}
+    data = generated(release)
+    kinds = {(k["group"], k["version"], k["kind"]): k["message"] for k in data["kinds"]}
     assert set(kinds) == served | kubectl
     for (group, version, kind), message in kinds.items():
-        assert message == release_definition_name(group, version, kind)
-    assert "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions" in MESSAGES
-    assert GENERATED_DATA["kubernetes"] == protobuf.KUBERNETES_RELEASE
-    assert GENERATED_DATA["sources"] == {"k8s.io/api": "v0.36.0", "k8s.io/apimachinery": "v0.36.0"}
+        assert message == release_definition_name(group, version, kind, release)
+    assert "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions" in data["messages"]
+    assert data["kubernetes"] == release
+    assert data["sources"] == {"k8s.io/api": SOURCES[release], "k8s.io/apimachinery": SOURCES[release]}
 
 
-def test_every_message_a_field_names_is_in_the_data() -> None:
+def test_a_kind_only_a_later_release_serves_is_in_its_data_alone() -> None:
+    """resource.k8s.io/v1 DeviceTaintRule: GA in v1.37, not at v1 before."""
+    dtr = ("resource.k8s.io", "v1", "DeviceTaintRule")
+    assert [dtr in {(k["group"], k["version"], k["kind"]) for k in generated(r)["kinds"]} for r in SOURCES] == [
+        False, True]
+
+
+@pytest.mark.parametrize("release", SOURCES)
+def test_every_message_a_field_names_is_in_the_data(release: str) -> None:
+    MESSAGES = generated(release)["messages"]
     for name, message in MESSAGES.items():
         for field in message["fields"]:
             for key in ("elem", "value"):
@@ -137,12 +168,14 @@ def test_every_message_a_field_names_is_in_the_data() -> None:
             assert message["wire_as"] in MESSAGES
 
 
-def test_field_numbers_are_unique_and_the_json_names_are_the_schemas() -> None:
+@pytest.mark.parametrize("release", SOURCES)
+def test_field_numbers_are_unique_and_the_json_names_are_the_schemas(release: str) -> None:
     """Against kubernetes-validate's schemas of the same release, an independent source: every
     definition the data shares with them has the same JSON fields (an inline struct's fields
     counted in its parent; ``kind`` and ``apiVersion`` of a top-level kind come from the
     envelope, not from a field)."""
-    definitions = release_definitions()
+    definitions = release_definitions(release)
+    MESSAGES = generated(release)["messages"]
 
     def json_names(name: str) -> set[str]:
         names: set[str] = set()
@@ -191,19 +224,25 @@ def test_go_types_are_named_as_reflect_prints_them(message: str, field: str, rea
     assert entry["pointer"] == entry["go_type"].startswith("*")
 
 
-def test_the_generator_reproduces_the_data(tmp_path: Path) -> None:
+@pytest.mark.parametrize("release", SOURCES)
+def test_the_generator_reproduces_the_data(release: str, tmp_path: Path) -> None:
     """``tools/gen_protobuf_fields.py`` over clones of kubernetes/api and kubernetes/apimachinery
-    writes the committed file byte for byte (the data is generated, never edited)."""
+    writes the committed file of each release byte for byte (the data is generated, never edited)."""
     api, machinery = os.environ.get("SCHEDHARNESS_K8S_API_GIT"), os.environ.get("SCHEDHARNESS_K8S_APIMACHINERY_GIT")
+    tag = SOURCES[release]
     if not api or not machinery:
         pytest.skip("set SCHEDHARNESS_K8S_API_GIT and SCHEDHARNESS_K8S_APIMACHINERY_GIT to git dirs of "
-                    "github.com/kubernetes/api and github.com/kubernetes/apimachinery (with tag v0.36.0)")
+                    f"github.com/kubernetes/api and github.com/kubernetes/apimachinery (with tag {tag})")
+    for git_dir in (api, machinery):
+        if subprocess.run(["git", f"--git-dir={git_dir}", "rev-parse", "--verify", "--quiet", f"refs/tags/{tag}"],
+                          capture_output=True).returncode != 0:
+            pytest.skip(f"{git_dir} has no tag {tag}")
     out = tmp_path / "protobuf.json"
     done = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_protobuf_fields.py"), "--api", api,
-                           "--apimachinery", machinery, "--out", str(out)], capture_output=True, text=True,
-                          timeout=600)
+                           "--apimachinery", machinery, "--release", release, "--tag", tag, "--out", str(out)],
+                          capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
-    assert out.read_text() == GENERATED.read_text()
+    assert out.read_text() == (GENERATED_DIR / f"protobuf-v{release}.json").read_text()
 
 
 # --------------------------------------------------------------------------- decoding recorded bodies
@@ -270,6 +309,17 @@ def test_objects_decode_to_the_json_the_real_server_writes_for_them(recorded: di
         for template in expected["spec"]["volumeClaimTemplates"]:
             assert (template.pop("apiVersion"), template.pop("kind")) == ("v1", "PersistentVolumeClaim")
     assert decoded == expected
+
+
+@pytest.mark.parametrize("recorded", OBJECTS_V137, ids=[o["path"].rsplit("/", 2)[-2] for o in OBJECTS_V137])
+def test_objects_of_a_kind_v137_adds_decode_as_a_v137_server_reads_them(recorded: dict[str, Any]) -> None:
+    """As above, with kube-apiserver v1.37's encodings of a DeviceTaintRule (resource.k8s.io/v1
+    from v1.37): decoded as a create body sent to a v1.37 server, with the v1.37 Go types."""
+    group, version, _, _ = recorded["path"].removeprefix("/apis/").split("/")
+    body = bytes.fromhex(recorded["protobuf"])
+    expected = json.loads(json.dumps(recorded["json"]))
+    assert protobuf.decode_object(body, group, version, expected["kind"], "1.37.0") == expected
+    assert protobuf.body_json(body, PROTOBUF) == expected
 
 
 @pytest.mark.parametrize(("nanoseconds", "go"), [

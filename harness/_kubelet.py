@@ -36,6 +36,14 @@ node's allocatable and the allocated requests of the other pods it holds:
 * else actuated: ``allocatedResources`` and ``resources`` take the new values and the condition
   goes.
 
+The node's allocatable is the stand-in's own, as a kubelet computes its node's and writes it to
+the node's status: it is what :meth:`~harness.Scenario.create_node` made, until
+:meth:`~harness.Scenario.set_allocatable` reports another (the stand-in then answers the node's
+pending resizes again, from the new one). It does not watch nodes: nothing but a node's kubelet
+writes its allocatable. :meth:`~harness.Scenario.reconfigure_kubelet` is the kubelet restarting
+with another :class:`Kubelet`: from then on it does what that one says, and answers the pending
+resizes again (a restarted kubelet re-admits its pods).
+
 Conditions carry ``observedGeneration`` (the pod's generation the answer is for). Writes are merge
 patches of ``/status`` guarded by the pod's resourceVersion, retried on a conflict.
 
@@ -112,6 +120,22 @@ class KubeletStandIns:
         self.nodes[node] = kubelet
         self.allocatable[node] = _amounts(allocatable)
 
+    def set_allocatable(self, node: str, allocatable: Obj) -> None:
+        """The node's kubelet now has ``allocatable`` (it wrote it to the node's status): the
+        node's pending resizes are answered again from it."""
+        self.allocatable[node] = _amounts(allocatable)
+        self._answer_again(node)
+
+    def reconfigure(self, node: str, kubelet: Kubelet) -> None:
+        """The node's kubelet restarts as ``kubelet`` says: the pending resizes are answered again."""
+        self.nodes[node] = kubelet
+        self._answer_again(node)
+
+    def _answer_again(self, node: str) -> None:
+        kubelet = self.nodes[node]
+        if kubelet.resizes != "ignore" and any(_holds(p) for p in self._on_node(node)):
+            self._resize_pass(node)
+
     def on_pod(self, event: str, pod: Obj) -> None:
         """Informer listener: time a confirmation for a pod marked on one of our nodes; start a
         pod bound to a node whose stand-in starts pods."""
@@ -125,7 +149,7 @@ class KubeletStandIns:
         if kubelet is None:
             return
         if kubelet.resizes != "ignore" and any(_holds(p) for p in self._on_node(node)):
-            self._resize_pass(node, kubelet)  # a pod on the node changed or went: answer resizes again
+            self._resize_pass(node)  # a pod on the node changed or went: answer resizes again
         if event not in ("ADDED", "MODIFIED"):
             return
         uid = str(meta.get("uid", ""))
@@ -147,7 +171,7 @@ class KubeletStandIns:
 
     # -- resizes -------------------------------------------------------------------------------
 
-    def _resize_pass(self, node: str, kubelet: Kubelet) -> None:
+    def _resize_pass(self, node: str) -> None:
         """Answer the node's pending resizes once the events in flight have landed (one pass per
         node at a time; another event meanwhile asks for one more)."""
         self._again.add(node)
@@ -155,17 +179,20 @@ class KubeletStandIns:
         if task is not None and not task.done():
             return
         self._resizing[node] = asyncio.get_running_loop().create_task(
-            self._answer_resizes(node, kubelet), name=f"kubelet-resize-{node}")
+            self._answer_resizes(node), name=f"kubelet-resize-{node}")
 
     def _on_node(self, node: str) -> list[Obj]:
         return [p for p in self.scenario.pods.objects.values()
                 if (p.get("spec") or {}).get("nodeName") == node
                 and (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
 
-    async def _answer_resizes(self, node: str, kubelet: Kubelet) -> None:
+    async def _answer_resizes(self, node: str) -> None:
         while node in self._again:
             self._again.discard(node)
-            await asyncio.sleep(kubelet.resize_delay)
+            await asyncio.sleep(self.nodes[node].resize_delay)
+            kubelet = self.nodes[node]  # as it is now: it may have been reconfigured meanwhile
+            if kubelet.resizes == "ignore":
+                continue
             for pod in sorted(self._on_node(node), key=lambda p: p["metadata"].get("creationTimestamp", "")):
                 answer = self._answer(node, kubelet, pod)
                 if answer is not None:

@@ -305,6 +305,27 @@ class Scenario:
         body = {"spec": {"containers": [{"name": container, "resources": {"requests": requests}}]}}
         return await self.patch("pods", pod, body, subresource="resize")
 
+    async def set_allocatable(self, node: str, cpu: str | None = None, *, memory: str | None = None) -> Obj:
+        """The node's kubelet reports another capacity: a merge patch of ``nodes/<node>/status``
+        setting ``capacity`` and ``allocatable`` of ``cpu`` and/or ``memory`` (as a kubelet writes
+        its node's status); the node's stand-in then answers its pending resizes from them."""
+        amounts = {k: v for k, v in (("cpu", cpu), ("memory", memory)) if v is not None}
+        if not amounts:
+            raise ValueError("set_allocatable: give cpu, memory or both")
+        result = await self.patch("nodes", node, {"status": {"capacity": amounts, "allocatable": amounts}},
+                                  type="merge", subresource="status")
+        if node in self.kubelets.nodes:
+            self.kubelets.set_allocatable(node, (result.get("status") or {}).get("allocatable") or {})
+        return result
+
+    async def reconfigure_kubelet(self, node: str, kubelet: Kubelet) -> None:
+        """The node's kubelet stand-in restarts as ``kubelet`` says (a kubelet restarted with another
+        configuration): from now on it does what that says, and it answers the node's pending
+        resizes again. No request: the kubelet's next writes are the change."""
+        if node not in self.kubelets.nodes:
+            raise ValueError(f"node {node} has no kubelet stand-in (created with kubelet=None, or not by this scenario)")
+        self.kubelets.reconfigure(node, kubelet)
+
     async def delete(self, kind: str, name: str) -> Any:
         """DELETE with default options."""
         return await self._request("DELETE", self._path(kind, name))

@@ -206,3 +206,48 @@ def test_a_started_pod_holds_its_requests(tmp_path: Path) -> None:
 def test_kubelet_rejects_an_unknown_resize_answer() -> None:
     with pytest.raises(ValueError, match="resizes must be one of actuate, refuse, ignore"):
         Kubelet(resizes="maybe")
+
+
+def test_a_larger_allocatable_reported_by_the_kubelet_lets_a_deferred_resize_through(tmp_path: Path) -> None:
+    """``set_allocatable``: the node's status says so (capacity and allocatable), and the stand-in
+    answers the pending resize from it at once: Deferred again with the new capacity while it
+    still does not fit, then actuated once it does."""
+    async def body(s: Scenario) -> None:
+        await s.create_node("n1", cpu="1")
+        await _running(s, "v", "n1", "800m", "800m")
+        await _running(s, "r", "n1", "300m", "100m")
+        await s.eventually(lambda: (_pending(s, "r") or {}).get("message", "").endswith("capacity: 1000"), within=1)
+        node = await s.set_allocatable("n1", "1050m")
+        assert (node["status"]["capacity"]["cpu"], node["status"]["allocatable"]["cpu"]) == ("1050m", "1050m")
+        assert node["status"]["capacity"]["memory"] == "8Gi"  # a merge patch: the rest stays
+        await s.eventually(lambda: (_pending(s, "r") or {}).get("message") ==
+                           "Node didn't have enough resource: cpu, requested: 300, used: 800, capacity: 1050", within=1)
+        await s.set_allocatable("n1", "1100m")
+        await s.eventually(lambda: _pending(s, "r") is None, within=1)
+        assert _allocated_cpu(s, "r") == "300m"
+        with pytest.raises(ValueError, match=r"^set_allocatable: give cpu, memory or both$"):
+            await s.set_allocatable("n1")
+
+    with_scenario(body, tmp_path, scheduler=False)
+
+
+def test_a_reconfigured_kubelet_answers_the_pending_resizes_again(tmp_path: Path) -> None:
+    """``reconfigure_kubelet``: a kubelet restarted to refuse resizes turns a Deferred resize
+    Infeasible; one restarted to ignore them leaves the answer as it was."""
+    async def body(s: Scenario) -> None:
+        await s.create_node("n1", cpu="1")
+        await _running(s, "v", "n1", "800m", "800m")
+        await _running(s, "r", "n1", "300m", "100m")
+        await s.eventually(lambda: (_pending(s, "r") or {}).get("reason") == "Deferred", within=1)
+        await s.reconfigure_kubelet("n1", Kubelet(resizes="ignore"))
+        await s.advance(5)
+        assert (_pending(s, "r") or {}).get("reason") == "Deferred"
+        await s.reconfigure_kubelet("n1", Kubelet(resizes="refuse", resize_delay=2))
+        await s.advance(1.5)
+        assert (_pending(s, "r") or {}).get("reason") == "Deferred"  # not yet: the new delay
+        await s.eventually(lambda: (_pending(s, "r") or {}).get("reason") == "Infeasible", within=1)
+        with pytest.raises(ValueError, match=r"^node n2 has no kubelet stand-in \(created with kubelet=None, or not "
+                                             r"by this scenario\)$"):
+            await s.reconfigure_kubelet("n2", Kubelet())
+
+    with_scenario(body, tmp_path, scheduler=False)

@@ -22,6 +22,11 @@ cluster's admission puts on every new node until its controller sees the node Re
 creation is retried while a new namespace has no ``default`` ServiceAccount yet (a real API
 server refuses pods until then). The namespace is left in place (deleting one is asynchronous in
 a real cluster).
+
+A scenario may stop the scheduler and start it again (``restartable``; a criterion about what a
+scheduler does with objects it finds when it starts). :class:`ProcessAdapter` then appends the
+second run's output to the same log, and a crash after the restart is reported as one before it
+would be. The cluster's own scheduler cannot be restarted from here.
 """
 
 from __future__ import annotations
@@ -88,6 +93,8 @@ class SchedulerAdapter(ABC):
     name: str = "scheduler"
     needs_real_time: bool = False
     through_backend: bool = True  # its requests pass through the backend (journal, faults)
+    #: ``stop`` then ``start`` runs it again on the same backend (module docstring)
+    restartable: bool = True
     feature_gates: dict[str, bool] = {}  # what the last start was given (for reports and tests)
 
     @abstractmethod
@@ -227,6 +234,7 @@ class ProcessAdapter(SchedulerAdapter):
         self._process: asyncio.subprocess.Process | None = None
         self._log: IO[bytes] | None = None
         self._stopping = False
+        self._starts = 0
 
     def command(self, kubeconfig_path: Path, feature_gates: dict[str, bool]) -> list[str]:
         """The argv for this kubeconfig and these gates (writes the config file if named)."""
@@ -248,7 +256,12 @@ class ProcessAdapter(SchedulerAdapter):
         self.early_exit = None
         self.argv = self.command(kubeconfig_path, feature_gates)
         self.workdir.mkdir(parents=True, exist_ok=True)
-        self._log = open(self.log_path, "wb")
+        self._stopping = False
+        self._log = open(self.log_path, "ab" if self._starts else "wb")  # a restart: the log goes on
+        if self._starts:
+            self._log.write(f"--- schedharness: the scheduler started again ({shlex.join(self.argv)})\n".encode())
+            self._log.flush()
+        self._starts += 1
         try:
             self._process = await asyncio.create_subprocess_exec(
                 *self.argv, stdin=asyncio.subprocess.DEVNULL, stdout=self._log, stderr=asyncio.subprocess.STDOUT)
@@ -360,6 +373,7 @@ class CallableAdapter(SchedulerAdapter, Generic[T]):
         if logger.level == logging.NOTSET or logger.level > logging.INFO:
             logger.setLevel(logging.INFO)
         self._started = True
+        self._stopping = False  # a restart: a crash from now on is reported again
         if self._stop is not None:
             try:
                 self._handle = await self._start(kubeconfig_path, dict(feature_gates))
@@ -418,6 +432,7 @@ class ClusterSchedulerAdapter(SchedulerAdapter):
     name = "cluster"
     needs_real_time = True
     through_backend = False
+    restartable = False
 
     async def start(self, kubeconfig_path: Path, feature_gates: dict[str, bool]) -> None:
         self.feature_gates = dict(feature_gates)

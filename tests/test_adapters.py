@@ -16,6 +16,7 @@ import yaml
 from harness._adapters import (
     AdapterError,
     CallableAdapter,
+    ClusterSchedulerAdapter,
     ProcessAdapter,
     format_feature_gates,
     parse_feature_gates,
@@ -219,6 +220,39 @@ def test_process_dying_during_the_scenario_is_a_failure(tmp_path: Path) -> None:
     on_real_loop(body, tmp_path)
 
 
+def test_a_restarted_process_logs_on_and_its_crash_is_reported(tmp_path: Path) -> None:
+    """stop then start: the second run is probed like the first, its output follows the first's in
+    the one log, and a crash after the restart is a failure again."""
+    adapter = ProcessAdapter(command(tmp_path, "--kubeconfig={kubeconfig}", "--mode=crash-on-pod"), tmp_path / "sched")
+    assert adapter.restartable
+
+    async def body(backend: FakeBackend) -> None:
+        await adapter.start(backend.kubeconfig_path, {})
+        await adapter.stop()
+        assert adapter.failure() is None
+        await adapter.start(backend.kubeconfig_path, {})
+        async with Scenario(backend) as s:
+            await s.create_pod("crash")
+            for _ in range(600):  # up to 30 s on a loaded machine; returns as soon as it died
+                if adapter.failure() is not None:
+                    break
+                await asyncio.sleep(0.05)
+        assert (adapter.failure() or "").startswith(f"scheduler {shlex.join(adapter.argv)} exited with code 5 during "
+                                                    "the scenario")
+        await adapter.stop()
+
+    on_real_loop(body, tmp_path)
+    assert adapter.log_text().splitlines() == [
+        "feature gates: ", "bound schedharness-probe/schedharness-probe to schedharness-probe", "stopped",
+        f"--- schedharness: the scheduler started again ({shlex.join(adapter.argv)})",
+        "feature gates: ", "bound schedharness-probe/schedharness-probe to schedharness-probe", "crashing"]
+
+
+def test_the_clusters_scheduler_cannot_be_restarted() -> None:
+    assert not ClusterSchedulerAdapter().restartable
+    assert CallableAdapter(lambda path, gates: asyncio.sleep(0)).restartable
+
+
 def test_missing_command_is_a_clear_error(tmp_path: Path) -> None:
     adapter = ProcessAdapter("/nonexistent/kube-scheduler --kubeconfig={kubeconfig}", tmp_path / "sched")
 
@@ -290,6 +324,29 @@ def test_callable_adapter_with_start_and_stop_coroutines(tmp_path: Path) -> None
 
     run(main())
     assert calls == ["start", "stop handle"]
+
+
+def test_a_restarted_callable_adapter_reports_a_crash_again(tmp_path: Path) -> None:
+    runs: list[int] = []
+
+    async def scheduler(kubeconfig: Path, gates: dict[str, bool]) -> None:
+        runs.append(len(runs))
+        await asyncio.sleep(2 if len(runs) == 2 else 3600)
+        raise RuntimeError("informer exploded")
+
+    adapter = CallableAdapter(scheduler, name="boom")
+
+    async def main() -> None:
+        await adapter.start(tmp_path, {})
+        await asyncio.sleep(1)
+        await adapter.stop()
+        await adapter.start(tmp_path, {})
+        await asyncio.sleep(5)
+        assert adapter.failure() == "scheduler boom crashed during the scenario: RuntimeError: informer exploded"
+        await adapter.stop()
+
+    run(main())
+    assert runs == [0, 1]
 
 
 def test_callable_adapter_reports_a_crash_and_a_return(tmp_path: Path) -> None:

@@ -183,6 +183,38 @@ def _resize_ignores_disable_policy(s: Scheduler) -> None:
     s.resize.honours_disable_policy = False
 
 
+def _resize_requeues_on_deletes_elsewhere(s: Scheduler) -> None:
+    s.resize.requeues_on_deletes_here = False
+
+
+def _resize_ignores_neighbour_scale_down(s: Scheduler) -> None:
+    s.resize.requeues_on_neighbour_resize = False
+
+
+def _resize_ignores_own_change(s: Scheduler) -> None:
+    s.resize.requeues_on_own_change = False
+
+
+def _resize_ignores_allocatable_up(s: Scheduler) -> None:
+    s.resize.requeues_on_allocatable_up = False
+
+
+def _resize_ignores_policy_lifted(s: Scheduler) -> None:
+    s.resize.requeues_on_policy_lifted = False
+
+
+def _resize_ignores_deferred_at_start(s: Scheduler) -> None:
+    s.resize.queues_deferred_at_start = False
+
+
+def _resize_keeps_deleted_pod(s: Scheduler) -> None:
+    s.resize.forgets_deleted = False
+
+
+def _resize_keeps_infeasible_resize(s: Scheduler) -> None:
+    s.resize.forgets_infeasible = False
+
+
 def _writes_with(writer: ConditionWriter) -> Callable[[Scheduler], None]:
     def apply(s: Scheduler) -> None:
         s.use_writer(writer)
@@ -303,6 +335,53 @@ MUTANTS: tuple[Mutant, ...] = (
            "requested to disable scheduler and Kubelet preemption for in-place pod resize on this node. If this list "
            "is non-empty, resize-induced preemption is disabled on this node. (kubernetes/api core/v1 "
            "NodePodPreemptionPolicy)", _resize_ignores_disable_policy),
+    Mutant("resize-requeues-on-deletes-elsewhere", "requeues a waiting resize on a pod deleted elsewhere but not on "
+           "its own node",
+           "if deletedPod.Spec.NodeName != pod.Spec.NodeName { ... return fwk.QueueSkip } // any deletion event to a "
+           "scheduled pod could make the unscheduled pod schedulable. (kube-scheduler "
+           "pkg/scheduler/framework/plugins/noderesources/fit.go, isSchedulableAfterAssignedPodDelete; upstream test "
+           "'assigned pod deletion on same node wakes queue')", _resize_requeues_on_deletes_elsewhere),
+    Mutant("resize-ignores-neighbour-scale-down", "does not requeue a waiting resize when another pod on its node is "
+           "resized (its counted requests lowered or raised); only a pod added, bound or deleted there moves it",
+           "UpdatePodScaleDown event should be registered for this plugin since a Pod update may free up resources "
+           "that make other Pods schedulable. (kube-scheduler pkg/scheduler/framework/plugins/noderesources/fit.go, "
+           "EventsToRegister; upstream test 'assigned pod scale down on same node wakes queue')",
+           _resize_ignores_neighbour_scale_down),
+    Mutant("resize-ignores-own-change", "ignores its own resize changed while it waits: the queued copy is updated, "
+           "the pod is not tried again until something else on its node changes",
+           "isSchedulableAfterTargetPodScaleDown is invoked when the target pod is scaled down, making itself "
+           "schedulable. // If the pod's spec mutates while queued for a deferred resize (e.g., resource requests "
+           "updated), update its queue representation. (kube-scheduler noderesources/fit.go and eventhandlers.go; "
+           "upstream test 'target pod spec scale down wakes queue')", _resize_ignores_own_change),
+    Mutant("resize-ignores-allocatable-up", "requeues a waiting resize when its node's disableResizePreemption is "
+           "emptied, but not when its node's allocatable grows",
+           "{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable}, "
+           "QueueingHintFn: f.isSchedulableAfterNodeChange} ... node was updated, and may now fit the pod's resource "
+           "requests (kube-scheduler pkg/scheduler/framework/plugins/noderesources/fit.go; upstream test 'assigned "
+           "node capacity increase wakes queue')", _resize_ignores_allocatable_up),
+    Mutant("resize-ignores-policy-lifted", "requeues a waiting resize when its node's allocatable grows, but not when "
+           "its node's disableResizePreemption is emptied",
+           "// If resize preemption was disabled and is now enabled, the pod may be schedulable. if oldNodeDisabled "
+           "&& !newNodeDisabled { ... return fwk.Queue, nil } (kube-scheduler "
+           "pkg/scheduler/framework/plugins/deferredpodscheduling, isSchedulableAfterNodeChange; upstream test "
+           "'enabling node preemption policy wakes queue')", _resize_ignores_policy_lifted),
+    Mutant("resize-ignores-deferred-at-start", "does not queue a pod whose resize is already Deferred when the "
+           "scheduler starts: only one that turns Deferred while it watches",
+           "isPodDeferred := ... resource.IsPodResizeDeferred(pod); if responsibleForPod(pod, sched.Profiles) && "
+           "(!assignedPod(pod) || isPodDeferred) { sched.addPodToSchedulingQueue(pod) } (kube-scheduler "
+           "pkg/scheduler/eventhandlers.go, addPod; upstream test 'AddPod handler enqueues existing deferred pod on "
+           "scheduler startup')", _resize_ignores_deferred_at_start),
+    Mutant("resize-keeps-deleted-pod", "keeps a waiting resize queued after its pod is deleted, and preempts for the "
+           "copy it queued when room appears on the node",
+           "if an assigned pod with a deferred resize is deleted from the cluster, we must explicitly remove it from "
+           "the scheduling queue. (kube-scheduler pkg/scheduler/eventhandlers.go, deletePod; upstream test 'DeletePod "
+           "handler removes pod from both cache and scheduling queue when deleted')", _resize_keeps_deleted_pod),
+    Mutant("resize-keeps-infeasible-resize", "keeps a waiting resize queued after its kubelet answers Infeasible, and "
+           "preempts for the Deferred copy it queued when room appears on the node",
+           "When an assigned pod is no longer deferred, remove it from the scheduling queue so the scheduler stops "
+           "evaluating preemption for it. (kube-scheduler pkg/scheduler/eventhandlers.go, updatePod; upstream test "
+           "'UpdatePod handler removes pod from queue when deferred condition is cleared')",
+           _resize_keeps_infeasible_resize),
 )
 
 

@@ -72,11 +72,14 @@ GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
 @dataclass(frozen=True)
 class ClusterEvent:
     """``resource`` (``pods``, ``nodes``, ``resourceclaims``, ...) and ``action``
-    (``add``, ``update``, ``delete``), with the object (the new one for updates)."""
+    (``add``, ``update``, ``delete``), with the object (the new one for updates) and, for an
+    update, the object before it (a queueing hint may compare the two, as kube-scheduler's get
+    ``oldObj`` and ``newObj``)."""
 
     resource: str
     action: str
     obj: Obj
+    old: Obj | None = None
 
 
 class PreEnqueuePlugin(Protocol):

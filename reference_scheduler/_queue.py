@@ -38,7 +38,7 @@ from reference_scheduler._plugins import ClusterEvent, PreEnqueuePlugin
 if TYPE_CHECKING:
     from reference_scheduler._reporting import PreEnqueueStatusReporter
 
-__all__ = ["QueuedPodInfo", "SchedulingQueue", "only_conditions_changed"]
+__all__ = ["QueuedPodInfo", "SchedulingQueue", "only_conditions_changed", "only_status_changed"]
 
 Obj = dict[str, Any]
 
@@ -70,6 +70,22 @@ def _strip(pod: Obj) -> Obj:
     status.pop("nominatedNodeName", None)
     out["status"] = status
     return out
+
+
+def _strip_status(pod: Obj) -> Obj:
+    out = copy.copy(pod)
+    meta = {k: v for k, v in (out.get("metadata") or {}).items()
+            if k not in ("resourceVersion", "generation", "managedFields", "finalizers")}
+    out["metadata"] = meta
+    out["status"] = {"resize": (pod.get("status") or {}).get("resize")}
+    return out
+
+
+def only_status_changed(old: Obj, new: Obj) -> bool:
+    """True when ``old`` and ``new`` differ in nothing but their status (``status.resize`` aside),
+    resourceVersion, generation, managed fields and finalizers: kube-scheduler's ``isPodUpdated``
+    is false, so a queued pod is not moved (a kubelet rewriting a Deferred resize's condition)."""
+    return _strip_status(old) == _strip_status(new)
 
 
 def only_conditions_changed(old: Obj, new: Obj) -> bool:

@@ -66,10 +66,10 @@ from reference_scheduler._preemption import (
     fit_error,
     terminating,
 )
-from reference_scheduler._queue import QueuedPodInfo, SchedulingQueue, pod_key
+from reference_scheduler._queue import QueuedPodInfo, SchedulingQueue, only_status_changed, pod_key
 from reference_scheduler._reporting import DEFAULT_DELAY, PreEnqueueStatusReporter
-from reference_scheduler._resize import ResizePreemption
-from reference_scheduler._resources import Resources, pod_requests
+from reference_scheduler._resize import INFEASIBLE, ResizePreemption
+from reference_scheduler._resources import Resources, pod_requests, resize_reason
 from reference_scheduler._writers import STRATEGIC, ConditionWriter, nominated_of
 
 __all__ = ["Scheduler", "SCHEDULER_ERROR", "NO_NODES_MESSAGE"]
@@ -224,7 +224,7 @@ class Scheduler:
             self._cluster_event(resource, "add", obj)
 
         def updated(old: Obj, new: Obj) -> None:
-            self._cluster_event(resource, "update", new)
+            self._cluster_event(resource, "update", new, old)
 
         def deleted(obj: Obj) -> None:
             self._cluster_event(resource, "delete", obj)
@@ -257,7 +257,7 @@ class Scheduler:
         if self._ours(pod) and pod_key(pod) not in self.assumed:
             self.nominator.add(pod)
             self.queue.add(pod)
-        elif self._resizing(pod):
+        elif self._resizing(pod) and self.resize.queues_deferred_at_start:
             self.queue.add(pod)  # already Deferred when first seen (a restart: the AddPod handler)
         self._cluster_event("pods", "add", pod)
 
@@ -268,10 +268,12 @@ class Scheduler:
             if self._resizing(new):
                 if pinfo is None:
                     self.queue.add(new)  # the resize was just deferred
+                elif only_status_changed(old, new) or not self.resize.requeues_on_own_change:
+                    pinfo.pod = new  # its kubelet's rewrite (isPodUpdated); or the resize-ignores-own-change mutant
                 else:
-                    self.queue.update(old, new)
-            elif pinfo is not None and pinfo.state != "in-flight":
-                self.queue.done(pinfo)  # bound, or its resize actuated or reverted
+                    self.queue.update(old, new)  # its resize changed: tried again
+            elif pinfo is not None and pinfo.state != "in-flight" and not self._kept_stale(pinfo.pod, new):
+                self.queue.done(pinfo)  # bound, or its resize actuated, reverted or Infeasible
             self.assumed.pop(key, None)
             self.nominator.delete(new)
             if not (old.get("spec") or {}).get("nodeName"):
@@ -286,15 +288,27 @@ class Scheduler:
             self.queue.update(old, new)
 
     def _pod_deleted(self, pod: Obj) -> None:
-        self.queue.delete(pod)
+        pinfo = self.queue.pods.get(pod_key(pod))
+        if pinfo is None or not self._kept_stale(pinfo.pod, None):
+            self.queue.delete(pod)
         self.nominator.delete(pod)
         self.assumed.pop(pod_key(pod), None)
         if self.dispatcher is not None:
             self.dispatcher.forget(pod_key(pod))
         self._cluster_event("pods", "assigned-delete" if (pod.get("spec") or {}).get("nodeName") else "delete", pod)
 
-    def _cluster_event(self, resource: str, action: str, obj: Obj) -> None:
-        self.queue.on_event(ClusterEvent(resource, action, obj))
+    def _kept_stale(self, queued: Obj, current: Obj | None) -> bool:
+        """Only the ``resize-keeps-*`` mutants: a waiting resize (``queued``, the copy in the queue)
+        whose pod is now gone or being deleted, or Infeasible (``current``), stays queued and is
+        tried as that copy."""
+        if not self._resizing(queued) or (current is not None and self._resizing(current)):
+            return False
+        if current is None or terminating(current):
+            return not self.resize.forgets_deleted
+        return not self.resize.forgets_infeasible and resize_reason(current) == INFEASIBLE
+
+    def _cluster_event(self, resource: str, action: str, obj: Obj, old: Obj | None = None) -> None:
+        self.queue.on_event(ClusterEvent(resource, action, obj, old))
 
     def _lose(self, pinfo: QueuedPodInfo) -> None:
         self.queue.lose(pinfo)
@@ -339,6 +353,8 @@ class Scheduler:
 
     def _schedule_one(self, pinfo: QueuedPodInfo) -> None:
         pod = self.pods.get(pinfo.key)
+        if self._kept_stale(pinfo.pod, pod):
+            pod = pinfo.pod
         if pod is not None and self._resizing(pod):
             pinfo.pod = pod
             self.attempts += 1

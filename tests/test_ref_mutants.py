@@ -147,7 +147,10 @@ def test_every_mutant_has_a_kep_sentence_and_is_listed() -> None:
                   "ignores-pdb", "no-disruption-target", "no-nomination"}  # tests/test_ref_preemption.py
     resize = {"resize-victims-on-other-nodes", "resize-counts-own-resources", "resize-preempts-with-gate-off",
               "resize-writes-pod-scheduled", "resize-preempts-for-infeasible",
-              "resize-ignores-disable-policy"}  # tests/test_ref_resize.py
+              "resize-ignores-disable-policy", "resize-requeues-on-deletes-elsewhere",
+              "resize-ignores-neighbour-scale-down", "resize-ignores-own-change", "resize-ignores-allocatable-up",
+              "resize-ignores-policy-lifted", "resize-ignores-deferred-at-start", "resize-keeps-deleted-pod",
+              "resize-keeps-infeasible-resize"}  # tests/test_ref_resize.py
     assert set(EXPOSED) | set(OTHER_WRITERS_EXPOSED) | preemption | resize | {
         "never-clears", "ignores-gate-dependency", "allocates-deleting-claim"} == {m.name for m in MUTANTS}
     assert [(m.name, m.kind, m.must_fail, bool(m.violates)) for m in VARIANTS if m.kind != "mutant"] == [

@@ -556,6 +556,139 @@ def test_the_resizing_pod_counts_once_so_one_victim_is_enough() -> None:
     assert _observe(just_enough) == {"deleted": ["v2"], "attempts": 1, "resizer": UNTOUCHED}
 
 
+# -- what brings a waiting resize back, and what does not ----------------------------------------
+
+
+async def _waiting(env: Env, mutant: str | None, others: list[tuple[str, str, str]], *, cpu: str = "400m",
+                   spec: str = "300m", disabled_by: list[str] | None = None) -> None:
+    """n1 (``cpu``) runs ``others`` (name, class, cpu); r (high) asks ``spec`` with 100m allocated,
+    Deferred, and no preemption helps; 3 s pass (it was tried)."""
+    await _node(env, "n1", cpu, disabled_by=disabled_by)
+    await env.start_scheduler(mutant=mutant, gates=ON)
+    for name, cls, request in others:
+        await _running(env, name, cls, request, "n1")
+    await _resizing(env, spec=spec)
+    await asyncio.sleep(3)
+
+
+async def neighbour_deleted(env: Env, mutant: str | None) -> Observed:
+    """n1 (400m): peer-1, peer-2 (high, 100m) and v (low, 100m) beside r (asks 300m): 500m without
+    v. The kubelet deletes peer-1: now v alone is enough."""
+    await _waiting(env, mutant, [("peer-1", "high", "100m"), ("peer-2", "high", "100m"), ("v", "low", "100m")])
+    await _kubelet_deletes(env, "peer-1")
+    return await _settle(env)
+
+
+async def neighbour_scaled_down(env: Env, mutant: str | None) -> Observed:
+    """n1 (400m): peer (high, 200m) and v (low, 100m) beside r: 500m without v. peer is resized to
+    100m (no kubelet status: the scheduler counts its spec)."""
+    await _waiting(env, mutant, [("peer", "high", "200m"), ("v", "low", "100m")])
+    await _resize_pod(env, "peer", "100m")
+    return await _settle(env)
+
+
+async def own_scaled_down(env: Env, mutant: str | None) -> Observed:
+    """n1 (400m): peer (high, 100m) and v (low, 100m) beside r asking 400m: 500m without v. r's
+    resize is made 300m, still Deferred."""
+    await _waiting(env, mutant, [("peer", "high", "100m"), ("v", "low", "100m")], spec="400m")
+    await _resize_pod(env, "r", "300m")
+    return await _settle(env)
+
+
+async def allocatable_up(env: Env, mutant: str | None) -> Observed:
+    """n1 (400m): peer (high, 200m) and v (low, 100m) beside r: 500m without v. n1's allocatable
+    becomes 500m."""
+    await _waiting(env, mutant, [("peer", "high", "200m"), ("v", "low", "100m")])
+    await _patch(env, "/api/v1/nodes/n1/status", {"status": {"allocatable": {"cpu": "500m"}}})
+    return await _settle(env)
+
+
+async def policy_lifted(env: Env, mutant: str | None) -> Observed:
+    """n1 (300m) disables resize preemption; v (low, 200m) beside r. The policy goes."""
+    await _waiting(env, mutant, [("v", "low", "200m")], cpu="300m", disabled_by=["example.com/autoscaler"])
+    await _patch(env, "/api/v1/nodes/n1", {"spec": {"podPreemptionPolicy": None}})
+    return await _settle(env)
+
+
+async def deferred_at_start(env: Env, mutant: str | None) -> Observed:
+    """As the upstream AddPod case: r is Deferred and v (low, 200m) runs before the scheduler starts."""
+    await _node(env, "n1")
+    await _running(env, "v", "low", "200m", "n1")
+    await _resizing(env)
+    await env.start_scheduler(mutant=mutant, gates=ON)
+    return await _settle(env)
+
+
+async def _room_for_late(env: Env) -> Observed:
+    """peer goes, late (low, 300m) starts on n1."""
+    await asyncio.sleep(1)
+    await _kubelet_deletes(env, "peer")
+    await _running(env, "late", "low", "300m", "n1")
+    await asyncio.sleep(3)
+    assert env.scheduler is not None
+    return {"deleted": _deleted_by_scheduler(env), "attempts": env.scheduler.attempts}
+
+
+async def deleted_while_waiting(env: Env, mutant: str | None) -> Observed:
+    """n1 (400m): peer (high, 200m) beside r (no victim); r is deleted at once, then room appears."""
+    await _waiting(env, mutant, [("peer", "high", "200m")])
+    await _kubelet_deletes(env, "r")
+    return await _room_for_late(env)
+
+
+async def infeasible_while_waiting(env: Env, mutant: str | None) -> Observed:
+    """As :func:`deleted_while_waiting`, but r's kubelet turns the resize Infeasible instead."""
+    await _waiting(env, mutant, [("peer", "high", "200m")])
+    await _kubelet_status(env, "r", {"conditions": [{"type": "PodScheduled", "status": "True"},
+                                                    {"type": "PodResizePending", "status": "True",
+                                                     "reason": "Infeasible"}]})
+    return await _room_for_late(env)
+
+
+@pytest.mark.parametrize("scenario", [neighbour_deleted, neighbour_scaled_down, own_scaled_down, allocatable_up,
+                                      policy_lifted, deferred_at_start])
+def test_a_change_that_lets_preemption_help_brings_the_waiting_resize_back(scenario: Scenario) -> None:
+    """The upstream "wakes queue" cases and the AddPod handler: the one victim goes (r's own
+    resize, in ``own_scaled_down``, is the test's write)."""
+    seen = _observe(scenario)
+    resizer = {**seen["resizer"], "writes": [w for w in seen["resizer"]["writes"] if w != ("patch", "resize")]}
+    assert (seen["deleted"], resizer) == (["v"], UNTOUCHED)
+
+
+@pytest.mark.parametrize("scenario", [deleted_while_waiting, infeasible_while_waiting])
+def test_a_resize_that_stopped_waiting_is_never_preempted_for(scenario: Scenario) -> None:
+    """The DeletePod and UpdatePod handlers: r leaves the queue; late fits beside what r holds."""
+    assert _observe(scenario) == {"deleted": [], "attempts": 1}
+
+
+def test_node_changes_and_kubelet_rewrites_that_cannot_help_do_not_requeue() -> None:
+    """Only an allocatable raised or a policy emptied on r's node moves it (NodeResourcesFit's
+    ``UpdateNodeAllocatable``, DeferredPodScheduling's disabled-to-enabled hint): a label, a policy
+    set, a smaller allocatable, and the kubelet rewriting r's condition (kube-scheduler's
+    ``isPodUpdated`` ignores the status) do not."""
+
+    async def scenario(env: Env, mutant: str | None) -> Observed:
+        await _hint_setup(env, mutant)
+        assert env.scheduler is not None
+        seen: list[tuple[str, int]] = [("waiting", env.scheduler.attempts)]
+        await _then(env, seen, "n1 relabelled", _patch(env, "/api/v1/nodes/n1", {"metadata": {"labels": {"a": "b"}}}))
+        await _then(env, seen, "n1 disables", _patch(env, "/api/v1/nodes/n1", {
+            "spec": {"podPreemptionPolicy": {"disableResizePreemption": ["example.com/x"]}}}))
+        await _then(env, seen, "n1 enables", _patch(env, "/api/v1/nodes/n1", {"spec": {"podPreemptionPolicy": None}}))
+        await _then(env, seen, "n1 shrinks", _patch(env, "/api/v1/nodes/n1/status", {
+            "status": {"allocatable": {"cpu": "190m"}}}))
+        await _then(env, seen, "r rewritten", _kubelet_status(env, "r", {"conditions": [
+            {"type": "PodScheduled", "status": "True"},
+            {"type": "PodResizePending", "status": "True", "reason": "Deferred", "message": "again"}]}))
+        await _then(env, seen, "n1 grows", _patch(env, "/api/v1/nodes/n1/status", {
+            "status": {"allocatable": {"cpu": "250m"}}}))
+        return {"attempts": seen, "deleted": _deleted_by_scheduler(env)}
+
+    assert _observe(scenario) == {"attempts": [
+        ("waiting", 1), ("n1 relabelled", 1), ("n1 disables", 1), ("n1 enables", 2), ("n1 shrinks", 2),
+        ("r rewritten", 2), ("n1 grows", 3)], "deleted": []}
+
+
 MUTANT_SCENARIOS: dict[str, tuple[Scenario, Callable[[Observed], object], object]] = {
     "resize-victims-on-other-nodes": (victim_elsewhere, lambda seen: seen["deleted"], ["far"]),
     "resize-counts-own-resources": (just_enough, lambda seen: sorted(seen["deleted"]), ["v1", "v2"]),
@@ -567,6 +700,14 @@ MUTANT_SCENARIOS: dict[str, tuple[Scenario, Callable[[Observed], object], object
     "resize-preempts-for-infeasible": (infeasible, lambda seen: (seen["deleted"], seen["attempts"]),
                                        (["victim-1"], 1)),
     "resize-ignores-disable-policy": (disabled_node, lambda seen: seen["deleted"], ["victim-1"]),
+    "resize-requeues-on-deletes-elsewhere": (neighbour_deleted, lambda seen: seen["deleted"], []),
+    "resize-ignores-neighbour-scale-down": (neighbour_scaled_down, lambda seen: seen["deleted"], []),
+    "resize-ignores-own-change": (own_scaled_down, lambda seen: seen["deleted"], []),
+    "resize-ignores-allocatable-up": (allocatable_up, lambda seen: seen["deleted"], []),
+    "resize-ignores-policy-lifted": (policy_lifted, lambda seen: seen["deleted"], []),
+    "resize-ignores-deferred-at-start": (deferred_at_start, lambda seen: (seen["deleted"], seen["attempts"]), ([], 0)),
+    "resize-keeps-deleted-pod": (deleted_while_waiting, lambda seen: seen["deleted"], ["late"]),
+    "resize-keeps-infeasible-resize": (infeasible_while_waiting, lambda seen: seen["deleted"], ["late"]),
 }
 
 

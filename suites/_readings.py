@@ -1,5 +1,5 @@
 """The suites' readings of the points where a KEP's text leaves a choice (KEP-5501's Q1-Q13,
-KEP-5836's R1-R8).
+KEP-5836's R1-R9).
 
 ``kep-5501-open-questions.md`` lists eight such points. A criterion that depends on one names
 the reading here in its ``criterion(..., reading=...)`` marker, and the report shows it next to
@@ -144,6 +144,20 @@ READINGS: dict[str, str] = {
         "R7 a resize its kubelet answered Infeasible (the node can never hold it) is never a reason "
         "to preempt: only a Deferred one is. (One larger than the node's allocatable does not get that "
         "far: the API server's PodResizeValidator refuses it with 403.)"
+    ),
+    "5836-requeue": (
+        "R9 what brings back a deferred resize that no preemption could help (R3 in full): a change on "
+        "its node after which preemption may help: a pod there deleted; a pod there scaled down, counted "
+        "from its kubelet's actuation (the scheduler counts a pod as max(spec, allocated, actual)); its "
+        "own resize changed, smaller too; its node's allocatable raised; its node's "
+        "disableResizePreemption emptied. The scheduler then preempts within 5 s of the change; a "
+        "scheduler that also retries on a timer passes when a retry comes within those 5 s. Read from: "
+        "the review's 'only if something on the node changes that could cause preemption to succeed' "
+        "and the upstream tests' 'wakes queue' cases (TestDeferredResizeQueueingHints, "
+        "TestDeferredResizeNodePreemptionPolicy), which kube-scheduler v1.37.2 implements as queueing "
+        "hints: NodeResourcesFit's AssignedPod/Delete, AssignedPod/UpdatePodScaleDown and "
+        "Node/UpdateNodeAllocatable made node-aware, DeferredPodScheduling's "
+        "Node/UpdateNodePreemptionPolicy from disabled to enabled."
     ),
     "5836-off": (
         "R8 the gate off, or the node's spec.podPreemptionPolicy.disableResizePreemption non-empty: "

@@ -7,23 +7,37 @@ gate ``InPlacePodVerticalScalingSchedulerPreemption`` (alpha in v1.37; needs
 ``InPlacePodVerticalScaling``) the scheduler preempts lower-priority pods on that node; the kubelet
 then actuates the resize once the victims are gone.
 
-The cases of the upstream integration test (``TestDeferredResizePodPreemption``: one victim, two,
-``preemptionPolicy: Never``, a resize that already fits, ``disableResizePreemption``) and cases
-only a harness with time and a kubelet can script. Every criterion judges effects: which pods
-the scheduler deleted, what it wrote (nothing, on the resizing pod: reading R1), when the resize
-was actuated. Where the KEP leaves a choice the criterion names its reading (``suites/_readings.py``,
-R1-R8) and the report shows it.
+The cases of the upstream integration tests (v1.37.2
+``test/integration/scheduler/preemption/deferred_resize_preemption_test.go``):
+``TestDeferredResizePodPreemption`` (one victim, two, ``preemptionPolicy: Never``, a resize that
+already fits, ``disableResizePreemption``); the "wakes queue" cases of
+``TestDeferredResizeQueueingHints`` and ``TestDeferredResizeNodePreemptionPolicy`` (a pod deleted
+or scaled down on the node, the resize made smaller, the node's allocatable raised, its policy
+lifted), each seen as a preemption that was impossible before the change and happens within 5 s
+of it; ``TestDeferredResizeQueueingHandlers`` (a resize Deferred before the scheduler starts; one
+whose pod is deleted, or whose kubelet turns it Infeasible, while it waits is never preempted
+for); and cases only a harness with time and a kubelet can script. The "ignores queue" cases are
+not criteria: an attempt that can find no victim writes nothing, so no API effect tells a retry
+from none (``kep5836.unrelated-events-quiet`` judges what can be seen: no write). Every upstream
+case, with its criterion or the reason it has none: ``docs/kep5836-upstream-cases.md``.
+
+Every criterion judges effects: which pods the scheduler deleted, what it wrote (nothing, on the
+resizing pod: reading R1), when the resize was actuated. Where the KEP leaves a choice the
+criterion names its reading (``suites/_readings.py``, R1-R9) and the report shows it.
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from fake_apiserver import FaultRule, Match, Respond
 from harness import Kubelet
-from harness._backend import Unsupported
+from harness._adapters import SchedulerAdapter
+from harness._backend import Backend, Unsupported
 from harness._expectations import Expectation
 from harness._kubeclient import ApiError
 from harness._scenario import Scenario
@@ -79,6 +93,23 @@ async def _deferred(scenario: Scenario, pod: str, cpu: str) -> None:
     """Resize ``pod`` to ``cpu`` and wait for its kubelet to defer it."""
     await scenario.resize(pod, cpu)
     await scenario.eventually(_resize_pending(scenario, pod, "Deferred"), within=ACT_WITHIN)
+
+
+async def _delete_now(scenario: Scenario, pod: str) -> None:
+    """Delete ``pod`` at once (``gracePeriodSeconds: 0``), as the upstream tests delete."""
+    await scenario._request("DELETE", scenario._path("pods", pod), body={"gracePeriodSeconds": 0})
+
+
+@contextlib.asynccontextmanager
+async def _scheduler_stopped(adapter: SchedulerAdapter, backend: Backend) -> AsyncIterator[None]:
+    """The scheduler under test stopped for the block, then started again on the same backend
+    with the same feature gates (a restart: it finds the cluster as the block left it)."""
+    if not adapter.restartable:
+        raise Unsupported(f"this criterion restarts the scheduler, and the scheduler {adapter.name} cannot be "
+                          "restarted by the harness (a cluster's own kube-scheduler)")
+    await adapter.stop()
+    yield
+    await adapter.start(backend.kubeconfig_path, adapter.feature_gates)
 
 
 def _no_writes_on(scenario: Scenario, pod: str) -> None:
@@ -168,8 +199,11 @@ async def test_a_deferred_resize_that_now_fits_preempts_nothing(scenario: Scenar
     """n1 (400m) runs r (mid, 100m) and w (high, 200m); r grows to 300m and is deferred (300m + 200m
     of 400m), with no victim (w has the higher priority). Then w goes and v (low, 100m) comes: r's
     300m now fits beside v, but the node's kubelet is slow (10 s) and the condition still says
-    Deferred. The scheduler must not preempt v: the resize fits (kube-scheduler parks it, 'pod
-    resize fits, waiting for Kubelet actuation')."""
+    Deferred. The scheduler must not preempt v: the resize fits; only its kubelet has not caught
+    up. (kube-scheduler v1.37.2 finds that it fits; the Permit that would park it, 'pod resize fits,
+    waiting for Kubelet actuation', is never reached, since assuming a pod already in its cache
+    fails, so it retries the pod on error backoff, 1 s doubling to 10 s, until the kubelet actuates
+    the resize: nothing is written either way.)"""
     levels = await classes(scenario)
     await _node(scenario, "n1", "400m", levels, {"r": ("100m", "mid"), "w": ("200m", "high")},
                 Kubelet(starts_pods=True, resize_delay=10))
@@ -292,9 +326,10 @@ async def test_many_deferred_resizes_and_unrelated_events_cost_no_writes(scenari
 @pytest.mark.feature_gates(**GATES)
 @pytest.mark.criterion("kep5836.victim-delete-refused", reading=READINGS["5836-retry"])
 async def test_a_refused_victim_delete_is_tried_again(scenario: Scenario) -> None:
-    """The API server refuses the first deletion of v (500): the scheduler tries again (v's
-    failed deletion is itself a change on r's node, and the resize is still deferred), v goes, and
-    the resize is actuated, all within 30 s."""
+    """The API server refuses the first deletion of v (500): the scheduler tries again, v goes, and
+    the resize is actuated, all within 30 s. (kube-scheduler v1.37.2: the preemption's failed API
+    call activates the preemptor, whose next attempt, at once, chooses v again and deletes it; the
+    refusal carries no Retry-After, so its client does not retry the call itself.)"""
     require_faults(scenario)
     await _one_victim_node(scenario)
     refused = await scenario.add_fault(FaultRule(
@@ -336,3 +371,174 @@ async def test_a_higher_priority_pending_pod_is_scheduled_whatever_the_resize(sc
     await scenario.eventually(deleted(scenario, "v"), within=ACT_WITHIN)
     await preemptor(scenario, "h", "200m", levels["high"])
     await scenario.eventually(scenario.pod_bound("h"), within=2 * GRACE + 2 * ACT_WITHIN)
+
+
+# -- what brings a waiting resize back (upstream TestDeferredResizeQueueingHints,
+#    TestDeferredResizeNodePreemptionPolicy, TestDeferredResizeQueueingHandlers) -----------------
+#
+# The upstream tests read the scheduling queue's attempt count; a harness sees only effects. So
+# each of these starts where no preemption can help (a higher-priority neighbour holds too much),
+# checks that nothing is preempted for ACT_WITHIN, then makes one change after which preempting v
+# helps: v preempted within ACT_WITHIN of that change shows the resize was tried again.
+
+
+async def _waiting(scenario: Scenario, pods: dict[str, tuple[str, str]], cpu: str = "400m", size: str = "300m",
+                   spec: Obj | None = None) -> dict[str, str]:
+    """n1 (``cpu``) running ``pods``; r grows to ``size`` and is deferred, and no preemption helps:
+    nothing is preempted for ACT_WITHIN (time enough for the scheduler to have tried). The
+    PriorityClasses by level."""
+    levels = await classes(scenario)
+    await _node(scenario, "n1", cpu, levels, pods, spec=spec)
+    await _deferred(scenario, "r", size)
+    await scenario.never(any_deleted(scenario, *(pod for pod in pods if pod != "r")), within=ACT_WITHIN)
+    return levels
+
+
+@pytest.mark.kep(KEP, "Open question: retry; upstream TestDeferredResizeQueueingHints (assigned pod deletion on same "
+                      "node wakes queue)")
+@pytest.mark.feature_gates(**GATES)
+@pytest.mark.criterion("kep5836.neighbour-delete-wakes", reading=READINGS["5836-requeue"])
+async def test_a_pod_deleted_on_the_node_brings_a_waiting_resize_back(scenario: Scenario) -> None:
+    """Upstream 'assigned pod deletion on same node wakes queue': a pod deleted on the resizing
+    pod's node re-queues it. n1 (400m) runs r (mid, 100m), w1 and w2 (high, 100m each) and v (low,
+    100m); r grows to 300m and is deferred: 600m of 400m, 500m without v, so nothing is preempted
+    for 5 s. Then w1 is deleted at once (grace 0): now 400m without v, so v is preempted within 5 s
+    of the deletion (w2 stays), and r holds 300m within 5 s of v's grace period (5 s)."""
+    await _waiting(scenario, {"r": ("100m", "mid"), "w1": ("100m", "high"), "w2": ("100m", "high"),
+                              "v": ("100m", "low")})
+    await _delete_now(scenario, "w1")
+    await scenario.eventually(deleted(scenario, "v"), within=ACT_WITHIN)
+    await scenario.eventually(_actuated(scenario, "r", "300m"), within=GRACE + ACT_WITHIN)
+    assert not deleted_by_scheduler(scenario, "w2"), f"expected w2 kept:\n{format_writes(scenario.writes('w2'))}"
+
+
+@pytest.mark.kep(KEP, "Resource accounting: max(spec, allocated, actual); upstream TestDeferredResizeQueueingHints "
+                      "(assigned pod scale down on same node wakes queue)")
+@pytest.mark.feature_gates(**GATES)
+@pytest.mark.criterion("kep5836.neighbour-scale-down-wakes", reading=READINGS["5836-requeue"])
+async def test_a_pod_scaled_down_on_the_node_brings_a_waiting_resize_back(scenario: Scenario) -> None:
+    """Upstream 'assigned pod scale down on same node wakes queue': a pod on the resizing pod's
+    node scaled down re-queues it. n1 (400m) runs r (mid, 100m), w (high, 200m) and v (low, 100m);
+    r grows to 300m and is deferred: 600m of 400m, 500m without v, so nothing is preempted for 5 s.
+    Then w is resized to 100m and its kubelet actuates that (the scheduler counts a pod as max(spec,
+    allocated, actual), so the room is there from the actuation): v is preempted within 5 s of it,
+    and r holds 300m within 5 s of v's grace period (5 s)."""
+    await _waiting(scenario, {"r": ("100m", "mid"), "w": ("200m", "high"), "v": ("100m", "low")})
+    await scenario.resize("w", "100m")
+    await scenario.eventually(_actuated(scenario, "w", "100m"), within=ACT_WITHIN)
+    await scenario.eventually(deleted(scenario, "v"), within=ACT_WITHIN)
+    await scenario.eventually(_actuated(scenario, "r", "300m"), within=GRACE + ACT_WITHIN)
+
+
+@pytest.mark.kep(KEP, "Open question: a resize changed again; upstream TestDeferredResizeQueueingHints (target pod "
+                      "spec scale down wakes queue)")
+@pytest.mark.feature_gates(**GATES)
+@pytest.mark.criterion("kep5836.own-scale-down-wakes", reading=READINGS["5836-requeue"])
+async def test_a_waiting_resize_made_smaller_is_tried_again(scenario: Scenario) -> None:
+    """Upstream 'target pod spec scale down wakes queue': the resizing pod's own resize made
+    smaller, still deferred, re-queues it. n1 (400m) runs r (mid, 100m), w (high, 100m) and v (low,
+    100m); r grows to 400m and is deferred: 600m of 400m, 500m without v, so nothing is preempted
+    for 5 s. Then r's resize is changed to 300m (still more than the 100m it holds; its kubelet
+    defers it again): 400m without v, so v is preempted within 5 s of the change, and r holds 300m
+    within 5 s of v's grace period (5 s)."""
+    await _waiting(scenario, {"r": ("100m", "mid"), "w": ("100m", "high"), "v": ("100m", "low")}, size="400m")
+    await scenario.resize("r", "300m")
+    await scenario.eventually(deleted(scenario, "v"), within=ACT_WITHIN)
+    await scenario.eventually(_actuated(scenario, "r", "300m"), within=GRACE + ACT_WITHIN)
+
+
+@pytest.mark.kep(KEP, "Open question: retry; upstream TestDeferredResizeQueueingHints (assigned node capacity "
+                      "increase wakes queue)")
+@pytest.mark.feature_gates(**GATES)
+@pytest.mark.criterion("kep5836.allocatable-up-wakes", reading=READINGS["5836-requeue"])
+async def test_a_larger_allocatable_on_the_node_brings_a_waiting_resize_back(scenario: Scenario) -> None:
+    """Upstream 'assigned node capacity increase wakes queue': the node's allocatable raised
+    re-queues the resize. n1 (400m) runs r (mid, 100m), w (high, 200m) and v (low, 100m); r grows to
+    300m and is deferred: 600m of 400m, 500m without v, so nothing is preempted for 5 s. Then n1's
+    kubelet reports 500m (capacity and allocatable, in the node's status): 500m without v, so v is
+    preempted within 5 s of the report, and r holds 300m within 5 s of v's grace period (5 s)."""
+    await _waiting(scenario, {"r": ("100m", "mid"), "w": ("200m", "high"), "v": ("100m", "low")})
+    await scenario.set_allocatable("n1", "500m")
+    await scenario.eventually(deleted(scenario, "v"), within=ACT_WITHIN)
+    await scenario.eventually(_actuated(scenario, "r", "300m"), within=GRACE + ACT_WITHIN)
+
+
+@pytest.mark.kep(KEP, "API: NodeSpec.podPreemptionPolicy.disableResizePreemption; upstream "
+                      "TestDeferredResizeNodePreemptionPolicy (enabling node preemption policy wakes queue)")
+@pytest.mark.feature_gates(**GATES)
+@pytest.mark.criterion("kep5836.policy-lifted-wakes", reading=READINGS["5836-requeue"])
+async def test_a_node_that_allows_resize_preemption_again_brings_a_waiting_resize_back(scenario: Scenario) -> None:
+    """Upstream 'enabling node preemption policy wakes queue': emptying the node's
+    disableResizePreemption re-queues a resize that waits there. n1 (300m, disableResizePreemption
+    [example.com/stateful-owner]) runs r (mid, 100m) and v (low, 200m); r grows to 300m and is
+    deferred; nothing is preempted for 5 s (the policy). Then the policy goes (a merge patch setting
+    spec.podPreemptionPolicy to null): v is preempted within 5 s of that, and r holds 300m within
+    5 s of v's grace period (5 s)."""
+    await _waiting(scenario, {"r": ("100m", "mid"), "v": ("200m", "low")}, cpu="300m",
+                   spec={"podPreemptionPolicy": {"disableResizePreemption": ["example.com/stateful-owner"]}})
+    await scenario.patch("nodes", "n1", {"spec": {"podPreemptionPolicy": None}}, type="merge")
+    await scenario.eventually(deleted(scenario, "v"), within=ACT_WITHIN)
+    await scenario.eventually(_actuated(scenario, "r", "300m"), within=GRACE + ACT_WITHIN)
+
+
+@pytest.mark.kep(KEP, "Proposal: Identify Deferred Status; upstream TestDeferredResizeQueueingHandlers (AddPod "
+                      "handler enqueues existing deferred pod on scheduler startup)")
+@pytest.mark.feature_gates(**GATES)
+@pytest.mark.criterion("kep5836.deferred-before-start")
+async def test_a_resize_deferred_before_the_scheduler_starts_preempts(
+        scenario: Scenario, sh_scheduler: SchedulerAdapter, sh_backend: Backend) -> None:
+    """Upstream 'AddPod handler enqueues existing deferred pod on scheduler startup': a pod whose
+    resize is already Deferred when the scheduler starts is acted on. n1 (300m) runs r (mid, 100m)
+    and v (low, 200m). The scheduler stops; r grows to 300m and its kubelet defers it; the
+    scheduler starts again: v is preempted within 5 s of the start (of the scheduler binding its
+    readiness probe, for a process), and r holds 300m within 5 s of v's grace period (5 s)."""
+    await _one_victim_node(scenario)
+    async with _scheduler_stopped(sh_scheduler, sh_backend):
+        await _deferred(scenario, "r", "300m")
+    await scenario.eventually(deleted(scenario, "v"), within=ACT_WITHIN)
+    await scenario.eventually(_actuated(scenario, "r", "300m"), within=GRACE + ACT_WITHIN)
+
+
+# -- a resize that stops waiting leaves no trace (upstream TestDeferredResizeQueueingHandlers) ---
+
+
+async def _room_appears(scenario: Scenario, levels: dict[str, str]) -> None:
+    """w (high, 200m) deleted at once, then v (low, 300m) started on n1."""
+    await _delete_now(scenario, "w")
+    await _running(scenario, "v", "n1", "300m", levels["low"])
+
+
+@pytest.mark.kep(KEP, "Proposal: Identify Deferred Status; upstream TestDeferredResizeQueueingHandlers (DeletePod "
+                      "handler removes pod from both cache and scheduling queue when deleted)")
+@pytest.mark.feature_gates(**GATES)
+@pytest.mark.criterion("kep5836.deleted-while-waiting-quiet")
+async def test_a_resizing_pod_deleted_while_it_waits_is_never_preempted_for(scenario: Scenario) -> None:
+    """Upstream 'DeletePod handler removes pod from both cache and scheduling queue when deleted':
+    a resizing pod deleted while its resize waits is forgotten. n1 (400m) runs r (mid, 100m) and w
+    (high, 200m); r grows to 300m and is deferred, with no victim (w has the higher priority), and
+    waits 5 s. r is deleted at once (grace 0); then w is deleted and v (low, 300m) starts on n1,
+    alone there. v is not preempted in 15 s (a scheduler still holding r's resize, 300m, would
+    preempt it)."""
+    levels = await _waiting(scenario, {"r": ("100m", "mid"), "w": ("200m", "high")})
+    await _delete_now(scenario, "r")
+    await _room_appears(scenario, levels)
+    await scenario.never(any_deleted(scenario, "v"), within=WATCH)
+
+
+@pytest.mark.kep(KEP, "Open question: an Infeasible resize; upstream TestDeferredResizeQueueingHandlers (UpdatePod "
+                      "handler removes pod from queue when deferred condition is cleared)")
+@pytest.mark.feature_gates(**GATES)
+@pytest.mark.criterion("kep5836.infeasible-while-waiting-quiet", reading=READINGS["5836-infeasible"])
+async def test_a_resize_turned_infeasible_while_it_waits_is_never_preempted_for(scenario: Scenario) -> None:
+    """Upstream 'UpdatePod handler removes pod from queue when deferred condition is cleared', in
+    the form an API can show: a resize that stops being Deferred while it waits is no longer
+    preempted for. n1 (400m) runs r (mid, 100m) and w (high, 200m); r grows to 300m and is
+    deferred, with no victim, and waits 5 s. n1's kubelet restarts refusing resizes: r's resize
+    turns Infeasible (the scheduler counts r at the 100m it holds). Then w is deleted and v (low,
+    300m) starts on n1 (100m + 300m of 400m). v is not preempted in 15 s (a scheduler still holding
+    r's Deferred resize, 300m, would preempt it)."""
+    levels = await _waiting(scenario, {"r": ("100m", "mid"), "w": ("200m", "high")})
+    await scenario.reconfigure_kubelet("n1", Kubelet(starts_pods=True, resizes="refuse"))
+    await scenario.eventually(_resize_pending(scenario, "r", "Infeasible"), within=ACT_WITHIN)
+    await _room_appears(scenario, levels)
+    await scenario.never(any_deleted(scenario, "v"), within=WATCH)

@@ -416,7 +416,7 @@ def test_a_scheduler_command_that_exits_at_once_stops_the_run_with_one_message(t
 
 def test_the_fake_serves_as_an_older_release_when_asked(tmp_path: Path) -> None:
     """``--kubernetes-version 1.36``: the fake prunes KEP-5836's Node field as kube-apiserver v1.36
-    does, so the criterion that needs it is skipped with that reason, and the report names the
+    does, so the criteria that need it are skipped with that reason, and the report names the
     release (as a v1.36 envtest run's report does)."""
     result = run_suites(RunOptions(suites=("kep5836_resize_preemption",), kubernetes_version="1.36",
                                    report_dir=tmp_path / "r", timeline=False), progress=None)
@@ -424,7 +424,7 @@ def test_the_fake_serves_as_an_older_release_when_asked(tmp_path: Path) -> None:
     assert report["server_version"] == "v1.36.0-schedharness"
     assert report["api_schemas"].endswith("Kubernetes v1.36.0")
     skipped = {c["id"]: c["reason"] for c in report["criteria"] if c["status"] == "skipped"}
-    assert skipped == {"kep5836.disable-resize-preemption": NO_NODE_FIELD}
+    assert skipped == {"kep5836.disable-resize-preemption": NO_NODE_FIELD, "kep5836.policy-lifted-wakes": NO_NODE_FIELD}
 
 
 def test_the_api_server_takes_the_scenarios_known_gates_by_default(tmp_path: Path) -> None:
@@ -433,7 +433,7 @@ def test_the_api_server_takes_the_scenarios_known_gates_by_default(tmp_path: Pat
     Node field is stored and every criterion is judged; the report records each scenario's."""
     report = run_suites(RunOptions(suites=("kep5836_resize_preemption",), report_dir=tmp_path / "r",
                                    timeline=False), progress=None).report
-    assert report["summary"] == {"passed": 14, "failed": 0, "skipped": 0}
+    assert report["summary"] == {"passed": 22, "failed": 0, "skipped": 0}
     on = {"InPlacePodVerticalScaling": True, "InPlacePodVerticalScalingSchedulerPreemption": True}
     off = {"InPlacePodVerticalScalingSchedulerPreemption": False}
     gates = {c["id"]: c["apiserver_feature_gates"] for c in report["criteria"]}
@@ -448,15 +448,15 @@ def test_the_api_server_gate_off_skips_the_criterion_that_needs_its_field(tmp_pa
                                                                            capsys: pytest.CaptureFixture[str]) -> None:
     """``--apiserver-feature-gates InPlacePodVerticalScalingSchedulerPreemption=false``: the
     scheduler's gate is on, the API server's off, so the fake drops the Node field as
-    kube-apiserver v1.37 does and the criterion that sets it is skipped, saying why; the others
+    kube-apiserver v1.37 does and the criteria that set it are skipped, saying why; the others
     pass (the scheduler needs nothing else from the API server)."""
     out = tmp_path / "r"
     assert main(["run", "--apiserver-feature-gates", "InPlacePodVerticalScalingSchedulerPreemption=false",
                  "--suite", "kep5836_resize_preemption", "--report-dir", str(out), "--no-timeline"]) == 0
     report = json.loads((out / "report.json").read_text())
     skipped = {c["id"]: c["reason"] for c in report["criteria"] if c["status"] == "skipped"}
-    assert skipped == {"kep5836.disable-resize-preemption": NO_NODE_FIELD}
-    assert report["summary"] == {"passed": 13, "failed": 0, "skipped": 1}
+    assert skipped == {"kep5836.disable-resize-preemption": NO_NODE_FIELD, "kep5836.policy-lifted-wakes": NO_NODE_FIELD}
+    assert report["summary"] == {"passed": 20, "failed": 0, "skipped": 2}
     assert report["apiserver_feature_gates"] == {"InPlacePodVerticalScalingSchedulerPreemption": False}
     assert "--apiserver-feature-gates=InPlacePodVerticalScalingSchedulerPreemption=false" in report["command"]
     assert "kep5836.disable-resize-preemption skipped: this API server does not store" in capsys.readouterr().out

@@ -109,9 +109,11 @@ READINGS: dict[str, str] = {
     "5836-status": (
         "R1 status reporting (KEP-5836): the scheduler writes nothing on the resizing pod, neither "
         "PodScheduled nor nominatedNodeName nor a ResizeUnschedulable condition; the outcome shows in "
-        "the victims' writes and in the kubelet's PodResizePending condition. Read from: the "
-        "implementation (kubernetes/kubernetes PR #140000, 'For a Deferred pod, updating this condition "
-        "is skipped.'); the KEP draft's ResizeUnschedulable condition was dropped in review."
+        "the victims' writes and in the kubelet's PodResizePending condition. Settled by kube-scheduler "
+        "v1.37.2: its failure handler returns for a deferred resize before any nomination, event or "
+        "status patch (pkg/scheduler/schedule_one.go, 'Return early to avoid binding operations or "
+        "setting nominated node status'); the KEP draft's ResizeUnschedulable condition was dropped in "
+        "review, so the KEP's step 6 ('Update Status') has no API (docs/kep5836-v1.37.md, finding 1)."
     ),
     "5836-nomination": (
         "R2 nomination: none; the freed room is not held for the resize against pods of higher "
@@ -124,7 +126,9 @@ READINGS: dict[str, str] = {
         "R3 retry: a deferred resize that preemption could not help is tried again when pods on its "
         "node change (one goes, one is resized), and not on events elsewhere (a pod or node on another "
         "node). Read from: the implementation's queueing hints and the KEP's throughput mitigation "
-        "('reconsider only on node changes')."
+        "('reconsider only on node changes'). kube-scheduler v1.37.2 also retries on any node added "
+        "anywhere and every 5 minutes; such a retry finds no victim and writes nothing, so no criterion "
+        "can see it (docs/kep5836-v1.37.md, finding 3)."
     ),
     "5836-changed-again": (
         "R4 a resize changed again (larger) while its preemption is under way: the victims already "
@@ -161,6 +165,10 @@ READINGS: dict[str, str] = {
     ),
     "5836-off": (
         "R8 the gate off, or the node's spec.podPreemptionPolicy.disableResizePreemption non-empty: "
-        "nothing changes compared with today: no victim for a deferred resize."
+        "nothing changes compared with today: no victim for a deferred resize. Settled by Kubernetes "
+        "v1.37.2: the scheduler reads the Node field itself (DeferredPodScheduling's Filter, 'node had "
+        "resize preemption disabled'); no pod condition carries the policy and the kubelet does not read "
+        "it; the pod is still queued and tried, without a write. kube-apiserver drops the field while "
+        "its gate is off, and the criterion is then not judged."
     ),
 }

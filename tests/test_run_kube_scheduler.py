@@ -1,11 +1,12 @@
 """``schedharness run`` against a real kube-scheduler: the report is honest.
 
-No Kubernetes release implements KEP-5501, and KEP-5836 (alpha in v1.37) is not in the releases
-tested here (v1.30, v1.35), so a real kube-scheduler must pass the scheduling gates, core sanity,
-preemption and the scheduling part of the DRA claim-lag criteria, and may fail only KEP-5501's and
-KEP-5836's criteria, each with a message that says what was expected and what happened. Needs a kube-scheduler
-binary named by ``SCHEDHARNESS_KUBE_SCHEDULER`` (the first, if several are ``:``-separated);
-skipped otherwise. The scenarios run on real time, in parallel, so the run takes minutes.
+No Kubernetes release implements KEP-5501, and KEP-5836 is alpha in v1.37 (off by default; before
+v1.37 absent), so a real kube-scheduler run with its default gates (CI's v1.37, or v1.35, v1.30)
+must pass the scheduling gates, core sanity, preemption and the scheduling part of the DRA claim-lag
+criteria, and may fail only KEP-5501's and KEP-5836's criteria, each with a message that says what
+was expected and what happened. Needs a kube-scheduler binary named by
+``SCHEDHARNESS_KUBE_SCHEDULER`` (the first, if several are ``:``-separated; ``.ci/run`` names the
+v1.37 one ``schedharness k8s build`` made); skipped otherwise. The scenarios run on real time, in parallel, so the run takes minutes.
 """
 
 from __future__ import annotations

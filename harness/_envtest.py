@@ -272,6 +272,18 @@ def _tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
     return "\n".join(text)
 
 
+def _terminate(process: subprocess.Popen[bytes], log: IO[bytes]) -> None:
+    """SIGTERM, SIGKILL after :data:`STOP_TIMEOUT` s, then close its log."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    log.close()
+
+
 @dataclass(kw_only=True)
 class ControlPlane:
     """etcd and kube-apiserver for one run (or one xdist worker); ``start`` returns the kubeconfig.
@@ -333,13 +345,7 @@ class ControlPlane:
         for i, (name, process, log) in enumerate(self._processes):
             if name == "kube-apiserver":
                 del self._processes[i]
-                process.send_signal(signal.SIGTERM)
-                try:
-                    process.wait(timeout=STOP_TIMEOUT)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
-                log.close()
+                _terminate(process, log)
                 break
         else:
             raise EnvtestError("the envtest control plane has no kube-apiserver running")
@@ -390,15 +396,7 @@ class ControlPlane:
         """Stop kube-apiserver then etcd (SIGTERM, SIGKILL after :data:`STOP_TIMEOUT` s), remove the
         temporary directory; the logs stay. Safe to call twice and after a failed start."""
         while self._processes:
-            name, process, log = self._processes.pop()
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-                try:
-                    process.wait(timeout=STOP_TIMEOUT)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
-            log.close()
+            _terminate(*self._processes.pop()[1:])
         if self._tmp is not None:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None

@@ -31,7 +31,7 @@ def test_a_kube_scheduler_column_runs_the_built_binary_with_its_gates(tmp_path: 
 def test_the_table_holds_both_verdicts_and_marks_a_difference() -> None:
     column = Column("v1.37", "kube-scheduler v1.37", "1.37", k8s="1.37", note="default gates")
     matrix = Matrix((column,), versions={"v1.37": "v1.37.2"})
-    matrix.reports[("v1.37", "fake")] = _report(("core.a", "passed", ""), ("kep.b", "failed", "expected x\nmore"))
+    matrix.reports[("v1.37", "fake")] = _report(("core.a", "passed", ""), ("kep.b", "failed", "harness._expectations.ExpectationFailed: expected x\nmore"))
     matrix.reports[("v1.37", "envtest")] = _report(("core.a", "passed", ""), ("kep.b", "skipped", "no field"))
     text = format_table(matrix, suite_version="2026.11", generated="2026-11-26")
     lines = text.splitlines()

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BACKENDS", "COLUMNS", "Column", "format_table", "format_summary", "run_matrix"]
+__all__ = ["BACKENDS", "COLUMNS", "Column", "agreement", "format_table", "format_summary", "run_matrix"]
 
 BACKENDS = ("fake", "envtest")
 #: kube-scheduler as a process: the harness writes its configuration; no serving port
@@ -161,7 +161,8 @@ def _counts(matrix: Matrix, column: Column, backend: str) -> str:
     return f"{s.get('passed', 0)} pass, {s.get('failed', 0)} fail, {s.get('skipped', 0)} skip"
 
 
-def _agreement(matrix: Matrix, column: Column) -> tuple[int, int]:
+def agreement(matrix: Matrix, column: Column) -> tuple[int, int]:
+    """(criteria with the same verdict on both backends, criteria judged on both)."""
     both = same = 0
     for criterion in matrix.criteria():
         a, b = (matrix.cell(column.key, backend, criterion).status for backend in BACKENDS)
@@ -175,7 +176,7 @@ def format_summary(matrix: Matrix) -> list[str]:
     """The table README shows: per column, the counts on each backend and how many verdicts agree."""
     lines = ["| scheduler | on the fake | on envtest | verdicts agree |", "|---|---|---|---|"]
     for column in matrix.columns:
-        same, both = _agreement(matrix, column)
+        same, both = agreement(matrix, column)
         lines.append(f"| {_title(matrix, column)} | {_counts(matrix, column, 'fake')} | "
                      f"{_counts(matrix, column, 'envtest')} | {same} of {both} |")
     return lines

@@ -396,7 +396,7 @@ def _compatibility_parser(sub: argparse._SubParsersAction[argparse.ArgumentParse
 def _compatibility(args: argparse.Namespace) -> int:
     from datetime import datetime, timezone
 
-    from harness._compatibility import BACKENDS, COLUMNS, format_summary, format_table, run_matrix
+    from harness._compatibility import COLUMNS, agreement, format_summary, format_table, run_matrix
     from harness._k8sbuild import BuildError
     from harness._run import RunError
     from suites import SUITE_VERSION
@@ -415,9 +415,7 @@ def _compatibility(args: argparse.Namespace) -> int:
     for line in format_summary(matrix):
         print(line)
     print(f"schedharness compatibility: wrote {args.output}")
-    differs = [(c.key, cid) for c in columns for cid in matrix.criteria()
-               if None not in (s := tuple(matrix.cell(c.key, b, cid).status for b in BACKENDS)) and s[0] != s[1]]
-    return 1 if differs else 0
+    return 0 if all(same == both for same, both in (agreement(matrix, c) for c in columns)) else 1
 
 
 def _k8s_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

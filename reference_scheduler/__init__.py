@@ -52,7 +52,8 @@ from reference_scheduler._plugins import (
     PreEnqueuePlugin,
     SchedulingGates,
 )
-from reference_scheduler._queue import QueuedPodInfo, SchedulingQueue
+from reference_scheduler._podinfo import QueuedPodInfo
+from reference_scheduler._queue import SchedulingQueue
 from reference_scheduler._reporting import DEFAULT_DELAY, PreEnqueueStatusReporter
 from reference_scheduler._scheduler import Scheduler
 from reference_scheduler._writers import ConditionWriter

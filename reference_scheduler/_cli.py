@@ -16,9 +16,11 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from reference_scheduler._clock import WallClock
 from reference_scheduler._gates import FeatureGateError, parse_feature_gates
 from reference_scheduler._mutants import KINDS, VARIANTS, UnknownMutant, VariantKind, get_mutant
 from reference_scheduler._reporting import DEFAULT_DELAY
+from reference_scheduler._scheduler import Scheduler
 
 __all__ = ["add_subcommands", "build_parser", "main"]
 
@@ -83,9 +85,6 @@ def _scheduler(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace, gates: Any) -> int:
-    from reference_scheduler._clock import WallClock
-    from reference_scheduler._scheduler import Scheduler
-
     scheduler = Scheduler(
         args.kubeconfig, clock=WallClock(), gates=gates, delay=args.delay, mutant=args.mutant,
         scheduler_name=args.scheduler_name, reporting_instance=f"{args.scheduler_name}-{socket.gethostname()}",

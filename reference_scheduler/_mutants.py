@@ -3,7 +3,10 @@
 A variant is a name, a description, the KEP sentence it violates (if any), a small function that
 flips one switch on an assembled :class:`~reference_scheduler._scheduler.Scheduler` (a reporter
 flag, a dispatcher flag, a plugin option, the condition writer): no copies of the scheduler, and
-its ``kind``, which says what the selftest (``harness._selftest``) expects:
+its ``kind``, which says what the selftest (``harness._selftest``) expects. The functions take
+:class:`Switches`, the part of the scheduler a variant may touch, which the scheduler satisfies
+structurally: the scheduler imports this module to resolve ``mutant=NAME``, so this module does
+not import the scheduler.
 
 * ``mutant`` (:data:`MUTANTS`): breaks exactly one KEP-5501 rule, one rule of kube-scheduler's
   DefaultPreemption (:mod:`reference_scheduler._preemption`; ``violates`` names the source file),
@@ -25,9 +28,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
 from reference_scheduler._conditions import UNSCHEDULABLE
+from reference_scheduler._dispatcher import ApiDispatcher
+from reference_scheduler._plugins import DynamicResources, SchedulingGates
+from reference_scheduler._preemption import DefaultPreemption
+from reference_scheduler._reporting import PreEnqueueStatusReporter
+from reference_scheduler._resize import ResizePreemption
 from reference_scheduler._writers import (
     DROPS_OTHER_CONDITIONS,
     JSON_PATCH_WRITER,
@@ -38,11 +46,8 @@ from reference_scheduler._writers import (
     ConditionWriter,
 )
 
-if TYPE_CHECKING:
-    from reference_scheduler._scheduler import Scheduler
-
 __all__ = ["CONTROLS", "EXPECTATIONS", "KINDS", "MUTANTS", "PROBE_NAMESPACE", "SHAPES", "VARIANTS", "Mutant",
-           "UnknownMutant", "VariantKind", "get_mutant"]
+           "Switches", "UnknownMutant", "VariantKind", "get_mutant"]
 
 VariantKind = Literal["mutant", "control", "shape"]
 KINDS: tuple[VariantKind, ...] = ("shape", "mutant", "control")
@@ -59,6 +64,22 @@ class UnknownMutant(ValueError):
     """``--mutant`` names no known variant."""
 
 
+class Switches(Protocol):
+    """What a variant's function may touch on an assembled scheduler: the components whose
+    one-rule switches it flips, the scheduler's own switches and its condition writer."""
+
+    reporter: PreEnqueueStatusReporter
+    dispatcher: ApiDispatcher | None
+    scheduling_gates: SchedulingGates
+    dynamic_resources: DynamicResources
+    preemption: DefaultPreemption
+    resize: ResizePreemption
+    counts_terminating_pods: bool
+    namespaces: frozenset[str] | None
+
+    def use_writer(self, writer: ConditionWriter) -> None: ...
+
+
 @dataclass(frozen=True)
 class Mutant:
     """One variant; ``kind`` says what the selftest expects of it (module docstring)."""
@@ -66,7 +87,7 @@ class Mutant:
     name: str
     description: str
     violates: str
-    apply: Callable[[Scheduler], None]
+    apply: Callable[[Switches], None]
     kind: VariantKind = "mutant"
     #: False only for the variant that starts despite KEP-5501's gate dependency
     checks_gates: bool = True
@@ -81,142 +102,142 @@ class Mutant:
         return EXPECTATIONS[self.kind]
 
 
-def _no_delay(s: Scheduler) -> None:
+def _no_delay(s: Switches) -> None:
     s.reporter.clear_delay = s.reporter.delay  # the clear keeps its delay: that is clears-immediately
     s.reporter.delay = 0.0
 
 
-def _delay_reset(s: Scheduler) -> None:
+def _delay_reset(s: Switches) -> None:
     if s.dispatcher is not None:
         s.dispatcher.reset_delay_on_overwrite = True
 
 
-def _no_dedup(s: Scheduler) -> None:
+def _no_dedup(s: Switches) -> None:
     s.reporter.dedup = False
 
 
-def _not_seeded(s: Scheduler) -> None:
+def _not_seeded(s: Switches) -> None:
     s.reporter.seed = False
 
 
-def _never_clears(s: Scheduler) -> None:
+def _never_clears(s: Switches) -> None:
     s.reporter.clears = False
 
 
-def _clears_immediately(s: Scheduler) -> None:
+def _clears_immediately(s: Switches) -> None:
     s.reporter.clear_delay = 0.0
 
 
-def _redundant_gated(s: Scheduler) -> None:
+def _redundant_gated(s: Switches) -> None:
     s.scheduling_gates.unified_message = False
 
 
-def _no_event(s: Scheduler) -> None:
+def _no_event(s: Switches) -> None:
     s.reporter.emit_events = False
 
 
-def _wrong_reason(s: Scheduler) -> None:
+def _wrong_reason(s: Switches) -> None:
     s.reporter.reason = UNSCHEDULABLE
 
 
-def _ignores_gate(s: Scheduler) -> None:
+def _ignores_gate(s: Switches) -> None:
     s.reporter.enabled = True
 
 
-def _stops(s: Scheduler) -> None:
+def _stops(s: Switches) -> None:
     s.reporter.lose_on_failure = True
 
 
-def _never_retries(s: Scheduler) -> None:
+def _never_retries(s: Switches) -> None:
     s.reporter.reset_on_failure = False
 
 
-def _allocates_deleting_claim(s: Scheduler) -> None:
+def _allocates_deleting_claim(s: Switches) -> None:
     s.dynamic_resources.honours_deletion = False
 
 
-def _preempts_equal_priority(s: Scheduler) -> None:
+def _preempts_equal_priority(s: Switches) -> None:
     s.preemption.preempts_equal_priority = True
 
 
-def _binds_before_victims_gone(s: Scheduler) -> None:
+def _binds_before_victims_gone(s: Switches) -> None:
     s.counts_terminating_pods = False
 
 
-def _ignores_never(s: Scheduler) -> None:
+def _ignores_never(s: Switches) -> None:
     s.preemption.honours_never = False
 
 
-def _ignores_pdbs(s: Scheduler) -> None:
+def _ignores_pdbs(s: Switches) -> None:
     s.preemption.honours_pdbs = False
 
 
-def _no_disruption_target(s: Scheduler) -> None:
+def _no_disruption_target(s: Switches) -> None:
     s.preemption.writes_disruption_target = False
 
 
-def _no_nomination(s: Scheduler) -> None:
+def _no_nomination(s: Switches) -> None:
     s.preemption.nominates = False
 
 
-def _resize_victims_on_other_nodes(s: Scheduler) -> None:
+def _resize_victims_on_other_nodes(s: Switches) -> None:
     s.resize.victims_on_every_node = True
 
 
-def _resize_counts_own_resources(s: Scheduler) -> None:
+def _resize_counts_own_resources(s: Switches) -> None:
     s.resize.counts_own_resources = True
 
 
-def _resize_with_gate_off(s: Scheduler) -> None:
+def _resize_with_gate_off(s: Switches) -> None:
     s.resize.enabled = True
 
 
-def _resize_writes_pod_scheduled(s: Scheduler) -> None:
+def _resize_writes_pod_scheduled(s: Switches) -> None:
     s.resize.writes_pod_scheduled = True
 
 
-def _resize_for_infeasible(s: Scheduler) -> None:
+def _resize_for_infeasible(s: Switches) -> None:
     s.resize.accepts_infeasible = True
 
 
-def _resize_ignores_disable_policy(s: Scheduler) -> None:
+def _resize_ignores_disable_policy(s: Switches) -> None:
     s.resize.honours_disable_policy = False
 
 
-def _resize_requeues_on_deletes_elsewhere(s: Scheduler) -> None:
+def _resize_requeues_on_deletes_elsewhere(s: Switches) -> None:
     s.resize.requeues_on_deletes_here = False
 
 
-def _resize_ignores_neighbour_scale_down(s: Scheduler) -> None:
+def _resize_ignores_neighbour_scale_down(s: Switches) -> None:
     s.resize.requeues_on_neighbour_resize = False
 
 
-def _resize_ignores_own_change(s: Scheduler) -> None:
+def _resize_ignores_own_change(s: Switches) -> None:
     s.resize.requeues_on_own_change = False
 
 
-def _resize_ignores_allocatable_up(s: Scheduler) -> None:
+def _resize_ignores_allocatable_up(s: Switches) -> None:
     s.resize.requeues_on_allocatable_up = False
 
 
-def _resize_ignores_policy_lifted(s: Scheduler) -> None:
+def _resize_ignores_policy_lifted(s: Switches) -> None:
     s.resize.requeues_on_policy_lifted = False
 
 
-def _resize_ignores_deferred_at_start(s: Scheduler) -> None:
+def _resize_ignores_deferred_at_start(s: Switches) -> None:
     s.resize.queues_deferred_at_start = False
 
 
-def _resize_keeps_deleted_pod(s: Scheduler) -> None:
+def _resize_keeps_deleted_pod(s: Switches) -> None:
     s.resize.forgets_deleted = False
 
 
-def _resize_keeps_infeasible_resize(s: Scheduler) -> None:
+def _resize_keeps_infeasible_resize(s: Switches) -> None:
     s.resize.forgets_infeasible = False
 
 
-def _writes_with(writer: ConditionWriter) -> Callable[[Scheduler], None]:
-    def apply(s: Scheduler) -> None:
+def _writes_with(writer: ConditionWriter) -> Callable[[Switches], None]:
+    def apply(s: Switches) -> None:
         s.use_writer(writer)
 
     return apply
@@ -385,11 +406,11 @@ MUTANTS: tuple[Mutant, ...] = (
 )
 
 
-def _does_nothing(s: Scheduler) -> None:
+def _does_nothing(s: Switches) -> None:
     s.namespaces = frozenset({PROBE_NAMESPACE})  # binds an adapter's probe pod, and nothing else
 
 
-def _kube_scheduler_claim_hint(s: Scheduler) -> None:
+def _kube_scheduler_claim_hint(s: Switches) -> None:
     s.dynamic_resources.kube_scheduler_hint = True
 
 

@@ -20,7 +20,8 @@ rejecting plugin registers (:meth:`~reference_scheduler._plugins.PreEnqueuePlugi
 ResourceClaim add/update/delete for DynamicResources, gang member add/delete for GangQuorum).
 
 KEP-5501's reporting lives in :mod:`reference_scheduler._reporting`; the queue calls it at the
-points the KEP's ``runPreEnqueuePlugins`` names: first sight, rejection and success.
+points the KEP's ``runPreEnqueuePlugins`` names: first sight, rejection and success, with the
+pod's :class:`~reference_scheduler._podinfo.QueuedPodInfo` (its own module, which both import).
 """
 
 from __future__ import annotations
@@ -30,15 +31,14 @@ import copy
 import heapq
 import itertools
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from reference_scheduler._clock import DUE_TOLERANCE
 from reference_scheduler._plugins import ClusterEvent, PreEnqueuePlugin
+from reference_scheduler._podinfo import QueuedPodInfo, pod_key
+from reference_scheduler._reporting import PreEnqueueStatusReporter
 
-if TYPE_CHECKING:
-    from reference_scheduler._reporting import PreEnqueueStatusReporter
-
-__all__ = ["QueuedPodInfo", "SchedulingQueue", "only_conditions_changed", "only_status_changed"]
+__all__ = ["SchedulingQueue", "only_conditions_changed", "only_status_changed"]
 
 Obj = dict[str, Any]
 
@@ -52,11 +52,6 @@ _MOVE_EVENTS = frozenset({
     ("resourceclaims", "add"), ("resourceclaims", "update"), ("resourceclaims", "delete"),
     ("resourceslices", "add"), ("resourceslices", "update"), ("deviceclasses", "add"), ("deviceclasses", "update"),
 })
-
-
-def pod_key(pod: Obj) -> str:
-    meta = pod.get("metadata") or {}
-    return f"{meta.get('namespace', '')}/{meta.get('name', '')}"
 
 
 def _strip(pod: Obj) -> Obj:
@@ -94,43 +89,6 @@ def only_conditions_changed(old: Obj, new: Obj) -> bool:
     it schedulable, and kube-scheduler ignores status-only updates, ``isPodUpdated``) and the
     resourceVersion."""
     return _strip(old) == _strip(new)
-
-
-class QueuedPodInfo:
-    """A pod the queue holds, and what the queue remembers of it.
-
-    ``last_message`` is KEP-5501's ``lastPreEnqueueRejectionMessage``; ``seeded`` records that the
-    first sight has happened (the cache is seeded once, never again)."""
-
-    __slots__ = (
-        "pod", "key", "attempts", "timestamp", "backoff_until", "state", "rejector",
-        "last_message", "seeded", "unschedulable_since", "seq", "last_failure",
-    )
-
-    def __init__(self, pod: Obj, now: float, seq: int) -> None:
-        self.pod = pod
-        self.key = pod_key(pod)
-        self.attempts = 0
-        self.timestamp = now
-        self.backoff_until = 0.0
-        self.state = "new"  # active, backoff, unschedulable, gated, in-flight, lost
-        self.rejector = ""
-        self.last_message = ""
-        self.seeded = False
-        self.unschedulable_since = 0.0
-        self.seq = seq
-        self.last_failure = ""
-
-    @property
-    def uid(self) -> str:
-        return str((self.pod.get("metadata") or {}).get("uid", ""))
-
-    @property
-    def priority(self) -> int:
-        return int((self.pod.get("spec") or {}).get("priority") or 0)
-
-    def __repr__(self) -> str:
-        return f"QueuedPodInfo({self.key!r}, state={self.state!r}, attempts={self.attempts})"
 
 
 class SchedulingQueue:

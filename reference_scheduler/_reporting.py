@@ -58,7 +58,7 @@ from typing import Any
 from reference_scheduler._conditions import NOT_READY_FOR_SCHEDULING, rejection_message_of
 from reference_scheduler._dispatcher import ApiDispatcher, CallResult, PodStatusPatchCall
 from reference_scheduler._events import EventRecorder
-from reference_scheduler._queue import QueuedPodInfo
+from reference_scheduler._podinfo import QueuedPodInfo
 from reference_scheduler._writers import STRATEGIC, ConditionWriter
 
 __all__ = ["DEFAULT_DELAY", "EVENT_ACTION", "EVENT_TYPE", "PreEnqueueStatusReporter"]

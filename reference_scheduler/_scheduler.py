@@ -48,6 +48,7 @@ from reference_scheduler._dra import ClaimAllocator, pod_claim_names
 from reference_scheduler._events import EventRecorder, truncate_note
 from reference_scheduler._gates import FeatureGates
 from reference_scheduler._informer import POD_FIELD_SELECTOR, Informer
+from reference_scheduler._mutants import get_mutant
 from reference_scheduler._plugins import (
     ClusterEvent,
     DynamicResources,
@@ -66,7 +67,8 @@ from reference_scheduler._preemption import (
     fit_error,
     terminating,
 )
-from reference_scheduler._queue import QueuedPodInfo, SchedulingQueue, only_status_changed, pod_key
+from reference_scheduler._podinfo import QueuedPodInfo, pod_key
+from reference_scheduler._queue import SchedulingQueue, only_status_changed
 from reference_scheduler._reporting import DEFAULT_DELAY, PreEnqueueStatusReporter
 from reference_scheduler._resize import INFEASIBLE, ResizePreemption
 from reference_scheduler._resources import Resources, pod_requests, resize_reason
@@ -108,8 +110,6 @@ class Scheduler:
         parallelism: int = 16,
         reporting_instance: str = "default-scheduler-reference",
     ) -> None:
-        from reference_scheduler._mutants import get_mutant
-
         self.mutant = get_mutant(mutant) if mutant else None
         self.gates = gates or FeatureGates()
         if self.mutant is None or self.mutant.checks_gates:

@@ -301,10 +301,10 @@ def decode_costs(rounds: int = 2000) -> list[tuple[str, float]]:
     decoding alone (parsing, kind checks, typed decoding into the kind's schema and field
     validation, under the default ``Warn``), then the whole store write that includes it
     (defaults, validation, the write). The patch is applied to a stored pod each round."""
-    from fake_apiserver._fieldvalidation import FieldValidation
-    from fake_apiserver._http import RequestInfo, _decode_object
-    from fake_apiserver._kinds import by_resource
-    from fake_apiserver._store import Store
+    from fake_apiserver._machinery.fieldvalidation import FieldValidation
+    from fake_apiserver._endpoints.http import RequestInfo, _decode_object
+    from fake_apiserver._registry.kinds import by_resource
+    from fake_apiserver._storage.store import Store
 
     spec = by_resource("", "v1", "pods")
     assert spec is not None

@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
 def _release_of(report: dict[str, object]) -> str | None:
     """The ``1.NN`` release of a report's API server, if the fake can serve as it (else None:
     the fake's own default, and ``schedharness compare`` notes the difference)."""
-    from fake_apiserver._schema import RELEASES
+    from fake_apiserver._machinery.schema import RELEASES
 
     server = str(report.get("server_version") or "").removeprefix("v")
     minor = ".".join(server.split(".")[:2])

@@ -58,7 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_scheduler_throughput import node_body, stop_process  # noqa: E402
 from fake_apiserver import FakeApiServer  # noqa: E402
-from fake_apiserver._server import ADMIN_PREFIX, JOURNAL_DROPPED, JOURNAL_FIRST_SEQ, JOURNAL_LAST_SEQ  # noqa: E402
+from fake_apiserver._server.server import ADMIN_PREFIX, JOURNAL_DROPPED, JOURNAL_FIRST_SEQ, JOURNAL_LAST_SEQ  # noqa: E402
 
 __all__ = ["main", "run_mode"]
 

@@ -3,8 +3,8 @@
 The public API is this flat list; everything else lives in private modules.
 """
 
-from fake_apiserver._clock import Clock, SystemClock
-from fake_apiserver._effects import (
+from fake_apiserver._machinery.clock import Clock, SystemClock
+from fake_apiserver._storage.effects import (
     Effect,
     EffectPredicate,
     binds,
@@ -13,7 +13,7 @@ from fake_apiserver._effects import (
     sets_condition,
     sets_field,
 )
-from fake_apiserver._errors import (
+from fake_apiserver._machinery.errors import (
     AlreadyExists,
     BadRequest,
     Conflict,
@@ -33,7 +33,7 @@ from fake_apiserver._errors import (
     TooManyRequests,
     UnsupportedMediaType,
 )
-from fake_apiserver._faults import (
+from fake_apiserver._server.faults import (
     CloseConnection,
     Delay,
     EndWatch,
@@ -45,13 +45,13 @@ from fake_apiserver._faults import (
     WatchLag,
     body_contains,
 )
-from fake_apiserver._features import FeatureGateError, FeatureGates
-from fake_apiserver._http import Interceptor, RequestInfo
-from fake_apiserver._journal import Journal, JournalEntry
-from fake_apiserver._kinds import KINDS, KindSpec, ListStrategy, by_kind, by_resource
-from fake_apiserver._proxy import FaultProxy, Upstream, upstream_from_kubeconfig
-from fake_apiserver._server import FakeApiServer, kubeconfig_for
-from fake_apiserver._store import DEFAULT_NAMESPACES, Store
+from fake_apiserver._machinery.features import FeatureGateError, FeatureGates
+from fake_apiserver._endpoints.http import Interceptor, RequestInfo
+from fake_apiserver._server.journal import Journal, JournalEntry
+from fake_apiserver._registry.kinds import KINDS, KindSpec, ListStrategy, by_kind, by_resource
+from fake_apiserver._server.proxy import FaultProxy, Upstream, upstream_from_kubeconfig
+from fake_apiserver._server.server import FakeApiServer, kubeconfig_for
+from fake_apiserver._storage.store import DEFAULT_NAMESPACES, Store
 
 __all__ = [
     "DEFAULT_NAMESPACES",

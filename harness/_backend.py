@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Protocol
 
 from fake_apiserver import FakeApiServer, FaultInjector, FaultProxy, FeatureGateError, Journal
-from fake_apiserver._schema import KUBERNETES_VERSION
+from fake_apiserver._machinery.schema import KUBERNETES_VERSION
 from harness._virtual_time import RealClock, VirtualClock, VirtualEventLoop
 
 __all__ = ["REAL_TIME_SLACK", "VIRTUAL_SLACK", "Backend", "BackendClock", "BackendError", "EnvtestBackend", "FakeBackend",

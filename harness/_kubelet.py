@@ -61,7 +61,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from fake_apiserver._quantity import parse as quantity
+from fake_apiserver._machinery.quantity import parse as quantity
 
 from harness._kubeclient import ApiError
 

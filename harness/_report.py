@@ -218,7 +218,7 @@ def build_report(records: Iterable[Record], info: RunInfo) -> dict[str, Any]:
     suites = {name: judge_suite([c for c in criteria if c["suite"] == name]) for name in names}
     verdict, message = _verdict(counts, suites, criteria, info.pytest_exit_code)
     used = sorted({str(c["reading"]) for c in criteria if c["reading"] in info.readings})
-    from fake_apiserver._schema import KUBERNETES_VERSION, release, source as schema_source
+    from fake_apiserver._machinery.schema import KUBERNETES_VERSION, release, source as schema_source
     from suites import SUITE_VERSION
 
     servers = sorted({str(r["server_version"]) for r in records_list if r.get("server_version")})

@@ -39,8 +39,8 @@ from typing import Any
 
 import pytest
 
-from fake_apiserver._schema import KUBERNETES_VERSION
-from fake_apiserver._schema import release as schema_release
+from fake_apiserver._machinery.schema import KUBERNETES_VERSION
+from fake_apiserver._machinery.schema import release as schema_release
 from harness._adapters import format_feature_gates, parse_feature_gates
 from harness._apiserver_gates import options_problem
 from harness._report import NOT_JUDGED, RunInfo, judge_suite, load_results, suite_name, write_report

@@ -230,7 +230,7 @@ def _describe(task: asyncio.Task[Any]) -> str:
 
 
 class VirtualClock:
-    """A ``fake_apiserver._clock.Clock`` (structurally) on a loop's time: ``now() = epoch + loop.time()``."""
+    """A ``fake_apiserver._machinery.clock.Clock`` (structurally) on a loop's time: ``now() = epoch + loop.time()``."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, epoch: datetime = DEFAULT_EPOCH) -> None:
         if epoch.tzinfo is None:

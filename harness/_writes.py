@@ -3,7 +3,7 @@
 A criterion says "PodScheduled became False/NotReadyForScheduling at t", "a write removed it at
 t", "this write left the other conditions as they were"; it never says "a strategic merge PATCH
 of pods/p/status whose body holds ...". :class:`Write` is one journaled write seen that way: its
-time, its answer, and the object before and after it (:mod:`fake_apiserver._effects`), whatever
+time, its answer, and the object before and after it (:mod:`fake_apiserver._storage.effects`), whatever
 verb (create, update, patch of any type, delete, binding) carried it. A write a fault rule refused
 shows the effect it *would* have had (``intended``), when a rule asked for a preview.
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from fake_apiserver import JournalEntry
-from fake_apiserver._effects import changes_condition, condition_of
+from fake_apiserver._storage.effects import changes_condition, condition_of
 from harness._expectations import format_condition
 
 __all__ = ["Write", "delivered", "format_writes", "writes_of"]

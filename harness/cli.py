@@ -25,7 +25,7 @@ def _port(text: str) -> int:
 
 def _release(text: str) -> str:
     """``--kubernetes-version``: a release the fake serves as (an argparse type)."""
-    from fake_apiserver._schema import release
+    from fake_apiserver._machinery.schema import release
 
     try:
         return release(text)
@@ -46,7 +46,7 @@ def _gates(text: str) -> str:
 
 
 def _default_release() -> str:
-    from fake_apiserver._schema import KUBERNETES_VERSION
+    from fake_apiserver._machinery.schema import KUBERNETES_VERSION
 
     return KUBERNETES_VERSION.rsplit(".", 1)[0]
 

@@ -82,8 +82,8 @@ from harness._adapters import (
     format_feature_gates,
     parse_feature_gates,
 )
-from fake_apiserver._schema import KUBERNETES_VERSION
-from fake_apiserver._schema import release as schema_release
+from fake_apiserver._machinery.schema import KUBERNETES_VERSION
+from fake_apiserver._machinery.schema import release as schema_release
 from harness._apiserver_gates import fake_apiserver_gates, options_problem
 from harness._backend import EnvtestBackend, FakeBackend, KindBackend, KubeconfigBackend, Slack, Unsupported
 from harness._kind_setup import ClusterSession, ClusterUnavailable, KindSettings, open_cluster_session

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from fake_apiserver._effects import condition_of
+from fake_apiserver._storage.effects import condition_of
 from harness import Kubelet
 from harness._expectations import Expectation
 from harness._scenario import Scenario

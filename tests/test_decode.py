@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from fake_apiserver import _decode
-from fake_apiserver._decode import (
+from fake_apiserver._machinery import decode as _decode
+from fake_apiserver._machinery.decode import (
     ListOptions,
     decode_continue,
     decode_delete_options,
@@ -22,8 +22,8 @@ from fake_apiserver._decode import (
     summarize_data,
     validate_write_options,
 )
-from fake_apiserver._errors import BadRequest, Invalid, StatusError, UnknownError
-from fake_apiserver._kinds import by_resource
+from fake_apiserver._machinery.errors import BadRequest, Invalid, StatusError, UnknownError
+from fake_apiserver._registry.kinds import by_resource
 from test_http import Api, serve
 
 

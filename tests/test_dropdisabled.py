@@ -1,4 +1,4 @@
-"""Fields dropped while their feature gate is off (``fake_apiserver._dropdisabled``), over HTTP.
+"""Fields dropped while their feature gate is off (``fake_apiserver._registry.dropdisabled``), over HTTP.
 
 The same writes go to the fake and, in :func:`test_a_real_kube_apiserver_answers_as_recorded`
 (with ``KUBEBUILDER_ASSETS``), to a real kube-apiserver started by ``harness._envtest``: a Node
@@ -25,7 +25,7 @@ import aiohttp
 import pytest
 
 from fake_apiserver import FakeApiServer, FaultProxy, Store, by_resource
-from fake_apiserver._dropdisabled import NODE_RULES, POD_RULES
+from fake_apiserver._registry.dropdisabled import NODE_RULES, POD_RULES
 from harness._envtest import ASSETS_VARIABLE, envtest_unavailable
 from harness._virtual_time import VirtualClock, run
 
@@ -307,7 +307,7 @@ def test_node_status_fields_of_gates_that_are_off_are_dropped_on_create_not_thro
 
 
 def test_every_rule_names_a_gate_a_served_release_registers() -> None:
-    from fake_apiserver._features import known_gates
+    from fake_apiserver._machinery.features import known_gates
 
     for rule in (*NODE_RULES, *POD_RULES):
         assert all(gate in known_gates("1.37") for gate in rule.gates), rule.source

@@ -11,7 +11,7 @@ import aiohttp
 import pytest
 
 from fake_apiserver import EffectPredicate, FakeApiServer, FaultRule, JournalEntry, Match, Respond
-from fake_apiserver._effects import binds, changes_condition, condition_of, removes_condition, sets_condition, sets_field
+from fake_apiserver._storage.effects import binds, changes_condition, condition_of, removes_condition, sets_condition, sets_field
 from harness._virtual_time import VirtualClock, run
 
 POD_PATH = "/api/v1/namespaces/default/pods"

@@ -1,4 +1,4 @@
-"""The API server's feature gates (``fake_apiserver._features``): each release's table, and the
+"""The API server's feature gates (``fake_apiserver._machinery.features``): each release's table, and the
 overrides kube-apiserver refuses, with its messages.
 
 The messages were captured from kube-apiserver v1.37.2 (built from k8s.io/kubernetes v1.37.2)
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from fake_apiserver import FakeApiServer, FeatureGateError, FeatureGates, Store
-from fake_apiserver._features import GateSpec, gate_dependencies, known_gates
+from fake_apiserver._machinery.features import GateSpec, gate_dependencies, known_gates
 from harness._envtest import ASSETS_VARIABLE, ControlPlane, EnvtestError, envtest_unavailable, find_assets
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""YAML bodies resolve plain scalars as go-yaml v2 does (``fake_apiserver._goyaml``).
+"""YAML bodies resolve plain scalars as go-yaml v2 does (``fake_apiserver._machinery.goyaml``).
 
 Each value below was sent by kube-apiserver v1.36 as both ``spec.holderIdentity`` (a string) and
 ``spec.leaseDurationSeconds`` (an int32) of a Lease in a YAML body; the expected answer is what

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from fake_apiserver import Conflict, StatusError
-from fake_apiserver._store import kept_after_delete
+from fake_apiserver._storage.store import kept_after_delete
 from test_http import Api, binding, serve, status
 from test_kubectl import Kubectl, kubectl, ns, pod_manifest, table  # noqa: F401 (fixtures)
 from test_kubectl import binding as binding_json

@@ -1,4 +1,4 @@
-"""The rules of :mod:`fake_apiserver._kind_validation`, over HTTP against the fake.
+"""The rules of :mod:`fake_apiserver._registry.kind_validation`, over HTTP against the fake.
 
 Every expected message was captured from kube-apiserver v1.36 (DeviceTaintRules, a kind v1.37
 serves at resource.k8s.io/v1: v1.37.2) with the same request (a body POSTed, PUT or PATCHed to a
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from fake_apiserver import _kind_validation
+from fake_apiserver._registry import kind_validation as _kind_validation
 from test_http import Api, serve
 
 SUBDOMAIN = (

@@ -60,8 +60,8 @@ from typing import Any, Callable, Iterator, TypeVar
 import pytest
 
 from fake_apiserver import FakeApiServer, JournalEntry, KindSpec, Store, by_resource
-from fake_apiserver._discovery import api_resource_list
-from fake_apiserver._watch import INITIAL_EVENTS_END
+from fake_apiserver._endpoints.discovery import api_resource_list
+from fake_apiserver._storage.watch import INITIAL_EVENTS_END
 from harness._adapters import scheduler_config
 from recorded_requests import RECORDED, recorded_body
 

@@ -26,7 +26,7 @@ import pytest
 import yaml
 
 from fake_apiserver import KINDS
-from fake_apiserver._discovery import group_versions, version_info
+from fake_apiserver._endpoints.discovery import group_versions, version_info
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not on PATH")
 

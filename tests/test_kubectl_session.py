@@ -26,8 +26,7 @@ from typing import Iterator
 
 import pytest
 
-from fake_apiserver import _schema
-
+from fake_apiserver._machinery import schema as _schema
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not on PATH")
 
 ROOT = Path(__file__).resolve().parents[1]

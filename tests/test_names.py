@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from fake_apiserver import _names
-from fake_apiserver._names import (
+from fake_apiserver._machinery import names as _names
+from fake_apiserver._machinery.names import (
     is_dns1035_label,
     is_dns1123_label,
     is_dns1123_subdomain,

@@ -3,7 +3,7 @@
 Where the expected values come from:
 
 * field and kind descriptions, property names, patch extensions: the schema package
-  (:mod:`fake_apiserver._schema`, kubernetes-validate's Kubernetes v1.37.0 schemas);
+  (:mod:`fake_apiserver._machinery.schema`, kubernetes-validate's Kubernetes v1.37.0 schemas);
 * document shapes, operation names, ``x-kubernetes-action`` values, query parameters, headers,
   the 301 for a stale hash, the 404 for an unknown group-version, the root's ``text/plain`` type,
   and the kubectl outputs: a real kube-apiserver v1.36 captured with curl and with kubectl v1.32
@@ -28,8 +28,9 @@ from typing import TYPE_CHECKING, Any, Iterator
 import aiohttp
 import pytest
 
-from fake_apiserver import KINDS, KindSpec, _schema
-from fake_apiserver._discovery import group_versions
+from fake_apiserver import KINDS, KindSpec
+from fake_apiserver._machinery import schema as _schema
+from fake_apiserver._endpoints.discovery import group_versions
 
 if TYPE_CHECKING:  # conftest is pytest's to import; this is for the annotations only
     from tests.conftest import ThreadedServer
@@ -351,7 +352,7 @@ def test_kubectl_explain_priorityclass(kubectl: list[str]) -> None:
 
 
 def test_kubectl_explain_from_openapi_v2_says_it_finds_no_model(kubectl: list[str]) -> None:
-    """The v2 protobuf document is empty (see fake_apiserver._openapi), so kubectl's v2 renderer
+    """The v2 protobuf document is empty (see fake_apiserver._endpoints.openapi), so kubectl's v2 renderer
     finds no model: kubectl's own message for a GVK missing from the document."""
     done = _run(kubectl, "explain", "--output", "plaintext-openapiv2", "pod")
     assert (done.returncode, done.stdout, done.stderr) == (1, "", 'error: couldn\'t find resource for "/v1, Kind=Pod"\n')

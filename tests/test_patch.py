@@ -1,4 +1,4 @@
-"""PATCH bodies by Content-Type: JSON patch, merge patch, strategic merge patch (fake_apiserver._patch)."""
+"""PATCH bodies by Content-Type: JSON patch, merge patch, strategic merge patch (fake_apiserver._machinery.patch)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from fake_apiserver import _patch
-from fake_apiserver._errors import BadRequest, Invalid, RequestEntityTooLarge, StatusError, UnsupportedMediaType
-from fake_apiserver._kinds import by_resource
-from fake_apiserver._patch import PATCH_TYPES, apply_patch, merge_patch
-from fake_apiserver._strategic import InvalidPatch
+from fake_apiserver._machinery import patch as _patch
+from fake_apiserver._machinery.errors import BadRequest, Invalid, RequestEntityTooLarge, StatusError, UnsupportedMediaType
+from fake_apiserver._registry.kinds import by_resource
+from fake_apiserver._machinery.patch import PATCH_TYPES, apply_patch, merge_patch
+from fake_apiserver._machinery.strategic import InvalidPatch
 
 _PODS = by_resource("", "v1", "pods")
 assert _PODS is not None

@@ -1,4 +1,4 @@
-"""Pod priority (``fake_apiserver/_priority.py``): PriorityClasses and the Priority admission plugin.
+"""Pod priority (``fake_apiserver/_registry/priority.py``): PriorityClasses and the Priority admission plugin.
 
 Through the store (exact messages), over HTTP with aiohttp on the virtual loop (exact ``Status``
 bodies), and with the official Python client's ``SchedulingV1Api`` on a real socket. The sources
@@ -20,7 +20,7 @@ from kubernetes import client
 from kubernetes.client import ApiClient, ApiException
 
 from fake_apiserver import FakeApiServer, Forbidden, Invalid, Store, StatusError, by_resource
-from fake_apiserver._errors import AlreadyExists
+from fake_apiserver._machinery.errors import AlreadyExists
 from harness._virtual_time import VirtualClock, run
 
 if TYPE_CHECKING:  # conftest is pytest's to import; this is for the annotations only

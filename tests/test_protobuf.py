@@ -38,8 +38,8 @@ import pytest
 
 from conftest import ThreadedServer
 from fake_apiserver import KINDS, FakeApiServer, by_resource
-from fake_apiserver import _protobuf as protobuf
-from fake_apiserver import _schema
+from fake_apiserver._machinery import protobuf
+from fake_apiserver._machinery import schema as _schema
 from harness._virtual_time import VirtualClock, run
 
 T = TypeVar("T")

@@ -51,7 +51,7 @@ from fake_apiserver import (
     kubeconfig_for,
     upstream_from_kubeconfig,
 )
-from fake_apiserver._effects import sets_condition
+from fake_apiserver._storage.effects import sets_condition
 
 if TYPE_CHECKING:  # conftest is pytest's to import; this is for the annotations only
     from tests.conftest import ThreadedServer

@@ -369,7 +369,7 @@ class TestCrash:
     result = pytester.runpytest()
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines([
-        "E * fake_apiserver._faults.UnfiredFaults: fault rules that never fired (the scenario did not exercise them):",
+        "E * fake_apiserver._server.faults.UnfiredFaults: fault rules that never fired (the scenario did not exercise them):",
         "E *   unused: Respond(500, None, None, None) on verb=delete resource=nodes",
     ])
     result.stdout.fnmatch_lines([

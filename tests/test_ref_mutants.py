@@ -14,7 +14,7 @@ import pytest
 from test_ref_support import Env, gates, with_env
 
 from fake_apiserver import Delay, FaultRule, Match, kubeconfig_for
-from fake_apiserver._effects import sets_condition
+from fake_apiserver._storage.effects import sets_condition
 from harness._virtual_time import run
 from reference_scheduler import FeatureGateError, Scheduler, parse_feature_gates
 from reference_scheduler._clock import WallClock

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from fake_apiserver import _selectors
-from fake_apiserver._errors import BadRequest
-from fake_apiserver._kinds import by_kind
-from fake_apiserver._selectors import (
+from fake_apiserver._machinery import selectors as _selectors
+from fake_apiserver._machinery.errors import BadRequest
+from fake_apiserver._registry.kinds import by_kind
+from fake_apiserver._machinery.selectors import (
     FieldSelector,
     FieldTerm,
     LabelSelector,

@@ -1,7 +1,7 @@
 """The store on its own: no HTTP, no event loop, a clock the test moves by hand.
 
 Messages are the real server's (k8s-semantics E; the apiserver and apimachinery files named in
-``fake_apiserver/_store.py``), matched in full.
+``fake_apiserver/_storage/store.py``), matched in full.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any, Callable
 import pytest
 
 from fake_apiserver import BadRequest, Conflict, Invalid, Store, StatusError, by_resource
-from fake_apiserver._kinds import KindSpec
-from fake_apiserver._decode import resolve_kind, summarize_data, validate_list_options
+from fake_apiserver._registry.kinds import KindSpec
+from fake_apiserver._machinery.decode import resolve_kind, summarize_data, validate_list_options
 
 EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
 START = 7  # a new store's resourceVersion: the four default namespaces, then the two system priority classes

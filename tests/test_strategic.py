@@ -1,4 +1,4 @@
-"""Strategic merge patch as the API server applies it (fake_apiserver._strategic)."""
+"""Strategic merge patch as the API server applies it (fake_apiserver._machinery.strategic)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from fake_apiserver import _strategic
-from fake_apiserver._errors import BadRequest, StatusError
-from fake_apiserver._kinds import ListStrategy, PatchSchema, by_resource
-from fake_apiserver._errors import UnknownError
-from fake_apiserver._strategic import InvalidPatch, go_value, strategic_merge
+from fake_apiserver._machinery import strategic as _strategic
+from fake_apiserver._machinery.errors import BadRequest, StatusError
+from fake_apiserver._registry.kinds import ListStrategy, PatchSchema, by_resource
+from fake_apiserver._machinery.errors import UnknownError
+from fake_apiserver._machinery.strategic import InvalidPatch, go_value, strategic_merge
 
 _PODS = by_resource("", "v1", "pods")
 assert _PODS is not None

@@ -17,7 +17,7 @@ import aiohttp
 import pytest
 
 from fake_apiserver import FakeApiServer, ListStrategy, by_resource
-from fake_apiserver._gotime import TimeError, normalize
+from fake_apiserver._machinery.gotime import TimeError, normalize
 from harness._virtual_time import VirtualClock, run
 
 T = TypeVar("T")

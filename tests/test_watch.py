@@ -14,8 +14,8 @@ from typing import Any, Callable
 import pytest
 
 from fake_apiserver import BadRequest, Expired, Store, StatusError, by_resource
-from fake_apiserver._watch import Change, WatchCache, WatchEvent, Watcher
-from fake_apiserver._errors import UnknownError
+from fake_apiserver._storage.watch import Change, WatchCache, WatchEvent, Watcher
+from fake_apiserver._machinery.errors import UnknownError
 
 PODS = by_resource("", "v1", "pods")
 assert PODS is not None

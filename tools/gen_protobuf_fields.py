@@ -6,8 +6,8 @@ Usage::
     python tools/gen_protobuf_fields.py --api GIT_DIR --apimachinery GIT_DIR [--release 1.37] [--tag v0.37.0]
         [--out PATH]
 
-``--release`` picks the kinds (the rows of :data:`~fake_apiserver._kinds.KINDS` the release
-serves, :func:`~fake_apiserver._kinds.served_kinds`) and names the file; ``--tag`` is the staging
+``--release`` picks the kinds (the rows of :data:`~fake_apiserver._registry.kinds.KINDS` the release
+serves, :func:`~fake_apiserver._registry.kinds.served_kinds`) and names the file; ``--tag`` is the staging
 tag the Go types are read at (default ``v0.<minor>.0``).
 
 ``GIT_DIR`` is a clone (or bare mirror) of ``github.com/kubernetes/api`` and of
@@ -23,7 +23,7 @@ underlying kind) and the few type comments the protobuf generator reads (``+prot
 durations, quantities, int-or-strings, raw JSON) are named by a small table (:data:`CODECS`),
 and a reachable type with a ``MarshalJSON`` the table lacks stops the generator. Structs are
 keyed by their OpenAPI definition name (``io.k8s.api.core.v1.PodSpec``), so that the data joins
-with the schemas of :mod:`fake_apiserver._schema`; each field keeps its Go type as
+with the schemas of :mod:`fake_apiserver._machinery.schema`; each field keeps its Go type as
 ``reflect.Type.String()`` prints it (``[]v1.Container``, ``*int64``, ``v1.ResourceList``).
 
 Parsing is line based on gofmt-formatted source: top-level ``type`` declarations, struct fields
@@ -45,8 +45,8 @@ from typing import Any, Iterator
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from fake_apiserver._kinds import served_kinds  # noqa: E402
-from fake_apiserver._schema import KUBERNETES_VERSION, release as schema_release  # noqa: E402
+from fake_apiserver._registry.kinds import served_kinds  # noqa: E402
+from fake_apiserver._machinery.schema import KUBERNETES_VERSION, release as schema_release  # noqa: E402
 
 API = "k8s.io/api"
 APIMACHINERY = "k8s.io/apimachinery"
@@ -64,7 +64,7 @@ EXTRA_KINDS = (
 # Decoded under any group-version: a DELETE's body (``metav1.DeleteOptions``), and the envelope.
 EXTRA_TYPES = ((META, "DeleteOptions"), (f"{APIMACHINERY}/pkg/runtime", "Unknown"))
 
-# Go types that implement json.Marshaler: how their JSON is written (see fake_apiserver._protobuf).
+# Go types that implement json.Marshaler: how their JSON is written (see fake_apiserver._machinery.protobuf).
 CODECS = {
     (META, "Time"): "time",
     (META, "MicroTime"): "micro_time",

@@ -1,0 +1,75 @@
+"""policy/v1 PodDisruptionBudget as the registry keeps it (``pkg/registry/policy/poddisruptionbudget``).
+
+What a scheduler reads of a budget is its selector and ``status.disruptionsAllowed``; the rest is
+here so that a budget a client writes is answered as a real server answers it:
+
+* **Create** drops the body's ``status`` and stores the zero status, which encodes as
+  ``{"disruptionsAllowed":0,"currentHealthy":0,"desiredHealthy":0,"expectedPods":0}`` (the four
+  ``int32`` fields have no ``omitempty``). There is no disruption controller in the fake: whoever
+  runs a scenario writes ``/status``, as Kubernetes' own scheduler tests do.
+* **Validation** (``ValidatePodDisruptionBudgetSpec``, ``pkg/apis/policy/validation``):
+  ``minAvailable`` and ``maxUnavailable`` not both set (the error's value is the internal spec
+  struct as ``json.Marshal`` prints it), each a non-negative integer or a percentage of at most
+  100%. A budget with no selector, an empty one, or neither bound is accepted, as on a real server.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from fake_apiserver._machinery.errors import FieldError, GoJSON
+from fake_apiserver._registry.kind_validation import condition_errors
+
+__all__ = ["ZERO_STATUS", "validate_pdb_spec", "validate_pdb_status"]
+
+Obj = dict[str, Any]
+
+ZERO_STATUS: Obj = {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0}
+_PERCENT = re.compile(r"^(\d+)%$")
+
+
+def _internal_spec(spec: Obj) -> GoJSON:
+    """``policy.PodDisruptionBudgetSpec`` (the internal type: no json tags, fields in order)."""
+    fields = {"MinAvailable": spec.get("minAvailable"), "Selector": spec.get("selector"),
+              "MaxUnavailable": spec.get("maxUnavailable"),
+              "UnhealthyPodEvictionPolicy": spec.get("unhealthyPodEvictionPolicy")}
+    return GoJSON("{" + ",".join(f"{json.dumps(k)}:{json.dumps(v, separators=(',', ':'), sort_keys=True)}"
+                                 for k, v in fields.items()) + "}")
+
+
+def _int_or_percent(path: str, value: Any) -> list[FieldError]:
+    """``ValidatePositiveIntOrPercent`` then ``IsNotMoreThan100Percent``."""
+    if isinstance(value, bool) or value is None:
+        return []
+    if isinstance(value, int):
+        return [FieldError.invalid(path, value, "must be greater than or equal to 0")] if value < 0 else []
+    match = _PERCENT.match(str(value))
+    if not match:
+        return [FieldError.invalid(path, value, "must be an integer or percentage (e.g '5%')")]
+    if int(match.group(1)) > 100:
+        return [FieldError.invalid(path, value, "must not be greater than 100%")]
+    return []
+
+
+def validate_pdb_spec(obj: Obj) -> list[FieldError]:
+    spec = obj.get("spec") or {}
+    errors: list[FieldError] = []
+    if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
+        errors.append(FieldError.invalid("spec", _internal_spec(spec), "minAvailable and maxUnavailable cannot be both set"))
+    errors += _int_or_percent("spec.minAvailable", spec.get("minAvailable"))
+    errors += _int_or_percent("spec.maxUnavailable", spec.get("maxUnavailable"))
+    return errors
+
+
+def validate_pdb_status(obj: Obj) -> list[FieldError]:
+    """``ValidatePodDisruptionBudgetStatusUpdate`` (policy/v1): the conditions, then the four
+    counts non-negative."""
+    status = obj.get("status") or {}
+    errors = condition_errors(status.get("conditions"), "status.conditions")
+    for key in ("disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods"):
+        value = status.get(key)
+        if isinstance(value, int) and value < 0:
+            errors.append(FieldError.invalid(f"status.{key}", value, "must be greater than or equal to 0"))
+    return errors

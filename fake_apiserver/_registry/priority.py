@@ -1,0 +1,223 @@
+"""Pod priority: the ``scheduling.k8s.io/v1`` PriorityClass rules and the Priority admission plugin.
+
+Pure functions over JSON-shaped dicts, like :mod:`~fake_apiserver._registry.validation`; the store wires
+them in through :class:`~fake_apiserver._registry.strategy.PriorityClassStrategy` and
+:class:`~fake_apiserver._registry.strategy.PodStrategy`. Each rule follows one place in the Kubernetes
+source (v1.35), word for word where a message is involved:
+
+* the built-in classes: ``pkg/apis/scheduling/v1/helpers.go`` (``systemPriorityClasses``: name,
+  value and description only, no labels), created by the ``scheduling/bootstrap-system-priority-
+  classes`` post-start hook (``pkg/registry/scheduling/rest/storage_scheduling.go``,
+  ``AddSystemPriorityClasses``) through the v1 API, so they get the v1 default ``preemptionPolicy:
+  PreemptLowerPriority`` (``pkg/apis/scheduling/v1/defaults.go``, ``SetDefaults_PriorityClass``)
+  and ``generation: 1`` (``pkg/registry/scheduling/priorityclass/strategy.go``);
+* validation: ``pkg/apis/scheduling/validation/validation.go`` (``ValidatePriorityClass``,
+  ``ValidatePriorityClassUpdate``) with ``IsKnownSystemPriorityClass`` of ``v1/helpers.go`` and
+  ``ValidatePreemptionPolicy`` of ``pkg/apis/core/validation``; the declarative rules of
+  ``zz_generated.validations.go`` are alpha and not reported by default;
+* one global default, system classes not deletable: ``plugin/pkg/admission/priority/admission.go``
+  (``validatePriorityClass``, a validating step after validation) and
+  ``pkg/registry/scheduling/priorityclass/storage/storage.go`` (``REST.Delete``);
+* pods: ``admitPod`` of the same plugin, a mutating step before validation. Since the namespace
+  rule for system classes was dropped, pods in any namespace may name them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Mapping
+
+from fake_apiserver._machinery.errors import FieldError, Forbidden
+
+__all__ = [
+    "HIGHEST_USER_DEFINABLE_PRIORITY",
+    "SYSTEM_CRITICAL_PRIORITY",
+    "SYSTEM_PRIORITY_CLASSES",
+    "admit_pod",
+    "check_delete",
+    "default_priority_class",
+    "system_priority_classes",
+    "validate_priority_class",
+    "validate_priority_class_admission",
+    "validate_priority_class_update",
+]
+
+Obj = dict[str, Any]
+
+HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
+SYSTEM_CRITICAL_PRIORITY = 2 * HIGHEST_USER_DEFINABLE_PRIORITY
+SYSTEM_PRIORITY_CLASS_PREFIX = "system-"
+PREEMPT_LOWER_PRIORITY = "PreemptLowerPriority"
+_PREEMPTION_POLICIES = (PREEMPT_LOWER_PRIORITY, "Never")
+_RESOURCE = "priorityclasses"
+_GROUP = "scheduling.k8s.io"
+
+SYSTEM_PRIORITY_CLASSES: tuple[tuple[str, int, str], ...] = (
+    ("system-node-critical", SYSTEM_CRITICAL_PRIORITY + 1000,
+     "Used for system critical pods that must not be moved from their current node."),
+    ("system-cluster-critical", SYSTEM_CRITICAL_PRIORITY,
+     "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary."),
+)
+"""(name, value, description) of each built-in class, in ``systemPriorityClasses`` order."""
+
+
+def system_priority_classes() -> list[Obj]:
+    """The bodies the post-start hook creates (defaulting adds the preemption policy)."""
+    return [
+        {"apiVersion": f"{_GROUP}/v1", "kind": "PriorityClass", "metadata": {"name": name},
+         "value": value, "description": description}
+        for name, value, description in SYSTEM_PRIORITY_CLASSES
+    ]
+
+
+def default_priority_class(obj: Obj) -> None:
+    """Decode and default a body in place: ``value`` (no ``omitempty``) always present,
+    ``globalDefault`` and ``description`` left out when empty (``omitempty``), a missing
+    ``preemptionPolicy`` set to ``PreemptLowerPriority``; fields in the v1 struct's order."""
+    value = obj.pop("value", None)
+    global_default = obj.pop("globalDefault", None)
+    description = obj.pop("description", None)
+    policy = obj.pop("preemptionPolicy", None)
+    rest = {k: obj.pop(k) for k in list(obj) if k not in ("kind", "apiVersion", "metadata")}
+    obj["value"] = value or 0
+    if global_default:
+        obj["globalDefault"] = True
+    if description:
+        obj["description"] = description
+    obj["preemptionPolicy"] = PREEMPT_LOWER_PRIORITY if policy is None else policy
+    obj.update(rest)
+
+
+def _is_known_system_priority_class(name: str, value: int, global_default: bool) -> str | None:
+    """``IsKnownSystemPriorityClass``: None when it is one, else the error's text."""
+    for known, known_value, _ in SYSTEM_PRIORITY_CLASSES:
+        if known == name:
+            if known_value != value:
+                return f"value of {known} PriorityClass must be {known_value}"
+            if global_default:
+                return f"globalDefault of {known} PriorityClass must be false"
+            return None
+    return f"{name} is not a known system priority class"
+
+
+def validate_preemption_policy(policy: Any, path: str) -> list[FieldError]:
+    """``ValidatePreemptionPolicy`` (for a policy that is set)."""
+    if policy in _PREEMPTION_POLICIES:
+        return []
+    if policy == "":
+        return [FieldError.required(path)]
+    return [FieldError.not_supported(path, policy, list(_PREEMPTION_POLICIES))]
+
+
+def validate_priority_class(pc: Mapping[str, Any]) -> list[FieldError]:
+    """``ValidatePriorityClass`` without the object-meta part (the store checks that first)."""
+    errors: list[FieldError] = []
+    name = str((pc.get("metadata") or {}).get("name") or "")
+    value = pc.get("value") or 0
+    if name.startswith(SYSTEM_PRIORITY_CLASS_PREFIX):
+        why = _is_known_system_priority_class(name, value, bool(pc.get("globalDefault")))
+        if why is not None:
+            errors.append(FieldError.forbidden(
+                "metadata.name",
+                f"priority class names with '{SYSTEM_PRIORITY_CLASS_PREFIX}' prefix are reserved for system use "
+                f"only. error: {why}"))
+    elif value > HIGHEST_USER_DEFINABLE_PRIORITY:
+        errors.append(FieldError.forbidden(
+            "value", f"maximum allowed value of a user defined priority is {HIGHEST_USER_DEFINABLE_PRIORITY}"))
+    if "preemptionPolicy" in pc:
+        errors += validate_preemption_policy(pc["preemptionPolicy"], "preemptionPolicy")
+    return errors
+
+
+def validate_priority_class_update(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
+    """``ValidatePriorityClassUpdate`` without the object-meta part: ``value`` and
+    ``preemptionPolicy`` are immutable (nothing else is checked again on update)."""
+    errors: list[FieldError] = []
+    if (new.get("value") or 0) != (old.get("value") or 0):
+        errors.append(FieldError.forbidden("value", "may not be changed in an update."))
+    if new.get("preemptionPolicy") != old.get("preemptionPolicy"):
+        errors.append(FieldError.invalid("preemptionPolicy", new.get("preemptionPolicy"), "field is immutable"))
+    return errors
+
+
+def _forbidden(resource: str, group: str, name: str, why: str) -> Forbidden:
+    """``admission.NewForbidden``/``errors.NewForbidden``: ``<resource> "<name>" is forbidden: <why>``."""
+    qualified = f"{resource}.{group}" if group else resource
+    details: Obj = {"name": name}
+    if group:
+        details["group"] = group
+    details["kind"] = resource
+    return Forbidden(f"{qualified} {json.dumps(name)} is forbidden: {why}", details=details)
+
+
+def _default_class(classes: Iterable[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    """``getDefaultPriorityClass``: of several global defaults (a race), the lowest value."""
+    found: Mapping[str, Any] | None = None
+    for pc in classes:
+        if pc.get("globalDefault") and (found is None or (found.get("value") or 0) > (pc.get("value") or 0)):
+            found = pc
+    return found
+
+
+def validate_priority_class_admission(
+    pc: Mapping[str, Any], classes: Iterable[Mapping[str, Any]], *, update: bool
+) -> None:
+    """The plugin's ``validatePriorityClass``: a class may become the global default only while no
+    other class is (on create, any existing default refuses it)."""
+    if not pc.get("globalDefault"):
+        return
+    current = _default_class(classes)
+    if current is None:
+        return
+    name = str(pc["metadata"].get("name") or "")
+    current_name = current["metadata"]["name"]
+    if not update or current_name != name:
+        raise _forbidden(_RESOURCE, _GROUP, name,
+                         f"PriorityClass {current_name} is already marked as default. Only one default can exist")
+
+
+def check_delete(name: str) -> None:
+    """``REST.Delete`` of priority classes: the system classes cannot be deleted. (A
+    DELETE on the collection goes through the generic store's own Delete and is not refused.)"""
+    if any(name == known for known, _, _ in SYSTEM_PRIORITY_CLASSES):
+        raise _forbidden(_RESOURCE, _GROUP, name, "this is a system priority class and cannot be deleted")
+
+
+def admit_pod(pod: Obj, classes: Mapping[str, Mapping[str, Any]]) -> None:
+    """``admitPod`` on create, in place: resolve ``spec.priorityClassName`` (or the global
+    default, whose name is then written into the pod) to ``spec.priority`` and
+    ``spec.preemptionPolicy``; with neither, priority 0 and ``PreemptLowerPriority``. A pod
+    that names no existing class, or sets a priority or policy other than the computed one, is
+    refused with 403. ``classes`` maps names to the stored classes.
+
+    The error names the pod by ``metadata.name``, else ``generateName`` (names are generated
+    after admission), else ``Unknown`` (``admission.extractResourceName``)."""
+    meta = pod.get("metadata") or {}
+    who = str(meta.get("name") or meta.get("generateName") or "Unknown")
+    spec = pod.setdefault("spec", {})
+    class_name = spec.get("priorityClassName") or ""
+    if not class_name:
+        found = _default_class(classes.values())
+        if found is not None:
+            spec["priorityClassName"] = found["metadata"]["name"]
+            priority, policy = found.get("value") or 0, found.get("preemptionPolicy")
+        else:
+            priority, policy = 0, PREEMPT_LOWER_PRIORITY
+    else:
+        pc = classes.get(class_name)
+        if pc is None:
+            raise _forbidden("pods", "", who, f"no PriorityClass with name {class_name} was found")
+        priority, policy = pc.get("value") or 0, pc.get("preemptionPolicy")
+    given = spec.get("priority")
+    if given is not None and given != priority:
+        raise _forbidden("pods", "", who, (
+            f"the integer value of priority ({given}) must not be provided in pod spec; priority admission "
+            f"controller computed {priority} from the given PriorityClass name"))
+    spec["priority"] = priority
+    if policy is not None:
+        given_policy = spec.get("preemptionPolicy")
+        if given_policy is not None and given_policy != policy:
+            raise _forbidden("pods", "", who, (
+                f"the string value of PreemptionPolicy ({given_policy}) must not be provided in pod spec; "
+                f"priority admission controller computed {policy} from the given PriorityClass name"))
+        spec["preemptionPolicy"] = policy

@@ -1,0 +1,1130 @@
+"""The object store: the fake's etcd plus the generic registry (``apiserver/pkg/registry/generic``).
+
+One :class:`Store` holds every object of every kind, one global decimal resourceVersion, and one
+:class:`~fake_apiserver._storage.watch.WatchCache` per kind that LIST and WATCH read. All methods are
+synchronous and either commit whole or raise a typed :mod:`~fake_apiserver._machinery.errors` error having
+changed nothing: a write builds the new object on a private copy, runs the kind's strategy and
+validation on it, and only then stores it.
+
+Stored objects are never mutated afterwards (a write stores a new dict), so reads and watch events
+hand out the stored dicts without copying. In-process callers that want to modify a result must
+copy it first; the public :class:`~fake_apiserver.FakeApiServer` helpers do.
+
+Determinism: uids and ``generateName`` suffixes come from a seeded RNG and timestamps from the
+injected clock, so the same sequence of requests gives the same objects byte for byte.
+
+Decoding: a body is checked the way the real handlers decode it into the URL's Go type. A missing
+``kind`` or ``apiVersion`` is filled from the URL (the JSON serializer's defaulting); another
+served kind fails conversion and an unknown one fails the scheme lookup, each with the real
+``transformDecodeError`` text (:func:`resolve_kind`); fields the fake reads must have their Go
+types, and what the type lacks is dropped (:func:`~fake_apiserver._machinery.fieldvalidation.decode_body`,
+reported as the request's ``fieldValidation`` asks). Names and namespaces are checked against the
+URL as ``checkName`` and ``EnsureObjectNamespaceMatchesRequestNamespace`` do.
+
+Writes follow the generic registry: ``BeforeCreate``/``BeforeUpdate`` keep the system fields, a
+PUT's ``uid`` is a storage precondition, a ``resourceVersion`` on create fails the storage write,
+``dryRun=All`` answers without writing, and a delete answers with the object or a ``Status`` as the
+kind's registry does (``ReturnDeletedObject``). Every ``continue`` page is read at the first
+page's resourceVersion, as etcd serves it, in etcd's key order. Core and events.k8s.io Events are
+one resource in two shapes, as in the real server: a write through either API shows in both
+(:func:`convert_event`), so ``kubectl describe`` sees the scheduler's events.
+
+Watch lag: :meth:`Store.set_watch_lag` holds a kind's committed changes back from its watch cache
+(and so from LIST and WATCH) for a number of seconds, released through the injected ``schedule``
+callback (the event loop's ``call_later`` at the edge). GET, and every write, read the truth.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import uuid
+from collections import deque
+from datetime import datetime, timedelta
+from typing import Any, Callable, Iterable, Mapping
+
+from fake_apiserver._machinery.jsonutil import json_copy
+from fake_apiserver._machinery.clock import Clock, SystemClock, format_time, parse_time
+from fake_apiserver._machinery.decode import decode_continue, parse_list_resource_version, parse_resource_version, resolve_kind
+from fake_apiserver._storage.effects import record_commit
+from fake_apiserver._machinery.fieldvalidation import FieldValidation, decode_body
+from fake_apiserver._machinery.errors import (
+    AlreadyExists,
+    BadRequest,
+    Conflict,
+    Expired,
+    FieldError,
+    Forbidden,
+    Invalid,
+    NotFound,
+    StatusError,
+    Timeout,
+    UnknownError,
+)
+from fake_apiserver._machinery.features import FeatureGates
+from fake_apiserver._registry.kinds import KINDS, KindSpec, by_kind, by_resource, served_kinds
+from fake_apiserver._machinery.patch import apply_patch, reconcile_patched_kind
+from fake_apiserver._registry.priority import system_priority_classes
+from fake_apiserver._registry import resize
+from fake_apiserver._machinery import schema as schemas
+from fake_apiserver._machinery.selectors import FieldSelector, LabelSelector
+from fake_apiserver._registry.strategy import Strategy, strategy_for
+from fake_apiserver._machinery import typed
+from fake_apiserver._registry import validation
+from fake_apiserver._storage.watch import Change, WatchCache, Watcher
+
+__all__ = [
+    "DEFAULT_NAMESPACES",
+    "Store",
+    "kind_spec",
+    "convert_event",
+    "update_pod_condition",
+]
+
+Obj = dict[str, Any]
+Schedule = Callable[[float, Callable[[], None]], object]
+
+DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+_NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # apimachinery util/rand
+_LIST_EXPIRED = "The resourceVersion for the provided list is too old."  # etcd3 interpretListError
+_CONTINUE_EXPIRED = (
+    "The provided continue parameter is too old to display a consistent list result. You can start "
+    "a new list without the continue parameter, or use the continue token in this response to "
+    "retrieve the remainder of the results. Continuing with the provided token results in an "
+    "inconsistent list - objects that were created, modified, or deleted between the time the first "
+    "chunk was returned and now may show up in the list."
+)
+def _spec(group: str, version: str, resource: str) -> KindSpec:
+    spec = by_resource(group, version, resource)
+    assert spec is not None, resource
+    return spec
+
+
+PODS = _spec("", "v1", "pods")
+NAMESPACES = _spec("", "v1", "namespaces")
+NODES = _spec("", "v1", "nodes")
+PRIORITY_CLASSES = _spec("scheduling.k8s.io", "v1", "priorityclasses")
+_CORE_EVENTS = _spec("", "v1", "events")
+
+
+class Store:
+    """Every object, one resourceVersion counter, one watch cache per kind.
+
+    ``history`` bounds each kind's event window (older resourceVersions get ``410 Expired``);
+    ``taint_not_ready_nodes`` turns the TaintNodesByCondition admission on new nodes on or off,
+    ``storage_protection`` the StorageObjectInUseProtection admission (finalizers on new volumes
+    and claims) and the protection controllers that remove them from a deleted one no longer in
+    use (:meth:`_release_volumes`); ``kubernetes_version`` the release whose schemas
+    decode what is written (default :data:`~fake_apiserver._machinery.schema.KUBERNETES_VERSION`; an older
+    one prunes, or refuses under strict field validation, the fields added since);
+    ``feature_gates`` the API server's gates that differ from that release's defaults (as
+    ``--feature-gates``: a field whose gate is off is dropped on write; a gate the release does not
+    register, or a value kube-apiserver refuses, is a
+    :class:`~fake_apiserver._machinery.features.FeatureGateError` with its message);
+    ``seed`` seeds uids and generated names. ``event_ttl`` (seconds; None: never) expires an Event
+    that long after its last write, as kube-apiserver's ``--event-ttl`` (1 h) does with an etcd
+    lease: expired Events are deleted, watchers see them go, at the next write of any object.
+    """
+
+    def __init__(
+        self,
+        clock: Clock | None = None,
+        *,
+        seed: int = 0,
+        history: int = 1000,
+        taint_not_ready_nodes: bool = True,
+        storage_protection: bool = True,
+        kubernetes_version: str = schemas.KUBERNETES_VERSION,
+        feature_gates: Mapping[str, bool] | None = None,
+        schedule: Schedule | None = None,
+        kinds: Iterable[KindSpec] = KINDS,
+        event_ttl: float | None = None,
+    ) -> None:
+        self.clock: Clock = clock or SystemClock()
+        self.storage_protection = storage_protection
+        #: the Kubernetes release whose schemas decode and prune what is written (``1.36.0``)
+        self.release = schemas.release(kubernetes_version)
+        #: the API server's feature gates: the release's defaults with ``feature_gates`` applied
+        self.features = FeatureGates(self.release, feature_gates)
+        self.event_ttl = event_ttl
+        #: (expiry, key, expiry-of-record) in write order; an Event rewritten later has a newer entry
+        self._event_expiry: deque[tuple[datetime, tuple[str, str]]] = deque()
+        self._event_due: dict[tuple[str, str], datetime] = {}
+        self._expiring = False
+        self.schedule = schedule
+        self._rng = random.Random(seed)
+        self._rv = 1
+        self._objects: dict[tuple[str, str], dict[tuple[str, str], Obj]] = {}
+        self._caches: dict[tuple[str, str], WatchCache] = {}
+        self._strategies: dict[tuple[str, str], Strategy] = {}
+        self._lag: dict[tuple[str, str], float] = {}
+        self._held: dict[tuple[str, str], deque[Change]] = {}
+        self._on_hold: dict[tuple[str, str], Callable[[], None]] = {}
+        #: the rows of ``kinds`` this release serves (a kind a later release added is not found)
+        self.kinds = served_kinds(self.release, kinds)
+        self._spec_by_key = {(k.group, k.resource): k for k in self.kinds}
+        for spec in self.kinds:
+            key = (spec.group, spec.resource)
+            self._objects[key] = {}
+            cache = WatchCache(spec, history, self._rv)
+            held: deque[Change] = deque()
+            self._held[key] = held
+            cache.bind_store(lambda: self._rv, lambda h=held: h[0].rv if h else None)  # type: ignore[misc]
+            self._caches[key] = cache
+            self._strategies[key] = strategy_for(spec, taint_not_ready=taint_not_ready_nodes,
+                                                 storage_protection=storage_protection,
+                                                 priority_classes=self._priority_classes,
+                                                 now=self._now,
+                                                 storage_classes=self._storage_classes, features=self.features)
+        for name in DEFAULT_NAMESPACES:
+            self.create(NAMESPACES, None, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+        if (PRIORITY_CLASSES.group, PRIORITY_CLASSES.resource) in self._objects:
+            # kube-apiserver's scheduling/bootstrap-system-priority-classes post-start hook
+            for body in system_priority_classes():
+                self.create(PRIORITY_CLASSES, None, body)
+
+    def set_feature_gates(self, feature_gates: Mapping[str, bool] | None) -> None:
+        """Serve from now on with these feature gates (the release's defaults with them applied),
+        keeping every stored object: what kube-apiserver restarted with other ``--feature-gates``
+        over the same etcd does, so a field written while its gate was on is "in use" on the
+        objects that have it. :class:`~fake_apiserver._machinery.features.FeatureGateError` as on creation."""
+        self.features = FeatureGates(self.release, feature_gates)
+        for strategy in self._strategies.values():
+            strategy.features = self.features
+
+    # ------------------------------------------------------------------ helpers
+
+    def _priority_classes(self) -> dict[str, Obj]:
+        """The stored PriorityClasses by name: what the Priority admission plugin reads."""
+        bucket = self._objects.get((PRIORITY_CLASSES.group, PRIORITY_CLASSES.resource), {})
+        return {name: obj for (_, name), obj in bucket.items()}
+
+    def _storage_classes(self) -> dict[str, Obj]:
+        """The stored StorageClasses by name: what the DefaultStorageClass admission plugin reads."""
+        bucket = self._objects.get(("storage.k8s.io", "storageclasses"), {})
+        return {name: obj for (_, name), obj in bucket.items()}
+
+    def _node(self, name: str) -> Obj | None:
+        """The stored Node of that name, or None: what admission plugins' node listers see."""
+        return self._objects.get((NODES.group, NODES.resource), {}).get(("", name))
+
+    def serves(self, spec: KindSpec) -> bool:
+        """Whether this release serves the kind of ``spec`` (:attr:`kinds`)."""
+        return self._spec_by_key.get((spec.group, spec.resource)) is spec
+
+    @property
+    def resource_version(self) -> int:
+        return self._rv
+
+    def cache(self, spec: KindSpec) -> WatchCache:
+        return self._caches[(spec.group, spec.resource)]
+
+    def _now(self) -> str:
+        return format_time(self.clock.now())
+
+    def _new_uid(self) -> str:
+        return str(uuid.UUID(int=self._rng.getrandbits(128), version=4))
+
+    def _bucket(self, spec: KindSpec) -> dict[tuple[str, str], Obj]:
+        return self._objects[(spec.group, spec.resource)]
+
+    @staticmethod
+    def _key(spec: KindSpec, namespace: str | None, name: str) -> tuple[str, str]:
+        return (namespace or "") if spec.namespaced else "", name
+
+    def _commit(self, spec: KindSpec, old: Obj | None, new: Obj | None, rv: int) -> None:
+        """Store a change and hand it to the kind's watch cache; a kind that shares its storage
+        with another (core and events.k8s.io Events) gets the same change in the other's shape.
+        The request being served learns its effect (:func:`~fake_apiserver._storage.effects.record_commit`).
+        With an ``event_ttl``, Events due to expire go after it."""
+        self._commit_change(spec, old, new, rv)
+        if self.storage_protection and spec.group == "" and spec.resource in _PROTECTED_VOLUMES + ("pods",):
+            self._release_volumes(spec, old, new)
+        if self.event_ttl is not None and not self._expiring:
+            if spec.resource == "events":
+                obj = new if new is not None else old
+                assert obj is not None
+                key = (obj["metadata"].get("namespace") or "", obj["metadata"]["name"])
+                if new is None:
+                    self._event_due.pop(key, None)
+                else:
+                    due = self.clock.now() + timedelta(seconds=self.event_ttl)
+                    self._event_due[key] = due
+                    self._event_expiry.append((due, key))
+            self._expire_events()
+
+    def _release_volumes(self, spec: KindSpec, old: Obj | None, new: Obj | None) -> None:
+        """The pvc-protection and pv-protection controllers, at once: a claim being deleted loses
+        its ``kubernetes.io/pvc-protection`` finalizer when no scheduled, unfinished pod of its
+        namespace mounts it (checked again when such a pod goes or finishes), a volume being
+        deleted loses ``kubernetes.io/pv-protection`` unless it is ``Bound``; with no finalizer
+        left, the object goes."""
+        if spec.resource == "pods":
+            pod = old if old is not None else new
+            if pod is None or (new is not None and not _pod_done(new)):
+                return
+            namespace = pod["metadata"].get("namespace") or ""
+            for (ns, _), claim in list(self._objects.get(("", "persistentvolumeclaims"), {}).items()):
+                if ns == namespace:
+                    self._release_volume(_claims_spec(self), claim)
+            return
+        if new is not None:
+            self._release_volume(spec, new)
+
+    def _release_volume(self, spec: KindSpec, obj: Obj) -> None:
+        meta = obj["metadata"]
+        finalizer = _PROTECTION_FINALIZERS[spec.resource]
+        if not meta.get("deletionTimestamp") or finalizer not in (meta.get("finalizers") or []):
+            return
+        if spec.resource == "persistentvolumes":
+            if (obj.get("status") or {}).get("phase") == "Bound":
+                return
+        elif self._claim_in_use(meta.get("namespace") or "", meta["name"]):
+            return
+        released = json_copy(obj)
+        rest = [f for f in meta["finalizers"] if f != finalizer]
+        if rest:
+            released["metadata"]["finalizers"] = rest
+        else:
+            released["metadata"].pop("finalizers")
+        rv = self._next_rv()
+        if rest:
+            released["metadata"]["resourceVersion"] = str(rv)
+            self._commit(spec, obj, released, rv)
+        else:
+            self._commit(spec, obj, None, rv)
+
+    def _claim_in_use(self, namespace: str, claim: str) -> bool:
+        for (ns, name), pod in self._objects.get((PODS.group, PODS.resource), {}).items():
+            if ns != namespace or not pod.get("spec", {}).get("nodeName") or _pod_done(pod):
+                continue
+            for volume in pod["spec"].get("volumes") or []:
+                source = (volume.get("persistentVolumeClaim") or {}).get("claimName")
+                if source == claim or (volume.get("ephemeral") is not None and f"{name}-{volume.get('name')}" == claim):
+                    return True
+        return False
+
+    def _expire_events(self) -> None:
+        now = self.clock.now()
+        self._expiring = True
+        try:
+            while self._event_expiry and self._event_expiry[0][0] <= now:
+                due, key = self._event_expiry.popleft()
+                if self._event_due.get(key) != due:
+                    continue  # rewritten since, or gone
+                del self._event_due[key]
+                old = self._objects[("", "events")].get(key)
+                if old is not None:
+                    self._commit_change(_CORE_EVENTS, old, None, self._next_rv())
+        finally:
+            self._expiring = False
+
+    def _commit_change(self, spec: KindSpec, old: Obj | None, new: Obj | None, rv: int) -> None:
+        record_commit(spec.group, spec.resource, old, new)
+        self._commit_one((spec.group, spec.resource), spec, Change(rv, old, new))
+        partner = _COHABITING.get((spec.group, spec.resource))
+        if partner is not None:
+            partner_spec = self._spec_by_key.get(partner)
+            if partner_spec is not None:
+                obj = new if new is not None else old
+                assert obj is not None
+                okey = self._key(partner_spec, obj["metadata"].get("namespace"), obj["metadata"]["name"])
+                partner_old = self._objects[partner].get(okey)
+                partner_new = None if new is None else convert_event(new, partner_spec.group)
+                self._commit_one(partner, partner_spec, Change(rv, partner_old, partner_new))
+
+    def _commit_one(self, key: tuple[str, str], spec: KindSpec, change: Change) -> None:
+        bucket = self._objects[key]
+        obj = change.new if change.new is not None else change.old
+        assert obj is not None
+        okey = self._key(spec, obj["metadata"].get("namespace"), obj["metadata"]["name"])
+        if change.new is None:
+            bucket.pop(okey, None)
+        else:
+            bucket[okey] = change.new
+        lag = self._lag.get(key, 0.0)
+        held = self._held[key]
+        if lag > 0 or held:
+            held.append(change)
+            if lag > 0 and key in self._on_hold:
+                self._on_hold[key]()
+            if self.schedule is None:
+                raise RuntimeError("watch lag needs a schedule callback (the server's event loop)")
+            self.schedule(lag, lambda: self._release(key))
+        else:
+            self._caches[key].apply(change)
+
+    def _release(self, key: tuple[str, str]) -> None:
+        held = self._held[key]
+        if held:
+            self._caches[key].apply(held.popleft())
+
+    def set_watch_lag(self, spec: KindSpec, seconds: float, *, on_hold: Callable[[], None] | None = None) -> None:
+        """From now on, changes to ``spec`` reach LIST and WATCH ``seconds`` after they commit;
+        ``on_hold`` is called for each change held back (fault rules count their firings)."""
+        key = (spec.group, spec.resource)
+        self._lag[key] = float(seconds)
+        if on_hold is not None:
+            self._on_hold[key] = on_hold
+        else:
+            self._on_hold.pop(key, None)
+
+    def _next_rv(self) -> int:
+        self._rv += 1
+        return self._rv
+
+    def _require_namespace(self, spec: KindSpec, namespace: str | None, name: str) -> None:
+        if not spec.namespaced:
+            return
+        ns = self._objects[("", "namespaces")].get(("", namespace or ""))
+        if ns is None:
+            raise NotFound.of("namespaces", "", namespace or "")
+        if ns["metadata"].get("deletionTimestamp"):
+            raise Forbidden(
+                f"{spec.resource} {json.dumps(name)} is forbidden: unable to create new content "
+                f"in namespace {namespace} because it is being terminated",
+                details={"kind": spec.resource},
+            )
+
+    def _check_body(
+        self, spec: KindSpec, body: Any, namespace: str | None, *, name: str | None = None,
+        field_validation: FieldValidation | None = None, decoded: bool = False,
+    ) -> Obj:
+        """Decode-time checks of the real handlers on a JSON object, and a private copy of it.
+
+        ``kind`` and ``apiVersion`` are defaulted from the URL and checked (:func:`resolve_kind`),
+        then the body is decoded into the kind's type (:func:`decode_body`: wrong types refused,
+        unknown fields dropped and reported per ``field_validation``) unless it already was
+        (``decoded``: a patch result, which :func:`apply_patch` decodes).
+        On create (``name`` None) a namespace that differs from the URL's is refused as
+        ``EnsureObjectNamespaceMatchesRequestNamespace`` does; on update (``name`` given) the name
+        and namespace are checked as ``checkName`` does (``apiserver/pkg/endpoints/handlers/
+        rest.go``). The returned copy carries the URL's namespace (none for cluster-scoped kinds).
+        """
+        if not isinstance(body, dict):
+            raise BadRequest(f"the object provided is unrecognized (must be of type {spec.kind})")
+        obj = body if decoded else dict(body)  # resolve_kind sets the top-level kind and apiVersion
+        resolve_kind(spec.group, spec.version, spec.kind, obj)
+        node = _node(spec, self.release)
+        if node is None:  # a kind the schemas lack (a test's own): its hand-written shape
+            obj = json_copy(obj)
+            self._strategies[(spec.group, spec.resource)].check_shape(obj)
+        elif not decoded:
+            obj = decode_body(node, spec.kind, spec.version, obj, field_validation)
+        meta = obj.setdefault("metadata", {})
+        body_ns = meta.get("namespace") or ""
+        if name is not None:
+            body_name = meta.get("name") or ""
+            if body_name != name:
+                raise BadRequest(f"the name of the object ({body_name}) does not match the name on the URL ({name})")
+            if namespace and body_ns and body_ns != namespace:
+                raise BadRequest(
+                    f"the namespace of the object ({body_ns}) does not match the namespace on the request ({namespace})"
+                )
+        if spec.namespaced:
+            if body_ns and namespace and body_ns != namespace:
+                raise BadRequest(
+                    "the namespace of the provided object does not match the namespace sent on the request"
+                )
+            meta["namespace"] = namespace or body_ns
+        else:
+            meta.pop("namespace", None)
+        return obj
+
+    # ------------------------------------------------------------------ reads
+
+    def exists(self, spec: KindSpec, namespace: str | None, name: str) -> bool:
+        return self._key(spec, namespace, name) in self._bucket(spec)
+
+    def get(self, spec: KindSpec, namespace: str | None, name: str) -> Obj:
+        obj = self._bucket(spec).get(self._key(spec, namespace, name))
+        if obj is None:
+            raise NotFound.of(spec.resource, spec.group, name)
+        return obj
+
+    def list(
+        self,
+        spec: KindSpec,
+        namespace: str | None,
+        *,
+        label_selector: str = "",
+        field_selector: str = "",
+        limit: int = 0,
+        continue_token: str = "",
+        resource_version: str = "",
+        resource_version_match: str = "",
+    ) -> Obj:
+        """A ``<Kind>List`` from the kind's watch cache, with ``limit``/``continue`` paging: every
+        page shows the objects as of the first page's resourceVersion, and a token older than the
+        watch cache's history is ``410 Expired``. ``resource_version`` as the real list reads it
+        (``storage.ValidateListOptions``): a version the store has not reached is ``Too large
+        resource version`` (504, which the edge answers after the cacher's wait), and with
+        ``resource_version_match=Exact`` the list is the one of that version, ``410 Expired``
+        once the history no longer reaches back to it."""
+        matches = self._matcher(spec, namespace, label_selector, field_selector)
+        cache = self.cache(spec)
+        start = ""
+        list_rv = cache.rv
+        at: int | None = None
+        if continue_token:
+            token_rv, start = decode_continue(continue_token, resource_version)
+            start = start.rstrip("\x00")
+            if token_rv > 0:
+                list_rv = at = token_rv
+                if list_rv < cache.floor:
+                    raise Expired(_CONTINUE_EXPIRED)
+        elif resource_version:
+            wanted = parse_list_resource_version(resource_version)
+            if wanted > self._rv:
+                raise too_large_resource_version(wanted, cache.rv)
+            if resource_version_match == "Exact":
+                if wanted < cache.floor:
+                    raise Expired(_LIST_EXPIRED)
+                list_rv = at = wanted
+        items = [o for o in cache.items(namespace if spec.namespaced else None, at) if matches(o)]
+        if start:
+            items = [o for o in items if _item_key(o) > start]
+        meta: Obj = {"resourceVersion": str(list_rv)}
+        if limit and len(items) > limit:
+            remaining = len(items) - limit
+            items = items[:limit]
+            meta["continue"] = _encode_continue(list_rv, _item_key(items[-1]))
+            if not label_selector and not field_selector:
+                meta["remainingItemCount"] = remaining
+        return {"kind": spec.list_kind, "apiVersion": spec.api_version, "metadata": meta, "items": items}
+
+    def _matcher(
+        self, spec: KindSpec, namespace: str | None, label_selector: str, field_selector: str
+    ) -> Callable[[Obj], bool]:
+        labels = LabelSelector.parse(label_selector)
+        fields = FieldSelector.parse(field_selector, spec)
+        ns = namespace if spec.namespaced else None
+
+        def matches(obj: Obj) -> bool:
+            meta = obj["metadata"]
+            if ns is not None and meta.get("namespace") != ns:
+                return False
+            if not labels.empty and not labels.matches(meta.get("labels") or {}):
+                return False
+            return fields.empty or fields.matches(obj)
+
+        return matches
+
+    def watch(
+        self,
+        spec: KindSpec,
+        namespace: str | None,
+        *,
+        name: str = "",
+        label_selector: str = "",
+        field_selector: str = "",
+        resource_version: str = "",
+        send_initial_events: bool | None = None,
+        allow_bookmarks: bool = False,
+    ) -> Watcher:
+        """Open a watch with the semantics of a v1.35 server (``Cacher.Watch``).
+
+        With the WatchList feature on (the default since v1.34), a watch that sets neither
+        ``sendInitialEvents`` nor ``resourceVersionMatch`` from ``""`` or ``"0"`` is a streaming
+        list (``SetListOptionsDefaults``): ADDED for every object, then, with bookmarks allowed,
+        the ``k8s.io/initial-events-end`` bookmark. ``sendInitialEvents=false`` from ``""``
+        starts at the store's current version, from ``"0"`` at the cache's. A version older than
+        the history gives ``Expired``; a streaming list asked to be at least as new as a version
+        the store has not reached gives ``Too large resource version`` (504), as the cacher does
+        after waiting for it. ``name`` watches one object (a field selector, if given, must
+        select the same name).
+        """
+        if name:  # a watch on one object selects it by name (listOpts in handlers/get.go)
+            if field_selector:
+                if FieldSelector.parse(field_selector, spec).requires_exact_match("metadata.name") != name:
+                    raise BadRequest("fieldSelector metadata.name doesn't match requested name")
+            else:
+                field_selector = f"metadata.name={name}"
+        rv = parse_resource_version(spec, resource_version, named=bool(name))
+        matches = self._matcher(spec, namespace, label_selector, field_selector)
+        cache = self.cache(spec)
+        if send_initial_events is None:
+            send_initial_events = resource_version in ("", "0")
+        if send_initial_events and rv > self._rv:
+            raise too_large_resource_version(rv, cache.rv)
+        if not send_initial_events and resource_version == "":
+            rv = self._rv
+        return cache.watch(matches, resource_version=rv, send_initial_events=send_initial_events,
+                           allow_bookmarks=allow_bookmarks)
+
+    # ------------------------------------------------------------------ writes
+
+    def create(self, spec: KindSpec, namespace: str | None, body: Any, *, dry_run: bool = False,
+               field_validation: FieldValidation | None = None) -> Obj:
+        """POST: ``WipeObjectMetaSystemFields``, ``BeforeCreate`` (strategy, name generation,
+        validation), namespace admission, then the storage write. ``field_validation`` is the request's
+        ``fieldValidation`` (none: unknown fields dropped silently, as for in-process callers).
+
+        A ``resourceVersion`` in the body fails the storage write with etcd3's plain error, which
+        the client sees as a 500 with no reason (``storage.ErrResourceVersionSetOnCreate``).
+        """
+        obj = self._check_body(spec, body, namespace, field_validation=field_validation)
+        strategy = self._strategies[(spec.group, spec.resource)]
+        strategy.admit_create(obj, body)
+        meta = obj["metadata"]
+        if not meta.get("name") and meta.get("generateName"):
+            meta["name"] = meta["generateName"] + "".join(
+                self._rng.choice(_NAME_SUFFIX_ALPHABET) for _ in range(5)
+            )
+        # WipeObjectMetaSystemFields keeps generation: a strategy that counts generations sets
+        # it to 1, any other kind stores (and validates) what the body sent
+        for key in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
+                    "managedFields", "selfLink"):
+            meta.pop(key, None)
+        name = str(meta.get("name") or "")
+        now = self._now()
+        strategy.prepare_for_create(obj, now)
+        meta = obj["metadata"]  # a strategy may rebuild the object
+        errors = validation.validate_object_meta(spec, obj, create=True) + strategy.validate_create(obj)
+        validation.check(spec, name, errors)
+        strategy.validate_admission(obj, None)
+        self._require_namespace(spec, meta.get("namespace"), name)
+        sent_rv = str(meta.get("resourceVersion") or "")
+        if sent_rv.isascii() and sent_rv.isdigit() and 0 < int(sent_rv) < 2**64:  # one that does not parse is ignored
+            raise UnknownError("resourceVersion should not be set on objects to be created")
+        if self._key(spec, meta.get("namespace"), name) in self._bucket(spec):
+            raise AlreadyExists.of(spec.resource, spec.group, name)
+        meta["uid"] = self._new_uid()
+        meta["creationTimestamp"] = now
+        if dry_run:  # DryRunnableStorage: the object as it would be stored, with no version
+            return _ordered(obj)
+        rv = self._next_rv()
+        meta["resourceVersion"] = str(rv)
+        obj = _ordered(obj)
+        self._commit(spec, None, obj, rv)
+        return obj
+
+    def update(
+        self,
+        spec: KindSpec,
+        namespace: str | None,
+        name: str,
+        body: Any,
+        *,
+        subresource: str | None = None,
+        dry_run: bool = False,
+        field_validation: FieldValidation | None = None,
+    ) -> Obj:
+        """PUT: the body's ``uid`` is a storage precondition and its ``resourceVersion`` an
+        optimistic lock (none: an unconditional update); a no-op writes nothing, and neither
+        does a dry run (``dryRun=All``), which answers with what would have been stored."""
+        obj = self._check_body(spec, body, namespace, name=name, field_validation=field_validation)
+        old = self._bucket(spec).get(self._key(spec, namespace, name))
+        if old is None:
+            if (spec.group, spec.resource) in CREATE_ON_UPDATE and subresource is None:
+                return self.create(spec, namespace, obj, dry_run=dry_run)
+            raise NotFound.of(spec.resource, spec.group, name)
+        uid = obj["metadata"].get("uid")
+        if uid and uid != old["metadata"]["uid"]:
+            raise Conflict.of(spec.resource, spec.group, name, _precondition_failed(
+                spec, namespace, name, "UID", uid, old["metadata"]["uid"]))
+        _check_resource_version(spec, name, obj, old)
+        return self._write(spec, old, obj, subresource, dry_run)
+
+    def patch(
+        self,
+        spec: KindSpec,
+        namespace: str | None,
+        name: str,
+        patch_body: bytes,
+        content_type: str,
+        *,
+        subresource: str | None = None,
+        dry_run: bool = False,
+        field_validation: FieldValidation | None = None,
+    ) -> Obj:
+        """PATCH: apply to the stored object and decode the result into the kind's type, then the
+        update path (``patcher.applyPatch`` checks the namespace, then the name, of the result)."""
+        old = self.get(spec, namespace, name)
+        node = _node(spec, self.release)
+        patched = apply_patch(
+            old, patch_body, content_type, spec.patch_schema, kind=spec.kind, group=spec.group, name=name,
+            node=node, validation=field_validation,
+        )
+        reconcile_patched_kind(patched, group=spec.group, version=spec.version, kind=spec.kind)
+        obj = self._check_body(spec, patched, namespace, decoded=True)  # apply_patch returns a new object
+        body_name = obj["metadata"].get("name") or ""
+        if body_name != name:
+            raise BadRequest(f"the name of the object ({body_name}) does not match the name on the URL ({name})")
+        _check_resource_version(spec, name, obj, old)
+        return self._write(spec, old, obj, subresource, dry_run)
+
+    def _write(self, spec: KindSpec, old: Obj, obj: Obj, subresource: str | None, dry_run: bool = False) -> Obj:
+        """``rest.BeforeUpdate`` and the storage write: system fields come from the stored object
+        (a missing ``uid`` too, a different one fails validation), then the strategy and
+        validation run; nothing is written when the result equals what is stored."""
+        strategy = self._strategies[(spec.group, spec.resource)]
+        meta = obj["metadata"]
+        old_meta = old["metadata"]
+        for key in ("generation", "creationTimestamp", "resourceVersion"):
+            _copy_meta(old_meta, meta, key)
+        if old_meta.get("deletionTimestamp"):
+            meta["deletionTimestamp"] = old_meta["deletionTimestamp"]
+        if old_meta.get("deletionGracePeriodSeconds") is not None and meta.get("deletionGracePeriodSeconds") is None:
+            meta["deletionGracePeriodSeconds"] = old_meta["deletionGracePeriodSeconds"]
+        meta.pop("managedFields", None)
+        now = self._now()
+        if subresource == "status":
+            strategy.prepare_for_status_update(obj, old, now)
+        elif subresource == "resize":  # pods only: the kind table serves it for no other kind
+            resize.prepare_for_resize(obj, old, self.features)
+        else:
+            strategy.prepare_for_update(obj, old)
+        meta = obj["metadata"]
+        if not meta.get("uid"):
+            meta["uid"] = old_meta["uid"]
+        # metadata equal to the stored (valid) metadata cannot fail ValidateObjectMetaUpdate
+        errors = [] if meta == old_meta else validation.validate_object_meta(spec, obj, create=False, old=old)
+        if subresource == "status":
+            errors += strategy.validate_status_update(obj, old)
+        elif subresource == "resize":
+            errors += resize.validate_resize(obj, old, self.features)
+        else:
+            errors += strategy.validate_update(obj, old)
+        validation.check(spec, meta["name"], errors)
+        if subresource is None:
+            strategy.validate_admission(obj, old)
+        elif subresource == "resize":
+            resize.admit_resize(obj, old, self._node)
+        obj = _ordered(obj)
+        meta = obj["metadata"]
+        if obj == old:
+            return old
+        if dry_run:
+            return obj
+        if old_meta.get("deletionTimestamp") and not meta.get("finalizers") \
+                and not old_meta.get("deletionGracePeriodSeconds"):  # ShouldDeleteDuringUpdate
+            rv = self._next_rv()
+            meta["resourceVersion"] = str(rv)
+            self._commit(spec, old, None, rv)
+            return obj
+        rv = self._next_rv()
+        meta["resourceVersion"] = str(rv)
+        self._commit(spec, old, obj, rv)
+        return obj
+
+    def delete(
+        self,
+        spec: KindSpec,
+        namespace: str | None,
+        name: str,
+        *,
+        options: Obj | None = None,
+        dry_run: bool = False,
+        registry: bool = True,
+    ) -> Obj:
+        """``Store.Delete`` with ``rest.BeforeDelete``: delete now, or mark for deletion and keep.
+
+        ``options`` is the request's ``DeleteOptions`` (:func:`check_delete_options` has passed
+        it). A pod is deleted gracefully (:meth:`~fake_apiserver._registry.strategy.Strategy.grace_period`):
+        a first delete sets ``deletionTimestamp`` (now plus the grace period),
+        ``deletionGracePeriodSeconds`` and bumps ``generation``; with a period above 0 the pod
+        stays until a delete with a shorter period (its kubelet's, with 0) comes, and a delete
+        that does not shorten it changes nothing. A period of 0 is written first and then deleted,
+        so a watcher sees the pod marked before it goes, as from a real server. An object with
+        finalizers is marked (``markAsDeleting``: now, period 0) and kept until they are gone.
+
+        The fake has no garbage collector, so it behaves as a server started with
+        ``--enable-garbage-collector=false``: ``propagationPolicy`` and ``orphanDependents`` are
+        validated but add no ``orphan``/``foregroundDeletion`` finalizer that nothing would remove.
+
+        The answer: the object as now stored when kept; otherwise the deleted object for the
+        kinds whose registry sets ``ReturnDeletedObject`` and a ``Status`` naming it for the rest
+        (``Store.finalizeDelete``). :func:`kept_after_delete` tells the two apart. Preconditions
+        fail early, as ``rest.BeforeDelete`` checks them, with a conflict on the kind. A kind's
+        registry may refuse first (system priority classes,
+        :meth:`~fake_apiserver._registry.strategy.Strategy.check_delete`), unless ``registry`` is False:
+        ``Store.DeleteCollection`` calls the generic store's own ``Delete``, past a kind's
+        ``REST.Delete`` override.
+        """
+        options = options or {}
+        if registry:
+            self._strategies[(spec.group, spec.resource)].check_delete(name)
+        old = self.get(spec, namespace, name)
+        pre = options.get("preconditions") or {}
+        old_meta = old["metadata"]
+        if pre.get("uid") and pre["uid"] != old_meta["uid"]:
+            raise Conflict.of(
+                spec.kind, spec.group, name,
+                f"the UID in the precondition ({pre['uid']}) does not match the UID in record ({old_meta['uid']}). "
+                "The object might have been deleted and then recreated",
+            )
+        if pre.get("resourceVersion") and pre["resourceVersion"] != old_meta["resourceVersion"]:
+            raise Conflict.of(
+                spec.kind, spec.group, name,
+                f"the ResourceVersion in the precondition ({pre['resourceVersion']}) does not match the "
+                f"ResourceVersion in record ({old_meta['resourceVersion']}). The object might have been modified",
+            )
+        requested = options.get("gracePeriodSeconds")
+        if requested is not None and requested < 0:  # "Negative values will be treated as the value `1s`"
+            requested = 1
+        new = json_copy(old)
+        meta = new["metadata"]
+        if (meta.get("deletionGracePeriodSeconds") or 0) < 0:
+            meta["deletionGracePeriodSeconds"] = 1
+        now = self.clock.now()
+        period = self._strategies[(spec.group, spec.resource)].grace_period(old, requested)
+        graceful = False
+        if period is not None and meta.get("deletionTimestamp"):
+            current = meta.get("deletionGracePeriodSeconds")
+            if current:  # a graceful deletion is pending: only a shorter period changes it
+                if requested is None or requested >= current:
+                    return self._finalize_delete(spec, old)
+                due = parse_time(meta["deletionTimestamp"]) - timedelta(seconds=current - requested)
+                if due < now:  # not into the past; a graceful delete stays graceful
+                    due, requested = now, requested and 1
+                meta["deletionTimestamp"] = format_time(due)
+                meta["deletionGracePeriodSeconds"] = period = requested
+                graceful = True
+        elif period is not None:
+            meta["deletionTimestamp"] = format_time(now + timedelta(seconds=period))
+            meta["deletionGracePeriodSeconds"] = period
+            if meta.get("generation"):
+                meta["generation"] += 1
+            graceful = True
+        if spec is NAMESPACES and not dry_run:
+            for kind in self.kinds:
+                if kind.namespaced:
+                    for obj in [o for (ns, _), o in sorted(self._bucket(kind).items()) if ns == name]:
+                        self._delete_now(kind, obj)
+        finalizers = bool(meta.get("finalizers"))
+        if finalizers and not graceful:  # markAsDeleting
+            if not meta.get("deletionTimestamp") and meta.get("generation"):
+                meta["generation"] += 1
+            if not meta.get("deletionTimestamp") or parse_time(meta["deletionTimestamp"]) > now:
+                meta["deletionTimestamp"] = format_time(now)
+            meta["deletionGracePeriodSeconds"] = 0
+        if graceful or finalizers:
+            marked = self._mark(spec, old, new, dry_run)
+            if finalizers or period:
+                return marked
+            old = marked  # a period of 0: marked, then deleted at once
+        if not dry_run:
+            self._delete_now(spec, old)
+        return self._finalize_delete(spec, old)
+
+    def _mark(self, spec: KindSpec, old: Obj, new: Obj, dry_run: bool) -> Obj:
+        """Store ``new``, ``old`` marked for deletion (nothing when unchanged or a dry run)."""
+        new = _ordered(new)
+        if new == old:
+            return old
+        if dry_run:
+            return new
+        rv = self._next_rv()
+        new["metadata"]["resourceVersion"] = str(rv)
+        self._commit(spec, old, new, rv)
+        return new
+
+    @staticmethod
+    def _finalize_delete(spec: KindSpec, obj: Obj) -> Obj:
+        """``Store.finalizeDelete``: the object, or a ``Status`` naming it."""
+        if (spec.group, spec.resource) in _RETURNS_DELETED_OBJECT:
+            return obj
+        details: Obj = {"name": obj["metadata"]["name"]}
+        if spec.group:
+            details["group"] = spec.group
+        details["kind"] = spec.resource
+        details["uid"] = obj["metadata"]["uid"]
+        return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}
+
+    def _delete_now(self, spec: KindSpec, old: Obj) -> Obj:
+        rv = self._next_rv()
+        self._commit(spec, old, None, rv)
+        return old
+
+    def delete_collection(
+        self, spec: KindSpec, namespace: str | None, *, label_selector: str = "", field_selector: str = "",
+        options: Obj | None = None, dry_run: bool = False,
+    ) -> Obj:
+        """``DeleteCollection``: the list of what was deleted (``Store.DeleteCollection``), each
+        item deleted with the request's ``options`` (a failed precondition stops it with 409)."""
+        listed = self.list(spec, namespace, label_selector=label_selector, field_selector=field_selector)
+        deleted = []
+        for item in listed["items"]:
+            meta = item["metadata"]
+            self.delete(spec, meta.get("namespace"), meta["name"], options=options, dry_run=dry_run, registry=False)
+            deleted.append(item)
+        return {"kind": spec.list_kind, "apiVersion": spec.api_version,
+                "metadata": {"resourceVersion": str(self._rv)}, "items": deleted}
+
+    def bind(self, namespace: str, name: str, body: Any, *, dry_run: bool = False,
+             field_validation: FieldValidation | None = None) -> Obj:
+        """``POST pods/{name}/binding`` (``BindingREST`` in ``pkg/registry/core/pod/storage``).
+
+        The binding's ``uid`` and ``resourceVersion`` are storage preconditions (a failure is a
+        conflict on ``pods`` quoting the storage error); the pod's state gives the plain errors
+        that ``assignPod`` wraps as a conflict on ``pods/binding``. A dry run answers the same
+        ``Status`` and binds nothing.
+        """
+        new = self.bound(namespace, name, body, field_validation=field_validation)
+        if dry_run:
+            return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
+        old = self.get(PODS, namespace, name)
+        rv = self._next_rv()
+        new["metadata"]["resourceVersion"] = str(rv)
+        self._commit(PODS, old, _ordered(new), rv)
+        return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
+
+    def bound(self, namespace: str, name: str, body: Any, *, field_validation: FieldValidation | None = None) -> Obj:
+        """The pod as a binding would leave it, with every check of :meth:`bind`, nothing written
+        (a preview of the binding's effect). The body is decoded as a ``Binding`` (unknown
+        fields per ``field_validation``)."""
+        if not isinstance(body, dict):
+            raise BadRequest("the object provided is unrecognized (must be of type Binding)")
+        body = dict(body)
+        resolve_kind("", "v1", "Binding", body)
+        body = decode_body(typed.kind_node("", "v1", "Binding", self.release), "Binding", "v1", body, field_validation)
+        meta = body.setdefault("metadata", {})
+        if meta.get("namespace") and meta["namespace"] != namespace:
+            raise BadRequest("the namespace of the provided object does not match the namespace sent on the request")
+        if (meta.get("name") or "") != name:
+            raise BadRequest("name in URL does not match name in Binding object")
+        validation.check_binding(validation.validate_binding(body))
+        old = self.get(PODS, namespace, name)
+        old_meta = old["metadata"]
+        for key, what in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
+            if meta.get(key) and meta[key] != old_meta[key]:
+                raise Conflict.of("pods", "", name, _precondition_failed(
+                    PODS, namespace, name, what, meta[key], old_meta[key]))
+        why = None
+        if old_meta.get("deletionTimestamp"):
+            why = f"pod {name} is being deleted, cannot be assigned to a host"
+        elif old["spec"].get("nodeName"):
+            why = f"pod {name} is already assigned to node {json.dumps(old['spec']['nodeName'])}"
+        elif old["spec"].get("schedulingGates"):
+            why = f"pod {name} has non-empty .spec.schedulingGates"
+        if why:
+            raise Conflict.of("pods/binding", "", name, why)
+        new = json_copy(old)
+        new["spec"]["nodeName"] = body["target"]["name"]
+        annotations = meta.get("annotations") or {}
+        if annotations:
+            new["metadata"].setdefault("annotations", {}).update(annotations)
+        status = new.setdefault("status", {})
+        status.pop("nominatedNodeName", None)
+        now = self._now()
+        update_pod_condition(status, {"type": "PodScheduled", "status": "True"}, now)
+        return new
+
+    def close(self) -> None:
+        for cache in self._caches.values():
+            cache.close()
+
+
+_PROTECTION_FINALIZERS = {"persistentvolumes": "kubernetes.io/pv-protection",
+                          "persistentvolumeclaims": "kubernetes.io/pvc-protection"}
+_PROTECTED_VOLUMES = tuple(_PROTECTION_FINALIZERS)
+
+
+def _pod_done(pod: Obj) -> bool:
+    return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
+
+
+def _claims_spec(store: Store) -> KindSpec:
+    return store._spec_by_key[("", "persistentvolumeclaims")]
+
+
+def _node(spec: KindSpec, release: str) -> typed.Node | None:
+    """The compiled type of a kind in ``release``, or None for a kind the schemas lack."""
+    try:
+        return typed.kind_node(spec.group, spec.version, spec.kind, release)
+    except KeyError:
+        return None
+
+
+def kept_after_delete(answer: Obj) -> bool:
+    """Whether a :meth:`Store.delete` answer is an object still stored (marked for deletion,
+    kept by finalizers or a pending grace period) rather than a deleted one or a ``Status``."""
+    meta = answer.get("metadata") or {}
+    return answer.get("kind") != "Status" and bool(
+        meta.get("finalizers") or (meta.get("deletionTimestamp") and meta.get("deletionGracePeriodSeconds"))
+    )
+
+
+def update_pod_condition(status: Obj, condition: Obj, now: str) -> bool:
+    """``podutil.UpdatePodCondition``: replace the element of that type; keep
+    ``lastTransitionTime`` when the status is unchanged; return whether anything changed."""
+    cond = {"type": condition["type"], "status": condition["status"], "lastProbeTime": None,
+            "lastTransitionTime": now}
+    for key in ("reason", "message"):
+        if condition.get(key):
+            cond[key] = condition[key]
+    conditions = status.setdefault("conditions", [])
+    for i, existing in enumerate(conditions):
+        if existing.get("type") == cond["type"]:
+            if existing.get("status") == cond["status"] and existing.get("lastTransitionTime"):
+                cond["lastTransitionTime"] = existing["lastTransitionTime"]
+            changed = existing != cond
+            conditions[i] = cond
+            return changed
+    conditions.append(cond)
+    return True
+
+
+_TOP_ORDER = ("kind", "apiVersion", "metadata", "spec", "status")
+# ObjectMeta's fields in struct order, which is the order the real server encodes them in.
+_META_ORDER = (
+    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+    "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
+    "ownerReferences", "finalizers", "managedFields",
+)
+
+
+def _in_order(obj: Obj, order: tuple[str, ...]) -> Obj:
+    out = {k: obj[k] for k in order if k in obj}
+    for k, v in obj.items():
+        if k not in out:
+            out[k] = v
+    return out
+
+
+def _ordered(obj: Obj) -> Obj:
+    """Top-level and ``metadata`` keys in the order the real server encodes them (kind,
+    apiVersion, metadata, spec, status, then the rest), so serialized objects look like the real
+    ones."""
+    out = _in_order(obj, _TOP_ORDER)
+    if isinstance(out.get("metadata"), dict):
+        out["metadata"] = _in_order(out["metadata"], _META_ORDER)
+    return out
+
+
+def _copy_meta(src: Obj, dst: Obj, key: str) -> None:
+    if key in src:
+        dst[key] = src[key]
+    else:
+        dst.pop(key, None)
+
+
+# Resources stored once and served in two shapes (kube-apiserver's storage factory:
+# AddCohabitatingResources(events.Resource("events"), api.Resource("events"))).
+_COHABITING = {("", "events"): ("events.k8s.io", "events"), ("events.k8s.io", "events"): ("", "events")}
+
+# pkg/apis/events/v1/conversion.go: the core v1 field (JSON name) each events.k8s.io/v1 field maps to.
+_EVENT_FIELDS_V1_TO_CORE = {
+    "regarding": "involvedObject", "note": "message", "deprecatedSource": "source",
+    "deprecatedFirstTimestamp": "firstTimestamp", "deprecatedLastTimestamp": "lastTimestamp",
+    "deprecatedCount": "count", "reportingController": "reportingComponent",
+}
+_EVENT_FIELDS_CORE_TO_V1 = {v: k for k, v in _EVENT_FIELDS_V1_TO_CORE.items()}
+# Field order of each Go struct (core/v1 Event, events/v1 Event), the order the server encodes.
+_CORE_EVENT_ORDER = (
+    "kind", "apiVersion", "metadata", "involvedObject", "reason", "message", "source", "firstTimestamp",
+    "lastTimestamp", "count", "type", "eventTime", "series", "action", "related", "reportingComponent",
+    "reportingInstance",
+)
+_V1_EVENT_ORDER = (
+    "kind", "apiVersion", "metadata", "eventTime", "series", "reportingController", "reportingInstance", "action",
+    "reason", "regarding", "related", "note", "type", "deprecatedSource", "deprecatedFirstTimestamp",
+    "deprecatedLastTimestamp", "deprecatedCount",
+)
+
+
+def convert_event(event: Obj, group: str) -> Obj:
+    """An Event in the shape of ``group``'s API (``""`` for core v1, ``events.k8s.io`` for
+    events.k8s.io/v1): the fields ``pkg/apis/events/v1/conversion.go`` renames, renamed; the
+    rest, and the metadata, shared. Real servers also encode the zero values of fields the other
+    shape lacks (``"firstTimestamp": null``, ``"reportingComponent": ""``); this leaves them out."""
+    to_core = group == ""
+    names = _EVENT_FIELDS_V1_TO_CORE if to_core else _EVENT_FIELDS_CORE_TO_V1
+    out: Obj = {"kind": "Event", "apiVersion": "v1" if to_core else "events.k8s.io/v1"}
+    for key, value in event.items():
+        if key not in ("kind", "apiVersion"):
+            out[names.get(key, key)] = value
+    return _in_order(out, _CORE_EVENT_ORDER if to_core else _V1_EVENT_ORDER)
+
+
+def too_large_resource_version(wanted: int, current: int) -> Timeout:
+    """``storage.NewTooLargeResourceVersionError`` with the cacher's one-second retry hint."""
+    return Timeout(
+        f"Timeout: Too large resource version: {wanted}, current: {current}",
+        details={
+            "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+            "retryAfterSeconds": 1,
+        },
+    )
+
+
+# Kinds whose registry sets ``ReturnDeletedObject`` (pkg/registry/<group>/<kind>/storage/storage.go);
+# namespaces answer with the namespace too (their own REST). Every other kind answers a delete
+# with a Status.
+_RETURNS_DELETED_OBJECT = {
+    ("", "pods"), ("", "namespaces"), ("", "services"), ("", "persistentvolumes"),
+    ("", "persistentvolumeclaims"), ("storage.k8s.io", "storageclasses"),
+    ("resource.k8s.io", "resourceclaims"), ("resource.k8s.io", "resourceclaimtemplates"),
+    ("resource.k8s.io", "resourceslices"), ("resource.k8s.io", "deviceclasses"),
+}
+
+
+# Kinds whose update strategy has ``AllowCreateOnUpdate() == true``: a PUT of a missing object
+# creates it (201), as checked against kube-apiserver v1.36 for every namespaced served kind.
+CREATE_ON_UPDATE = frozenset({("", "events"), ("events.k8s.io", "events"), ("", "services"),
+                              ("coordination.k8s.io", "leases")})
+
+# Kinds whose update strategy has ``AllowUnconditionalUpdate() == false``: an update must carry
+# the resourceVersion it read (checked against kube-apiserver v1.36, PUT without one, each kind;
+# DeviceTaintRules against v1.37, whose strategy refuses it at v1 and allows it at v1beta2).
+_REQUIRES_RESOURCE_VERSION = {
+    ("policy", "poddisruptionbudgets"), ("coordination.k8s.io", "leases"), ("storage.k8s.io", "csinodes"),
+    ("storage.k8s.io", "csidrivers"), ("storage.k8s.io", "csistoragecapacities"),
+    ("storage.k8s.io", "volumeattachments"), ("resource.k8s.io", "devicetaintrules"),
+}
+
+
+def _check_resource_version(spec: KindSpec, name: str, obj: Obj, old: Obj) -> None:
+    """``Store.Update``'s optimistic lock on the updated object's ``metadata.resourceVersion``:
+    one that does not parse is the versioner's plain error (500 with no reason), none is an
+    unconditional update where the kind allows it and a 422 where it does not, any other must
+    be the stored one (409)."""
+    rv = obj["metadata"].get("resourceVersion") or ""
+    if rv and rv != "0" and not (rv.isascii() and rv.isdigit() and int(rv) < 2**64):
+        why = "value out of range" if rv.isascii() and rv.isdigit() else "invalid syntax"
+        raise UnknownError(f"strconv.ParseUint: parsing {json.dumps(rv)}: {why}")
+    if rv in ("", "0") or int(rv) == 0:
+        if (spec.group, spec.resource) in _REQUIRES_RESOURCE_VERSION:
+            error = FieldError.invalid("metadata.resourceVersion", 0, "must be specified for an update")
+            raise Invalid.of(spec.resource, spec.group, name, [error])
+        return
+    if int(rv) != int(old["metadata"]["resourceVersion"]):
+        raise Conflict.of(spec.resource, spec.group, name)
+
+
+def _item_key(obj: Obj) -> str:
+    meta = obj["metadata"]
+    return f"{meta.get('namespace', '')}/{meta['name']}"
+
+
+def _encode_continue(rv: int, start: str) -> str:
+    raw = json.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": start + "\x00"}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+# etcd key prefixes that differ from the resource name (kube-apiserver's
+# SpecialDefaultResourcePrefixes in pkg/kubeapiserver/default_storage_factory_builder.go).
+_ETCD_PREFIX = {("", "nodes"): "minions", ("", "services"): "services/specs", ("", "replicationcontrollers"): "controllers"}
+
+
+def _storage_key(spec: KindSpec, namespace: str | None, name: str) -> str:
+    prefix = _ETCD_PREFIX.get((spec.group, spec.resource), spec.resource)
+    return f"/registry/{prefix}/{namespace}/{name}" if spec.namespaced else f"/registry/{prefix}/{name}"
+
+
+def _precondition_failed(spec: KindSpec, namespace: str | None, name: str, what: str, wanted: str, actual: str) -> str:
+    """``storage.Preconditions.Check``'s error as ``StorageError.Error()`` renders it."""
+    return (
+        f"StorageError: invalid object, Code: 4, Key: {_storage_key(spec, namespace, name)}, ResourceVersion: 0, "
+        f"AdditionalErrorMsg: Precondition failed: {what} in precondition: {wanted}, {what} in object meta: {actual}"
+    )
+
+
+def kind_spec(group: str, kind: str) -> KindSpec:
+    spec = by_kind(group, kind)
+    if spec is None:
+        raise StatusError(f"no kind {kind!r} in group {group!r}")
+    return spec
+

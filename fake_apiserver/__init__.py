@@ -48,7 +48,9 @@ from fake_apiserver._server.faults import (
 from fake_apiserver._machinery.features import FeatureGateError, FeatureGates
 from fake_apiserver._endpoints.http import Interceptor, RequestInfo
 from fake_apiserver._server.journal import Journal, JournalEntry
-from fake_apiserver._registry.kinds import KINDS, KindSpec, ListStrategy, by_kind, by_resource
+from fake_apiserver._registry.kinds import KINDS, by_kind, by_resource
+from fake_apiserver._machinery.kindspec import KindSpec
+from fake_apiserver._machinery.strategic import ListStrategy
 from fake_apiserver._server.proxy import FaultProxy, Upstream, upstream_from_kubeconfig
 from fake_apiserver._server.server import FakeApiServer, kubeconfig_for
 from fake_apiserver._storage.store import DEFAULT_NAMESPACES, Store

@@ -30,8 +30,8 @@ from test_http import Api, serve
 def test_public_names() -> None:
     assert _decode.__all__ == [
         "ListOptions", "decode_continue", "decode_delete_options", "decode_list_options", "dry_run_errors",
-        "go_json_type", "go_parse_int", "go_quote", "interpret_errors", "parse_list_resource_version", "parse_resource_version",
-        "query_bool", "query_values", "resolve_kind", "resource_version_error", "summarize_data",
+        "go_json_type", "go_parse_int", "go_quote", "internal_type", "interpret_errors", "parse_list_resource_version",
+        "parse_resource_version", "query_bool", "query_values", "raw_body", "resource_version_error", "summarize_data",
         "validate_list_options", "validate_write_options",
     ]
 

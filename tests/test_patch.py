@@ -64,7 +64,7 @@ def test_patch_types_are_apimachinery_patch_types() -> None:
 
 def test_public_names() -> None:
     assert _patch.__all__ == [
-        "PATCH_TYPES", "apply_patch", "merge_patch", "patch_media_type", "reconcile_patched_kind", "strategic_merge",
+        "PATCH_TYPES", "apply_patch", "merge_patch", "patch_media_type", "strategic_merge",
     ]
 
 

@@ -382,9 +382,8 @@ def test_field_value(obj: dict[str, Any], label: str, spec: Any, expected: str) 
     assert field_value(obj, label, spec) == expected
 
 
-def test_field_value_infers_the_kind_from_the_object() -> None:
+def test_field_value_without_a_kind_reads_the_label_as_a_path() -> None:
     node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}}
-    assert field_value(node, "spec.unschedulable") == "false"
-    rc = {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "r"}}
-    assert field_value(rc, "status.replicas") == "0"
+    assert field_value(node, "spec.unschedulable", NODES) == "false"
+    assert field_value(node, "spec.unschedulable") == ""
     assert field_value({"spec": {"flag": True}}, "spec.flag") == "true"

@@ -14,8 +14,9 @@ from typing import Any, Callable
 import pytest
 
 from fake_apiserver import BadRequest, Conflict, Invalid, Store, StatusError, by_resource
-from fake_apiserver._registry.kinds import KindSpec
-from fake_apiserver._machinery.decode import resolve_kind, summarize_data, validate_list_options
+from fake_apiserver._machinery.kindspec import KindSpec
+from fake_apiserver._machinery.decode import summarize_data, validate_list_options
+from fake_apiserver._registry.scheme import resolve_kind
 
 EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
 START = 7  # a new store's resourceVersion: the four default namespaces, then the two system priority classes

@@ -9,7 +9,8 @@ import pytest
 
 from fake_apiserver._machinery import strategic as _strategic
 from fake_apiserver._machinery.errors import BadRequest, StatusError
-from fake_apiserver._registry.kinds import ListStrategy, PatchSchema, by_resource
+from fake_apiserver._registry.kinds import by_resource
+from fake_apiserver._machinery.strategic import ListStrategy, PatchSchema
 from fake_apiserver._machinery.errors import UnknownError
 from fake_apiserver._machinery.strategic import InvalidPatch, go_value, strategic_merge
 
@@ -371,4 +372,4 @@ def test_works_with_any_mapping_schema() -> None:
 
 
 def test_public_names() -> None:
-    assert _strategic.__all__ == ["InvalidPatch", "go_value", "strategic_merge"]
+    assert _strategic.__all__ == ["InvalidPatch", "ListStrategy", "PatchSchema", "go_value", "strategic_merge"]

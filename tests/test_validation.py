@@ -10,9 +10,11 @@ import pytest
 
 from fake_apiserver._registry import validation as _validation
 from fake_apiserver._registry.claim_validation import validate_claim_spec, validate_claim_update
-from fake_apiserver._registry.strategy import default_device_requests, semantic
+from fake_apiserver._machinery.equality import semantic
+from fake_apiserver._registry.strategy import default_device_requests
 from fake_apiserver._machinery.errors import BadRequest, FieldError, Invalid, StatusError
-from fake_apiserver._registry.kinds import KindSpec, by_kind
+from fake_apiserver._registry.kinds import by_kind
+from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.names import is_dns1123_label, is_dns1123_subdomain, is_label_value, is_qualified_name
 from fake_apiserver._registry.validation import (
     POD_UPDATE_FORBIDDEN_PREFIX,

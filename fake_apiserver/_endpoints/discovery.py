@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from fake_apiserver._registry.kinds import KindSpec
+from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.schema import KUBERNETES_VERSION
 
 __all__ = ["api_group_list", "api_resource_list", "api_versions", "group_versions", "version_info"]

@@ -35,7 +35,7 @@ from aiohttp import web
 from fake_apiserver._endpoints import discovery
 from fake_apiserver._machinery import goyaml
 from fake_apiserver._storage.eviction import evict
-from fake_apiserver._machinery.jsonutil import dumps
+from fake_apiserver._machinery.jsonutil import dumps, go_syntax_error
 from fake_apiserver._machinery.errors import (
     BadRequest,
     Expired,
@@ -52,12 +52,12 @@ from fake_apiserver._machinery.errors import (
 )
 from fake_apiserver._storage.effects import Effect, is_write
 from fake_apiserver._machinery.fieldvalidation import FieldValidation, warning_headers, yaml_duplicates
-from fake_apiserver._registry.kinds import KindSpec, by_resource
+from fake_apiserver._registry.kinds import by_resource
+from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery import protobuf
 from fake_apiserver._machinery import schema as schemas
 from fake_apiserver._endpoints.openapi import OpenAPIService
 from fake_apiserver._machinery.patch import PATCH_TYPES, patch_media_type
-from fake_apiserver._machinery.patch import _syntax_error as go_json_syntax_error
 from fake_apiserver._machinery.decode import (
     decode_delete_options,
     decode_list_options,
@@ -68,10 +68,10 @@ from fake_apiserver._machinery.decode import (
     parse_resource_version,
     query_bool,
     query_values,
-    resolve_kind,
     summarize_data,
     validate_write_options,
 )
+from fake_apiserver._registry.scheme import resolve_kind
 from fake_apiserver._storage.store import CREATE_ON_UPDATE, Store, kept_after_delete, too_large_resource_version
 from fake_apiserver._endpoints.tables import TableStream, negotiate_table, render_table
 from fake_apiserver._registry.validation import path_segment_errors
@@ -360,7 +360,7 @@ def _parse_body(info: RequestInfo, expected: str) -> Any:
     try:  # Python's parser first (fast); Go's scanner only to word a failure
         return _JSON_DECODER.decode(data.decode("utf-8", errors="replace"))
     except (ValueError, RecursionError):
-        error = go_json_syntax_error(data) or "exceeded max depth"  # Python nests less deeply than Go
+        error = go_syntax_error(data) or "exceeded max depth"  # Python nests less deeply than Go
     raise BadRequest(
         f"the object provided is unrecognized (must be of type {expected}): "
         f"couldn't get version/kind; json parse error: {error} ({summarize_data(data)})"
@@ -379,7 +379,7 @@ _JSON_DECODER = json.JSONDecoder(parse_constant=_not_json)
 def _decode_object(info: RequestInfo, group: str, version: str, kind: str,
                    release: str = schemas.KUBERNETES_VERSION) -> Obj:
     """:func:`_parse_body`, then the kind and version checks of decoding into the URL's type
-    (:func:`~fake_apiserver._machinery.decode.interpret_errors`, :func:`~fake_apiserver._machinery.decode.resolve_kind`);
+    (:func:`~fake_apiserver._machinery.decode.interpret_errors`, :func:`~fake_apiserver._registry.scheme.resolve_kind`);
     a protobuf body is decoded and checked by :func:`~fake_apiserver._machinery.protobuf.decode_object`
     with the Go types of the server's ``release``."""
     if info.content_type and _media_type(info.content_type) == protobuf.CONTENT_TYPE:
@@ -895,7 +895,7 @@ def delete_options(info: RequestInfo) -> Obj:
             try:
                 body = _JSON_DECODER.decode(info.body.decode("utf-8", errors="replace"))
             except (ValueError, RecursionError):
-                error = go_json_syntax_error(info.body) or "exceeded max depth"
+                error = go_syntax_error(info.body) or "exceeded max depth"
                 raise BadRequest(f"couldn't get version/kind; json parse error: {error}") from None
         elif media == protobuf.CONTENT_TYPE:  # client-go's typed Delete sends its content type
             body = protobuf.decode_delete_options(info.body)

@@ -6,7 +6,7 @@ What kubectl reads, and so what this module gets right:
   ``apis``, ``apis/<group>``, ``version``), each under ``serverRelativeURL`` with
   ``?hash=<SHA-512 of the document, upper-case hex>`` (kube-openapi ``computeETag``).
 * A group-version document has a path for every served resource and subresource, with the
-  operations its :class:`~fake_apiserver._registry.kinds.KindSpec` serves, each tagged with
+  operations its :class:`~fake_apiserver._machinery.kindspec.KindSpec` serves, each tagged with
   ``x-kubernetes-action`` and ``x-kubernetes-group-version-kind``, and the query parameters
   kube-apiserver lists. kubectl's ``queryParamVerifierV3`` finds ``fieldValidation`` on the kind's
   PATCH and so leaves field validation to the server (``--validate=strict`` sends
@@ -62,7 +62,7 @@ from aiohttp import web
 
 from fake_apiserver._machinery import schema as _schema
 from fake_apiserver._machinery.clock import Clock
-from fake_apiserver._registry.kinds import KindSpec
+from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._endpoints.openapi_params import FIELD_MANAGER_PATCH, QUERY_PARAMETERS
 
 __all__ = ["OpenAPIService", "PROTOBUF_V2", "v2_document", "v3_document", "v3_names"]

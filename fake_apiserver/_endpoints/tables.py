@@ -30,7 +30,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 from fake_apiserver._machinery.errors import BadRequest
-from fake_apiserver._registry.kinds import KindSpec
+from fake_apiserver._machinery.kindspec import KindSpec
 
 __all__ = ["TableRequest", "TableStream", "human_duration", "negotiate_table", "render_table"]
 

@@ -16,8 +16,10 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from fake_apiserver._machinery.errors import BadRequest, FieldError, GoJSON, Invalid, UnknownError
-from fake_apiserver._machinery.jsonutil import go_json_type
-from fake_apiserver._registry.kinds import KINDS, KindSpec
+from fake_apiserver._machinery.jsonutil import go_json_type, go_syntax_error
+from fake_apiserver._machinery.kindspec import KindSpec
+from fake_apiserver._machinery.selectors import FieldSelector, LabelSelector
+from fake_apiserver._machinery.shapes import DELETE_OPTIONS_SHAPE, check_shape
 
 __all__ = [
     "ListOptions",
@@ -28,12 +30,13 @@ __all__ = [
     "go_json_type",
     "go_parse_int",
     "go_quote",
+    "internal_type",
     "interpret_errors",
     "parse_list_resource_version",
     "parse_resource_version",
     "query_bool",
     "query_values",
-    "resolve_kind",
+    "raw_body",
     "resource_version_error",
     "summarize_data",
     "validate_list_options",
@@ -46,15 +49,13 @@ SCHEME_NAME = "pkg/api/legacyscheme/scheme.go:30"
 """How ``runtime.NewScheme`` names kube-apiserver's scheme in errors (``naming.GetNameFromCallsite``
 with release builds' ``-trimpath``; older GOPATH builds printed a ``k8s.io/kubernetes/`` prefix)."""
 
-# Kinds the fake decodes besides the served ones: subresource bodies.
-_EXTRA_KINDS = {("", "v1", "Binding")}
 
 # The Go package of each group's internal types (``k8s.io/kubernetes/pkg/apis/<package>``), which
 # conversion errors name; events.k8s.io Events share core's internal Event.
 _INTERNAL_PACKAGE = {"": "core", "events.k8s.io": "core"}
 
 
-def _internal_type(group: str, kind: str) -> str:
+def internal_type(group: str, kind: str) -> str:
     return f"{_INTERNAL_PACKAGE.get(group, group.split('.')[0])}.{kind}"
 
 
@@ -74,7 +75,7 @@ def _unrecognized(kind: str, error: str, data: bytes) -> BadRequest:
     return BadRequest(f"the object provided is unrecognized (must be of type {kind}): {error} ({summarize_data(data)})")
 
 
-def _raw(body: Any, data: bytes | None) -> bytes:
+def raw_body(body: Any, data: bytes | None) -> bytes:
     """The body as sent, for an error to quote: compact JSON when an in-process caller sent none."""
     return data if data is not None else json.dumps(body, separators=(",", ":")).encode()
 
@@ -93,7 +94,7 @@ def interpret_errors(kind: str, body: Any, data: bytes | None = None) -> None:
             kind,
             f"couldn't get version/kind; json parse error: json: cannot unmarshal {go_json_type(body)} "
             f"into Go value of type {target}",
-            _raw(body, data),
+            raw_body(body, data),
         )
     for key in ("apiVersion", "kind"):
         value = body.get(key)
@@ -102,63 +103,11 @@ def interpret_errors(kind: str, body: Any, data: bytes | None = None) -> None:
                 kind,
                 f"couldn't get version/kind; json parse error: json: cannot unmarshal {go_json_type(value)} "
                 f"into Go struct field .{key} of type string",
-                _raw(body, data),
+                raw_body(body, data),
             )
     api_version = body.get("apiVersion") or ""
     if api_version.count("/") > 1:
-        raise _unrecognized(kind, f"unexpected GroupVersion string: {api_version}", _raw(body, data))
-
-
-def resolve_kind(group: str, version: str, kind: str, body: Obj, data: bytes | None = None) -> None:
-    """Decode ``body`` as the URL's ``group/version, Kind=kind``, the way the real handlers do.
-
-    The JSON serializer fills a missing ``kind`` and ``apiVersion`` from the URL's type
-    (``gvkWithDefaults`` in ``apimachinery/pkg/runtime/serializer/json/json.go``), so a body
-    without them is accepted. A body of another served kind fails conversion to the URL's internal
-    type, one of a kind the scheme does not know fails lookup, and each is wrapped by
-    ``transformDecodeError`` (``apiserver/pkg/endpoints/handlers/rest.go``). Kinds outside the
-    fake's table count as unregistered (a real server knows more, e.g. Deployments, and would
-    report a conversion error for those instead). ``body`` gets the URL's ``kind`` and
-    ``apiVersion``; ``data`` is the raw body that some errors quote (compact JSON of ``body`` for
-    in-process callers).
-    """
-    expected_gv = f"{group}/{version}" if group else version
-    if body.get("kind") == kind and body.get("apiVersion") == expected_gv:
-        return  # the common case, already what the URL says
-    interpret_errors(kind, body, data)
-    api_version = body.get("apiVersion") or ""
-    body_group, _, body_version = api_version.rpartition("/")
-    body_kind = body.get("kind") or kind
-    if not body_version and not body_group:
-        body_group, body_version = group, version
-    elif not body_version and body_group == group:
-        body_version = version
-    if not body_version:
-        raise BadRequest(
-            f'{body_kind} in version "" cannot be handled as a {kind}: '
-            f"Object 'apiVersion' is missing in '{_raw(body, data).decode('utf-8', errors='replace')}'"
-        )
-    gv = f"{body_group}/{body_version}" if body_group else body_version
-    if (body_group, body_version, body_kind) != (group, version, kind):
-        known = (body_group, body_version, body_kind) in _EXTRA_KINDS or any(
-            (k.group, k.version, k.kind) == (body_group, body_version, body_kind) for k in KINDS
-        )
-        prefix = f"{body_kind} in version {json.dumps(body_version)} cannot be handled as a {kind}: "
-        if not known:
-            raise BadRequest(
-                prefix + f'no kind "{body_kind}" is registered for version "{gv}" in scheme "{SCHEME_NAME}"'
-            )
-        if _internal_type(body_group, body_kind) != _internal_type(group, kind):
-            raise BadRequest(
-                prefix + f"converting ({body_version}.{body_kind}) to ({_internal_type(group, kind)}): unknown conversion"
-            )
-        raise BadRequest(
-            f"the API version in the data ({gv}) does not match the expected API version ({expected_gv})"
-        )
-    body["kind"] = kind
-    body["apiVersion"] = expected_gv
-
-
+        raise _unrecognized(kind, f"unexpected GroupVersion string: {api_version}", raw_body(body, data))
 
 
 def validate_list_options(
@@ -299,8 +248,6 @@ def decode_list_options(query: Mapping[str, str], spec: KindSpec, *, name: str =
     watch on one object, the name matched against a field selector (400). The ``watch`` checked
     is the query's own, as in the real handler: a ``/watch/`` path alone does not make it one.
     """
-    from fake_apiserver._machinery.selectors import FieldSelector, LabelSelector
-
     def first(key: str) -> str | None:
         values = query_values(query, key)
         return values[0] if values else None
@@ -379,9 +326,7 @@ def _raw_url_b64decode(text: str) -> bytes:
 
 def _go_json_error(data: bytes) -> str:
     """``encoding/json``'s syntax error for ``data`` (Go 1.2x quotes a byte above 0x7f as ``'\\xNN'``)."""
-    from fake_apiserver._machinery.patch import _syntax_error
-
-    error = _syntax_error(data) or "unexpected end of JSON input"
+    error = go_syntax_error(data) or "unexpected end of JSON input"
     return re.sub(r"'\\u00([89a-f][0-9a-f])'", r"'\\x\1'", error)
 
 
@@ -557,8 +502,6 @@ def decode_delete_options(body: Any, raw: bytes, query: Mapping[str, str]) -> Ob
                 raise BadRequest(f"converting (v1.{kind}) to (v1.DeleteOptions): unknown conversion")
             raise BadRequest(f'no kind "{kind}" is registered for version "{api_version or "meta.k8s.io/v1"}" '
                              f'in scheme "{_META_SCHEME}"')
-        from fake_apiserver._registry.strategy import DELETE_OPTIONS_SHAPE, check_shape
-
         try:
             check_shape("DeleteOptions", "v1", options, DELETE_OPTIONS_SHAPE)
         except BadRequest as e:  # the meta codec's error is encoding/json's alone

@@ -1,10 +1,14 @@
-"""Copying JSON-shaped data, and naming a JSON value's type as Go's decoder does.
+"""Copying JSON-shaped data, naming a JSON value's type as Go's decoder does, and Go's JSON syntax errors.
 
 Objects in the store are plain JSON values (dicts, lists, strings, numbers, booleans, None), so
 a copy needs none of ``copy.deepcopy``'s generality (memo, reducers, cycles); this recursive copy
 is several times faster, and copies are on every write path. Each container is copied shallowly in
 C (``dict.copy``, ``list.copy``) and only its nested containers are replaced, which calls no
 function for the scalars that make up most of an object (a third faster than a comprehension).
+
+Go's JSON errors are reproduced, not Python's: :func:`go_syntax_error` replays the checks of
+``encoding/json``'s scanner, so ``{"a":}`` reads ``invalid character '}' looking for beginning of
+value`` as it would from a real server.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["dumps", "go_json_type", "json_copy"]
+__all__ = ["dumps", "go_json_type", "go_syntax_error", "in_order", "json_copy"]
 
 _ORJSON_OPTIONS = orjson.OPT_NON_STR_KEYS
 
@@ -71,3 +75,162 @@ def go_json_type(value: Any, objects: type | tuple[type, ...] = ()) -> str:
     if isinstance(value, str):
         return "string"
     return "bool" if isinstance(value, bool) else "number"
+
+
+_WHITESPACE = b" \t\r\n"
+
+
+_LITERALS = {ord("t"): b"true", ord("f"): b"false", ord("n"): b"null"}
+
+
+_ESCAPES = b'"\\/bfnrt'
+
+
+_HEX = b"0123456789abcdefABCDEF"
+
+
+_DIGITS = b"0123456789"
+
+
+_MAX_DEPTH = 10000  # encoding/json maxNestingDepth
+
+
+_EOF = "unexpected end of JSON input"
+
+
+def _quote_char(byte: int) -> str:
+    """encoding/json quoteChar."""
+    if byte == ord("'"):
+        return "'\\''"
+    if byte == ord('"'):
+        return "'\"'"
+    char = chr(byte)
+    if char == "\\":
+        return "'\\\\'"
+    if char.isprintable():
+        return f"'{char}'"
+    named = {7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r"}
+    if byte in named:
+        return f"'{named[byte]}'"
+    return f"'\\x{byte:02x}'" if byte < 0x80 else f"'\\u{byte:04x}'"
+
+
+def go_syntax_error(data: bytes) -> str | None:
+    """encoding/json ``checkValid``: the scanner's message for the first bad byte, or None.
+
+    At the end of input the scanner is fed one space, so a half-read literal or number fails on
+    ``' '`` while an open string, array or object is ``unexpected end of JSON input``.
+    """
+    size = len(data)
+    stack: list[str] = []  # "key" (reading an object key), "value" (an object value), "array"
+    expecting = "value"  # or "key", or "end" (a value has just ended)
+    i = 0
+
+    def at(j: int) -> int:
+        return data[j] if j < size else 0x20
+
+    def bad(j: int, context: str) -> str:
+        return f"invalid character {_quote_char(at(j))} {context}"
+
+    while True:
+        while i < size and data[i] in _WHITESPACE:
+            i += 1
+        if i >= size:
+            return None if expecting == "end" and not stack else _EOF
+        byte = data[i]
+        if expecting == "end":
+            if not stack:
+                return bad(i, "after top-level value")
+            top = stack[-1]
+            if top == "key" and byte == ord(":"):
+                stack[-1], expecting = "value", "value"
+            elif top == "value" and byte == ord(","):
+                stack[-1], expecting = "key", "key"
+            elif top == "array" and byte == ord(","):
+                expecting = "value"
+            elif (top, byte) in (("value", ord("}")), ("array", ord("]"))):
+                stack.pop()
+            else:
+                context = {"key": "after object key", "value": "after object key:value pair"}
+                return bad(i, context.get(top, "after array element"))
+            i += 1
+            continue
+        if expecting == "key" and byte != ord('"'):
+            return bad(i, "looking for beginning of object key string")
+        if byte in b"{[":
+            stack.append("key" if byte == ord("{") else "array")
+            if len(stack) > _MAX_DEPTH:
+                return bad(i, "exceeded max depth")
+            i += 1
+            while i < size and data[i] in _WHITESPACE:
+                i += 1
+            if i < size and data[i] == (ord("}") if byte == ord("{") else ord("]")):
+                stack.pop()
+                i, expecting = i + 1, "end"
+            else:
+                expecting = "key" if byte == ord("{") else "value"
+            continue
+        if byte == ord('"'):
+            i += 1
+            while True:
+                if i >= size:
+                    return _EOF
+                char = data[i]
+                if char == ord('"'):
+                    break
+                if char == ord("\\"):
+                    i += 1
+                    if at(i) == ord("u"):
+                        for j in range(i + 1, i + 5):
+                            if at(j) not in _HEX:
+                                return bad(j, "in \\u hexadecimal character escape")
+                        i += 4
+                    elif at(i) not in _ESCAPES:
+                        return bad(i, "in string escape code")
+                elif char < 0x20:
+                    return bad(i, "in string literal")
+                i += 1
+        elif byte == ord("-") or byte in _DIGITS:
+            if byte == ord("-"):
+                i += 1
+                if at(i) not in _DIGITS:
+                    return bad(i, "in numeric literal")
+            if at(i) == ord("0"):
+                i += 1
+            else:
+                while at(i) in _DIGITS:
+                    i += 1
+            if at(i) == ord("."):
+                i += 1
+                if at(i) not in _DIGITS:
+                    return bad(i, "after decimal point in numeric literal")
+                while at(i) in _DIGITS:
+                    i += 1
+            if at(i) in b"eE":
+                i += 1
+                if at(i) in b"+-":
+                    i += 1
+                if at(i) not in _DIGITS:
+                    return bad(i, "in exponent of numeric literal")
+                while at(i) in _DIGITS:
+                    i += 1
+            i -= 1
+        elif byte in _LITERALS:
+            word = _LITERALS[byte]
+            for k in range(1, len(word)):
+                if at(i + k) != word[k]:
+                    return bad(i + k, f"in literal {word.decode()} (expecting {_quote_char(word[k])})")
+            i += len(word) - 1
+        else:
+            return bad(i, "looking for beginning of value")
+        i, expecting = i + 1, "end"
+
+
+def in_order(obj: dict[str, Any], order: tuple[str, ...]) -> dict[str, Any]:
+    """``obj`` with the keys of ``order`` first, in that order, then the rest as they were: the
+    field order of a Go struct, as the real server encodes it."""
+    out = {k: obj[k] for k in order if k in obj}
+    for k, v in obj.items():
+        if k not in out:
+            out[k] = v
+    return out

@@ -27,9 +27,7 @@ unknown fields and of the patch document's own repeated keys (``json patch dupli
 "[0].op"`` for a JSON patch). Numbers keep the text they were sent with (a JSON or merge patch's
 ``1.0`` stays ``1.0``, which an integer field refuses, as evanphx/json-patch keeps it raw).
 
-Go's JSON errors are reproduced, not Python's: :func:`_syntax_error` replays the checks of
-``encoding/json``'s scanner, so ``{"a":}`` reads ``invalid character '}' looking for beginning of
-value`` as it would from a real server.
+Go's JSON errors are reproduced, not Python's (:func:`~fake_apiserver._machinery.jsonutil.go_syntax_error`).
 """
 
 from __future__ import annotations
@@ -50,11 +48,12 @@ from fake_apiserver._machinery.errors import (
 )
 from fake_apiserver._machinery import typed
 from fake_apiserver._machinery.fieldvalidation import FieldValidation, check_patched
-from fake_apiserver._machinery.jsonutil import go_json_type
-from fake_apiserver._registry.kinds import PatchSchema
+from fake_apiserver._machinery.gotypes import STRUCT
+from fake_apiserver._machinery.jsonutil import go_json_type, go_syntax_error
+from fake_apiserver._machinery.strategic import PatchSchema
 from fake_apiserver._machinery.strategic import InvalidPatch, strategic_merge
 
-__all__ = ["PATCH_TYPES", "apply_patch", "merge_patch", "patch_media_type", "reconcile_patched_kind", "strategic_merge"]
+__all__ = ["PATCH_TYPES", "apply_patch", "merge_patch", "patch_media_type", "strategic_merge"]
 
 JSON_PATCH = "application/json-patch+json"
 MERGE_PATCH = "application/merge-patch+json"
@@ -276,13 +275,6 @@ def _ops_strict_errors(body: bytes) -> list[str]:
 
 _MAP_TARGET = "map[string]interface {}"
 _OPS_TARGET = "[]handlers.jsonPatchOp"
-_WHITESPACE = b" \t\r\n"
-_LITERALS = {ord("t"): b"true", ord("f"): b"false", ord("n"): b"null"}
-_ESCAPES = b'"\\/bfnrt'
-_HEX = b"0123456789abcdefABCDEF"
-_DIGITS = b"0123456789"
-_MAX_DEPTH = 10000  # encoding/json maxNestingDepth
-_EOF = "unexpected end of JSON input"
 
 
 def _decode(body: bytes, target: str, prefix: str) -> Any:
@@ -297,7 +289,7 @@ def _decode(body: bytes, target: str, prefix: str) -> Any:
             raise ValueError
         value = json.loads(text, parse_int=_go_int, parse_float=typed.Number)
     except (ValueError, RecursionError):
-        error = _syntax_error(body)
+        error = go_syntax_error(body)
     if error is None:
         try:
             if value is None and body.strip() not in (b"null",):
@@ -346,172 +338,10 @@ def _json_kind(value: Any) -> str:
     return go_json_type(value, _Members)
 
 
-def _quote_char(byte: int) -> str:
-    """encoding/json quoteChar."""
-    if byte == ord("'"):
-        return "'\\''"
-    if byte == ord('"'):
-        return "'\"'"
-    char = chr(byte)
-    if char == "\\":
-        return "'\\\\'"
-    if char.isprintable():
-        return f"'{char}'"
-    named = {7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r"}
-    if byte in named:
-        return f"'{named[byte]}'"
-    return f"'\\x{byte:02x}'" if byte < 0x80 else f"'\\u{byte:04x}'"
-
-
-def _syntax_error(data: bytes) -> str | None:
-    """encoding/json ``checkValid``: the scanner's message for the first bad byte, or None.
-
-    At the end of input the scanner is fed one space, so a half-read literal or number fails on
-    ``' '`` while an open string, array or object is ``unexpected end of JSON input``.
-    """
-    size = len(data)
-    stack: list[str] = []  # "key" (reading an object key), "value" (an object value), "array"
-    expecting = "value"  # or "key", or "end" (a value has just ended)
-    i = 0
-
-    def at(j: int) -> int:
-        return data[j] if j < size else 0x20
-
-    def bad(j: int, context: str) -> str:
-        return f"invalid character {_quote_char(at(j))} {context}"
-
-    while True:
-        while i < size and data[i] in _WHITESPACE:
-            i += 1
-        if i >= size:
-            return None if expecting == "end" and not stack else _EOF
-        byte = data[i]
-        if expecting == "end":
-            if not stack:
-                return bad(i, "after top-level value")
-            top = stack[-1]
-            if top == "key" and byte == ord(":"):
-                stack[-1], expecting = "value", "value"
-            elif top == "value" and byte == ord(","):
-                stack[-1], expecting = "key", "key"
-            elif top == "array" and byte == ord(","):
-                expecting = "value"
-            elif (top, byte) in (("value", ord("}")), ("array", ord("]"))):
-                stack.pop()
-            else:
-                context = {"key": "after object key", "value": "after object key:value pair"}
-                return bad(i, context.get(top, "after array element"))
-            i += 1
-            continue
-        if expecting == "key" and byte != ord('"'):
-            return bad(i, "looking for beginning of object key string")
-        if byte in b"{[":
-            stack.append("key" if byte == ord("{") else "array")
-            if len(stack) > _MAX_DEPTH:
-                return bad(i, "exceeded max depth")
-            i += 1
-            while i < size and data[i] in _WHITESPACE:
-                i += 1
-            if i < size and data[i] == (ord("}") if byte == ord("{") else ord("]")):
-                stack.pop()
-                i, expecting = i + 1, "end"
-            else:
-                expecting = "key" if byte == ord("{") else "value"
-            continue
-        if byte == ord('"'):
-            i += 1
-            while True:
-                if i >= size:
-                    return _EOF
-                char = data[i]
-                if char == ord('"'):
-                    break
-                if char == ord("\\"):
-                    i += 1
-                    if at(i) == ord("u"):
-                        for j in range(i + 1, i + 5):
-                            if at(j) not in _HEX:
-                                return bad(j, "in \\u hexadecimal character escape")
-                        i += 4
-                    elif at(i) not in _ESCAPES:
-                        return bad(i, "in string escape code")
-                elif char < 0x20:
-                    return bad(i, "in string literal")
-                i += 1
-        elif byte == ord("-") or byte in _DIGITS:
-            if byte == ord("-"):
-                i += 1
-                if at(i) not in _DIGITS:
-                    return bad(i, "in numeric literal")
-            if at(i) == ord("0"):
-                i += 1
-            else:
-                while at(i) in _DIGITS:
-                    i += 1
-            if at(i) == ord("."):
-                i += 1
-                if at(i) not in _DIGITS:
-                    return bad(i, "after decimal point in numeric literal")
-                while at(i) in _DIGITS:
-                    i += 1
-            if at(i) in b"eE":
-                i += 1
-                if at(i) in b"+-":
-                    i += 1
-                if at(i) not in _DIGITS:
-                    return bad(i, "in exponent of numeric literal")
-                while at(i) in _DIGITS:
-                    i += 1
-            i -= 1
-        elif byte in _LITERALS:
-            word = _LITERALS[byte]
-            for k in range(1, len(word)):
-                if at(i + k) != word[k]:
-                    return bad(i + k, f"in literal {word.decode()} (expecting {_quote_char(word[k])})")
-            i += len(word) - 1
-        else:
-            return bad(i, "looking for beginning of value")
-        i, expecting = i + 1, "end"
-
-
-def reconcile_patched_kind(result: dict[str, Any], *, group: str, version: str, kind: str) -> None:
-    """Decode a patch result's ``kind`` and ``apiVersion`` as the patcher does, in place.
-
-    The patcher decodes the patched JSON with the stored version as the default, so a ``kind``
-    patched away comes back, and a version the scheme converts from (another version of the same
-    kind) is converted; anything else fails the decode, which the patcher reports as
-    ``errors.NewInvalid(schema.GroupKind{}, "", ...)`` on the field ``patch`` with the patched JSON
-    as the value and the decoder's error, without the "cannot be handled as" prefix, as the detail.
-    """
-    from fake_apiserver._machinery.decode import resolve_kind
-
-    expected_gv = f"{group}/{version}" if group else version
-    if not result.get("kind"):
-        result["kind"] = kind
-    if result.get("kind") == kind and result.get("apiVersion") == expected_gv:
-        return
-    body_group, _, body_version = str(result.get("apiVersion") or "").rpartition("/")
-    if result.get("kind") == kind and body_group == group and _has_version(group, body_version, kind):
-        result["apiVersion"] = expected_gv  # converted from the other version of the kind
-        return
-    shown = json.dumps(result, separators=(",", ":"), ensure_ascii=False)
-    try:
-        resolve_kind(group, version, kind, dict(result), shown.encode())
-    except BadRequest as exc:
-        message = str(exc.message)
-        marker = f" cannot be handled as a {kind}: "
-        if marker not in message:  # the API version differs but converts: the patch applies
-            result["kind"], result["apiVersion"] = kind, expected_gv
-            return
-        raise Invalid.of("", "", "", [FieldError.invalid("patch", shown, message.split(marker, 1)[1])]) from exc
-
-
 def _check_order_directives(node: typed.Node, patch: dict[str, Any]) -> None:
     """``mergePatchIntoOriginal``: a ``$setElementOrder/<field>`` directive in a struct looks the
     field up in the Go struct, and a field the struct lacks fails the patch with a plain error
     (a 500 without a reason). Maps and list elements are not looked into (Go ignores there)."""
-    from fake_apiserver._machinery.gotypes import STRUCT
-
     if node.kind != STRUCT:
         return
     for key, value in patch.items():
@@ -522,14 +352,4 @@ def _check_order_directives(node: typed.Node, patch: dict[str, Any]) -> None:
         elif isinstance(value, dict) and key in node.fields:
             _check_order_directives(node.fields[key].node, value)
 
-
-def _has_version(group: str, version: str, kind: str) -> bool:
-    """Whether the release's schemas know ``kind`` at ``group/version``."""
-    from fake_apiserver._machinery.schema import definition_name
-
-    try:
-        definition_name(group, version, kind)
-    except KeyError:
-        return False
-    return True
 

@@ -16,7 +16,7 @@ envelope that cannot be read is ``the object provided is unrecognized (must be o
 ``Pod in version "v1" cannot be handled as a Pod: <error>``, a DELETE's ``DeleteOptions`` body the
 bare error. Captured from kube-apiserver v1.36. A kind the fake has no message for (one it
 neither serves nor lists in the generator's extra kinds) counts as unregistered, as on the JSON
-path (:func:`~fake_apiserver._machinery.decode.resolve_kind`).
+path (:func:`~fake_apiserver._registry.scheme.resolve_kind`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from fake_apiserver._machinery.decode import SCHEME_NAME, _internal_type, summarize_data
+from fake_apiserver._machinery.decode import SCHEME_NAME, internal_type, summarize_data
 from fake_apiserver._machinery.errors import BadRequest
 from fake_apiserver._machinery.schema import KUBERNETES_VERSION
 from fake_apiserver._machinery.protobuf_wire import (
@@ -141,9 +141,9 @@ def decode_object(data: bytes, group: str, version: str, kind: str, release: str
     except ProtobufError as e:
         raise BadRequest(prefix + str(e)) from None
     if (body_group, body_version, body_kind) != (group, version, kind):
-        if _internal_type(body_group, body_kind) != _internal_type(group, kind):
+        if internal_type(body_group, body_kind) != internal_type(group, kind):
             raise BadRequest(prefix + f"converting ({body_version}.{body_kind}) to "
-                             f"({_internal_type(group, kind)}): unknown conversion")
+                             f"({internal_type(group, kind)}): unknown conversion")
         expected_gv = f"{group}/{version}" if group else version
         raise BadRequest(f"the API version in the data ({gv}) does not match the expected API version ({expected_gv})")
     return {"kind": kind, "apiVersion": gv, **obj}

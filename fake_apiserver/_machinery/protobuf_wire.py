@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from fake_apiserver._machinery.jsonutil import go_syntax_error
 from fake_apiserver._machinery.gotypes import facts_file
-from fake_apiserver._machinery.patch import _syntax_error as go_json_syntax_error
 from fake_apiserver._machinery.schema import KUBERNETES_VERSION
 
 __all__ = [
@@ -565,7 +565,7 @@ def _codec(message: Message, data: bytes, pos: int, end: int) -> Any:
     try:
         return json.loads(raw)
     except ValueError:
-        error = go_json_syntax_error(raw) or "invalid JSON"
+        error = go_syntax_error(raw) or "invalid JSON"
         raise ProtobufError(f"json: error calling MarshalJSON for type {message.go_type}: {error}") from None
 
 

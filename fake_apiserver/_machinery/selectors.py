@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
 from fake_apiserver._machinery.errors import BadRequest, FieldError
-from fake_apiserver._registry.kinds import META_FIELDS, KindSpec, by_kind
+from fake_apiserver._machinery.kindspec import META_FIELDS, KindSpec
 from fake_apiserver._machinery.names import is_label_value, is_qualified_name
 
 __all__ = [
@@ -566,12 +566,8 @@ _SELECTABLE: dict[tuple[str, str], dict[str, Callable[[Mapping[str, Any]], str]]
 def field_value(obj: Mapping[str, Any], label: str, spec: KindSpec | None = None) -> str:
     """The value ``label`` selects on ``obj``, as the kind's ``ToSelectableFields`` computes it.
 
-    The kind comes from ``spec``, or else from the object's ``apiVersion``/``kind``.
+    Without ``spec`` no kind computes a field of its own, and a label is read as a path.
     """
-    if spec is None:
-        api_version = str(obj.get("apiVersion") or "")
-        group = api_version.rpartition("/")[0]
-        spec = by_kind(group, str(obj.get("kind") or ""))
     special = _SELECTABLE.get((spec.group, spec.kind), {}) if spec is not None else {}
     if label in special:
         return special[label](obj)

@@ -34,13 +34,13 @@ from __future__ import annotations
 
 import decimal
 import math
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, Mapping, TypeVar
 
 from fake_apiserver._machinery.jsonutil import json_copy
 from fake_apiserver._machinery.errors import BadRequest, Invalid, UnknownError
-from fake_apiserver._registry.kinds import PatchSchema
 
-__all__ = ["InvalidPatch", "go_value", "strategic_merge"]
+__all__ = ["InvalidPatch", "ListStrategy", "PatchSchema", "go_value", "strategic_merge"]
 
 _MARKER = "$patch"
 _DELETE = "delete"
@@ -606,3 +606,20 @@ def _go_float(value: float) -> str:
     if point >= len(digits):
         return f"{minus}{digits}{'0' * (point - len(digits))}"
     return f"{minus}{digits[:point]}.{digits[point:]}"
+
+
+@dataclass(frozen=True)
+class ListStrategy:
+    """How strategic merge patch treats one list field.
+
+    ``merge_key`` set: a list of maps merged element by element on that key.
+    ``merge_key`` None: a list of primitives merged as a set (``patchStrategy:"merge"`` with no key,
+    e.g. ``metadata.finalizers``). ``retain_keys``: the elements also honour ``$retainKeys``
+    (``patchStrategy:"merge,retainKeys"``).
+    """
+
+    merge_key: str | None
+    retain_keys: bool = False
+
+
+PatchSchema = Mapping[str, ListStrategy]

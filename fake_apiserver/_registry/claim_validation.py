@@ -23,7 +23,7 @@ from fake_apiserver._machinery.cel import syntax_error
 from fake_apiserver._machinery.errors import FieldError, GoJSON
 from fake_apiserver._machinery.names import is_dns1123_label, is_dns1123_subdomain
 
-__all__ = ["validate_claim_spec", "validate_claim_update", "validate_device_configs"]
+__all__ = ["selector_errors", "validate_claim_spec", "validate_claim_update", "validate_device_configs"]
 
 Obj = Mapping[str, Any]
 
@@ -55,7 +55,7 @@ def _device_class_errors(name: Any, path: str) -> list[FieldError]:
     return _invalid_each(path, name, is_dns1123_subdomain(str(name)))
 
 
-def _selector_errors(selectors: Any, path: str) -> list[FieldError]:
+def selector_errors(selectors: Any, path: str) -> list[FieldError]:
     errors = []
     for i, selector in enumerate(_list(selectors)):
         cel = _map(selector).get("cel")
@@ -93,7 +93,7 @@ def _request_errors(request: Obj, path: str) -> list[FieldError]:
     if exactly is not None:
         exact = _map(exactly)
         errors += _device_class_errors(exact.get("deviceClassName"), f"{path}.exactly.deviceClassName")
-        errors += _selector_errors(exact.get("selectors"), f"{path}.exactly.selectors")
+        errors += selector_errors(exact.get("selectors"), f"{path}.exactly.selectors")
         errors += _allocation_errors(exact, f"{path}.exactly")
     seen: set[str] = set()
     for j, sub in enumerate(first):
@@ -105,7 +105,7 @@ def _request_errors(request: Obj, path: str) -> list[FieldError]:
             errors.append(FieldError.duplicate(sub_path, name))
         seen.add(name)
         errors += _device_class_errors(sub.get("deviceClassName"), f"{sub_path}.deviceClassName")
-        errors += _selector_errors(sub.get("selectors"), f"{sub_path}.selectors")
+        errors += selector_errors(sub.get("selectors"), f"{sub_path}.selectors")
         errors += _allocation_errors(sub, sub_path)
     return errors
 

@@ -19,7 +19,10 @@ import re
 from typing import Any, Callable, Mapping
 
 from fake_apiserver._machinery import quantity
+from fake_apiserver._machinery.equality import semantic, semantic_omitzero, spec_diff
 from fake_apiserver._machinery.errors import BadRequest, FieldError, Forbidden, GoJSON
+from fake_apiserver._machinery.selectors import label_selector_from_dict
+from fake_apiserver._registry.events import convert_event
 from fake_apiserver._machinery.names import is_dns1123_label, is_dns1123_subdomain, is_label_value, is_qualified_name
 
 __all__ = [
@@ -48,9 +51,7 @@ def _each(path: str, value: Any, messages: list[str]) -> list[FieldError]:
 
 
 def _immutable(new: Any, old: Any, path: str) -> list[FieldError]:
-    from fake_apiserver._registry.validation import _semantic
-
-    if _semantic(new) != _semantic(old):
+    if semantic_omitzero(new) != semantic_omitzero(old):
         return [FieldError.invalid(path, new, "field is immutable")]
     return []
 
@@ -225,8 +226,6 @@ def template_mismatch(labels: Any) -> FieldError:
 def selector_template_errors(obj: Obj, kind: str) -> list[FieldError]:
     """A workload's ``spec.selector`` (a LabelSelector) is not empty and selects its template's
     labels; ``kind`` names the workload in the empty-selector message."""
-    from fake_apiserver._machinery.selectors import label_selector_from_dict
-
     spec = _get(obj, "spec") or {}
     selector = spec.get("selector")
     if not isinstance(selector, Mapping):
@@ -302,8 +301,6 @@ _STATEFUL_SET_MUTABLE = ("replicas", "ordinals", "template", "updateStrategy", "
 
 
 def _stateful_set_update_errors(new: Obj, old: Obj) -> list[FieldError]:
-    from fake_apiserver._registry.strategy import semantic
-
     def fixed(obj: Obj) -> Any:
         return semantic({k: v for k, v in (_get(obj, "spec") or {}).items() if k not in _STATEFUL_SET_MUTABLE})
 
@@ -319,9 +316,6 @@ def _claim_update_errors(new: Obj, old: Obj) -> list[FieldError]:
     but for the volume name set once, a class set where there was none (the retroactive default),
     a bound claim's storage request and its ``volumeAttributesClassName``. The message's diff is
     the fake's own (the real one is go-cmp's of the internal spec)."""
-    from fake_apiserver._registry.strategy import semantic
-    from fake_apiserver._registry.validation import _simple_diff
-
     old_spec = dict(_get(old, "spec") or {})
     new_spec = dict(_get(new, "spec") or {})
     if not old_spec.get("volumeName"):
@@ -341,7 +335,7 @@ def _claim_update_errors(new: Obj, old: Obj) -> list[FieldError]:
         return []
     return [FieldError.forbidden("spec", "spec is immutable after creation except resources.requests and "
                                          "volumeAttributesClassName for bound claims\n"
-                                 + _simple_diff(old_spec, new_spec, "core.PersistentVolumeClaimSpec"))]
+                                 + spec_diff(old_spec, new_spec, "core.PersistentVolumeClaimSpec"))]
 
 
 def _service_selector_errors(obj: Obj) -> list[FieldError]:
@@ -646,8 +640,6 @@ def _core_event_errors(obj: Obj) -> list[FieldError]:
 
 
 def _events_v1_errors(obj: Obj) -> list[FieldError]:
-    from fake_apiserver._storage.store import convert_event
-
     return _event_errors(convert_event(dict(obj), ""), strict=True)
 
 

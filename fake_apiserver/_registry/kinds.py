@@ -1,57 +1,23 @@
 """What the fake serves: one row per kind.
 
-Everything the server knows about a kind lives in its :class:`KindSpec` row: where it is served,
+Everything the server knows about a kind lives in its :class:`~fake_apiserver._machinery.kindspec.KindSpec` row: where it is served,
 its scope, its subresources and the field selectors the real server accepts for it. Adding a kind
 is adding one row to :data:`KINDS`; discovery, routing, selectors and patches all read this table.
 What a kind's objects hold (fields, types, the strategic-merge-patch strategy of its lists) is
 not written here: it is read from the pinned release's schemas by group, version and kind
 (:mod:`~fake_apiserver._machinery.schema`, compiled by :mod:`~fake_apiserver._machinery.gotypes`).
-
-Patch strategies (:attr:`KindSpec.patch_schema`) are keyed by a path of field names in which
-``[]`` steps into the elements of a list, e.g. ``spec.containers[].env``. A path that is absent
-means the list is atomic (replaced whole), which is what the real server does for lists without
-a ``patchStrategy`` tag, such as ``spec.tolerations`` and node ``spec.taints``.
 """
 
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Iterable
 
 from fake_apiserver._machinery import schema as _schema
-from fake_apiserver._machinery.gotypes import patch_strategies
+from fake_apiserver._machinery.kindspec import KindSpec
 
-__all__ = ["KINDS", "KindSpec", "ListStrategy", "by_kind", "by_resource", "served_kinds"]
-
-
-@dataclass(frozen=True)
-class ListStrategy:
-    """How strategic merge patch treats one list field.
-
-    ``merge_key`` set: a list of maps merged element by element on that key.
-    ``merge_key`` None: a list of primitives merged as a set (``patchStrategy:"merge"`` with no key,
-    e.g. ``metadata.finalizers``). ``retain_keys``: the elements also honour ``$retainKeys``
-    (``patchStrategy:"merge,retainKeys"``).
-    """
-
-    merge_key: str | None
-    retain_keys: bool = False
+__all__ = ["KINDS", "by_kind", "by_resource", "served_kinds"]
 
 
-PatchSchema = Mapping[str, ListStrategy]
-
-
-@functools.cache
-def _patch_schema(group: str, version: str, kind: str) -> PatchSchema:
-    """The merge lists of a kind, from ``x-kubernetes-patch-strategy`` and
-    ``x-kubernetes-patch-merge-key`` in its schema (the ``patchStrategy``/``patchMergeKey`` struct
-    tags of ``k8s.io/api``)."""
-    return {path: ListStrategy(key, retain) for path, (key, retain) in patch_strategies(group, version, kind).items()}
-
-
-# Field labels every kind accepts (apimachinery DefaultMetaV1FieldSelectorConversion).
-META_FIELDS = ("metadata.name", "metadata.namespace")
 _EVENT_FIELDS = (
     "involvedObject.kind",
     "involvedObject.namespace",
@@ -79,66 +45,6 @@ _EVENTS_V1_FIELDS = (
     "reportingController",
     "type",
 )
-
-
-@dataclass(frozen=True)
-class KindSpec:
-    """One served kind. ``fields`` lists the selectable field labels beyond ``metadata.*``;
-    ``field_aliases`` maps an accepted alias to its canonical label (``spec.host``);
-    ``generic_field_errors`` picks the generic ``"x" is not a known field selector`` message over
-    the ``field label not supported`` one that kinds with their own conversion give."""
-
-    group: str
-    version: str
-    resource: str
-    kind: str
-    namespaced: bool
-    singular: str
-    short_names: tuple[str, ...] = ()
-    subresources: tuple[str, ...] = ()
-    fields: tuple[str, ...] = ()
-    field_aliases: Mapping[str, str] = field(default_factory=dict)
-    categories: tuple[str, ...] = ()
-    verbs: tuple[str, ...] = (
-        "create",
-        "delete",
-        "deletecollection",
-        "get",
-        "list",
-        "patch",
-        "update",
-        "watch",
-    )
-
-    @property
-    def api_version(self) -> str:
-        return f"{self.group}/{self.version}" if self.group else self.version
-
-    @property
-    def group_resource(self) -> str:
-        """``resource.group`` (``pods`` in the core group), as the journal names a resource."""
-        return f"{self.resource}.{self.group}" if self.group else self.resource
-
-    @property
-    def list_kind(self) -> str:
-        return f"{self.kind}List"
-
-    @property
-    def has_status(self) -> bool:
-        return "status" in self.subresources
-
-    @property
-    def selectable_fields(self) -> tuple[str, ...]:
-        return META_FIELDS + self.fields if self.namespaced else ("metadata.name",) + self.fields
-
-    @property
-    def generic_field_errors(self) -> bool:
-        return not self.fields
-
-    @property
-    def patch_schema(self) -> PatchSchema:
-        """How strategic merge patch merges this kind's lists, read from its schema."""
-        return _patch_schema(self.group, self.version, self.kind)
 
 
 def _k(

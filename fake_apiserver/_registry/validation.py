@@ -43,7 +43,7 @@ import re
 from typing import Any, Callable, Mapping, Sequence
 
 from fake_apiserver._machinery.errors import BadRequest, FieldError, Invalid, UnknownError
-from fake_apiserver._registry.kinds import KindSpec
+from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.names import (
     is_dns1123_label,
     is_dns1123_subdomain,
@@ -52,13 +52,21 @@ from fake_apiserver._machinery.names import (
     nbytes as _nbytes,
 )
 from fake_apiserver._machinery.jsonutil import json_copy
+from fake_apiserver._machinery.equality import semantic_omitzero, spec_diff
+from fake_apiserver._machinery.gotypes import kind_node, semantic_of
+from fake_apiserver._registry.claim_validation import selector_errors, validate_device_configs
 from fake_apiserver._registry.kind_validation import (
+    CREATE_RULES,
+    UPDATE_RULES,
     container_port_errors,
+    generate_name_checked_on_update,
     labels_errors,
     node_affinity_errors,
     non_negative_errors,
     persistent_volume_capacity_errors,
     pod_resource_claim_errors,
+    resource_slice_node_errors,
+    resource_slice_pool_errors,
     selector_template_errors,
     template_mismatch,
 )
@@ -190,7 +198,7 @@ def _finalizer_errors(finalizers: Sequence[str] | None, *, create: bool, qualifi
 
 
 def _immutable(new: Any, old: Any, path: str) -> list[FieldError]:
-    if _semantic(new) != _semantic(old):
+    if semantic_omitzero(new) != semantic_omitzero(old):
         return [FieldError.invalid(path, new, "field is immutable")]
     return []
 
@@ -232,7 +240,6 @@ def validate_object_meta(
         elif namespace:
             errors.append(FieldError.forbidden("metadata.namespace", "not allowed on this type"))
     else:
-        from fake_apiserver._registry.kind_validation import generate_name_checked_on_update
 
         generate_name = meta.get("generateName") or ""
         if generate_name and generate_name_checked_on_update(spec.group, spec.kind):
@@ -292,32 +299,9 @@ def check(spec: KindSpec, name: str, errors: list[FieldError]) -> None:
 # --- semantic equality ------------------------------------------------------------------------
 
 
-def _is_zero(value: Any) -> bool:
-    if value is None or value is False:
-        return True
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return value == 0
-    return isinstance(value, (str, list, dict)) and len(value) == 0
-
-
-def _semantic(value: Any) -> Any:
-    """Normalise for ``apiequality.Semantic.DeepEqual``: drop zero-valued fields, recursively."""
-    if isinstance(value, Mapping):
-        out = {}
-        for key, item in value.items():
-            normal = _semantic(item)
-            if not _is_zero(normal):
-                out[key] = normal
-        return out
-    if isinstance(value, list):
-        return [_semantic(item) for item in value]
-    return value
-
-
 def _pod_spec_semantic(spec: Any) -> Any:
     """A PodSpec normalised as ``apiequality.Semantic`` compares it, on its Go type (a pointer
     set to an empty struct, as ``affinity: {}``, differs from none)."""
-    from fake_apiserver._machinery.gotypes import kind_node, semantic_of
 
     return semantic_of(spec, kind_node("", "v1", "Pod").fields["spec"].node)
 
@@ -542,7 +526,7 @@ def validate_pod_create(pod: Mapping[str, Any]) -> list[FieldError]:
 def _tolerations_only_added(new: Sequence[Mapping[str, Any]], old: Sequence[Mapping[str, Any]]) -> list[FieldError]:
     """``validateOnlyAddedTolerations``: every old toleration must survive, bar ``tolerationSeconds``."""
     def without_seconds(tol: Mapping[str, Any]) -> Any:
-        return _semantic({k: v for k, v in tol.items() if k != "tolerationSeconds"})
+        return semantic_omitzero({k: v for k, v in tol.items() if k != "tolerationSeconds"})
 
     remaining = [without_seconds(t) for t in new]
     for tol in old:
@@ -592,7 +576,7 @@ def _term_only_added(new: Mapping[str, Any], old: Mapping[str, Any]) -> bool:
     if not old_exprs and not old_fields and (new_exprs or new_fields):
         return False
     for new_list, old_list in ((new_exprs, old_exprs), (new_fields, old_fields)):
-        if old_list and (len(new_list) < len(old_list) or _semantic(new_list[: len(old_list)]) != _semantic(old_list)):
+        if old_list and (len(new_list) < len(old_list) or semantic_omitzero(new_list[: len(old_list)]) != semantic_omitzero(old_list)):
             return False
     return True
 
@@ -616,17 +600,6 @@ def _node_affinity_mutation(new: Any, old: Any) -> list[FieldError]:
         for i in range(len(old_terms))
         if not _term_only_added(new_terms[i], old_terms[i])
     ]
-
-
-def _simple_diff(old: Mapping[str, Any], new: Mapping[str, Any], type_name: str = "core.PodSpec") -> str:
-    """A readable stand-in for go-cmp's diff: one ``-``/``+`` pair per top-level spec field."""
-    lines = [f"  {type_name}{{"]
-    for key in sorted(set(old) | set(new)):
-        if old.get(key) != new.get(key):
-            for sign, side in (("-", old), ("+", new)):
-                lines.append(f"{sign} \t{key}: {json.dumps(side.get(key), sort_keys=True, separators=(',', ':'))},")
-    lines.append("  }")
-    return "\n".join(lines) + "\n"
 
 
 def validate_pod_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[FieldError]:
@@ -682,7 +655,7 @@ def validate_pod_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[
         munged["terminationGracePeriodSeconds"] = old_grace
 
     if old_spec.get("schedulingGates"):
-        if _semantic(munged.get("nodeSelector")) != _semantic(old_spec.get("nodeSelector")):
+        if semantic_omitzero(munged.get("nodeSelector")) != semantic_omitzero(old_spec.get("nodeSelector")):
             old_selector = old_spec.get("nodeSelector") or {}
             new_selector = munged.get("nodeSelector") or {}
             if any(k not in new_selector or new_selector[k] != v for k, v in old_selector.items()):
@@ -692,7 +665,7 @@ def validate_pod_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[
             munged["nodeSelector"] = old_spec.get("nodeSelector")
         old_affinity = _get(old_spec, "affinity", "nodeAffinity")
         new_affinity = _get(munged, "affinity", "nodeAffinity")
-        if _semantic(old_affinity) != _semantic(new_affinity):
+        if semantic_omitzero(old_affinity) != semantic_omitzero(new_affinity):
             errors += _node_affinity_mutation(new_affinity, old_affinity)
             affinity = munged.get("affinity")
             if affinity is None:  # the four cases of ValidatePodUpdate
@@ -704,7 +677,7 @@ def validate_pod_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[
                 munged["affinity"] = {**affinity, "nodeAffinity": old_affinity}
 
     if _pod_spec_semantic(munged) != _pod_spec_semantic(old_spec):
-        errors.append(FieldError.forbidden("spec", POD_UPDATE_FORBIDDEN_PREFIX + _simple_diff(old_spec, munged)))
+        errors.append(FieldError.forbidden("spec", POD_UPDATE_FORBIDDEN_PREFIX + spec_diff(old_spec, munged)))
     return _dedupe(errors)
 
 
@@ -793,13 +766,13 @@ def validate_node_pod_preemption_policy(node: Mapping[str, Any], old: Mapping[st
     kube-apiserver v1.37.2 answers."""
     policy = _get(node, "spec", "podPreemptionPolicy")
     if not gate:
-        unchanged = old is not None and _semantic(policy) == _semantic(_get(old, "spec", "podPreemptionPolicy"))
+        unchanged = old is not None and semantic_omitzero(policy) == semantic_omitzero(_get(old, "spec", "podPreemptionPolicy"))
         if policy is None or unchanged:
             return []
         return [FieldError.forbidden("spec.podPreemptionPolicy", "")]
     path = "spec.podPreemptionPolicy.disableResizePreemption"
     owners = _get(node, "spec", "podPreemptionPolicy", "disableResizePreemption") or []
-    if old is not None and _semantic(owners) == _semantic(
+    if old is not None and semantic_omitzero(owners) == semantic_omitzero(
             _get(old, "spec", "podPreemptionPolicy", "disableResizePreemption") or []):
         return []
     if len(owners) > _MAX_RESIZE_PREEMPTION_OWNERS:
@@ -871,7 +844,6 @@ def _storage_capacity_errors(obj: Mapping[str, Any]) -> list[FieldError]:
 
 def _resource_slice_errors(obj: Mapping[str, Any]) -> list[FieldError]:
     spec = _get(obj, "spec") or {}
-    from fake_apiserver._registry.kind_validation import resource_slice_node_errors, resource_slice_pool_errors
 
     errors = [] if spec.get("driver") else [FieldError.required("spec.driver")]
     errors += resource_slice_pool_errors(obj)
@@ -890,9 +862,8 @@ def _csi_node_errors(obj: Mapping[str, Any]) -> list[FieldError]:
 
 
 def _device_class_errors(obj: Mapping[str, Any]) -> list[FieldError]:
-    from fake_apiserver._registry.claim_validation import _selector_errors, validate_device_configs
 
-    return (_selector_errors(_get(obj, "spec", "selectors"), "spec.selectors")
+    return (selector_errors(_get(obj, "spec", "selectors"), "spec.selectors")
             + validate_device_configs(_get(obj, "spec", "config"), "spec.config"))
 
 
@@ -1013,7 +984,6 @@ _SPEC_RULES: dict[tuple[str, str], Callable[[Mapping[str, Any]], list[FieldError
 def validate_kind_rules(spec: KindSpec, obj: Mapping[str, Any]) -> list[FieldError]:
     """The kind's own rules from the table above and from :mod:`fake_apiserver._registry.kind_validation`
     (none for a kind neither lists)."""
-    from fake_apiserver._registry.kind_validation import CREATE_RULES
 
     key = (spec.group, spec.kind)
     errors: list[FieldError] = []
@@ -1025,7 +995,6 @@ def validate_kind_rules(spec: KindSpec, obj: Mapping[str, Any]) -> list[FieldErr
 
 def validate_kind_update_rules(spec: KindSpec, new: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
     """The kind's create rules on the new object, then its update-only rules (immutability)."""
-    from fake_apiserver._registry.kind_validation import UPDATE_RULES
 
     rule = UPDATE_RULES.get((spec.group, spec.kind))
     return validate_kind_rules(spec, new) + (rule(new, old) if rule is not None else [])

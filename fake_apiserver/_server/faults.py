@@ -41,7 +41,7 @@ from aiohttp import web
 from fake_apiserver._storage.effects import Effect, EffectPredicate, Previewer, is_write
 from fake_apiserver._machinery.errors import BY_CODE, StatusError
 from fake_apiserver._endpoints.http import Handler, RequestInfo, json_response
-from fake_apiserver._registry.kinds import KindSpec
+from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.protobuf import body_json
 
 __all__ = [

@@ -63,7 +63,8 @@ from fake_apiserver._machinery.errors import ServiceUnavailable
 from fake_apiserver._server.faults import FaultInjector
 from fake_apiserver._endpoints.http import Interceptor, RequestInfo, answered, read_request, run_chain, status_response
 from fake_apiserver._server.journal import Journal
-from fake_apiserver._registry.kinds import KINDS, KindSpec
+from fake_apiserver._registry.kinds import KINDS
+from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.protobuf import body_json
 from fake_apiserver._server.server import add_admin_routes, kubeconfig_for
 from fake_apiserver._storage.store import kept_after_delete

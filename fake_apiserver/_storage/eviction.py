@@ -28,18 +28,18 @@ the scheduler's own PDB checks), and nothing removes an entry from ``disruptedPo
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fake_apiserver._machinery.clock import format_time
-from fake_apiserver._machinery.decode import decode_delete_options, resolve_kind
+from fake_apiserver._machinery.decode import decode_delete_options
+from fake_apiserver._registry.scheme import resolve_kind
 from fake_apiserver._machinery.errors import BadRequest, TooManyRequests, UnknownError
 from fake_apiserver._machinery.fieldvalidation import FieldValidation, decode_body
 from fake_apiserver._machinery.jsonutil import json_copy
 from fake_apiserver._registry.kinds import by_resource
+from fake_apiserver._machinery import typed
 from fake_apiserver._machinery.selectors import label_selector_from_dict
-
-if TYPE_CHECKING:
-    from fake_apiserver._storage.store import Store
+from fake_apiserver._storage.store import PODS, Store
 
 __all__ = ["SUCCESS", "evict"]
 
@@ -52,7 +52,6 @@ _TERMINAL = ("Pending", "Succeeded", "Failed")
 
 def _eviction(body: Any, name: str, release: str, field_validation: FieldValidation | None) -> Obj:
     """The request's ``Eviction``, decoded as the handler decodes it."""
-    from fake_apiserver._machinery import typed
     if not isinstance(body, dict):
         raise BadRequest("the object provided is unrecognized (must be of type Eviction)")
     body = dict(body)
@@ -140,8 +139,6 @@ def _decremented(pdb: Obj, pod_name: str, now: str) -> Obj:
 def evict(store: Store, namespace: str, name: str, body: Any, *, dry_run: bool = False,
           field_validation: FieldValidation | None = None) -> Obj:
     """Serve an eviction (module docstring); the ``Status`` answered with 201."""
-    from fake_apiserver._storage.store import PODS
-
     eviction = _eviction(body, name, store.release, field_validation)
     options = eviction.get("deleteOptions") or {}
     options = decode_delete_options(options, json.dumps(options).encode(), {}) if options else {}

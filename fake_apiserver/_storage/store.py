@@ -44,9 +44,9 @@ from collections import deque
 from datetime import datetime, timedelta
 from typing import Any, Callable, Iterable, Mapping
 
-from fake_apiserver._machinery.jsonutil import json_copy
+from fake_apiserver._machinery.jsonutil import in_order, json_copy
 from fake_apiserver._machinery.clock import Clock, SystemClock, format_time, parse_time
-from fake_apiserver._machinery.decode import decode_continue, parse_list_resource_version, parse_resource_version, resolve_kind
+from fake_apiserver._machinery.decode import decode_continue, parse_list_resource_version, parse_resource_version
 from fake_apiserver._storage.effects import record_commit
 from fake_apiserver._machinery.fieldvalidation import FieldValidation, decode_body
 from fake_apiserver._machinery.errors import (
@@ -63,8 +63,11 @@ from fake_apiserver._machinery.errors import (
     UnknownError,
 )
 from fake_apiserver._machinery.features import FeatureGates
-from fake_apiserver._registry.kinds import KINDS, KindSpec, by_kind, by_resource, served_kinds
-from fake_apiserver._machinery.patch import apply_patch, reconcile_patched_kind
+from fake_apiserver._registry.events import convert_event
+from fake_apiserver._registry.kinds import KINDS, by_kind, by_resource, served_kinds
+from fake_apiserver._machinery.kindspec import KindSpec
+from fake_apiserver._machinery.patch import apply_patch
+from fake_apiserver._registry.scheme import reconcile_patched_kind, resolve_kind
 from fake_apiserver._registry.priority import system_priority_classes
 from fake_apiserver._registry import resize
 from fake_apiserver._machinery import schema as schemas
@@ -78,7 +81,6 @@ __all__ = [
     "DEFAULT_NAMESPACES",
     "Store",
     "kind_spec",
-    "convert_event",
     "update_pod_condition",
 ]
 
@@ -976,21 +978,13 @@ _META_ORDER = (
 )
 
 
-def _in_order(obj: Obj, order: tuple[str, ...]) -> Obj:
-    out = {k: obj[k] for k in order if k in obj}
-    for k, v in obj.items():
-        if k not in out:
-            out[k] = v
-    return out
-
-
 def _ordered(obj: Obj) -> Obj:
     """Top-level and ``metadata`` keys in the order the real server encodes them (kind,
     apiVersion, metadata, spec, status, then the rest), so serialized objects look like the real
     ones."""
-    out = _in_order(obj, _TOP_ORDER)
+    out = in_order(obj, _TOP_ORDER)
     if isinstance(out.get("metadata"), dict):
-        out["metadata"] = _in_order(out["metadata"], _META_ORDER)
+        out["metadata"] = in_order(out["metadata"], _META_ORDER)
     return out
 
 
@@ -1004,39 +998,6 @@ def _copy_meta(src: Obj, dst: Obj, key: str) -> None:
 # Resources stored once and served in two shapes (kube-apiserver's storage factory:
 # AddCohabitatingResources(events.Resource("events"), api.Resource("events"))).
 _COHABITING = {("", "events"): ("events.k8s.io", "events"), ("events.k8s.io", "events"): ("", "events")}
-
-# pkg/apis/events/v1/conversion.go: the core v1 field (JSON name) each events.k8s.io/v1 field maps to.
-_EVENT_FIELDS_V1_TO_CORE = {
-    "regarding": "involvedObject", "note": "message", "deprecatedSource": "source",
-    "deprecatedFirstTimestamp": "firstTimestamp", "deprecatedLastTimestamp": "lastTimestamp",
-    "deprecatedCount": "count", "reportingController": "reportingComponent",
-}
-_EVENT_FIELDS_CORE_TO_V1 = {v: k for k, v in _EVENT_FIELDS_V1_TO_CORE.items()}
-# Field order of each Go struct (core/v1 Event, events/v1 Event), the order the server encodes.
-_CORE_EVENT_ORDER = (
-    "kind", "apiVersion", "metadata", "involvedObject", "reason", "message", "source", "firstTimestamp",
-    "lastTimestamp", "count", "type", "eventTime", "series", "action", "related", "reportingComponent",
-    "reportingInstance",
-)
-_V1_EVENT_ORDER = (
-    "kind", "apiVersion", "metadata", "eventTime", "series", "reportingController", "reportingInstance", "action",
-    "reason", "regarding", "related", "note", "type", "deprecatedSource", "deprecatedFirstTimestamp",
-    "deprecatedLastTimestamp", "deprecatedCount",
-)
-
-
-def convert_event(event: Obj, group: str) -> Obj:
-    """An Event in the shape of ``group``'s API (``""`` for core v1, ``events.k8s.io`` for
-    events.k8s.io/v1): the fields ``pkg/apis/events/v1/conversion.go`` renames, renamed; the
-    rest, and the metadata, shared. Real servers also encode the zero values of fields the other
-    shape lacks (``"firstTimestamp": null``, ``"reportingComponent": ""``); this leaves them out."""
-    to_core = group == ""
-    names = _EVENT_FIELDS_V1_TO_CORE if to_core else _EVENT_FIELDS_CORE_TO_V1
-    out: Obj = {"kind": "Event", "apiVersion": "v1" if to_core else "events.k8s.io/v1"}
-    for key, value in event.items():
-        if key not in ("kind", "apiVersion"):
-            out[names.get(key, key)] = value
-    return _in_order(out, _CORE_EVENT_ORDER if to_core else _V1_EVENT_ORDER)
 
 
 def too_large_resource_version(wanted: int, current: int) -> Timeout:

@@ -28,7 +28,7 @@ from functools import cached_property
 from typing import Any, Callable
 
 from fake_apiserver._machinery.errors import Expired
-from fake_apiserver._registry.kinds import KindSpec
+from fake_apiserver._machinery.kindspec import KindSpec
 
 __all__ = ["Change", "WatchCache", "WatchEvent", "Watcher", "INITIAL_EVENTS_END"]
 

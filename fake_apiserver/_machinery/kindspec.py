@@ -1,0 +1,96 @@
+"""What describes one served kind: :class:`KindSpec`, the row type of the kind table.
+
+A row says where a kind is served (group, version, resource), its scope, its subresources and
+the field labels the real server selects it on: what ``metav1.APIResource`` and a REST mapping say
+of a resource, plus the field label conversion ``pkg/apis`` registers for it. The rows themselves
+are the registry's (:mod:`fake_apiserver._registry.kinds`); machinery that works on any kind (field
+selectors, list options, patches) takes a row as a parameter and never looks a kind up.
+
+Patch strategies (:attr:`KindSpec.patch_schema`) are keyed by a path of field names in which
+``[]`` steps into the elements of a list, e.g. ``spec.containers[].env``. A path that is absent
+means the list is atomic (replaced whole), which is what the real server does for lists without
+a ``patchStrategy`` tag, such as ``spec.tolerations`` and node ``spec.taints``.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from fake_apiserver._machinery.gotypes import patch_strategies
+from fake_apiserver._machinery.strategic import ListStrategy, PatchSchema
+
+__all__ = ["META_FIELDS", "KindSpec"]
+
+
+@functools.cache
+def _patch_schema(group: str, version: str, kind: str) -> PatchSchema:
+    """The merge lists of a kind, from ``x-kubernetes-patch-strategy`` and
+    ``x-kubernetes-patch-merge-key`` in its schema (the ``patchStrategy``/``patchMergeKey`` struct
+    tags of ``k8s.io/api``)."""
+    return {path: ListStrategy(key, retain) for path, (key, retain) in patch_strategies(group, version, kind).items()}
+
+
+# Field labels every kind accepts (apimachinery DefaultMetaV1FieldSelectorConversion).
+META_FIELDS = ("metadata.name", "metadata.namespace")
+
+
+@dataclass(frozen=True)
+class KindSpec:
+    """One served kind. ``fields`` lists the selectable field labels beyond ``metadata.*``;
+    ``field_aliases`` maps an accepted alias to its canonical label (``spec.host``);
+    ``generic_field_errors`` picks the generic ``"x" is not a known field selector`` message over
+    the ``field label not supported`` one that kinds with their own conversion give."""
+
+    group: str
+    version: str
+    resource: str
+    kind: str
+    namespaced: bool
+    singular: str
+    short_names: tuple[str, ...] = ()
+    subresources: tuple[str, ...] = ()
+    fields: tuple[str, ...] = ()
+    field_aliases: Mapping[str, str] = field(default_factory=dict)
+    categories: tuple[str, ...] = ()
+    verbs: tuple[str, ...] = (
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch",
+    )
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def group_resource(self) -> str:
+        """``resource.group`` (``pods`` in the core group), as the journal names a resource."""
+        return f"{self.resource}.{self.group}" if self.group else self.resource
+
+    @property
+    def list_kind(self) -> str:
+        return f"{self.kind}List"
+
+    @property
+    def has_status(self) -> bool:
+        return "status" in self.subresources
+
+    @property
+    def selectable_fields(self) -> tuple[str, ...]:
+        return META_FIELDS + self.fields if self.namespaced else ("metadata.name",) + self.fields
+
+    @property
+    def generic_field_errors(self) -> bool:
+        return not self.fields
+
+    @property
+    def patch_schema(self) -> PatchSchema:
+        """How strategic merge patch merges this kind's lists, read from its schema."""
+        return _patch_schema(self.group, self.version, self.kind)

@@ -22,9 +22,12 @@ from harness._backend import (
     Slack,
     Unsupported,
 )
+from harness._expectations import condition_of, format_condition, format_pod
+from harness._kubeclient import ApiError
 from harness._reference import reference_adapter
 from harness._kubelet import Kubelet
-from harness._scenario import Expectation, ExpectationFailed, Scenario
+from harness._scenario import DEFAULT_DEVICE_CLASS, Expectation, ExpectationFailed, Scenario
+from harness._suite_registry import SuiteCollection
 from harness._virtual_time import (
     DEFAULT_EPOCH,
     Deadlock,
@@ -33,13 +36,15 @@ from harness._virtual_time import (
     VirtualEventLoop,
     run,
 )
-from harness._writes import Write
+from harness._writes import Write, format_writes
 from harness._yaml_scenarios import YamlScenario, YamlScenarioError, load_scenario
 from harness._yaml_scenarios import run_scenario as run_yaml_scenario
 
 __all__ = [
+    "DEFAULT_DEVICE_CLASS",
     "DEFAULT_EPOCH",
     "AdapterError",
+    "ApiError",
     "Backend",
     "BackendError",
     "EnvtestBackend",
@@ -57,13 +62,18 @@ __all__ = [
     "Scenario",
     "Slack",
     "SchedulerAdapter",
+    "SuiteCollection",
     "Unsupported",
     "VirtualClock",
     "VirtualEventLoop",
     "Write",
     "YamlScenario",
     "YamlScenarioError",
+    "condition_of",
+    "format_condition",
     "format_feature_gates",
+    "format_pod",
+    "format_writes",
     "load_scenario",
     "parse_feature_gates",
     "reference_adapter",

@@ -2,9 +2,9 @@
 
 Every criterion of the suites, with its stable ID, the KEP (or kube-scheduler behaviour) and
 section it checks, the sentence it checks (the first paragraph of its docstring), its reading
-where the text leaves a choice (:mod:`suites._readings`), the feature gates it needs, and the
-broken variants and controls it catches, read from a selftest (``selftest.json``, as
-``schedharness selftest`` writes it).
+where the text leaves a choice (by the key its suite collection registers it under, see
+:mod:`harness._suite_registry`), the feature gates it needs, and the broken variants and controls
+it catches, read from a selftest (``selftest.json``, as ``schedharness selftest`` writes it).
 
 The criteria are read the way ``schedharness run`` finds them: pytest collects the suite files
 (in a subprocess, so the plugin's markers and parametrized criteria are exactly a run's) and

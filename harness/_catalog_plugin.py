@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from harness._suite_registry import registered_readings
 from harness.pytest_plugin import criterion_facts, marker_gates
 
 
@@ -24,9 +25,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     out = os.environ.get("SCHEDHARNESS_CATALOG_OUT")
     if not out:
         return
-    from suites._readings import READINGS
-
-    reading_keys = {text: key for key, text in READINGS.items()}
+    reading_keys = {text: key for key, text in registered_readings().items()}
     records = []
     for item in session.items:
         facts = criterion_facts(item)

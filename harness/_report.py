@@ -43,6 +43,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from harness._apiserver_gates import gates_text
+from harness._suite_registry import builtin_suites
 
 __all__ = [
     "NOT_JUDGED",
@@ -219,7 +220,6 @@ def build_report(records: Iterable[Record], info: RunInfo) -> dict[str, Any]:
     verdict, message = _verdict(counts, suites, criteria, info.pytest_exit_code)
     used = sorted({str(c["reading"]) for c in criteria if c["reading"] in info.readings})
     from fake_apiserver._machinery.schema import KUBERNETES_VERSION, release, source as schema_source
-    from suites import SUITE_VERSION
 
     servers = sorted({str(r["server_version"]) for r in records_list if r.get("server_version")})
     gate_sets = {json.dumps(r["apiserver_feature_gates"], sort_keys=True): r["apiserver_feature_gates"]
@@ -228,7 +228,7 @@ def build_report(records: Iterable[Record], info: RunInfo) -> dict[str, Any]:
     return {
         "scheduler": info.scheduler,
         "backend": info.backend,
-        "suite_version": SUITE_VERSION,
+        "suite_version": builtin_suites().version,
         "api_schemas": schema_source(release(info.kubernetes_version or KUBERNETES_VERSION)),
         # what the API server(s) of the run said their version was (the fake: its release)
         "server_version": servers[0] if len(servers) == 1 else servers,

@@ -44,6 +44,7 @@ from fake_apiserver._machinery.schema import release as schema_release
 from harness._adapters import format_feature_gates, parse_feature_gates
 from harness._apiserver_gates import options_problem
 from harness._report import NOT_JUDGED, RunInfo, judge_suite, load_results, suite_name, write_report
+from harness._suite_registry import SuiteCollection, SuiteRegistryError, builtin_suites, registered_readings
 
 __all__ = [
     "PROGRESS_FD_ENV",
@@ -51,6 +52,7 @@ __all__ = [
     "RunOptions",
     "RunResult",
     "available_suites",
+    "builtin_collection",
     "default_report_dir",
     "normalize_scheduler",
     "run_argv",
@@ -79,7 +81,7 @@ class RunOptions:
     jobs: int | None = None  # pytest-xdist workers; None: 0 under virtual time, more on real time
     seed: int = 0
     timeline: bool = True
-    suites_dir: Path | None = None  # default: the installed ``suites`` package
+    suites_dir: Path | None = None  # default: the built-in suites' directory, as registered
     pytest_args: tuple[str, ...] = ()
     backend: str = "fake"  # or "kind", "envtest", "kubeconfig:PATH" (the plugin's --backend)
     kind_cluster: str | None = None
@@ -102,15 +104,21 @@ class RunResult:
     exit_code: int
 
 
-def suites_directory() -> Path:
-    """The installed ``suites`` package's directory."""
-    import suites
+def builtin_collection() -> SuiteCollection:
+    """The built-in suites as they registered themselves (:mod:`harness._suite_registry`);
+    :class:`RunError` when they did not."""
+    try:
+        collection = builtin_suites()
+    except SuiteRegistryError as e:
+        raise RunError(str(e)) from None
+    if not collection.directory.is_dir():
+        raise RunError(f"the built-in suites have no directory: {collection.directory}")
+    return collection
 
-    # __path__, not __file__: an editable install may present the package as a namespace package
-    for entry in suites.__path__:
-        if Path(entry).is_dir():
-            return Path(entry).resolve()
-    raise RunError(f"the suites package has no directory: {list(suites.__path__)}")
+
+def suites_directory() -> Path:
+    """The built-in suites' directory."""
+    return builtin_collection().directory.resolve()
 
 
 def available_suites(suites_dir: Path) -> list[str]:
@@ -366,6 +374,7 @@ def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = 
     if problem is not None:
         raise RunError(problem)
     suites_dir = (options.suites_dir or suites_directory()).resolve()
+    readings = _readings()  # read now: a registry problem stops the run before its first scenario
     yaml: list[Path] = []
     if options.paths:
         if options.suites:
@@ -431,7 +440,7 @@ def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = 
         scheduler=scheduler, feature_gates=gates, seed=options.seed,
         started=_iso(started), finished=_iso(started + timedelta(seconds=wall)), wall_seconds=wall,
         suites=() if options.paths else tuple(p.stem.removeprefix("test_") for p in paths), command=shlex.join(argv),
-        pytest_exit_code=code, readings=_readings(), backend=options.backend,
+        pytest_exit_code=code, readings=readings, backend=options.backend,
         kubernetes_version=options.kubernetes_version)
     report = write_report(report_dir, records, info)
     if code not in (0, 1):
@@ -462,11 +471,11 @@ def _iso(moment: datetime) -> str:
 
 
 def _readings() -> dict[str, str]:
+    """The readings of every registered suite collection, for the report to show by key."""
     try:
-        from suites._readings import READINGS
-    except ImportError:
-        return {}
-    return dict(READINGS)
+        return registered_readings()
+    except SuiteRegistryError as e:
+        raise RunError(str(e)) from None
 
 
 # ---------------------------------------------------------------------- the plugin in the subprocess

@@ -324,12 +324,12 @@ def _criteria_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def _criteria(args: argparse.Namespace) -> int:
     from harness._catalog import CatalogError, collect, format_json, format_md, load_caught_by
-    from harness._run import RunError, suite_paths, suites_directory
-    from suites import SUITE_VERSION
+    from harness._run import RunError, builtin_collection, suite_paths
 
     try:
         caught = load_caught_by(args.selftest) if args.selftest is not None else None
-        records = collect(suite_paths(suites_directory(), args.suite))
+        builtin = builtin_collection()
+        records = collect(suite_paths(builtin.directory.resolve(), args.suite))
     except (CatalogError, RunError) as e:
         print(f"schedharness criteria: {e}", file=sys.stderr)
         return 2
@@ -337,9 +337,9 @@ def _criteria(args: argparse.Namespace) -> int:
         for record in records:
             record["caught_by"] = caught.get(record["id"], [])
     if args.format == "json":
-        sys.stdout.write(format_json(records, SUITE_VERSION))
+        sys.stdout.write(format_json(records, builtin.version))
     else:
-        sys.stdout.write(format_md(records, SUITE_VERSION, selftest=str(args.selftest or "")))
+        sys.stdout.write(format_md(records, builtin.version, selftest=str(args.selftest or "")))
     return 0
 
 
@@ -398,11 +398,11 @@ def _compatibility(args: argparse.Namespace) -> int:
 
     from harness._compatibility import COLUMNS, agreement, format_summary, format_table, run_matrix
     from harness._k8sbuild import BuildError
-    from harness._run import RunError
-    from suites import SUITE_VERSION
+    from harness._run import RunError, builtin_collection
 
     columns = [c for c in COLUMNS if not args.column or c.key in args.column]
     try:
+        suite_version = builtin_collection().version
         matrix = run_matrix(columns, args.reports, reuse=args.reuse,
                             progress=lambda line: print(line, file=sys.stderr, flush=True))
     except (BuildError, RunError) as e:
@@ -410,7 +410,7 @@ def _compatibility(args: argparse.Namespace) -> int:
         return 2
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d")
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(format_table(matrix, suite_version=SUITE_VERSION, generated=generated,
+    args.output.write_text(format_table(matrix, suite_version=suite_version, generated=generated,
                                         commands={"run": "schedharness compatibility"}))
     for line in format_summary(matrix):
         print(line)

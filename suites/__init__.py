@@ -5,9 +5,22 @@
 Each criterion is one ``async def`` test run by the schedharness pytest plugin, marked with the
 KEP and section it checks, the feature gates it needs and, where the KEP leaves a choice, the
 reading it checks (:mod:`suites._readings`).
+
+The suites are written with the harness's public API only (``harness``, ``fake_apiserver``), as a
+user's own suite is. The harness never imports this package: it finds it through the
+``schedharness.suites`` entry point (``pyproject.toml``), which names :data:`SUITES`.
 """
+
+from pathlib import Path
+
+from harness import SuiteCollection
+from suites._readings import READINGS
 
 #: The suites' version, named by the report and the criteria catalog (``schedharness criteria``).
 #: A criterion's ID never changes meaning: a criterion whose check changes gets a new ID, and a
 #: release that adds, removes or renews criteria gets a new version.
 SUITE_VERSION = "2026.11"
+
+#: What the harness learns of these suites (their files, version and readings), registered as
+#: ``schedharness`` in the ``schedharness.suites`` entry point group.
+SUITES = SuiteCollection(directory=Path(__file__).resolve().parent, version=SUITE_VERSION, readings=READINGS)

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness._expectations import Expectation
-from harness._scenario import Scenario
-from harness._writes import Write
+from harness import Expectation, Scenario, Write
 
 __all__ = ["GRACE", "PRIORITIES", "any_deleted", "classes", "deleted", "deleted_by_scheduler", "preemptor", "victim"]
 

@@ -46,10 +46,7 @@ from typing import Any
 import pytest
 
 from fake_apiserver import Delay, EffectPredicate, FaultRule, Match, binds, removes_condition, sets_condition, sets_field
-from harness._expectations import condition_of, format_condition
-from harness._kubeclient import ApiError
-from harness._scenario import DEFAULT_DEVICE_CLASS, Scenario
-from harness._writes import Write, format_writes
+from harness import DEFAULT_DEVICE_CLASS, ApiError, Scenario, Write, condition_of, format_condition, format_writes
 
 __all__ = [
     "CLAIMS",

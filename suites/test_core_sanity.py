@@ -10,8 +10,7 @@ import re
 
 import pytest
 
-from harness._expectations import Expectation, format_pod
-from harness._scenario import Scenario
+from harness import Expectation, Scenario, format_pod
 from suites._readings import READINGS
 from suites._support import events, fit_error, seen_by_scheduler, watch_span
 

@@ -28,8 +28,7 @@ from typing import Any
 import pytest
 
 from fake_apiserver import Delay, FaultRule, Match
-from harness import Scenario
-from harness._expectations import condition_of
+from harness import Scenario, condition_of
 from suites._readings import READINGS
 from suites._support import NOT_READY_FOR_SCHEDULING as NOT_READY
 from suites._support import (

@@ -24,9 +24,7 @@ import re
 import pytest
 
 from fake_apiserver import Delay, FaultRule, Match, binds
-from harness import Expectation, FakeBackend, ProcessAdapter, SchedulerAdapter
-from harness._adapters import AdapterError
-from harness._scenario import Scenario
+from harness import AdapterError, Expectation, FakeBackend, ProcessAdapter, Scenario, SchedulerAdapter
 from suites._readings import READINGS
 from suites._support import (
     CLAIMS,

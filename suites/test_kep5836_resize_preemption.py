@@ -35,13 +35,7 @@ from typing import Any
 import pytest
 
 from fake_apiserver import FaultRule, Match, Respond
-from harness import Kubelet
-from harness._adapters import SchedulerAdapter
-from harness._backend import Backend, Unsupported
-from harness._expectations import Expectation
-from harness._kubeclient import ApiError
-from harness._scenario import Scenario
-from harness._writes import format_writes
+from harness import ApiError, Backend, Expectation, Kubelet, Scenario, SchedulerAdapter, Unsupported, format_writes
 from suites._priorities import GRACE, any_deleted, classes, deleted, deleted_by_scheduler, preemptor, victim
 from suites._readings import READINGS
 from suites._support import require_faults, seen_by_scheduler

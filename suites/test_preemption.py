@@ -22,11 +22,7 @@ from typing import Any
 
 import pytest
 
-from fake_apiserver._storage.effects import condition_of
-from harness import Kubelet
-from harness._expectations import Expectation
-from harness._scenario import Scenario
-from harness._writes import Write, format_writes
+from harness import Expectation, Kubelet, Scenario, Write, condition_of, format_writes
 from suites._priorities import GRACE
 from suites._priorities import classes as _classes
 from suites._priorities import any_deleted, deleted

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness._scenario import Scenario
+from harness import Scenario
 from suites._readings import READINGS
 from suites._support import (
     GATED_MESSAGE,

@@ -24,10 +24,13 @@ def test_fake_apiserver_exports() -> None:
 
 def test_harness_exports() -> None:
     assert sorted(harness.__all__) == [
-        "AdapterError", "Backend", "BackendError", "CallableAdapter", "ClusterSchedulerAdapter", "DEFAULT_EPOCH",
+        "AdapterError", "ApiError", "Backend", "BackendError", "CallableAdapter", "ClusterSchedulerAdapter",
+        "DEFAULT_DEVICE_CLASS", "DEFAULT_EPOCH",
         "Deadlock", "EnvtestBackend", "Expectation", "ExpectationFailed", "FakeBackend", "KindBackend",
-        "KubeconfigBackend", "Kubelet", "ProcessAdapter", "RealClock", "Scenario", "SchedulerAdapter", "Slack", "Unsupported", "VirtualClock",
-        "VirtualEventLoop", "Write", "YamlScenario", "YamlScenarioError", "format_feature_gates",
+        "KubeconfigBackend", "Kubelet", "ProcessAdapter", "RealClock", "Scenario", "SchedulerAdapter", "Slack",
+        "SuiteCollection", "Unsupported", "VirtualClock",
+        "VirtualEventLoop", "Write", "YamlScenario", "YamlScenarioError", "condition_of", "format_condition",
+        "format_feature_gates", "format_pod", "format_writes",
         "load_scenario", "parse_feature_gates", "reference_adapter", "run", "run_yaml_scenario",
     ]
     for name in harness.__all__:

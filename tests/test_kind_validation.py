@@ -1,4 +1,4 @@
-"""The rules of :mod:`fake_apiserver._registry.kind_validation`, over HTTP against the fake.
+"""The rules of the kinds beyond pods (:data:`fake_apiserver._registry.strategy.RULES` and the kinds' strategies), over HTTP against the fake.
 
 Every expected message was captured from kube-apiserver v1.36 (DeviceTaintRules, a kind v1.37
 serves at resource.k8s.io/v1: v1.37.2) with the same request (a body POSTed, PUT or PATCHed to a
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from fake_apiserver._registry import kind_validation as _kind_validation
+from fake_apiserver._registry.strategy import RULES
 from test_http import Api, serve
 
 SUBDOMAIN = (
@@ -39,12 +39,14 @@ NS = "/api/v1/namespaces/default"
 DTR = "/apis/resource.k8s.io/v1/devicetaintrules"
 
 
-def test_public_api_is_pinned() -> None:
-    assert _kind_validation.__all__ == [
-        "CREATE_RULES", "UPDATE_RULES", "admit_pod_overhead", "condition_errors", "container_port_errors", "default_node",
-        "default_stateful_set", "device_taint_rule_errors", "generate_name_checked_on_update", "labels_errors",
-        "node_affinity_errors", "non_negative_errors", "persistent_volume_capacity_errors", "pod_resource_claim_errors",
-        "resource_slice_node_errors", "resource_slice_pool_errors", "selector_template_errors", "template_mismatch",
+def test_the_kinds_with_rules_of_their_own() -> None:
+    assert sorted(RULES) == [
+        ("", "ConfigMap"), ("", "Event"), ("", "Node"), ("", "PersistentVolume"), ("", "PersistentVolumeClaim"),
+        ("", "ReplicationController"), ("", "Service"), ("apps", "ReplicaSet"), ("apps", "StatefulSet"),
+        ("coordination.k8s.io", "Lease"), ("events.k8s.io", "Event"), ("policy", "PodDisruptionBudget"),
+        ("resource.k8s.io", "DeviceClass"), ("resource.k8s.io", "ResourceSlice"), ("storage.k8s.io", "CSIDriver"),
+        ("storage.k8s.io", "CSINode"), ("storage.k8s.io", "CSIStorageCapacity"), ("storage.k8s.io", "StorageClass"),
+        ("storage.k8s.io", "VolumeAttachment"),
     ]
 
 

@@ -8,22 +8,23 @@ from typing import Any
 
 import pytest
 
-from fake_apiserver._registry import validation as _validation
+from fake_apiserver._registry import binding as _binding
+from fake_apiserver._registry import meta as _meta
+from fake_apiserver._registry import pod_validation as _pod_validation
 from fake_apiserver._registry.claim_validation import validate_claim_spec, validate_claim_update
 from fake_apiserver._machinery.equality import semantic
-from fake_apiserver._registry.strategy import default_device_requests
+from fake_apiserver._registry.generic import KindRules
+from fake_apiserver._registry.resource import default_device_requests
+from fake_apiserver._registry.strategy import RULES
 from fake_apiserver._machinery.errors import BadRequest, FieldError, Invalid, StatusError
 from fake_apiserver._registry.kinds import by_kind
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.names import is_dns1123_label, is_dns1123_subdomain, is_label_value, is_qualified_name
-from fake_apiserver._registry.validation import (
+from fake_apiserver._registry.binding import check_binding, validate_binding
+from fake_apiserver._registry.meta import check, reconcile_namespace, validate_object_meta
+from fake_apiserver._registry.node import admit_node_create
+from fake_apiserver._registry.pod_validation import (
     POD_UPDATE_FORBIDDEN_PREFIX,
-    admit_node_create,
-    check,
-    check_binding,
-    reconcile_namespace,
-    validate_binding,
-    validate_object_meta,
     validate_pod_create,
     validate_pod_status_update,
     validate_pod_update,
@@ -74,21 +75,15 @@ def changed(pod: dict[str, Any], **spec: Any) -> dict[str, Any]:
 
 
 def test_public_api_is_pinned() -> None:
-    assert _validation.__all__ == [
-        "POD_UPDATE_FORBIDDEN_PREFIX",
-        "admit_node_create",
-        "check",
-        "check_binding",
-        "path_segment_errors",
-        "reconcile_namespace",
-        "validate_binding",
-        "validate_kind_rules",
-        "validate_kind_update_rules",
-        "validate_object_meta",
-        "validate_pod_create",
-        "validate_pod_status_update",
-        "validate_pod_update",
+    assert _meta.__all__ == [
+        "check", "dedupe", "generate_name_checked_on_update", "path_segment_errors", "qualified_name_errors",
+        "reconcile_namespace", "validate_object_meta",
     ]
+    assert _pod_validation.__all__ == [
+        "POD_UPDATE_FORBIDDEN_PREFIX", "node_affinity_errors", "pod_resource_claim_errors",
+        "resource_requirements_errors", "validate_pod_create", "validate_pod_status_update", "validate_pod_update",
+    ]
+    assert _binding.__all__ == ["check_binding", "validate_binding"]
 
 
 # --- object metadata -----------------------------------------------------------------------------
@@ -795,7 +790,7 @@ POOL = {"name": "p", "resourceSliceCount": 1}
 def test_kind_rules(group: str, kind: str, obj: dict[str, Any], message: str) -> None:
     spec = by_kind(group, kind)
     assert spec is not None
-    errors = _validation.validate_kind_rules(spec, obj)
+    errors = RULES.get((group, kind), KindRules()).create(obj)
     qualified = f"{kind}.{group}" if group else kind
     assert Invalid.of(kind, group, "x", errors).message == f'{qualified} "x" is invalid: {message}'
 

@@ -74,7 +74,7 @@ from fake_apiserver._machinery.decode import (
 from fake_apiserver._registry.scheme import resolve_kind
 from fake_apiserver._storage.store import CREATE_ON_UPDATE, Store, kept_after_delete, too_large_resource_version
 from fake_apiserver._endpoints.tables import TableStream, negotiate_table, render_table
-from fake_apiserver._registry.validation import path_segment_errors
+from fake_apiserver._registry.meta import path_segment_errors
 from fake_apiserver._storage.watch import WatchEvent, Watcher
 
 __all__ = ["Interceptor", "RequestInfo", "build_app", "MAX_BODY_BYTES"]

@@ -22,6 +22,7 @@ from typing import Any, Mapping
 from fake_apiserver._machinery.cel import syntax_error
 from fake_apiserver._machinery.errors import FieldError, GoJSON
 from fake_apiserver._machinery.names import is_dns1123_label, is_dns1123_subdomain
+from fake_apiserver._registry.fieldrules import invalid_each
 
 __all__ = ["selector_errors", "validate_claim_spec", "validate_claim_update", "validate_device_configs"]
 
@@ -37,10 +38,6 @@ _C_IDENTIFIER_ERROR = (
 _UNKNOWN_REQUEST = "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'"
 
 
-def _invalid_each(path: str, value: Any, messages: list[str]) -> list[FieldError]:
-    return [FieldError.invalid(path, value, m) for m in messages]
-
-
 def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
@@ -52,7 +49,7 @@ def _map(value: Any) -> Obj:
 def _device_class_errors(name: Any, path: str) -> list[FieldError]:
     if not name:
         return [FieldError.required(path)]
-    return _invalid_each(path, name, is_dns1123_subdomain(str(name)))
+    return invalid_each(path, name, is_dns1123_subdomain(str(name)))
 
 
 def selector_errors(selectors: Any, path: str) -> list[FieldError]:
@@ -82,7 +79,7 @@ def _allocation_errors(request: Obj, path: str) -> list[FieldError]:
 
 
 def _request_errors(request: Obj, path: str) -> list[FieldError]:
-    errors = _invalid_each(f"{path}.name", request.get("name", ""), is_dns1123_label(str(request.get("name") or "")))
+    errors = invalid_each(f"{path}.name", request.get("name", ""), is_dns1123_label(str(request.get("name") or "")))
     exactly = request.get("exactly")
     first = _list(request.get("firstAvailable"))
     if exactly is None and not first:
@@ -100,7 +97,7 @@ def _request_errors(request: Obj, path: str) -> list[FieldError]:
         sub = _map(sub)
         sub_path = f"{path}.firstAvailable[{j}]"
         name = str(sub.get("name") or "")
-        errors += _invalid_each(f"{sub_path}.name", name, is_dns1123_label(name))
+        errors += invalid_each(f"{sub_path}.name", name, is_dns1123_label(name))
         if name in seen:
             errors.append(FieldError.duplicate(sub_path, name))
         seen.add(name)
@@ -121,7 +118,7 @@ def _attribute_errors(value: str, path: str) -> list[FieldError]:
     if not slash:
         errors = [] if _C_IDENTIFIER.fullmatch(value) else [FieldError.invalid(path, value, _C_IDENTIFIER_ERROR)]
         return errors + [FieldError.invalid(path, value, "a fully qualified name must be a domain and a name separated by a slash")]
-    errors = _invalid_each(path, value, is_dns1123_subdomain(domain))
+    errors = invalid_each(path, value, is_dns1123_subdomain(domain))
     if not _C_IDENTIFIER.fullmatch(name):
         errors.append(FieldError.invalid(path, value, _C_IDENTIFIER_ERROR))
     return errors

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Mapping
 
 from fake_apiserver._machinery.errors import FieldError, GoJSON
-from fake_apiserver._registry.kind_validation import condition_errors
+from fake_apiserver._registry.fieldrules import condition_errors
+from fake_apiserver._registry.fieldrules import unsupported_errors
+from fake_apiserver._registry.generic import KindRules, Strategy
 
-__all__ = ["ZERO_STATUS", "validate_pdb_spec", "validate_pdb_status"]
+__all__ = ["PodDisruptionBudgetStrategy", "RULES", "ZERO_STATUS", "validate_pdb_spec", "validate_pdb_status"]
 
 Obj = dict[str, Any]
 
@@ -73,3 +75,30 @@ def validate_pdb_status(obj: Obj) -> list[FieldError]:
         if isinstance(value, int) and value < 0:
             errors.append(FieldError.invalid(f"status.{key}", value, "must be greater than or equal to 0"))
     return errors
+
+
+def _pod_disruption_budget_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    return unsupported_errors(obj, "spec.unhealthyPodEvictionPolicy", ["AlwaysAllow", "IfHealthyBudget"])
+
+
+class PodDisruptionBudgetStrategy(Strategy):
+    """``pkg/registry/policy/poddisruptionbudget``: the zero status on create, the spec's
+    validation (:mod:`fake_apiserver._registry.disruption`)."""
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        super().prepare_for_create(obj, now)
+        obj["status"] = dict(ZERO_STATUS)
+
+    def validate_create(self, obj: Obj) -> list[FieldError]:
+        return validate_pdb_spec(obj) + self.rules.create(obj)
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return validate_pdb_spec(new) + self.rules.create(new)
+
+    def validate_status_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return validate_pdb_status(new)
+
+
+RULES: dict[tuple[str, str], KindRules] = {
+    ("policy", "PodDisruptionBudget"): KindRules(create=_pod_disruption_budget_errors),
+}

@@ -7,11 +7,15 @@ their shapes (``pkg/apis/events/v1/conversion.go``); the store serves each shape
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from fake_apiserver._machinery.jsonutil import in_order
+from fake_apiserver._machinery.errors import FieldError
+from fake_apiserver._machinery.names import is_qualified_name
+from fake_apiserver._registry.fieldrules import get_in, invalid_each
+from fake_apiserver._registry.generic import KindRules
 
-__all__ = ["convert_event"]
+__all__ = ["RULES", "convert_event"]
 
 Obj = dict[str, Any]
 
@@ -54,3 +58,53 @@ def convert_event(event: Obj, group: str) -> Obj:
         if key not in ("kind", "apiVersion"):
             out[names.get(key, key)] = value
     return in_order(out, _CORE_EVENT_ORDER if to_core else _V1_EVENT_ORDER)
+
+
+def _event_errors(event: Mapping[str, Any], *, strict: bool) -> list[FieldError]:
+    """``ValidateEventCreate`` on an Event in core v1 shape: ``legacyValidateEvent`` always, the
+    strict rules for a write through events.k8s.io/v1 (``strict``)."""
+    namespace = get_in(event, "metadata", "namespace") or ""
+    involved = str(get_in(event, "involvedObject", "namespace") or "")
+    errors: list[FieldError] = []
+    mismatch = FieldError.invalid("involvedObject.namespace", involved, "does not match event.namespace")
+    if not event.get("eventTime"):
+        if (not involved and namespace not in ("", "default")) or (involved and involved != namespace):
+            errors.append(mismatch)
+    else:
+        if not involved and namespace not in ("default", "kube-system"):
+            errors.append(mismatch)
+        controller_field = "reportingController" if strict else "reportingComponent"
+        controller = str(event.get("reportingComponent") or "")
+        if not controller:
+            errors.append(FieldError.required(controller_field))
+        errors += invalid_each(controller_field, controller, is_qualified_name(controller))
+        for key, limit in (("reportingInstance", 128), ("action", 128), ("reason", 128)):
+            value = str(event.get(key) or "")
+            if not value:
+                errors.append(FieldError.required(key))
+            elif len(value) > limit:
+                errors.append(FieldError.invalid(key, "", f"can have at most {limit} characters"))
+        if len(str(event.get("message") or "")) > 1024:
+            errors.append(FieldError.invalid("message", "", "can have at most 1024 characters"))
+    if not strict:
+        return errors
+    if not event.get("eventTime"):
+        errors.append(FieldError.required("eventTime"))
+    kind = str(event.get("type") or "")
+    if kind not in ("Normal", "Warning"):
+        errors.append(FieldError.invalid("type", "", f"has invalid value: {kind}"))
+    return errors
+
+
+def _core_event_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    return _event_errors(obj, strict=False)
+
+
+def _events_v1_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    return _event_errors(convert_event(dict(obj), ""), strict=True)
+
+
+RULES: dict[tuple[str, str], KindRules] = {
+    ("", "Event"): KindRules(create=_core_event_errors),
+    ("events.k8s.io", "Event"): KindRules(create=_events_v1_errors),
+}

@@ -1,6 +1,6 @@
 """Pod priority: the ``scheduling.k8s.io/v1`` PriorityClass rules and the Priority admission plugin.
 
-Pure functions over JSON-shaped dicts, like :mod:`~fake_apiserver._registry.validation`; the store wires
+Pure functions over JSON-shaped dicts, like :mod:`~fake_apiserver._registry.pod_validation`; the store wires
 them in through :class:`~fake_apiserver._registry.strategy.PriorityClassStrategy` and
 :class:`~fake_apiserver._registry.strategy.PodStrategy`. Each rule follows one place in the Kubernetes
 source (v1.35), word for word where a message is involved:
@@ -28,19 +28,9 @@ import json
 from typing import Any, Iterable, Mapping
 
 from fake_apiserver._machinery.errors import FieldError, Forbidden
+from fake_apiserver._registry.generic import Strategy
 
-__all__ = [
-    "HIGHEST_USER_DEFINABLE_PRIORITY",
-    "SYSTEM_CRITICAL_PRIORITY",
-    "SYSTEM_PRIORITY_CLASSES",
-    "admit_pod",
-    "check_delete",
-    "default_priority_class",
-    "system_priority_classes",
-    "validate_priority_class",
-    "validate_priority_class_admission",
-    "validate_priority_class_update",
-]
+__all__ = ["HIGHEST_USER_DEFINABLE_PRIORITY", "PREEMPT_LOWER_PRIORITY", "PriorityClassStrategy", "SYSTEM_CRITICAL_PRIORITY", "SYSTEM_PRIORITY_CLASSES", "SYSTEM_PRIORITY_CLASS_PREFIX", "admit_pod", "check_delete", "default_priority_class", "system_priority_classes", "validate_preemption_policy", "validate_priority_class", "validate_priority_class_admission", "validate_priority_class_update"]
 
 Obj = dict[str, Any]
 
@@ -221,3 +211,30 @@ def admit_pod(pod: Obj, classes: Mapping[str, Mapping[str, Any]]) -> None:
                 f"the string value of PreemptionPolicy ({given_policy}) must not be provided in pod spec; "
                 f"priority admission controller computed {policy} from the given PriorityClass name"))
         spec["preemptionPolicy"] = policy
+
+
+class PriorityClassStrategy(Strategy):
+    """``pkg/registry/scheduling/priorityclass``: v1 defaults on every write, ``generation`` 1 on
+    create and never bumped, the Priority plugin's one-global-default rule, no deleting the
+    system classes (rules and sources in :mod:`~fake_apiserver._registry.priority`)."""
+
+    generation = False
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        default_priority_class(obj)
+        obj["metadata"]["generation"] = 1
+
+    def validate_create(self, obj: Obj) -> list[FieldError]:
+        return validate_priority_class(obj)
+
+    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+        default_priority_class(new)
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return validate_priority_class_update(new, old)
+
+    def validate_admission(self, obj: Obj, old: Obj | None) -> None:
+        validate_priority_class_admission(obj, self.priority_classes().values(), update=old is not None)
+
+    def check_delete(self, name: str) -> None:
+        check_delete(name)

@@ -72,9 +72,11 @@ from fake_apiserver._registry.priority import system_priority_classes
 from fake_apiserver._registry import resize
 from fake_apiserver._machinery import schema as schemas
 from fake_apiserver._machinery.selectors import FieldSelector, LabelSelector
-from fake_apiserver._registry.strategy import Strategy, strategy_for
+from fake_apiserver._registry.generic import Strategy
+from fake_apiserver._registry.strategy import strategy_for
 from fake_apiserver._machinery import typed
-from fake_apiserver._registry import validation
+from fake_apiserver._registry import binding
+from fake_apiserver._registry import meta as object_meta
 from fake_apiserver._storage.watch import Change, WatchCache, Watcher
 
 __all__ = [
@@ -583,8 +585,8 @@ class Store:
         now = self._now()
         strategy.prepare_for_create(obj, now)
         meta = obj["metadata"]  # a strategy may rebuild the object
-        errors = validation.validate_object_meta(spec, obj, create=True) + strategy.validate_create(obj)
-        validation.check(spec, name, errors)
+        errors = object_meta.validate_object_meta(spec, obj, create=True) + strategy.validate_create(obj)
+        object_meta.check(spec, name, errors)
         strategy.validate_admission(obj, None)
         self._require_namespace(spec, meta.get("namespace"), name)
         sent_rv = str(meta.get("resourceVersion") or "")
@@ -682,14 +684,14 @@ class Store:
         if not meta.get("uid"):
             meta["uid"] = old_meta["uid"]
         # metadata equal to the stored (valid) metadata cannot fail ValidateObjectMetaUpdate
-        errors = [] if meta == old_meta else validation.validate_object_meta(spec, obj, create=False, old=old)
+        errors = [] if meta == old_meta else object_meta.validate_object_meta(spec, obj, create=False, old=old)
         if subresource == "status":
             errors += strategy.validate_status_update(obj, old)
         elif subresource == "resize":
             errors += resize.validate_resize(obj, old, self.features)
         else:
             errors += strategy.validate_update(obj, old)
-        validation.check(spec, meta["name"], errors)
+        object_meta.check(spec, meta["name"], errors)
         if subresource is None:
             strategy.validate_admission(obj, old)
         elif subresource == "resize":
@@ -887,7 +889,7 @@ class Store:
             raise BadRequest("the namespace of the provided object does not match the namespace sent on the request")
         if (meta.get("name") or "") != name:
             raise BadRequest("name in URL does not match name in Binding object")
-        validation.check_binding(validation.validate_binding(body))
+        binding.check_binding(binding.validate_binding(body))
         old = self.get(PODS, namespace, name)
         old_meta = old["metadata"]
         for key, what in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):

@@ -1,0 +1,31 @@
+"""``coordination.k8s.io`` Leases: their spec rules.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from fake_apiserver._machinery.errors import FieldError
+from fake_apiserver._registry.fieldrules import get_in
+from fake_apiserver._registry.generic import KindRules
+
+__all__ = ["RULES"]
+
+Obj = dict[str, Any]
+
+
+def _lease_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    spec = get_in(obj, "spec") or {}
+    errors: list[FieldError] = []
+    duration = spec.get("leaseDurationSeconds")
+    if isinstance(duration, int) and duration <= 0:
+        errors.append(FieldError.invalid("spec.leaseDurationSeconds", duration, "must be greater than 0"))
+    transitions = spec.get("leaseTransitions")
+    if isinstance(transitions, int) and transitions < 0:
+        errors.append(FieldError.invalid("spec.leaseTransitions", transitions, "must be greater than or equal to 0"))
+    return errors
+
+
+RULES: dict[tuple[str, str], KindRules] = {
+    ("coordination.k8s.io", "Lease"): KindRules(create=_lease_errors),
+}

@@ -1,0 +1,179 @@
+"""The generic strategy: what every kind's create, update and status update do, and where a
+kind's own rules and admission plugins hook in (``pkg/registry/generic``'s strategy interfaces).
+
+A kind without rules of its own is served by :class:`Strategy` alone. A kind's validation rules
+are a :class:`KindRules` that the registry's top (:func:`~fake_apiserver._registry.strategy.strategy_for`)
+hands to the strategy, so that this module knows no kind by name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from fake_apiserver._machinery.equality import semantic
+from fake_apiserver._machinery.errors import FieldError
+from fake_apiserver._machinery.features import FeatureGates
+from fake_apiserver._machinery.jsonutil import json_copy
+from fake_apiserver._machinery.kindspec import KindSpec
+from fake_apiserver._machinery.shapes import check_shape, shape_for
+
+__all__ = ["KindRules", "PriorityClasses", "StorageClasses", "Strategy", "copy_key", "no_classes", "no_time"]
+
+Obj = dict[str, Any]
+
+
+PriorityClasses = Callable[[], Mapping[str, Obj]]
+
+
+StorageClasses = Callable[[], Mapping[str, Obj]]  # the stored StorageClasses by name
+"""The stored PriorityClasses by name, as the Priority admission plugin's lister sees them."""
+
+
+# Kinds with a spec whose registry strategy sets no metadata.generation (compared field by field
+# with objects created on kube-apiserver v1.36): only the kinds whose controllers track
+# observedGeneration, and a few others, have one.
+_NO_GENERATION = frozenset({
+    ("", "services"), ("", "persistentvolumes"), ("", "persistentvolumeclaims"),
+    ("storage.k8s.io", "csinodes"), ("storage.k8s.io", "csidrivers"), ("storage.k8s.io", "volumeattachments"),
+    ("coordination.k8s.io", "leases"), ("resource.k8s.io", "resourceclaims"),
+    ("resource.k8s.io", "resourceclaimtemplates"),
+})
+
+
+# Kinds whose status strategy calls ``metav1.ResetObjectMetaForStatus`` (checked against
+# kube-apiserver v1.36, DeviceTaintRules against v1.37: a merge patch of labels, annotations,
+# finalizers and owner references through /status changes none of them on these, all four on the
+# other served kinds).
+_STATUS_RESETS_META = frozenset({("storage.k8s.io", "volumeattachments"), ("resource.k8s.io", "resourceclaims"),
+                                 ("resource.k8s.io", "devicetaintrules")})
+
+
+def no_classes() -> Mapping[str, Obj]:
+    return {}
+
+
+def no_time() -> str:
+    raise RuntimeError("this strategy stamps times: give strategy_for a clock (now=...)")
+
+
+Rule = Callable[[Mapping[str, Any]], "list[FieldError]"]
+UpdateRule = Callable[[Mapping[str, Any], Mapping[str, Any]], "list[FieldError]"]
+
+
+def _no_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    return []
+
+
+def _no_update_errors(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
+    return []
+
+
+@dataclass(frozen=True)
+class KindRules:
+    """A kind's own validation rules: ``create`` runs on every create and update, ``update`` on
+    an update only (immutable fields)."""
+
+    create: Rule = _no_errors
+    update: UpdateRule = _no_update_errors
+
+
+class Strategy:
+    """Generic rules: status reset on create where the kind has a status subresource.
+
+    Besides the registry strategy's steps, a kind's admission plugins hook in where the real
+    server runs them: :meth:`admit_create` (mutating admission, before anything else of a create),
+    :meth:`validate_admission` (validating admission, after validation, before the storage
+    write) and :meth:`check_delete` (a registry that refuses some deletes)."""
+
+    reset_status_on_create = True
+    #: the kind's own validation rules (set by ``strategy_for``)
+    rules = KindRules()
+    generation = True
+    #: metadata a ``/status`` write cannot change (besides the deletion fields and generation)
+    status_keeps_meta: tuple[str, ...] = ()
+
+    def __init__(self, spec: KindSpec, *, priority_classes: PriorityClasses = no_classes,
+                 features: FeatureGates | None = None) -> None:
+        self.spec = spec
+        self.priority_classes = priority_classes
+        #: the API server's feature gates (fields of a gate that is off are dropped on write)
+        self.features = features if features is not None else FeatureGates()
+        if (spec.group, spec.resource) in _NO_GENERATION:
+            self.generation = False
+        if (spec.group, spec.resource) in _STATUS_RESETS_META:
+            self.status_keeps_meta = ("labels", "annotations", "finalizers", "ownerReferences")
+
+    def admit_create(self, obj: Obj, sent: Obj) -> None:
+        """Mutating admission of a create, on the body as decoded (before names are generated);
+        ``sent`` is the body as the client sent it, where a plugin tells a nil field from an empty
+        one (the decoded JSON drops both)."""
+
+    def validate_admission(self, obj: Obj, old: Obj | None) -> None:
+        """Validating admission of a create (``old`` None) or an update of the main resource."""
+
+    def check_delete(self, name: str) -> None:
+        """Refuse the delete of one object by name, before it is looked up."""
+
+    def grace_period(self, obj: Obj, requested: int | None) -> int | None:
+        """``RESTGracefulDeleteStrategy.CheckGracefulDelete``: the grace period a first delete of
+        ``obj`` gets (``requested``: the request's ``gracePeriodSeconds``), or ``None`` for a
+        kind that is not deleted gracefully (every kind but pods)."""
+        return None
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        if self.spec.has_status and self.reset_status_on_create:
+            obj.pop("status", None)
+        if self.generation and "spec" in obj:
+            obj["metadata"]["generation"] = 1
+
+    def check_shape(self, obj: Obj) -> None:
+        """Refuse a body whose fields have the wrong JSON types (see :func:`check_shape`)."""
+        check_shape(self.spec.kind, self.spec.version, obj, shape_for(self.spec.group, self.spec.kind))
+
+    def validate_create(self, obj: Obj) -> list[FieldError]:
+        return self.rules.create(obj)
+
+    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+        if self.spec.has_status:
+            copy_key(old, new, "status")
+        if self.generation and "generation" in old["metadata"]:
+            new["metadata"]["generation"] = old["metadata"]["generation"] + (
+                0 if semantic(new.get("spec")) == semantic(old.get("spec")) else 1
+            )
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return self.update_rule_errors(new, old)
+
+    def prepare_for_status_update(self, new: Obj, old: Obj, now: str) -> None:
+        """Through ``/status`` the spec (every top-level field but ``status`` and ``metadata``)
+        stays as it was, and so do the deletion fields and the generation; labels, annotations,
+        finalizers and owner references change with the write (kube-apiserver v1.36), except on
+        the kinds whose status strategy calls ``ResetObjectMetaForStatus``
+        (:attr:`status_keeps_meta`) and the owner references of a pod."""
+        for key in list(new):
+            if key not in ("status", "metadata", "kind", "apiVersion"):
+                new.pop(key)
+        for key, value in old.items():
+            if key not in ("status", "metadata", "kind", "apiVersion"):
+                new[key] = json_copy(value)
+        meta = new["metadata"]
+        kept = ("deletionTimestamp", "deletionGracePeriodSeconds", *self.status_keeps_meta)
+        for key in kept:
+            copy_key(old["metadata"], meta, key)
+        if "generation" in old["metadata"]:
+            meta["generation"] = old["metadata"]["generation"]
+
+    def validate_status_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return []
+
+    def update_rule_errors(self, new: Obj, old: Obj) -> list[FieldError]:
+        """The kind's rules on an update: its create rules on the new object, then its update rules."""
+        return self.rules.create(new) + self.rules.update(new, old)
+
+
+def copy_key(src: Obj, dst: Obj, key: str) -> None:
+    if key in src:
+        dst[key] = json_copy(src[key])
+    else:
+        dst.pop(key, None)

@@ -1,0 +1,234 @@
+"""``ObjectMeta`` validation, as ``ValidateObjectMeta`` and its update twin word it: names and
+``generateName`` (each kind's name rule), namespaces, labels, annotations, owner references and
+finalizers.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Mapping, Sequence
+
+from fake_apiserver._machinery.errors import BadRequest, FieldError, Invalid
+from fake_apiserver._machinery.kindspec import KindSpec
+from fake_apiserver._machinery.names import is_dns1123_label, is_dns1123_subdomain, is_qualified_name, nbytes
+from fake_apiserver._registry.fieldrules import immutable_errors, invalid_each, labels_errors
+
+__all__ = ["check", "dedupe", "generate_name_checked_on_update", "path_segment_errors", "qualified_name_errors", "reconcile_namespace", "validate_object_meta"]
+
+Obj = dict[str, Any]
+
+
+def qualified_name_errors(value: str, path: str) -> list[FieldError]:
+    """``ValidateQualifiedName``: one ``Invalid`` per reason."""
+    return invalid_each(path, value, is_qualified_name(value))
+
+
+def dedupe(errors: list[FieldError]) -> list[FieldError]:
+    """``ErrorList.ToAggregate`` drops errors whose text repeats; so do we, keeping the first."""
+    seen: set[str] = set()
+    out = []
+    for error in errors:
+        if error.render() not in seen:
+            seen.add(error.render())
+            out.append(error)
+    return out
+
+
+def _mask_trailing_dash(name: str) -> str:
+    """``maskTrailingDash``, including its habit of dropping two characters, not one."""
+    return name[:-2] + "a" if len(name) > 1 and name.endswith("-") else name
+
+
+def path_segment_errors(name: str, *, prefix: bool = False) -> list[str]:
+    """``path.ValidatePathSegmentName``: what a name that must fit in a URL path may not be
+    (a ``prefix``, a generateName, may be ``.`` or ``..``)."""
+    if not prefix and name in (".", ".."):
+        return [f"may not be '{name}'"]
+    return [f"may not contain '{c}'" for c in "/%" if c in name]
+
+
+def _path_segment_prefix(name: str) -> list[str]:
+    return path_segment_errors(name, prefix=True)
+
+
+def _name_checker(spec: KindSpec, *, prefix: bool = False) -> Callable[[str], list[str]]:
+    """The kind's name rule (each checked on kube-apiserver v1.36): DNS-1123 labels for
+    namespaces, StatefulSets and (RelaxedServiceNameValidation, on since v1.34) Services; only
+    the path-segment rule for core Events and PodDisruptionBudgets; DNS-1123 subdomains for the
+    rest. ``prefix``: the rule for a generateName."""
+    if (spec.group, spec.kind) in (("", "Namespace"), ("apps", "StatefulSet"), ("", "Service")):
+        return is_dns1123_label
+    if (spec.group, spec.kind) in (("", "Event"), ("policy", "PodDisruptionBudget")):
+        return _path_segment_prefix if prefix else path_segment_errors
+    return is_dns1123_subdomain
+
+
+_STANDARD_FINALIZERS = frozenset({"kubernetes", "orphan", "foregroundDeletion"})
+
+
+# Kinds whose validation takes a generateName that is no valid name prefix when a name is given,
+# and kinds that take a finalizer name that is neither standard nor domain-qualified (found by
+# creating each served kind on kube-apiserver v1.36: their validation does not run those checks).
+_GENERATE_NAME_UNCHECKED = frozenset({("", "ReplicationController"), ("resource.k8s.io", "DeviceClass")})
+
+
+_ANY_FINALIZER_NAME = frozenset({("", "Event"), ("policy", "PodDisruptionBudget"), ("coordination.k8s.io", "Lease")})
+
+
+_ANNOTATIONS_LIMIT = 256 * (1 << 10)
+
+
+def _annotations_errors(annotations: Mapping[str, Any] | None) -> list[FieldError]:
+    """``ValidateAnnotations``: case-insensitive qualified keys, 256 KiB in total."""
+    errors: list[FieldError] = []
+    total = 0
+    for key, value in (annotations or {}).items():
+        errors += invalid_each("metadata.annotations", key, is_qualified_name(key.lower()))
+        total += nbytes(key) + nbytes(str(value))
+    if total > _ANNOTATIONS_LIMIT:
+        errors.append(FieldError.too_long("metadata.annotations", _ANNOTATIONS_LIMIT))
+    return errors
+
+
+def _owner_reference_errors(refs: Sequence[Mapping[str, Any]] | None) -> list[FieldError]:
+    errors: list[FieldError] = []
+    for i, ref in enumerate(refs or []):
+        path = f"metadata.ownerReferences[{i}]"
+        api_version = ref.get("apiVersion") or ""
+        if not api_version:
+            errors.append(FieldError.required(f"{path}.apiVersion", "must not be empty"))
+        elif api_version.count("/") > 1 or not api_version.split("/")[-1]:
+            errors.append(FieldError.invalid(f"{path}.apiVersion", api_version,
+                                             "must be <group>/<version> or <version>"))
+        for key in ("kind", "name", "uid"):
+            if not ref.get(key):
+                errors.append(FieldError.required(f"{path}.{key}", "must not be empty"))
+    return errors
+
+
+def _finalizer_errors(finalizers: Sequence[str] | None, *, create: bool, qualified: bool = True) -> list[FieldError]:
+    """apimachinery ``ValidateFinalizers`` (create only), then kube's ``validateKubeFinalizerName``
+    (``qualified``: a name without a ``/`` must be a standard one)."""
+    errors: list[FieldError] = []
+    names = list(finalizers or [])
+    if create:
+        for name in names:
+            errors += invalid_each("metadata.finalizers", name, is_qualified_name(name))
+        if "orphan" in names and "foregroundDeletion" in names:
+            errors.append(FieldError.invalid("metadata.finalizers", names,
+                                             "finalizer orphan and foregroundDeletion cannot be both set"))
+    for i, name in enumerate(names):
+        path = f"metadata.finalizers[{i}]"
+        messages = is_qualified_name(name)
+        errors += invalid_each(path, name, messages)
+        if qualified and not messages and "/" not in name and name not in _STANDARD_FINALIZERS:
+            errors.append(FieldError.invalid(
+                path, name, "name is neither a standard finalizer name nor is it fully qualified"))
+    return errors
+
+
+def validate_object_meta(
+    spec: KindSpec,
+    obj: Mapping[str, Any],
+    *,
+    create: bool,
+    old: Mapping[str, Any] | None = None,
+) -> list[FieldError]:
+    """``ValidateObjectMeta`` on create, ``ValidateObjectMetaUpdate`` (against ``old``) on update.
+
+    On create the name is required unless ``generateName`` is set: the store generates the name
+    before the real server validates, so an empty name with a prefix is not an error here. The
+    namespace is checked against the kind's scope as Go does (``Required`` when namespaced,
+    ``Forbidden: not allowed on this type`` when cluster-scoped); apply
+    :func:`reconcile_namespace` first, as the real server does before validating.
+    """
+    meta: Mapping[str, Any] = obj.get("metadata") or {}
+    errors: list[FieldError] = []
+    if create:
+        checker = _name_checker(spec)
+        generate_name = meta.get("generateName") or ""
+        name = meta.get("name") or ""
+        if generate_name and not (name and (spec.group, spec.kind) in _GENERATE_NAME_UNCHECKED):
+            errors += invalid_each("metadata.generateName", generate_name,
+                                    _name_checker(spec, prefix=True)(_mask_trailing_dash(generate_name)))
+        if name:
+            errors += invalid_each("metadata.name", name, checker(name))
+        elif not generate_name:
+            errors.append(FieldError.required("metadata.name", "name or generateName is required"))
+        namespace = meta.get("namespace") or ""
+        if spec.namespaced:
+            if not namespace:
+                errors.append(FieldError.required("metadata.namespace"))
+            else:
+                errors += invalid_each("metadata.namespace", namespace, is_dns1123_label(namespace))
+        elif namespace:
+            errors.append(FieldError.forbidden("metadata.namespace", "not allowed on this type"))
+    else:
+
+        generate_name = meta.get("generateName") or ""
+        if generate_name and generate_name_checked_on_update(spec.group, spec.kind):
+            errors += invalid_each("metadata.generateName", generate_name,
+                                    _name_checker(spec, prefix=True)(_mask_trailing_dash(generate_name)))
+        old_meta: Mapping[str, Any] = (old or {}).get("metadata") or {}
+        if old is not None and old_meta.get("deletionTimestamp"):
+            extra = sorted(set(meta.get("finalizers") or []) - set(old_meta.get("finalizers") or []))
+            if extra:
+                listed = "[]string{" + ", ".join(json.dumps(e) for e in extra) + "}"
+                errors.append(FieldError.forbidden(
+                    "metadata.finalizers",
+                    f"no new finalizers can be added if the object is being deleted, found new finalizers {listed}"))
+    generation = meta.get("generation") or 0
+    if generation < 0:
+        errors.append(FieldError.invalid("metadata.generation", generation, "must be greater than or equal to 0"))
+    if not create and old is not None:
+        old_meta = old.get("metadata") or {}
+        if generation < (old_meta.get("generation") or 0):
+            errors.append(FieldError.invalid("metadata.generation", generation, "must not be decremented"))
+        for key in ("name", "namespace", "uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"):
+            errors += immutable_errors(meta.get(key), old_meta.get(key), f"metadata.{key}")
+    errors += labels_errors(meta.get("labels"), "metadata.labels")
+    errors += _annotations_errors(meta.get("annotations"))
+    errors += _owner_reference_errors(meta.get("ownerReferences"))
+    errors += _finalizer_errors(meta.get("finalizers"), create=create,
+                                qualified=(spec.group, spec.kind) not in _ANY_FINALIZER_NAME)
+    return errors
+
+
+def reconcile_namespace(spec: KindSpec, obj: dict[str, Any], request_namespace: str) -> None:
+    """``EnsureObjectNamespaceMatchesRequestNamespace``: fill or clear ``metadata.namespace`` in place.
+
+    A namespaced object without a namespace takes the request's; a cluster-scoped one loses any
+    it carries; a conflicting one is a 400.
+    """
+    expected = request_namespace if spec.namespaced else ""
+    meta = obj.setdefault("metadata", {})
+    current = meta.get("namespace") or ""
+    if current == expected:
+        return
+    if not current:
+        meta["namespace"] = expected
+    elif not expected:
+        meta.pop("namespace", None)
+    else:
+        raise BadRequest("the namespace of the provided object does not match the namespace sent on the request")
+
+
+def check(spec: KindSpec, name: str, errors: list[FieldError]) -> None:
+    """Raise ``Pod "p" is invalid: ...`` (422) when ``errors`` is not empty."""
+    if errors:  # events.k8s.io Events are validated as the core type, so they are named as one
+        group = "" if (spec.group, spec.kind) == ("events.k8s.io", "Event") else spec.group
+        raise Invalid.of(spec.kind, group, name, dedupe(errors))
+
+
+# The kinds whose update validation runs the whole ``ValidateObjectMeta`` again, so a bad
+# ``generateName`` sent on update is refused (Services, Leases and PriorityClasses take it).
+_GENERATE_NAME_ON_UPDATE = frozenset({
+    ("", "ConfigMap"), ("", "Node"), ("", "Namespace"), ("", "PersistentVolume"), ("", "PersistentVolumeClaim"),
+    ("", "Pod"), ("storage.k8s.io", "StorageClass"), ("storage.k8s.io", "VolumeAttachment"),
+    ("storage.k8s.io", "CSINode"), ("storage.k8s.io", "CSIStorageCapacity"),
+    ("resource.k8s.io", "ResourceClaim"), ("resource.k8s.io", "ResourceClaimTemplate"),
+})
+
+
+def generate_name_checked_on_update(group: str, kind: str) -> bool:
+    return (group, kind) in _GENERATE_NAME_ON_UPDATE

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from reference_scheduler._client import ConflictError, KubeClient, resource_path
-from reference_scheduler._plugins import NodeInfo, _match_term
+from reference_scheduler._plugins import NodeInfo, match_term
 from reference_scheduler._resources import Resources
 
 __all__ = ["ClaimAllocator", "DELETE_PROTECTION", "REASON_CANNOT_ALLOCATE", "REASON_NOT_AVAILABLE", "pod_claim_names"]
@@ -121,7 +121,7 @@ class ClaimAllocator:
             allocation = (claim.get("status") or {}).get("allocation")
             if allocation is not None:
                 selector = allocation.get("nodeSelector")
-                if selector and not any(_match_term(t, node_obj) for t in selector.get("nodeSelectorTerms") or []):
+                if selector and not any(match_term(t, node_obj) for t in selector.get("nodeSelectorTerms") or []):
                     return [], REASON_NOT_AVAILABLE
                 plans.append((name, []))
                 continue

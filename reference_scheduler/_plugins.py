@@ -61,6 +61,8 @@ __all__ = [
     "PreEnqueuePlugin",
     "SchedulingGates",
     "filter_node",
+    "match_expression",
+    "match_term",
     "tolerates",
 ]
 
@@ -298,7 +300,7 @@ def taint_toleration(pod: Obj, req: Resources, info: NodeInfo) -> list[str]:
     return []
 
 
-def _match_expression(expr: Obj, labels: Mapping[str, str]) -> bool:
+def match_expression(expr: Obj, labels: Mapping[str, str]) -> bool:
     key, op, values = expr.get("key", ""), expr.get("operator", ""), expr.get("values") or []
     if op == "In":
         return key in labels and labels[key] in values
@@ -317,15 +319,15 @@ def _match_expression(expr: Obj, labels: Mapping[str, str]) -> bool:
     return False
 
 
-def _match_term(term: Obj, node: Obj) -> bool:
+def match_term(term: Obj, node: Obj) -> bool:
     exprs = term.get("matchExpressions") or []
     fields = term.get("matchFields") or []
     if not exprs and not fields:
         return False  # an empty term matches no objects
     labels = (node.get("metadata") or {}).get("labels") or {}
-    if not all(_match_expression(e, labels) for e in exprs):
+    if not all(match_expression(e, labels) for e in exprs):
         return False
-    return all(_match_expression(f, {"metadata.name": node["metadata"]["name"]}) for f in fields)
+    return all(match_expression(f, {"metadata.name": node["metadata"]["name"]}) for f in fields)
 
 
 def node_affinity(pod: Obj, req: Resources, info: NodeInfo) -> list[str]:
@@ -339,7 +341,7 @@ def node_affinity(pod: Obj, req: Resources, info: NodeInfo) -> list[str]:
                 .get("requiredDuringSchedulingIgnoredDuringExecution"))
     if required is not None:
         terms = required.get("nodeSelectorTerms") or []
-        if not any(_match_term(t, info.node) for t in terms):
+        if not any(match_term(t, info.node) for t in terms):
             return reason
     return []
 

@@ -70,7 +70,7 @@ from reference_scheduler._client import KubeClient, NotFoundError, resource_path
 from reference_scheduler._dispatcher import CallResult, PodStatusPatchCall
 from reference_scheduler._dra import REASON_CANNOT_ALLOCATE, REASON_NOT_AVAILABLE
 from reference_scheduler._events import EventRecorder
-from reference_scheduler._plugins import NodeInfo, _match_expression
+from reference_scheduler._plugins import NodeInfo, match_expression
 from reference_scheduler._resources import Resources
 from reference_scheduler._writers import ConditionWriter, nominated_of
 
@@ -169,7 +169,7 @@ def _selector_matches(selector: Obj | None, labels: Mapping[str, str]) -> bool:
         return False
     if any(labels.get(k) != v for k, v in match_labels.items()):
         return False
-    return all(e.get("operator") in ("In", "NotIn", "Exists", "DoesNotExist") and _match_expression(e, labels)
+    return all(e.get("operator") in ("In", "NotIn", "Exists", "DoesNotExist") and match_expression(e, labels)
                for e in exprs)
 
 

@@ -302,7 +302,8 @@ def decode_costs(rounds: int = 2000) -> list[tuple[str, float]]:
     validation, under the default ``Warn``), then the whole store write that includes it
     (defaults, validation, the write). The patch is applied to a stored pod each round."""
     from fake_apiserver._machinery.fieldvalidation import FieldValidation
-    from fake_apiserver._endpoints.http import RequestInfo, _decode_object
+    from fake_apiserver._endpoints.decoding import decode_object
+    from fake_apiserver._endpoints.request import RequestInfo
     from fake_apiserver._registry.kinds import by_resource
     from fake_apiserver._storage.store import Store
 
@@ -314,7 +315,7 @@ def decode_costs(rounds: int = 2000) -> list[tuple[str, float]]:
     def decode_create() -> object:
         info = RequestInfo(method="POST", path="/api/v1/namespaces/default/pods", query={},
                            content_type="application/json", body=create)
-        body = _decode_object(info, "", "v1", "Pod")
+        body = decode_object(info, "", "v1", "Pod")
         return store._check_body(spec, body, NAMESPACE, field_validation=FieldValidation(body=create))
 
     names = iter(range(10**9))

@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_scheduler_throughput import NODES, PODS, _cpu_seconds, _kind, _self_cpu, node_body, stop_process  # noqa: E402
 from fake_apiserver import FakeApiServer, RequestInfo  # noqa: E402
-from fake_apiserver._endpoints.http import Handler  # noqa: E402
+from fake_apiserver._endpoints.request import Handler  # noqa: E402
 
 NAMESPACE = "default"
 PRIORITY_CLASSES = _kind("scheduling.k8s.io", "v1", "priorityclasses")

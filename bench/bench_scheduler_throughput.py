@@ -39,7 +39,7 @@ from aiohttp import web
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fake_apiserver import FakeApiServer, KindSpec, RequestInfo, by_resource  # noqa: E402
-from fake_apiserver._endpoints.http import Handler  # noqa: E402
+from fake_apiserver._endpoints.request import Handler  # noqa: E402
 
 __all__ = ["main", "run_bench"]
 

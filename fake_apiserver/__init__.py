@@ -46,7 +46,7 @@ from fake_apiserver._server.faults import (
     body_contains,
 )
 from fake_apiserver._machinery.features import FeatureGateError, FeatureGates
-from fake_apiserver._endpoints.http import Interceptor, RequestInfo
+from fake_apiserver._endpoints.request import Interceptor, RequestInfo
 from fake_apiserver._server.journal import Journal, JournalEntry
 from fake_apiserver._registry.kinds import KINDS, by_kind, by_resource
 from fake_apiserver._machinery.kindspec import KindSpec

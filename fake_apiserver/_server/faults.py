@@ -40,7 +40,8 @@ from aiohttp import web
 
 from fake_apiserver._storage.effects import Effect, EffectPredicate, Previewer, is_write
 from fake_apiserver._machinery.errors import BY_CODE, StatusError
-from fake_apiserver._endpoints.http import Handler, RequestInfo, json_response
+from fake_apiserver._endpoints.request import Handler, RequestInfo
+from fake_apiserver._endpoints.responses import json_response
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.protobuf import body_json
 

@@ -42,7 +42,7 @@ from typing import Any, Callable, Iterable, Iterator
 from aiohttp import web
 
 from fake_apiserver._storage.effects import Effect, current_request, is_write
-from fake_apiserver._endpoints.http import Handler, RequestInfo
+from fake_apiserver._endpoints.request import Handler, RequestInfo
 from fake_apiserver._machinery.protobuf import body_json
 from fake_apiserver._storage.watch import WatchEvent
 

@@ -2,7 +2,7 @@
 
 A scheduler that runs against a real cluster (kind, a test cluster) cannot be pointed at the fake's
 store, but it can be pointed at :class:`FaultProxy`: an HTTP server that parses every request as
-the fake does (:class:`~fake_apiserver._endpoints.http.RequestInfo`), passes it through the same interceptor
+the fake does (:class:`~fake_apiserver._endpoints.request.RequestInfo`), passes it through the same interceptor
 chain, ``[journal, faults]``, and then forwards it to the upstream named by a kubeconfig instead of
 answering from a store. So the same :class:`~fake_apiserver._server.faults.FaultRule` objects apply, and
 the :class:`~fake_apiserver._server.journal.Journal` reads the same way, whichever server sits behind.
@@ -61,7 +61,8 @@ from yarl import URL
 from fake_apiserver._storage.effects import Effect, is_write
 from fake_apiserver._machinery.errors import ServiceUnavailable
 from fake_apiserver._server.faults import FaultInjector
-from fake_apiserver._endpoints.http import Interceptor, RequestInfo, answered, read_request, run_chain, status_response
+from fake_apiserver._endpoints.request import Interceptor, RequestInfo, answered, read_request, run_chain
+from fake_apiserver._endpoints.responses import status_response
 from fake_apiserver._server.journal import Journal
 from fake_apiserver._registry.kinds import KINDS
 from fake_apiserver._machinery.kindspec import KindSpec

@@ -19,7 +19,9 @@ from aiohttp import web
 from fake_apiserver._machinery.clock import Clock
 from fake_apiserver._server.faults import FaultInjector
 from fake_apiserver._machinery.features import FeatureGates
-from fake_apiserver._endpoints.http import HANDLER_KEY, Interceptor, build_app, json_response
+from fake_apiserver._endpoints.http import HANDLER_KEY, build_app
+from fake_apiserver._endpoints.request import Interceptor
+from fake_apiserver._endpoints.responses import json_response
 from fake_apiserver._server.journal import Journal
 from fake_apiserver._machinery.schema import KUBERNETES_VERSION
 from fake_apiserver._storage.store import Store
@@ -144,7 +146,7 @@ class FakeApiServer:
         self.app = build_app(
             self.store, self.interceptors, extra_routes=self._admin_routes if admin else None
         )
-        self.faults.preview = self.app[HANDLER_KEY].preview
+        self.faults.preview = self.app[HANDLER_KEY].resources.preview
         self._runner: web.AppRunner | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 

@@ -53,7 +53,7 @@ Obj = dict[str, Any]
 #: Verbs that change stored objects (a ``create`` of ``pods/binding`` is a write of the pod).
 WRITE_VERBS = frozenset({"create", "update", "patch", "delete"})
 
-#: The request the journal is recording in this task: a :class:`~fake_apiserver._endpoints.http.RequestInfo`.
+#: The request the journal is recording in this task: a :class:`~fake_apiserver._endpoints.request.RequestInfo`.
 current_request: contextvars.ContextVar[Any] = contextvars.ContextVar("schedharness_current_request", default=None)
 
 

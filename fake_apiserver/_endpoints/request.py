@@ -1,0 +1,186 @@
+"""The request model and the interceptor chain, shared by the fake and the fault proxy.
+
+A request is read once into a :class:`RequestInfo` (the same fields as apiserver's
+``RequestInfo``: verb, group, version, resource, subresource, namespace, name), with its whole
+body (413 past ``MaxRequestBodyBytes``). It then passes through the ``interceptors`` in order
+(:func:`run_chain`; the journal and the fault injector hook in there) before it reaches the last
+handler: the fake's store (:mod:`~fake_apiserver._endpoints.http`) or the proxy's upstream
+(:mod:`~fake_apiserver._server.proxy`). :func:`answered` is the edge both put around that: an
+error becomes its ``Status``, never a traceback.
+
+This module knows no store and no route, so that the proxy, which forwards instead of serving,
+reads and journals a request exactly as the fake does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
+
+from aiohttp import web
+
+from fake_apiserver._endpoints.responses import status_response
+from fake_apiserver._machinery.decode import query_bool
+from fake_apiserver._machinery.errors import InternalError, RequestEntityTooLarge, StatusError
+from fake_apiserver._machinery.kindspec import KindSpec
+from fake_apiserver._registry.kinds import by_resource
+
+__all__ = [
+    "BODY_TYPES",
+    "MAX_BODY_BYTES",
+    "Handler",
+    "Interceptor",
+    "RequestInfo",
+    "answered",
+    "media_type",
+    "read_request",
+    "run_chain",
+]
+
+MAX_BODY_BYTES = 3 * 1024 * 1024  # apiserver's default MaxRequestBodyBytes
+#: The media types a request body may come in (the server's serializers), as its 415 and 406 list them.
+BODY_TYPES = "application/json, application/yaml, application/vnd.kubernetes.protobuf"
+
+
+@dataclass
+class RequestInfo:
+    """What a request is about, parsed once (``apiserver/pkg/endpoints/request/requestinfo.go``)."""
+
+    method: str
+    path: str
+    query: Mapping[str, str]
+    content_type: str
+    body: bytes = b""
+    is_resource: bool = False
+    verb: str = ""
+    group: str = ""
+    version: str = ""
+    resource: str = ""
+    subresource: str = ""
+    namespace: str = ""
+    name: str = ""
+    spec: KindSpec | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def group_resource(self) -> str:
+        return f"{self.resource}.{self.group}" if self.group else self.resource
+
+
+Handler = Callable[[RequestInfo, web.Request], Awaitable[web.StreamResponse]]
+
+
+class Interceptor(Protocol):
+    async def __call__(self, info: RequestInfo, request: web.Request, call_next: Handler) -> web.StreamResponse:
+        """Handle ``info`` or pass it on with ``await call_next(info, request)``."""
+        ...
+
+
+def media_type(content_type: str) -> str:
+    """A ``Content-Type`` (or one ``Accept`` entry) without its parameters, lowercased."""
+    return content_type.split(";", 1)[0].strip().lower()
+
+
+def _parse_path(info: RequestInfo) -> None:
+    """Fill the resource fields of ``info`` from its path, or leave ``is_resource`` False."""
+    parts = [p for p in info.path.split("/") if p]
+    if parts[:2] == ["api", "v1"]:
+        group, version, rest = "", "v1", parts[2:]
+    elif len(parts) >= 3 and parts[0] == "apis":
+        group, version, rest = parts[1], parts[2], parts[3:]
+    else:
+        return
+    if not rest:
+        return
+    watch_prefix = rest[0] == "watch"
+    if watch_prefix:
+        rest = rest[1:]
+    namespace = ""
+    if len(rest) >= 3 and rest[0] == "namespaces" and not (group == "" and len(rest) == 3 and rest[2] in ("status", "finalize")):
+        namespace, rest = rest[1], rest[2:]
+    if not rest or len(rest) > 3:
+        info.is_resource = True
+        info.group, info.version = group, version
+        return
+    info.is_resource = True
+    info.group, info.version, info.namespace = group, version, namespace
+    info.resource = rest[0]
+    info.name = rest[1] if len(rest) > 1 else ""
+    info.subresource = rest[2] if len(rest) > 2 else ""
+    info.spec = by_resource(group, version, info.resource)
+    # RequestInfo: ?watch makes a watch of a collection only (any value but "0"/"false"); one
+    # object is watched through the /watch/ prefix, and a GET of it ignores ?watch.
+    watching = watch_prefix or (not info.name and "watch" in info.query and query_bool(info.query["watch"]))
+    method = info.method
+    if method == "GET":
+        info.verb = "watch" if watching else ("get" if info.name else "list")
+    elif method == "POST":
+        info.verb = "create"
+    elif method == "PUT":
+        info.verb = "update"
+    elif method == "PATCH":
+        info.verb = "patch"
+    elif method == "DELETE":
+        info.verb = "delete" if info.name else "deletecollection"
+    else:
+        info.verb = method.lower()
+
+
+async def answered(work: Awaitable[web.StreamResponse]) -> web.StreamResponse:
+    """``work``'s answer, or its error as a ``Status`` (an unexpected exception as a 500): never
+    a traceback to the client. The edge of the fake and of the fault proxy."""
+    try:
+        return await work
+    except StatusError as e:
+        return status_response(e)
+    except (ConnectionResetError, asyncio.CancelledError):
+        raise
+    except Exception as e:
+        return status_response(InternalError(f"Internal error occurred: {type(e).__name__}: {e}"))
+
+
+async def run_chain(interceptors: Sequence[Interceptor], info: RequestInfo, request: web.Request,
+                    last: Handler) -> web.StreamResponse:
+    """Pass the request through ``interceptors`` in order, then to ``last`` (the fake's store or
+    the proxy's upstream)."""
+
+    async def at(index: int, info: RequestInfo, request: web.Request) -> web.StreamResponse:
+        if index < len(interceptors):
+            return await interceptors[index](info, request, lambda i, r: at(index + 1, i, r))
+        return await last(info, request)
+
+    return await at(0, info, request)
+
+
+async def read_request(request: web.Request) -> RequestInfo:
+    """The request parsed once: method, path, query, content type, the whole body (413 past the
+    limit) and, for an API path, what it is about. Shared by the fake and the fault proxy."""
+    info = RequestInfo(method=request.method, path=request.path, query=request.rel_url.query,
+                       content_type=request.headers.get("Content-Type", ""))
+    if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
+        raise RequestEntityTooLarge(f"Request entity too large: limit is {MAX_BODY_BYTES}")
+    if request.can_read_body:
+        info.body = await _read_body(request)
+    _parse_path(info)
+    return info
+
+
+async def _read_body(request: web.Request) -> bytes:
+    """The whole body, or 413 past the limit (``limitedReadBody``); ``read(n)`` alone returns
+    only what has arrived so far. The caller has refused a ``Content-Length`` over the limit."""
+    if request.content_length is not None:
+        try:
+            return await request.content.readexactly(request.content_length)
+        except asyncio.IncompleteReadError as e:  # the client sent less than it announced
+            return e.partial
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = await request.content.read(MAX_BODY_BYTES + 1 - size)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise RequestEntityTooLarge(f"Request entity too large: limit is {MAX_BODY_BYTES}")

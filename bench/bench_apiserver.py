@@ -54,6 +54,12 @@ from typing import Any, Awaitable, Callable
 
 import aiohttp
 
+from fake_apiserver._endpoints.decoding import decode_object
+from fake_apiserver._endpoints.request import RequestInfo
+from fake_apiserver._machinery.fieldvalidation import FieldValidation
+from fake_apiserver._registry.kinds import by_resource
+from fake_apiserver._storage.store import Store
+
 __all__ = ["main", "run_bench", "Result"]
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -301,11 +307,6 @@ def decode_costs(rounds: int = 2000) -> list[tuple[str, float]]:
     decoding alone (parsing, kind checks, typed decoding into the kind's schema and field
     validation, under the default ``Warn``), then the whole store write that includes it
     (defaults, validation, the write). The patch is applied to a stored pod each round."""
-    from fake_apiserver._machinery.fieldvalidation import FieldValidation
-    from fake_apiserver._endpoints.decoding import decode_object
-    from fake_apiserver._endpoints.request import RequestInfo
-    from fake_apiserver._registry.kinds import by_resource
-    from fake_apiserver._storage.store import Store
 
     spec = by_resource("", "v1", "pods")
     assert spec is not None

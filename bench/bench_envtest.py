@@ -23,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from fake_apiserver._machinery.schema import RELEASES  # noqa: E402
 from harness._compare import compare_reports, format_comparison  # noqa: E402
 from harness._envtest import envtest_unavailable  # noqa: E402
 from harness._run import RunOptions, normalize_scheduler, run_suites  # noqa: E402
@@ -76,7 +77,6 @@ def main(argv: list[str] | None = None) -> int:
 def _release_of(report: dict[str, object]) -> str | None:
     """The ``1.NN`` release of a report's API server, if the fake can serve as it (else None:
     the fake's own default, and ``schedharness compare`` notes the difference)."""
-    from fake_apiserver._machinery.schema import RELEASES
 
     server = str(report.get("server_version") or "").removeprefix("v")
     minor = ".".join(server.split(".")[:2])

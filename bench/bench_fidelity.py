@@ -45,7 +45,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from fake_apiserver import FakeApiServer  # noqa: E402
-from fake_apiserver._registry.kinds import KINDS, KindSpec  # noqa: E402
+from fake_apiserver._machinery.kindspec import KindSpec  # noqa: E402
+from fake_apiserver._machinery.schema import release  # noqa: E402
+from fake_apiserver._registry.kinds import KINDS  # noqa: E402
 
 __all__ = ["Case", "generate", "main"]
 
@@ -1006,7 +1008,6 @@ def _describe(o: Outcome) -> str:
 
 async def real_release(url: str, headers: dict[str, str], verify: bool) -> str | None:
     """The real server's release (``1.36``) if the fake can serve as it, else None."""
-    from fake_apiserver._machinery.schema import release
 
     async with Side("real", url, headers, verify) as side:
         assert side.session is not None

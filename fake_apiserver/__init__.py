@@ -1,6 +1,26 @@
 """A fake kube-apiserver that real clients (kubectl, client-go, kube-scheduler) use unchanged.
 
-The public API is this flat list; everything else lives in private modules.
+The public API is this flat list; everything else lives in private sub-packages, one per layer
+of kube-apiserver's own architecture, bottom first:
+
+* ``_machinery``: API machinery, pure functions of values (quantities, Go time and YAML, names,
+  selectors, the three patch types, decoding, schemas, field validation, errors).
+* ``_registry``: what is true of each kind: the kind table, the generic strategy, and one module
+  per kind with rules of its own (defaults, validation, admission, subresource rules).
+* ``_storage``: the store, watch fan-out, effects, and transactions across objects (eviction).
+* ``_endpoints``: the HTTP edge: routing, request decoding, content negotiation, discovery,
+  OpenAPI and Tables.
+* ``_server``: what wraps the endpoints (fault rules, the request journal), running the fake, and
+  the fault proxy.
+
+The rules, which ``tests/test_architecture.py`` enforces:
+
+* a layer imports only the layers below it (and modules of its own layer, without a circle);
+* no import sits inside a function to dodge a circle; one kept there for another reason (an
+  optional dependency) says why in a comment;
+* no private name is imported across modules, nor read as ``module._name``.
+
+``docs/architecture.md`` draws the layers and says where a new kind goes.
 """
 
 from fake_apiserver._machinery.clock import Clock, SystemClock

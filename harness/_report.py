@@ -143,8 +143,12 @@ def criterion_status(statuses: Iterable[str]) -> str:
 
 
 def suite_name(test_id: str) -> str:
-    """The suite a test belongs to: ``suites/test_core_sanity.py::test_binds[x]`` -> ``core_sanity``."""
-    return PurePosixPath(test_id.split("::", 1)[0]).stem.removeprefix("test_")
+    """The suite a test belongs to: ``suites/test_core_sanity.py::test_binds[x]`` -> ``core_sanity``;
+    the YAML scenarios of a run are one suite: ``my/bound.yaml::bound`` -> ``yaml_scenarios``."""
+    path = PurePosixPath(test_id.split("::", 1)[0])
+    if path.suffix in (".yaml", ".yml"):
+        return "yaml_scenarios"
+    return path.stem.removeprefix("test_")
 
 
 def skip_summary(reasons: Iterable[str]) -> str:

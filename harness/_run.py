@@ -297,13 +297,9 @@ def run_argv(paths: Sequence[Path], report_dir: Path, scheduler: str, options: R
     return argv + list(options.pytest_args)
 
 
-def _environment(progress_fd: int, yaml: Sequence[Path] = ()) -> dict[str, str]:
+def _environment(progress_fd: int) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PYTEST_XDIST", "PYTEST_CURRENT_TEST"))}  # when run from inside pytest
-    if yaml:
-        from harness.test_yaml_scenarios import ENV
-
-        env[ENV] = os.pathsep.join(map(str, yaml))
     plugins = [p for p in env.get("PYTEST_PLUGINS", "").split(",") if p.strip()]
     env["PYTEST_PLUGINS"] = ",".join([*plugins, _PLUGIN] if _PLUGIN not in plugins else plugins)
     env[PROGRESS_FD_ENV] = str(progress_fd)
@@ -380,8 +376,6 @@ def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = 
         if options.suites:
             raise RunError("give scenario paths or --suite, not both")
         paths, yaml = user_targets(options.paths)
-        if yaml:
-            paths.append(Path(__file__).resolve().parent / "test_yaml_scenarios.py")
         cwd = Path.cwd()
     else:
         paths = suite_paths(suites_dir, options.suites)
@@ -391,15 +385,16 @@ def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = 
         preflight(scheduler, gates, report_dir / "preflight")
     report_dir.mkdir(parents=True, exist_ok=True)
     (report_dir / "results.jsonl").unlink(missing_ok=True)
-    argv = run_argv(paths, report_dir, scheduler, options)
+    argv = run_argv([*paths, *yaml], report_dir, scheduler, options)  # the plugin collects YAML files it is given
     say = progress or (lambda line: None)
-    say(f"schedharness run: {len(paths)} suite(s) against {scheduler} on {options.backend}, report in {report_dir}")
+    count = len(paths) + bool(yaml)  # the YAML scenarios are one suite, yaml_scenarios
+    say(f"schedharness run: {count} suite(s) against {scheduler} on {options.backend}, report in {report_dir}")
     needs: dict[str, dict[str, bool]] = {}
     read_fd, write_fd = os.pipe()
     with open(report_dir / "pytest.log", "wb") as log:
         try:
             process = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=log,
-                                       stderr=subprocess.STDOUT, env=_environment(write_fd, yaml), pass_fds=(write_fd,))
+                                       stderr=subprocess.STDOUT, env=_environment(write_fd), pass_fds=(write_fd,))
         finally:
             os.close(write_fd)
         total: int | None = None

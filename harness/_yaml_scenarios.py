@@ -296,7 +296,12 @@ def load_scenario(path: str | Path, *, fixtures: str | Path | None = None) -> Ya
     """Read and validate a YAML scenario; manifests are looked up under ``fixtures``."""
     p = Path(path)
     base = Path(fixtures) if fixtures is not None else FIXTURES
-    data = yaml.safe_load(p.read_text())
+    try:
+        data = yaml.safe_load(p.read_text())
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"{p.name}: line {mark.line + 1}, column {mark.column + 1}" if mark is not None else p.name
+        raise YamlScenarioError(f"{where}: not valid YAML: {getattr(e, 'problem', None) or e}") from None
     if not isinstance(data, dict) or not isinstance(data.get("ops"), list):
         raise YamlScenarioError(f"{p.name}: a scenario is a mapping with a list of 'ops'")
     unknown = sorted(set(data) - {"name", "kep", "featureGates", "criterion", "reading", "ops"})

@@ -56,6 +56,9 @@ How a test runs, and why:
   its own file). A failure's record and report name the seed and the command that replays it.
   A scenario's record also carries the timing slack its criteria were judged with (the
   backend's :attr:`~harness._backend.Backend.slack`: virtual or real time), for the report.
+* **YAML scenarios.** A YAML scenario file named on the command line is one test
+  (:func:`pytest_collect_file`, :mod:`harness._yaml_items`), so ``python -m pytest my.yaml`` runs
+  it with all of the above, as ``schedharness run my.yaml`` does.
 """
 
 from __future__ import annotations
@@ -91,8 +94,8 @@ from harness._reference import reference_adapter
 from harness._scenario import Scenario
 from harness._timeline import render_timeline
 from harness._virtual_time import VirtualEventLoop
-from harness._yaml_scenarios import load_scenario
 from harness._virtual_time import run as run_virtual
+from harness._yaml_items import YamlScenarioFile, ignore_collect, named_yaml_file, yaml_scenario_params
 
 __all__ = ["Settings", "criterion_facts", "marker_gates", "yaml_scenario_params"]
 
@@ -301,27 +304,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 reason=f"needs feature gate {', '.join(conflicts)}; this run sets {sets} (--feature-gates)"))
 
 
-def yaml_scenario_params(directory: str | Path, pattern: str = "*.yaml") -> list[Any]:
-    """One ``pytest.param`` per YAML scenario file (loaded and validated, id = file stem), marked
-    with its ``kep``, ``featureGates`` and ``criterion``, so gate skips and records work as for
-    Python scenarios::
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> YamlScenarioFile | None:
+    """A YAML scenario file named on the command line (``python -m pytest my.yaml``; ``schedharness
+    run`` names each YAML file it was given or found) is one test, ``my.yaml::my``, marked with the
+    ``kep``, ``featureGates`` and ``criterion`` the file gives (:mod:`harness._yaml_items`). Other
+    YAML files are left alone: the plugin is loaded wherever schedharness is installed."""
+    if not named_yaml_file(file_path, parent.config):
+        return None
+    return YamlScenarioFile.from_parent(parent, path=file_path)
 
-        @pytest.mark.parametrize("yaml_scenario", yaml_scenario_params(FIXTURES / "scenarios"))
-        async def test_yaml(scenario, yaml_scenario):
-            await run_scenario(yaml_scenario, scenario)
-    """
-    params = []
-    for path in sorted(Path(directory).glob(pattern)):
-        loaded = load_scenario(path)
-        marks: list[Any] = []
-        if loaded.kep is not None:
-            marks.append(pytest.mark.kep(*loaded.kep))
-        if loaded.feature_gates:
-            marks.append(pytest.mark.feature_gates(**loaded.feature_gates))
-        if loaded.criterion is not None:
-            marks.append(pytest.mark.criterion(loaded.criterion, reading=loaded.reading))
-        params.append(pytest.param(loaded, id=path.stem, marks=marks))
-    return params
+
+@pytest.hookimpl(wrapper=True)
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> Generator[None, bool | None, bool | None]:
+    """A YAML scenario named on the command line under a directory pytest does not walk
+    (``norecursedirs``: ``build``, ``.hidden``), when a directory above it is named too, is reached
+    all the same, and nothing else there: a scenario named is run (:func:`~harness._yaml_items.ignore_collect`)."""
+    ignored = yield
+    return ignore_collect(collection_path, config, ignored)
 
 
 # ---------------------------------------------------------------------- fixtures
@@ -624,8 +623,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 def _replay(item: pytest.Item, settings: Settings) -> str:
-    """The command that replays one scenario: this interpreter, the scenario's node id, the run's
-    options (and the YAML scenarios ``schedharness run PATH...`` gave, which its node id needs)."""
+    """The command that replays one scenario: this interpreter, the scenario's node id (a YAML
+    scenario's names its file, so plain pytest collects it again) and the run's options."""
     target = item.nodeid
     if not item.path.is_relative_to(item.config.rootpath):  # a user's file outside the root: by its path
         target = "::".join([str(item.path), *item.nodeid.split("::")[1:]])
@@ -643,12 +642,7 @@ def _replay(item: pytest.Item, settings: Settings) -> str:
         args.append(f"--apiserver-feature-gates={format_feature_gates(settings.apiserver_feature_gates)}")
     if settings.backend == "fake" and settings.kubernetes_version != KUBERNETES_VERSION:
         args.append(f"--kubernetes-version={settings.kubernetes_version.rsplit('.', 1)[0]}")
-    from harness.test_yaml_scenarios import ENV
-
-    yaml = os.environ.get(ENV)
-    runner = item.nodeid.split("::", 1)[0].endswith("test_yaml_scenarios.py")
-    env = f"{ENV}={shlex.quote(yaml)} " if yaml and runner else ""
-    return f"seed {settings.seed}; replay: cd {shlex.quote(str(item.config.rootpath))} && {env}{shlex.join(args)}"
+    return f"seed {settings.seed}; replay: cd {shlex.quote(str(item.config.rootpath))} && {shlex.join(args)}"
 
 
 def _status(phases: dict[str, pytest.TestReport]) -> tuple[str, str]:

@@ -403,6 +403,87 @@ async def test_yaml(scenario, yaml_scenario):
                    "test_yaml.py::test_yaml[gate-off]": ("skipped", None, None, None, None)}
 
 
+YAML_BOUND = ("kep: {number: 3521, section: Summary}\ncriterion: yaml-bound\nreading: any node will do\n"
+              "ops:\n- {op: createNodes}\n- {op: createPods, namePrefix: p-}\n- {op: barrier, podPrefix: p-, within: 1s}\n")
+
+
+def yaml_scenarios(pytester: pytest.Pytester) -> Path:
+    """scenarios/: two YAML scenarios, one that fails, a manifest that is no scenario, and a Python test."""
+    pytester.makeconftest(CONFTEST)
+    scenarios = pytester.mkdir("scenarios")
+    (scenarios / "bound.yaml").write_text(YAML_BOUND)
+    (scenarios / "gate-off.yml").write_text("featureGates: {SchedulerPreEnqueuePodStatus: false}\nops: []\n")
+    (scenarios / "fails.yaml").write_text("ops:\n- {op: createPods, namePrefix: q-}\n- {op: barrier, podPrefix: q-, within: 2s}\n")
+    (scenarios / "pod.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: web}\n")
+    (scenarios / "test_plain.py").write_text("def test_plain():\n    pass\n")
+    return scenarios
+
+
+@pytest.mark.parametrize("xdist", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_yaml_scenario_files_named_on_the_command_line_are_tests(pytester: pytest.Pytester, xdist: list[str]) -> None:
+    """Each YAML file named is one test, ``<file>::<stem>``, with its file's marks; a directory's
+    other YAML files (a manifest) are left alone; a failure's replay line names the file."""
+    yaml_scenarios(pytester)
+    report = pytester.path / "report"
+    result = pytester.runpytest_subprocess(
+        "scenarios", "scenarios/bound.yaml", "scenarios/gate-off.yml", "scenarios/fails.yaml", *xdist,
+        "--feature-gates=SchedulerPreEnqueuePodStatus=true", "--report-dir", str(report), "--no-timeline")
+    result.assert_outcomes(passed=2, failed=1, skipped=1)
+    got = {r["id"]: (r["status"], r["kep"], r["section"], r["criterion"], r["reading"], r["journal"])
+           for r in records(report / "results.jsonl")}
+    assert got == {
+        "scenarios/bound.yaml::bound": ("passed", 3521, "Summary", "yaml-bound", "any node will do",
+                                        "scenarios_bound.yaml_bound/journal.jsonl"),
+        "scenarios/fails.yaml::fails": ("failed", None, None, None, None, "scenarios_fails.yaml_fails/journal.jsonl"),
+        "scenarios/gate-off.yml::gate-off": ("skipped", None, None, None, None, None),
+        "scenarios/test_plain.py::test_plain": ("passed", None, None, None, None, None),
+    }
+    failed = next(r for r in records(report / "results.jsonl") if r["status"] == "failed")
+    assert failed["message"].startswith("harness._expectations.ExpectationFailed: fails.yaml: ops[1] barrier: ")
+    assert failed["replay"] == (
+        f"seed 0; replay: cd {pytester.path} && {shlex.quote(sys.executable)} -m pytest scenarios/fails.yaml::fails "
+        "--scheduler=reference --backend=fake --scenario-seed=0 --feature-gates=SchedulerPreEnqueuePodStatus=true")
+    again = pytester.runpytest_subprocess("scenarios/fails.yaml::fails", "--report-dir", str(pytester.path / "again"))
+    again.assert_outcomes(failed=1)
+    assert ((pytester.path / "again" / "scenarios_fails.yaml_fails" / "journal.jsonl").read_bytes()
+            == (report / "scenarios_fails.yaml_fails" / "journal.jsonl").read_bytes())
+
+
+def test_yaml_files_in_a_directory_are_not_collected_unless_named(pytester: pytest.Pytester) -> None:
+    yaml_scenarios(pytester)
+    result = pytester.runpytest("scenarios", "--collect-only", "-q")
+    assert result.ret == 0
+    assert [line for line in result.outlines if "::" in line] == ["scenarios/test_plain.py::test_plain"]
+
+
+def test_a_yaml_scenario_named_under_a_directory_pytest_skips_is_reached_alone(pytester: pytest.Pytester) -> None:
+    """``build/`` is in pytest's ``norecursedirs``: walking ``scenarios`` skips it, yet the YAML
+    file named there is collected, and nothing else in it is."""
+    scenarios = yaml_scenarios(pytester)
+    (scenarios / "build" / "deeper").mkdir(parents=True)
+    (scenarios / "build" / "deeper" / "late.yaml").write_text(YAML_BOUND)
+    (scenarios / "build" / "other.yaml").write_text(YAML_BOUND)
+    (scenarios / "build" / "test_skipped.py").write_text("def test_skipped():\n    raise AssertionError\n")
+    result = pytester.runpytest("scenarios", "scenarios/build/deeper/late.yaml", "--collect-only", "-q")
+    assert result.ret == 0
+    assert [line for line in result.outlines if "::" in line] == [
+        "scenarios/build/deeper/late.yaml::late", "scenarios/test_plain.py::test_plain"]
+
+
+def test_a_yaml_scenario_that_does_not_load_is_one_collection_error(pytester: pytest.Pytester) -> None:
+    yaml_scenarios(pytester)
+    (pytester.path / "scenarios" / "bad.yaml").write_text("ops:\n- {op: createNodez}\n")
+    result = pytester.runpytest_subprocess("scenarios/bad.yaml", "scenarios/bound.yaml")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines([
+        "*_ ERROR collecting scenarios/bad.yaml _*",
+        "bad.yaml: ops[0]: unknown op 'createNodez'; known ops: addFault, barrier, createClaims, createNodes, "
+        "createPods, delete, expectCondition, expectRequests, patch, removeFault, removeGates, sleep",
+        "*Interrupted: 1 error during collection*",
+    ])
+    assert "Traceback" not in result.stdout.str()
+
+
 def test_external_process_scheduler_runs_on_a_real_loop(pytester: pytest.Pytester) -> None:
     script = pytester.path / "bind_first_node.py"
     script.write_text(BIND_FIRST_NODE)

@@ -366,17 +366,25 @@ ops:
 """
 
 
-def test_run_paths_runs_a_users_python_and_yaml_scenarios_with_the_same_report(tmp_path: Path) -> None:
+def test_run_paths_runs_a_users_python_and_yaml_scenarios_with_the_same_report(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run from the directory above the scenarios, as plain pytest would be: the test ids are
+    relative to it (pytest's rootdir: no configuration file there)."""
     mine = tmp_path / "my-scenarios"
     mine.mkdir()
     (mine / "test_mine.py").write_text(MY_PY)
     (mine / "bound.yaml").write_text(MY_YAML)
     out = tmp_path / "out"
-    result = run_suites(RunOptions(paths=(mine,), report_dir=out, timeline=True), progress=None)
+    monkeypatch.chdir(tmp_path)
+    result = run_suites(RunOptions(paths=(Path("my-scenarios"),), report_dir=out, timeline=True), progress=None)
     assert result.exit_code == 1  # the unmarked scenario fails: q fits nowhere
-    verdicts = {c["id"]: (c["suite"], c["status"]) for c in result.report["criteria"]}
-    assert verdicts == {"mine.binds": ("mine", "passed"), "mine.yaml-binds": ("yaml_scenarios", "passed"),
-                        "test_mine.py::test_without_a_marker": ("mine", "failed")}
+    verdicts = {c["id"]: (c["suite"], c["test"], c["status"]) for c in result.report["criteria"]}
+    assert verdicts == {
+        "mine.binds": ("mine", "my-scenarios/test_mine.py::test_a_pod_is_bound", "passed"),
+        "mine.yaml-binds": ("yaml_scenarios", "my-scenarios/bound.yaml::bound", "passed"),
+        "my-scenarios/test_mine.py::test_without_a_marker": (
+            "mine", "my-scenarios/test_mine.py::test_without_a_marker", "failed"),
+    }
     for c in result.report["criteria"]:
         assert (out / c["journal"]).is_file() and (out / c["timeline"]).is_file(), c["id"]
     failed = next(c for c in result.report["criteria"] if c["status"] == "failed")

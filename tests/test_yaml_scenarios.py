@@ -143,6 +143,7 @@ ops:
     ("ops: [createNodes]", "s.yaml: ops[0]: each op is a mapping with an 'op' key, got 'createNodes'"),
     ("steps: []", "s.yaml: a scenario is a mapping with a list of 'ops'"),
     ("ops: []\nkepp: 1", "s.yaml: unknown key kepp; allowed: criterion, featureGates, kep, name, ops, reading"),
+    ("ops: [\n", "s.yaml: line 2, column 1: not valid YAML: expected the node content, but found '<stream end>'"),
 ])
 def test_malformed_files_are_refused_on_load(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(YamlScenarioError) as info:

@@ -52,6 +52,10 @@ grace period + delay after the stand-in first sees the pod marked, timed with ``
 (instant under virtual time, a real wait otherwise). A later delete that shortens the grace
 period brings it forward, as it would a real kubelet's. Its requests are the scenario's own (not
 the scheduler's: :meth:`~harness.Scenario.writes` leaves them out) and are journaled like any.
+
+The scenario owns its stand-ins, so this module does not import it: the stand-ins ask for a
+:class:`StandInScenario`, the few things they use of one (its pod informer, its clock and two pod
+writes), which :class:`~harness.Scenario` is.
 """
 
 from __future__ import annotations
@@ -59,16 +63,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from fake_apiserver._machinery.quantity import parse as quantity
 
-from harness._kubeclient import ApiError
+from harness._backend import BackendClock
+from harness._kubeclient import ApiError, Informer
 
-if TYPE_CHECKING:
-    from harness._scenario import Scenario
-
-__all__ = ["Kubelet", "KubeletStandIns", "RESIZE_ANSWERS"]
+__all__ = ["Kubelet", "KubeletStandIns", "RESIZE_ANSWERS", "StandInScenario"]
 
 Obj = dict[str, Any]
 log = logging.getLogger("harness.kubelet")
@@ -101,10 +103,42 @@ class Kubelet:
             raise ValueError(f"resizes must be one of {', '.join(RESIZE_ANSWERS)}, not {self.resizes!r}")
 
 
+class _Clocked(Protocol):
+    @property
+    def clock(self) -> BackendClock: ...
+
+
+class StandInScenario(Protocol):
+    """What the stand-ins use of their scenario (module docstring)."""
+
+    @property
+    def pods(self) -> Informer:
+        """The informer on the scenario's pods: what the stand-ins answer from."""
+        ...
+
+    @property
+    def backend(self) -> _Clocked:
+        """Whose clock stamps the conditions and times the stand-ins write."""
+        ...
+
+    @property
+    def now(self) -> float:
+        """Seconds on the scenario's clock."""
+        ...
+
+    async def patch(self, kind: str, name: str, body: Any, type: str = ..., subresource: str | None = ...) -> Obj:
+        """A pod's status write."""
+        ...
+
+    async def delete(self, kind: str, name: str, *, options: Obj | None = ...) -> Any:
+        """A pod's deletion confirmed: grace period 0, its uid as precondition."""
+        ...
+
+
 class KubeletStandIns:
     """The stand-ins of one scenario's nodes, fed by its pod informer."""
 
-    def __init__(self, scenario: Scenario) -> None:
+    def __init__(self, scenario: StandInScenario) -> None:
         self.scenario = scenario
         self.nodes: dict[str, Kubelet] = {}
         self.allocatable: dict[str, tuple[int, int]] = {}
@@ -272,7 +306,7 @@ class KubeletStandIns:
         body = {"apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0,
                 "preconditions": {"uid": meta["uid"]}}
         try:
-            await self.scenario._request("DELETE", self.scenario._path("pods", meta["name"]), body=body)
+            await self.scenario.delete("pods", meta["name"], options=body)
         except ApiError as e:  # gone already, or a new pod of that name (the uid precondition)
             if e.code not in (404, 409):
                 raise
@@ -310,7 +344,7 @@ class KubeletStandIns:
                 pass
 
 
-def _stamp(scenario: Scenario) -> str:
+def _stamp(scenario: StandInScenario) -> str:
     return scenario.backend.clock.now().strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

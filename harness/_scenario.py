@@ -326,9 +326,10 @@ class Scenario:
             raise ValueError(f"node {node} has no kubelet stand-in (created with kubelet=None, or not by this scenario)")
         self.kubelets.reconfigure(node, kubelet)
 
-    async def delete(self, kind: str, name: str) -> Any:
-        """DELETE with default options."""
-        return await self._request("DELETE", self._path(kind, name))
+    async def delete(self, kind: str, name: str, *, options: Obj | None = None) -> Any:
+        """DELETE with default options, or with ``options`` (a ``DeleteOptions`` body:
+        ``gracePeriodSeconds``, ``preconditions``, ``propagationPolicy``)."""
+        return await self._request("DELETE", self._path(kind, name), body=options)
 
     async def advance(self, seconds: float) -> None:
         """Let ``seconds`` pass: instant under virtual time, a real wait otherwise."""

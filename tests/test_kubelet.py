@@ -54,7 +54,7 @@ def test_a_shorter_delete_brings_the_confirmation_forward(tmp_path: Path) -> Non
         await _bound_pod(s, "p", "n1")
         await s.delete("pods", "p")
         await s.advance(2)
-        await s._request("DELETE", s._path("pods", "p"), body={"gracePeriodSeconds": 10})
+        await s.delete("pods", "p", options={"gracePeriodSeconds": 10})
         await s.eventually(_gone(s, "p"), within=10.5)
         assert len(_deletion_confirmations(s, "p")) == 1
 

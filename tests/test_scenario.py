@@ -368,6 +368,24 @@ def test_create_node_and_pod_shapes(tmp_path: Path) -> None:
     with_scenario(body, tmp_path, scheduler=False)
 
 
+def test_delete_sends_the_delete_options_given(tmp_path: Path) -> None:
+    """``delete`` with ``options``: the body is the ``DeleteOptions``; a bound pod deleted with grace
+    0 goes at once, where one deleted with default options waits for its kubelet."""
+    async def body(s: Scenario) -> None:
+        await s.create_node("n1", kubelet=None)
+        for name in ("slow", "now"):
+            await s.create_pod(name, manifest={"spec": {"nodeName": "n1"}})
+        await s.delete("pods", "slow")
+        gone = await s.delete("pods", "now", options={"gracePeriodSeconds": 0})
+        assert gone["metadata"]["name"] == "now"
+        await s.settle()
+        assert s.pod("now") is None and s.pod("slow")["metadata"]["deletionGracePeriodSeconds"] == 30
+        deletes = s.backend.journal.requests(verb="delete", resource="pods")
+        assert [(e.name, e.body) for e in deletes] == [("slow", None), ("now", {"gracePeriodSeconds": 0})]
+
+    with_scenario(body, tmp_path, scheduler=False)
+
+
 def test_add_fault_on_a_backend_without_faults_is_a_clear_error(tmp_path: Path) -> None:
     class NoFaults(FakeBackend):
         name = "nofaults"

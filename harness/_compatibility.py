@@ -27,6 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness._k8sbuild import build
+from harness._run import RunOptions, run_suites
+
 __all__ = ["BACKENDS", "COLUMNS", "Column", "agreement", "format_table", "format_summary", "run_matrix"]
 
 BACKENDS = ("fake", "envtest")
@@ -103,11 +106,7 @@ def run_matrix(columns: Sequence[Column], reports_dir: Path, *, reuse: bool = Fa
     """Run every column on every backend (or take the report already in ``reports_dir`` when
     ``reuse``). ``assets`` gives the directory of a release's binaries (default: a
     ``schedharness k8s build`` of it)."""
-    from harness._run import RunOptions, run_suites
-
     if assets is None:
-        from harness._k8sbuild import build
-
         def assets(release: str) -> Path:
             return build(release, progress=progress).directory
 

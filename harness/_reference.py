@@ -16,14 +16,13 @@ from pathlib import Path
 
 from harness._adapters import CallableAdapter, format_feature_gates
 from harness._virtual_time import RealClock, VirtualClock, VirtualEventLoop
+from reference_scheduler import DEFAULT_DELAY, Scheduler, get_mutant, parse_feature_gates
 
 __all__ = ["reference_adapter"]
 
 
 def reference_adapter(mutant: str | None = None, *, delay: float | None = None) -> CallableAdapter[object]:
     """An unstarted adapter running the reference scheduler (or the named variant)."""
-    from reference_scheduler import DEFAULT_DELAY, Scheduler, get_mutant, parse_feature_gates
-
     checks_gates = get_mutant(mutant).checks_gates if mutant else True  # an unknown name fails here
 
     async def start(kubeconfig_path: Path, gates: dict[str, bool]) -> object:

@@ -42,6 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from fake_apiserver._machinery.schema import KUBERNETES_VERSION, release
+from fake_apiserver._machinery.schema import source as schema_source
 from harness._apiserver_gates import gates_text
 from harness._suite_registry import builtin_suites
 
@@ -223,8 +225,6 @@ def build_report(records: Iterable[Record], info: RunInfo) -> dict[str, Any]:
     suites = {name: judge_suite([c for c in criteria if c["suite"] == name]) for name in names}
     verdict, message = _verdict(counts, suites, criteria, info.pytest_exit_code)
     used = sorted({str(c["reading"]) for c in criteria if c["reading"] in info.readings})
-    from fake_apiserver._machinery.schema import KUBERNETES_VERSION, release, source as schema_source
-
     servers = sorted({str(r["server_version"]) for r in records_list if r.get("server_version")})
     gate_sets = {json.dumps(r["apiserver_feature_gates"], sort_keys=True): r["apiserver_feature_gates"]
                  for r in records_list if r.get("apiserver_feature_gates") is not None}

@@ -41,10 +41,14 @@ import pytest
 
 from fake_apiserver._machinery.schema import KUBERNETES_VERSION
 from fake_apiserver._machinery.schema import release as schema_release
-from harness._adapters import format_feature_gates, parse_feature_gates
+from harness._adapters import AdapterError, ProcessAdapter, format_feature_gates, parse_feature_gates
 from harness._apiserver_gates import options_problem
+from harness._backend import FakeBackend
 from harness._report import NOT_JUDGED, RunInfo, judge_suite, load_results, suite_name, write_report
 from harness._suite_registry import SuiteCollection, SuiteRegistryError, builtin_suites, registered_readings
+from harness._yaml_scenarios import YamlScenarioError, load_scenario
+from harness.pytest_plugin import criterion_facts, marker_gates, scenario_seconds
+from reference_scheduler import UnknownMutant, get_mutant
 
 __all__ = [
     "PROGRESS_FD_ENV",
@@ -152,8 +156,6 @@ def user_targets(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:
     A directory contributes itself as a pytest target when it holds ``test_*.py`` files, and its
     YAML files as scenarios; each YAML file is loaded (and validated) here, so a mistake in one is
     one :class:`RunError` before anything runs."""
-    from harness._yaml_scenarios import YamlScenarioError, load_scenario
-
     targets: list[Path] = []
     yaml: list[Path] = []
     for raw in paths:
@@ -191,8 +193,6 @@ def normalize_scheduler(scheduler: str, mutant: str | None = None) -> str:
     if not scheduler:
         raise RunError("--scheduler is empty")
     if scheduler.startswith("reference:"):
-        from reference_scheduler import UnknownMutant, get_mutant
-
         try:
             get_mutant(scheduler.partition(":")[2])
         except UnknownMutant as e:
@@ -226,8 +226,6 @@ def preflight(scheduler: str, gates: dict[str, bool], workdir: Path) -> None:
     ``workdir``."""
     if not scheduler.startswith("cmd:"):
         return
-    from harness._adapters import AdapterError, ProcessAdapter
-    from harness._backend import FakeBackend
 
     async def start_once() -> None:
         backend = FakeBackend(workdir)
@@ -480,14 +478,12 @@ def _readings() -> dict[str, str]:
 def pytest_runtest_teardown(item: pytest.Item) -> None:
     """Before the teardown report is made: the scenario's facts as user properties (so the
     controller gets them from any xdist worker, and ``junit.xml`` lists them)."""
-    from harness.pytest_plugin import _RUN, criterion_facts, marker_gates
-
-    test_run = item.stash.get(_RUN, None)
+    virtual_seconds, wall_seconds = scenario_seconds(item)
     values: dict[str, Any] = {
         **criterion_facts(item),
         "needs": format_feature_gates(marker_gates(item)),
-        "virtual_seconds": getattr(test_run, "virtual_seconds", None),
-        "wall_seconds": getattr(test_run, "wall_seconds", None),
+        "virtual_seconds": virtual_seconds,
+        "wall_seconds": wall_seconds,
     }
     item.user_properties.extend((name, value) for name, value in values.items() if value is not None)
 

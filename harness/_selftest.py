@@ -40,6 +40,7 @@ from typing import Any
 
 from harness._report import criterion_status
 from harness._run import RunOptions, RunResult, run_suites
+from reference_scheduler import VARIANTS, get_mutant
 
 __all__ = ["GROUPS", "SelftestResult", "build_matrix", "render_matrix", "run_selftest"]
 
@@ -190,8 +191,6 @@ def run_selftest(*, report_dir: Path | None = None, jobs: int | None = None, sui
     """Run the reference and each variant (all by default: shape variants, mutants, controls),
     write ``selftest.json`` and ``selftest.md``, print the matrix; exit code 0 only when every
     promise of the module docstring holds."""
-    from reference_scheduler import VARIANTS, get_mutant
-
     chosen = [get_mutant(name) for name in variants] if variants is not None else list(VARIANTS)
     chosen = [v for kind, _, _ in GROUPS for v in chosen if v.kind == kind]
     started = now()

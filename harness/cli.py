@@ -6,8 +6,20 @@ import argparse
 import asyncio
 import signal
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Sequence
+
+from fake_apiserver import FakeApiServer, FaultProxy, FeatureGateError
+from fake_apiserver._machinery.schema import KUBERNETES_VERSION, release
+from harness._adapters import parse_feature_gates
+from harness._catalog import CatalogError, collect, format_json, format_md, load_caught_by
+from harness._compare import CompareError, compare_reports, format_comparison, load_report
+from harness._compatibility import COLUMNS, agreement, format_summary, format_table, run_matrix
+from harness._k8sbuild import BuildError, build
+from harness._run import RunError, RunOptions, builtin_collection, normalize_scheduler, run_suites, suite_paths
+from harness._selftest import run_selftest
+from reference_scheduler._cli import add_subcommands
 
 __all__ = ["main"]
 
@@ -25,8 +37,6 @@ def _port(text: str) -> int:
 
 def _release(text: str) -> str:
     """``--kubernetes-version``: a release the fake serves as (an argparse type)."""
-    from fake_apiserver._machinery.schema import release
-
     try:
         return release(text)
     except ValueError as e:
@@ -36,8 +46,6 @@ def _release(text: str) -> str:
 def _gates(text: str) -> str:
     """``--apiserver-feature-gates``: ``A=true,B=false`` (an argparse type: a bad value is a usage
     error); kept as text, checked against the release's gates once the release is known."""
-    from harness._adapters import parse_feature_gates
-
     try:
         parse_feature_gates(text)
     except ValueError as e:
@@ -46,8 +54,6 @@ def _gates(text: str) -> str:
 
 
 def _default_release() -> str:
-    from fake_apiserver._machinery.schema import KUBERNETES_VERSION
-
     return KUBERNETES_VERSION.rsplit(".", 1)[0]
 
 
@@ -167,8 +173,6 @@ def _run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def _run(args: argparse.Namespace) -> int:
-    from harness._run import RunError, RunOptions, normalize_scheduler, run_suites
-
     try:
         options = RunOptions(
             scheduler=normalize_scheduler(args.scheduler, args.mutant), feature_gates=args.feature_gates,
@@ -205,9 +209,6 @@ def _selftest_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 
 def _selftest(args: argparse.Namespace) -> int:
-    from harness._run import RunError
-    from harness._selftest import run_selftest
-
     try:
         return run_selftest(report_dir=args.report_dir, jobs=args.jobs, suites=tuple(args.suite)).exit_code
     except RunError as e:
@@ -216,9 +217,6 @@ def _selftest(args: argparse.Namespace) -> int:
 
 
 async def _serve_async(args: argparse.Namespace) -> int:
-    from fake_apiserver import FakeApiServer, FeatureGateError
-    from harness._adapters import parse_feature_gates
-
     try:
         server = FakeApiServer(
             host=args.host, port=args.port, seed=args.seed, taint_not_ready_nodes=not args.ready_nodes,
@@ -261,6 +259,7 @@ def _serve(args: argparse.Namespace) -> int:
     main = _serve_async(args)
     if args.loop != "asyncio":
         try:
+            # uvloop: optional (schedharness[speedups]), not there on Windows or PyPy
             import uvloop
         except ImportError:
             if args.loop == "uvloop":
@@ -291,8 +290,6 @@ def _proxy_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 async def _proxy_async(args: argparse.Namespace) -> int:
-    from fake_apiserver import FaultProxy
-
     try:
         proxy = FaultProxy(args.upstream, context=args.context, seed=args.seed, host=args.host, port=args.port,
                            admin=True)
@@ -323,9 +320,6 @@ def _criteria_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 
 def _criteria(args: argparse.Namespace) -> int:
-    from harness._catalog import CatalogError, collect, format_json, format_md, load_caught_by
-    from harness._run import RunError, builtin_collection, suite_paths
-
     try:
         caught = load_caught_by(args.selftest) if args.selftest is not None else None
         builtin = builtin_collection()
@@ -359,8 +353,6 @@ def _compare_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from harness._compare import CompareError, compare_reports, format_comparison, load_report
-
     try:
         comparison = compare_reports(load_report(args.left), load_report(args.right))
     except CompareError as e:
@@ -372,8 +364,6 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _compatibility_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from harness._compatibility import COLUMNS
-
     p = sub.add_parser(
         "compatibility",
         help="the criteria against the reference and real kube-scheduler releases, on the fake and on envtest",
@@ -394,12 +384,6 @@ def _compatibility_parser(sub: argparse._SubParsersAction[argparse.ArgumentParse
 
 
 def _compatibility(args: argparse.Namespace) -> int:
-    from datetime import datetime, timezone
-
-    from harness._compatibility import COLUMNS, agreement, format_summary, format_table, run_matrix
-    from harness._k8sbuild import BuildError
-    from harness._run import RunError, builtin_collection
-
     columns = [c for c in COLUMNS if not args.column or c.key in args.column]
     try:
         suite_version = builtin_collection().version
@@ -452,8 +436,6 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 
 def _k8s_build(args: argparse.Namespace) -> int:
-    from harness._k8sbuild import BuildError, build
-
     if args.source is not None and args.version is not None:
         print("schedharness k8s build: give a VERSION or --source DIR, not both "
               "(a checkout's version is its own)", file=sys.stderr)
@@ -482,8 +464,6 @@ def build_parser() -> argparse.ArgumentParser:
     _proxy_parser(sub)
     _k8s_parser(sub)
     _compatibility_parser(sub)
-    from reference_scheduler._cli import add_subcommands
-
     add_subcommands(sub)
     return parser
 

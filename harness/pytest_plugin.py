@@ -77,6 +77,8 @@ from typing import Any, Coroutine, Generator
 
 import pytest
 
+from fake_apiserver._machinery.schema import KUBERNETES_VERSION
+from fake_apiserver._machinery.schema import release as schema_release
 from harness._adapters import (
     AdapterError,
     ClusterSchedulerAdapter,
@@ -85,10 +87,9 @@ from harness._adapters import (
     format_feature_gates,
     parse_feature_gates,
 )
-from fake_apiserver._machinery.schema import KUBERNETES_VERSION
-from fake_apiserver._machinery.schema import release as schema_release
 from harness._apiserver_gates import fake_apiserver_gates, options_problem
 from harness._backend import EnvtestBackend, FakeBackend, KindBackend, KubeconfigBackend, Slack, Unsupported
+from harness._envtest import open_envtest_session
 from harness._kind_setup import ClusterSession, ClusterUnavailable, KindSettings, open_cluster_session
 from harness._reference import reference_adapter
 from harness._scenario import Scenario
@@ -96,8 +97,9 @@ from harness._timeline import render_timeline
 from harness._virtual_time import VirtualEventLoop
 from harness._virtual_time import run as run_virtual
 from harness._yaml_items import YamlScenarioFile, ignore_collect, named_yaml_file, yaml_scenario_params
+from reference_scheduler import UnknownMutant, get_mutant
 
-__all__ = ["Settings", "criterion_facts", "marker_gates", "yaml_scenario_params"]
+__all__ = ["Settings", "criterion_facts", "marker_gates", "scenario_seconds", "yaml_scenario_params"]
 
 DEFERRED = ("sh_backend", "sh_clock", "sh_journal", "sh_scheduler", "scenario")
 MARKERS = ("kep", "feature_gates", "criterion", "adapters")
@@ -213,8 +215,6 @@ def _settings(config: pytest.Config) -> Settings:
             raise pytest.UsageError(
                 f"--scheduler {scheduler}: use 'reference', 'reference:<mutant>', 'cmd:<command template>', "
                 "'cluster' or 'none'")
-        from reference_scheduler import UnknownMutant, get_mutant
-
         try:
             get_mutant(scheduler.partition(":")[2])
         except UnknownMutant as e:
@@ -282,6 +282,15 @@ def criterion_facts(item: pytest.Item) -> dict[str, Any]:
         "section": kep.args[1] if kep is not None and len(kep.args) > 1 else None,
         "reading": reading,
     }
+
+
+def scenario_seconds(item: pytest.Item) -> tuple[float | None, float | None]:
+    """The virtual and the wall seconds a test's run took; None for what was not measured (a test
+    using none of this plugin's loop fixtures, or not run yet; virtual seconds on a real loop)."""
+    test_run = item.stash.get(_RUN, None)
+    if test_run is None:
+        return None, None
+    return test_run.virtual_seconds, test_run.wall_seconds
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -403,8 +412,6 @@ def _cluster_session(config: pytest.Config) -> ClusterSession:
         workdir = (settings.report_dir or Path(str(config.rootpath)) / ".schedharness") / "cluster"
         try:
             if settings.backend == "envtest":  # one control plane per process: each xdist worker has its own
-                from harness._envtest import open_envtest_session
-
                 worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
                 session = open_envtest_session(workdir / f"envtest-{worker}", assets=settings.envtest_assets,
                                                feature_gates=settings.apiserver_feature_gates)

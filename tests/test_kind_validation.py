@@ -41,10 +41,12 @@ DTR = "/apis/resource.k8s.io/v1/devicetaintrules"
 
 def test_the_kinds_with_rules_of_their_own() -> None:
     assert sorted(RULES) == [
-        ("", "ConfigMap"), ("", "Event"), ("", "Node"), ("", "PersistentVolume"), ("", "PersistentVolumeClaim"),
-        ("", "ReplicationController"), ("", "Service"), ("apps", "ReplicaSet"), ("apps", "StatefulSet"),
-        ("coordination.k8s.io", "Lease"), ("events.k8s.io", "Event"), ("policy", "PodDisruptionBudget"),
-        ("resource.k8s.io", "DeviceClass"), ("resource.k8s.io", "ResourceSlice"), ("storage.k8s.io", "CSIDriver"),
+        ("", "ConfigMap"), ("", "Event"), ("", "Namespace"), ("", "Node"), ("", "PersistentVolume"),
+        ("", "PersistentVolumeClaim"), ("", "Pod"), ("", "ReplicationController"), ("", "Service"),
+        ("apps", "ReplicaSet"), ("apps", "StatefulSet"), ("coordination.k8s.io", "Lease"), ("events.k8s.io", "Event"),
+        ("policy", "PodDisruptionBudget"), ("resource.k8s.io", "DeviceClass"), ("resource.k8s.io", "DeviceTaintRule"),
+        ("resource.k8s.io", "ResourceClaim"), ("resource.k8s.io", "ResourceClaimTemplate"),
+        ("resource.k8s.io", "ResourceSlice"), ("storage.k8s.io", "CSIDriver"),
         ("storage.k8s.io", "CSINode"), ("storage.k8s.io", "CSIStorageCapacity"), ("storage.k8s.io", "StorageClass"),
         ("storage.k8s.io", "VolumeAttachment"),
     ]

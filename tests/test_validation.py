@@ -83,7 +83,7 @@ def test_public_api_is_pinned() -> None:
         "POD_UPDATE_FORBIDDEN_PREFIX", "node_affinity_errors", "pod_resource_claim_errors",
         "resource_requirements_errors", "validate_pod_create", "validate_pod_status_update", "validate_pod_update",
     ]
-    assert _binding.__all__ == ["check_binding", "validate_binding"]
+    assert _binding.__all__ == ["assign", "check_binding", "validate_binding"]
 
 
 # --- object metadata -----------------------------------------------------------------------------

@@ -45,7 +45,7 @@ from fake_apiserver._machinery.patch import patch_media_type
 from fake_apiserver._registry.meta import path_segment_errors
 from fake_apiserver._storage.effects import Effect, is_write
 from fake_apiserver._storage.eviction import evict
-from fake_apiserver._storage.store import CREATE_ON_UPDATE, Store, kept_after_delete, too_large_resource_version
+from fake_apiserver._storage.store import Store, kept_after_delete, too_large_resource_version
 from fake_apiserver._storage.watch import Watcher
 
 __all__ = ["ResourceHandlers"]
@@ -157,7 +157,7 @@ class ResourceHandlers:
             return self.encoded.response(self._store_write(info, dry_run=dry_run, warnings=_warnings(info)), 201)
         if verb == "update" and info.name:
             dry_run = validate_write_options("UpdateOptions", q)
-            creating = (spec.group, spec.resource) in CREATE_ON_UPDATE and not info.subresource \
+            creating = store.creates_on_update(spec) and not info.subresource \
                 and not store.exists(spec, ns, info.name)
             updated = self._store_write(info, dry_run=dry_run, warnings=_warnings(info))
             return self.encoded.response(updated, 201 if creating else 200)

@@ -1,15 +1,19 @@
 """The ``pods/binding`` subresource: the ``Binding`` a scheduler posts, validated as the real
-registry validates it before the pod's ``spec.nodeName`` is set.
+registry validates it, and the pod it leaves (``BindingREST`` in ``pkg/registry/core/pod/storage``).
+The store decodes the body, checks its preconditions and writes the pod (:meth:`~fake_apiserver._storage.store.Store.bind`).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any, Mapping
 
-from fake_apiserver._machinery.errors import FieldError, UnknownError
+from fake_apiserver._machinery.errors import Conflict, FieldError, UnknownError
+from fake_apiserver._machinery.jsonutil import json_copy
 from fake_apiserver._registry.meta import dedupe
+from fake_apiserver._registry.pod import update_pod_condition
 
-__all__ = ["check_binding", "validate_binding"]
+__all__ = ["assign", "check_binding", "validate_binding"]
 
 Obj = dict[str, Any]
 
@@ -36,3 +40,29 @@ def check_binding(errors: list[FieldError]) -> None:
     if errors:
         rendered = [e.render() for e in dedupe(errors)]
         raise UnknownError(rendered[0] if len(rendered) == 1 else "[" + ", ".join(rendered) + "]")
+
+
+def assign(pod: Obj, binding: Mapping[str, Any], now: str) -> Obj:
+    """The pod a binding leaves (``assignPod`` and ``setPodNodeAndMetadata``): on the binding's
+    node, with the binding's annotations, no nominated node and ``PodScheduled=True``. A pod
+    being deleted, already bound or still gated is a conflict on ``pods/binding``, with the
+    plain error the registry wraps."""
+    name = pod["metadata"]["name"]
+    why = None
+    if pod["metadata"].get("deletionTimestamp"):
+        why = f"pod {name} is being deleted, cannot be assigned to a host"
+    elif pod["spec"].get("nodeName"):
+        why = f"pod {name} is already assigned to node {json.dumps(pod['spec']['nodeName'])}"
+    elif pod["spec"].get("schedulingGates"):
+        why = f"pod {name} has non-empty .spec.schedulingGates"
+    if why:
+        raise Conflict.of("pods/binding", "", name, why)
+    new = json_copy(pod)
+    new["spec"]["nodeName"] = binding["target"]["name"]
+    annotations = (binding.get("metadata") or {}).get("annotations") or {}
+    if annotations:
+        new["metadata"].setdefault("annotations", {}).update(annotations)
+    status = new.setdefault("status", {})
+    status.pop("nominatedNodeName", None)
+    update_pod_condition(status, {"type": "PodScheduled", "status": "True"}, now)
+    return new

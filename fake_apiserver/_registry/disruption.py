@@ -100,5 +100,5 @@ class PodDisruptionBudgetStrategy(Strategy):
 
 
 RULES: dict[tuple[str, str], KindRules] = {
-    ("policy", "PodDisruptionBudget"): KindRules(create=_pod_disruption_budget_errors),
+    ("policy", "PodDisruptionBudget"): KindRules(create=_pod_disruption_budget_errors, unconditional_update=False),
 }

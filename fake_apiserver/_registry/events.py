@@ -105,6 +105,6 @@ def _events_v1_errors(obj: Mapping[str, Any]) -> list[FieldError]:
 
 
 RULES: dict[tuple[str, str], KindRules] = {
-    ("", "Event"): KindRules(create=_core_event_errors),
-    ("events.k8s.io", "Event"): KindRules(create=_events_v1_errors),
+    ("", "Event"): KindRules(create=_core_event_errors, create_on_update=True),
+    ("events.k8s.io", "Event"): KindRules(create=_events_v1_errors, create_on_update=True),
 }

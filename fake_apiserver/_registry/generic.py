@@ -71,11 +71,21 @@ def _no_update_errors(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[Fi
 
 @dataclass(frozen=True)
 class KindRules:
-    """A kind's own validation rules: ``create`` runs on every create and update, ``update`` on
-    an update only (immutable fields)."""
+    """A kind's own rules: its validation (``create`` runs on every create and update,
+    ``update`` on an update only, for immutable fields) and how the generic store treats it.
+    Each flag was checked against kube-apiserver v1.36 for every served kind (DeviceTaintRules
+    against v1.37)."""
 
     create: Rule = _no_errors
     update: UpdateRule = _no_update_errors
+    #: a PUT of a missing object creates it (201): the update strategy's ``AllowCreateOnUpdate``
+    create_on_update: bool = False
+    #: an update may leave ``metadata.resourceVersion`` out (``AllowUnconditionalUpdate``); where
+    #: it may not, one without it is a 422
+    unconditional_update: bool = True
+    #: a delete answers with the object rather than a ``Status`` naming it: the registry's
+    #: ``ReturnDeletedObject`` (``pkg/registry/<group>/<kind>/storage/storage.go``)
+    returns_deleted_object: bool = False
 
 
 class Strategy:

@@ -16,11 +16,11 @@ from fake_apiserver._machinery.features import FeatureGates
 from fake_apiserver._machinery.jsonutil import json_copy
 from fake_apiserver._registry.dropdisabled import POD_RULES, drop_disabled_fields
 from fake_apiserver._registry.fieldrules import get_in
-from fake_apiserver._registry.generic import Strategy
+from fake_apiserver._registry.generic import KindRules, Strategy
 from fake_apiserver._registry.pod_validation import validate_pod_create, validate_pod_status_update, validate_pod_update
 from fake_apiserver._registry.priority import admit_pod
 
-__all__ = ["PodStrategy", "SCHEDULING_GATED_MESSAGE", "admit_pod_overhead", "default_pod", "keep_pod_level_resources", "qos_class"]
+__all__ = ["PodStrategy", "RULES", "update_pod_condition", "SCHEDULING_GATED_MESSAGE", "admit_pod_overhead", "default_pod", "keep_pod_level_resources", "qos_class"]
 
 Obj = dict[str, Any]
 
@@ -227,3 +227,28 @@ def admit_pod_overhead(pod: Mapping[str, Any]) -> None:
         raise Forbidden(f'pods "{name}" is forbidden: pod rejected: '
                         "Pod Overhead set without corresponding RuntimeClass defined Overhead",
                         details={"name": name, "kind": "pods"})
+
+
+RULES: dict[tuple[str, str], KindRules] = {
+    ("", "Pod"): KindRules(returns_deleted_object=True),
+}
+
+
+def update_pod_condition(status: Obj, condition: Obj, now: str) -> bool:
+    """``podutil.UpdatePodCondition``: replace the element of that type; keep
+    ``lastTransitionTime`` when the status is unchanged; return whether anything changed."""
+    cond = {"type": condition["type"], "status": condition["status"], "lastProbeTime": None,
+            "lastTransitionTime": now}
+    for key in ("reason", "message"):
+        if condition.get(key):
+            cond[key] = condition[key]
+    conditions = status.setdefault("conditions", [])
+    for i, existing in enumerate(conditions):
+        if existing.get("type") == cond["type"]:
+            if existing.get("status") == cond["status"] and existing.get("lastTransitionTime"):
+                cond["lastTransitionTime"] = existing["lastTransitionTime"]
+            changed = existing != cond
+            conditions[i] = cond
+            return changed
+    conditions.append(cond)
+    return True

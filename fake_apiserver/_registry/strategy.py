@@ -29,7 +29,7 @@ from typing import Callable
 
 from fake_apiserver._machinery.features import FeatureGates
 from fake_apiserver._machinery.kindspec import KindSpec
-from fake_apiserver._registry import apps, coordination, core, disruption, events, node, resource, storage
+from fake_apiserver._registry import apps, coordination, core, disruption, events, node, pod, resource, storage
 from fake_apiserver._registry.apps import StatefulSetStrategy
 from fake_apiserver._registry.core import NamespaceStrategy
 from fake_apiserver._registry.disruption import PodDisruptionBudgetStrategy
@@ -44,7 +44,7 @@ __all__ = ["RULES", "strategy_for"]
 
 RULES: dict[tuple[str, str], KindRules] = {
     **apps.RULES, **coordination.RULES, **core.RULES, **disruption.RULES, **events.RULES, **node.RULES,
-    **resource.RULES, **storage.RULES,
+    **pod.RULES, **resource.RULES, **storage.RULES,
 }
 """Each kind's own validation rules by group and kind; a kind that is not here has none."""
 

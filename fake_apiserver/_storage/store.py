@@ -72,7 +72,7 @@ from fake_apiserver._registry.priority import system_priority_classes
 from fake_apiserver._registry import resize
 from fake_apiserver._machinery import schema as schemas
 from fake_apiserver._machinery.selectors import FieldSelector, LabelSelector
-from fake_apiserver._registry.generic import Strategy
+from fake_apiserver._registry.generic import KindRules, Strategy
 from fake_apiserver._registry.strategy import strategy_for
 from fake_apiserver._machinery import typed
 from fake_apiserver._registry import binding
@@ -81,9 +81,11 @@ from fake_apiserver._storage.watch import Change, WatchCache, Watcher
 
 __all__ = [
     "DEFAULT_NAMESPACES",
+    "PODS",
     "Store",
+    "kept_after_delete",
     "kind_spec",
-    "update_pod_condition",
+    "too_large_resource_version",
 ]
 
 Obj = dict[str, Any]
@@ -438,6 +440,10 @@ class Store:
 
     # ------------------------------------------------------------------ reads
 
+    def creates_on_update(self, spec: KindSpec) -> bool:
+        """Whether a PUT of a missing object of the kind creates it (its ``KindRules``)."""
+        return self._strategies[(spec.group, spec.resource)].rules.create_on_update
+
     def exists(self, spec: KindSpec, namespace: str | None, name: str) -> bool:
         return self._key(spec, namespace, name) in self._bucket(spec)
 
@@ -621,14 +627,14 @@ class Store:
         obj = self._check_body(spec, body, namespace, name=name, field_validation=field_validation)
         old = self._bucket(spec).get(self._key(spec, namespace, name))
         if old is None:
-            if (spec.group, spec.resource) in CREATE_ON_UPDATE and subresource is None:
+            if self.creates_on_update(spec) and subresource is None:
                 return self.create(spec, namespace, obj, dry_run=dry_run)
             raise NotFound.of(spec.resource, spec.group, name)
         uid = obj["metadata"].get("uid")
         if uid and uid != old["metadata"]["uid"]:
             raise Conflict.of(spec.resource, spec.group, name, _precondition_failed(
                 spec, namespace, name, "UID", uid, old["metadata"]["uid"]))
-        _check_resource_version(spec, name, obj, old)
+        _check_resource_version(spec, name, obj, old, self._strategies[(spec.group, spec.resource)].rules)
         return self._write(spec, old, obj, subresource, dry_run)
 
     def patch(
@@ -656,7 +662,7 @@ class Store:
         body_name = obj["metadata"].get("name") or ""
         if body_name != name:
             raise BadRequest(f"the name of the object ({body_name}) does not match the name on the URL ({name})")
-        _check_resource_version(spec, name, obj, old)
+        _check_resource_version(spec, name, obj, old, self._strategies[(spec.group, spec.resource)].rules)
         return self._write(spec, old, obj, subresource, dry_run)
 
     def _write(self, spec: KindSpec, old: Obj, obj: Obj, subresource: str | None, dry_run: bool = False) -> Obj:
@@ -825,10 +831,9 @@ class Store:
         self._commit(spec, old, new, rv)
         return new
 
-    @staticmethod
-    def _finalize_delete(spec: KindSpec, obj: Obj) -> Obj:
+    def _finalize_delete(self, spec: KindSpec, obj: Obj) -> Obj:
         """``Store.finalizeDelete``: the object, or a ``Status`` naming it."""
-        if (spec.group, spec.resource) in _RETURNS_DELETED_OBJECT:
+        if self._strategies[(spec.group, spec.resource)].rules.returns_deleted_object:
             return obj
         details: Obj = {"name": obj["metadata"]["name"]}
         if spec.group:
@@ -896,25 +901,7 @@ class Store:
             if meta.get(key) and meta[key] != old_meta[key]:
                 raise Conflict.of("pods", "", name, _precondition_failed(
                     PODS, namespace, name, what, meta[key], old_meta[key]))
-        why = None
-        if old_meta.get("deletionTimestamp"):
-            why = f"pod {name} is being deleted, cannot be assigned to a host"
-        elif old["spec"].get("nodeName"):
-            why = f"pod {name} is already assigned to node {json.dumps(old['spec']['nodeName'])}"
-        elif old["spec"].get("schedulingGates"):
-            why = f"pod {name} has non-empty .spec.schedulingGates"
-        if why:
-            raise Conflict.of("pods/binding", "", name, why)
-        new = json_copy(old)
-        new["spec"]["nodeName"] = body["target"]["name"]
-        annotations = meta.get("annotations") or {}
-        if annotations:
-            new["metadata"].setdefault("annotations", {}).update(annotations)
-        status = new.setdefault("status", {})
-        status.pop("nominatedNodeName", None)
-        now = self._now()
-        update_pod_condition(status, {"type": "PodScheduled", "status": "True"}, now)
-        return new
+        return binding.assign(old, body, self._now())
 
     def close(self) -> None:
         for cache in self._caches.values():
@@ -949,26 +936,6 @@ def kept_after_delete(answer: Obj) -> bool:
     return answer.get("kind") != "Status" and bool(
         meta.get("finalizers") or (meta.get("deletionTimestamp") and meta.get("deletionGracePeriodSeconds"))
     )
-
-
-def update_pod_condition(status: Obj, condition: Obj, now: str) -> bool:
-    """``podutil.UpdatePodCondition``: replace the element of that type; keep
-    ``lastTransitionTime`` when the status is unchanged; return whether anything changed."""
-    cond = {"type": condition["type"], "status": condition["status"], "lastProbeTime": None,
-            "lastTransitionTime": now}
-    for key in ("reason", "message"):
-        if condition.get(key):
-            cond[key] = condition[key]
-    conditions = status.setdefault("conditions", [])
-    for i, existing in enumerate(conditions):
-        if existing.get("type") == cond["type"]:
-            if existing.get("status") == cond["status"] and existing.get("lastTransitionTime"):
-                cond["lastTransitionTime"] = existing["lastTransitionTime"]
-            changed = existing != cond
-            conditions[i] = cond
-            return changed
-    conditions.append(cond)
-    return True
 
 
 _TOP_ORDER = ("kind", "apiVersion", "metadata", "spec", "status")
@@ -1013,33 +980,7 @@ def too_large_resource_version(wanted: int, current: int) -> Timeout:
     )
 
 
-# Kinds whose registry sets ``ReturnDeletedObject`` (pkg/registry/<group>/<kind>/storage/storage.go);
-# namespaces answer with the namespace too (their own REST). Every other kind answers a delete
-# with a Status.
-_RETURNS_DELETED_OBJECT = {
-    ("", "pods"), ("", "namespaces"), ("", "services"), ("", "persistentvolumes"),
-    ("", "persistentvolumeclaims"), ("storage.k8s.io", "storageclasses"),
-    ("resource.k8s.io", "resourceclaims"), ("resource.k8s.io", "resourceclaimtemplates"),
-    ("resource.k8s.io", "resourceslices"), ("resource.k8s.io", "deviceclasses"),
-}
-
-
-# Kinds whose update strategy has ``AllowCreateOnUpdate() == true``: a PUT of a missing object
-# creates it (201), as checked against kube-apiserver v1.36 for every namespaced served kind.
-CREATE_ON_UPDATE = frozenset({("", "events"), ("events.k8s.io", "events"), ("", "services"),
-                              ("coordination.k8s.io", "leases")})
-
-# Kinds whose update strategy has ``AllowUnconditionalUpdate() == false``: an update must carry
-# the resourceVersion it read (checked against kube-apiserver v1.36, PUT without one, each kind;
-# DeviceTaintRules against v1.37, whose strategy refuses it at v1 and allows it at v1beta2).
-_REQUIRES_RESOURCE_VERSION = {
-    ("policy", "poddisruptionbudgets"), ("coordination.k8s.io", "leases"), ("storage.k8s.io", "csinodes"),
-    ("storage.k8s.io", "csidrivers"), ("storage.k8s.io", "csistoragecapacities"),
-    ("storage.k8s.io", "volumeattachments"), ("resource.k8s.io", "devicetaintrules"),
-}
-
-
-def _check_resource_version(spec: KindSpec, name: str, obj: Obj, old: Obj) -> None:
+def _check_resource_version(spec: KindSpec, name: str, obj: Obj, old: Obj, rules: KindRules) -> None:
     """``Store.Update``'s optimistic lock on the updated object's ``metadata.resourceVersion``:
     one that does not parse is the versioner's plain error (500 with no reason), none is an
     unconditional update where the kind allows it and a 422 where it does not, any other must
@@ -1049,7 +990,7 @@ def _check_resource_version(spec: KindSpec, name: str, obj: Obj, old: Obj) -> No
         why = "value out of range" if rv.isascii() and rv.isdigit() else "invalid syntax"
         raise UnknownError(f"strconv.ParseUint: parsing {json.dumps(rv)}: {why}")
     if rv in ("", "0") or int(rv) == 0:
-        if (spec.group, spec.resource) in _REQUIRES_RESOURCE_VERSION:
+        if not rules.unconditional_update:
             error = FieldError.invalid("metadata.resourceVersion", 0, "must be specified for an update")
             raise Invalid.of(spec.resource, spec.group, name, [error])
         return

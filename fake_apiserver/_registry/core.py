@@ -156,5 +156,5 @@ RULES: dict[tuple[str, str], KindRules] = {
     ("", "Namespace"): KindRules(returns_deleted_object=True),  # its own REST answers with it
     ("", "ReplicationController"): KindRules(create=_replication_controller_rules),
     ("", "Service"): KindRules(create=_service_rules, update=_service_update_errors, create_on_update=True,
-                               returns_deleted_object=True),
+                               returns_deleted_object=True, generation=False),
 }

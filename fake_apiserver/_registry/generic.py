@@ -1,8 +1,9 @@
 """The generic strategy: what every kind's create, update and status update do, and where a
 kind's own rules and admission plugins hook in (``pkg/registry/generic``'s strategy interfaces).
 
-A kind without rules of its own is served by :class:`Strategy` alone. A kind's validation rules
-are a :class:`KindRules` that the registry's top (:func:`~fake_apiserver._registry.strategy.strategy_for`)
+A kind without rules of its own is served by :class:`Strategy` alone. A kind's own rules (its
+validation, and how the generic store and strategy treat it) are a :class:`KindRules` in its
+kind's module, which the registry's top (:func:`~fake_apiserver._registry.strategy.strategy_for`)
 hands to the strategy, so that this module knows no kind by name.
 """
 
@@ -24,30 +25,10 @@ Obj = dict[str, Any]
 
 
 PriorityClasses = Callable[[], Mapping[str, Obj]]
-
-
-StorageClasses = Callable[[], Mapping[str, Obj]]  # the stored StorageClasses by name
 """The stored PriorityClasses by name, as the Priority admission plugin's lister sees them."""
 
-
-# Kinds with a spec whose registry strategy sets no metadata.generation (compared field by field
-# with objects created on kube-apiserver v1.36): only the kinds whose controllers track
-# observedGeneration, and a few others, have one.
-_NO_GENERATION = frozenset({
-    ("", "services"), ("", "persistentvolumes"), ("", "persistentvolumeclaims"),
-    ("storage.k8s.io", "csinodes"), ("storage.k8s.io", "csidrivers"), ("storage.k8s.io", "volumeattachments"),
-    ("coordination.k8s.io", "leases"), ("resource.k8s.io", "resourceclaims"),
-    ("resource.k8s.io", "resourceclaimtemplates"),
-})
-
-
-# Kinds whose status strategy calls ``metav1.ResetObjectMetaForStatus`` (checked against
-# kube-apiserver v1.36, DeviceTaintRules against v1.37: a merge patch of labels, annotations,
-# finalizers and owner references through /status changes none of them on these, all four on the
-# other served kinds).
-_STATUS_RESETS_META = frozenset({("storage.k8s.io", "volumeattachments"), ("resource.k8s.io", "resourceclaims"),
-                                 ("resource.k8s.io", "devicetaintrules")})
-
+StorageClasses = Callable[[], Mapping[str, Obj]]
+"""The stored StorageClasses by name."""
 
 def no_classes() -> Mapping[str, Obj]:
     return {}
@@ -86,6 +67,14 @@ class KindRules:
     #: a delete answers with the object rather than a ``Status`` naming it: the registry's
     #: ``ReturnDeletedObject`` (``pkg/registry/<group>/<kind>/storage/storage.go``)
     returns_deleted_object: bool = False
+    #: a created object with a spec gets ``metadata.generation`` 1, bumped when its spec changes;
+    #: only the kinds whose controllers track ``observedGeneration``, and a few others, have one
+    #: (compared field by field with objects created on kube-apiserver v1.36)
+    generation: bool = True
+    #: the status strategy calls ``metav1.ResetObjectMetaForStatus``: a ``/status`` write keeps
+    #: the labels, annotations, finalizers and owner references (a merge patch of all four
+    #: through ``/status`` changes none of them on these kinds, all four on the others)
+    status_resets_meta: bool = False
 
 
 class Strategy:
@@ -109,9 +98,14 @@ class Strategy:
         self.priority_classes = priority_classes
         #: the API server's feature gates (fields of a gate that is off are dropped on write)
         self.features = features if features is not None else FeatureGates()
-        if (spec.group, spec.resource) in _NO_GENERATION:
+
+    def use(self, rules: KindRules) -> None:
+        """Take the kind's own rules (:func:`~fake_apiserver._registry.strategy.strategy_for`
+        hands them over once, after building the strategy)."""
+        self.rules = rules
+        if not rules.generation:
             self.generation = False
-        if (spec.group, spec.resource) in _STATUS_RESETS_META:
+        if rules.status_resets_meta:
             self.status_keeps_meta = ("labels", "annotations", "finalizers", "ownerReferences")
 
     def admit_create(self, obj: Obj, sent: Obj) -> None:

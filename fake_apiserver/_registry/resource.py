@@ -175,8 +175,8 @@ class DeviceTaintRuleStrategy(Strategy):
     empty struct it is) and kept on update; the taint's ``timeAdded`` defaulted to the time of the
     write (``SetDefaults_DeviceTaint``, in seconds: a PUT that leaves it out sets it anew), and set
     to it when an update changes the effect but not the time (``PrepareForUpdate``). Generation,
-    the resourceVersion an update must carry and the ``/status`` metadata reset are generic (the
-    generic strategy's table of kinds that reset it, and this kind's ``KindRules`` in :data:`RULES`)."""
+    the resourceVersion an update must carry and the ``/status`` metadata reset are generic (this
+    kind's ``KindRules`` in :data:`RULES`)."""
 
     def __init__(self, spec: KindSpec, *, now: Callable[[], str]) -> None:
         super().__init__(spec)
@@ -233,9 +233,10 @@ _DEVICE_TAINT_RULE_MAX_CONDITIONS = 8  # resource.DeviceTaintRuleStatusMaxCondit
 
 RULES: dict[tuple[str, str], KindRules] = {
     ("resource.k8s.io", "DeviceClass"): KindRules(create=_device_class_errors, returns_deleted_object=True),
-    ("resource.k8s.io", "ResourceClaim"): KindRules(returns_deleted_object=True),
-    ("resource.k8s.io", "ResourceClaimTemplate"): KindRules(returns_deleted_object=True),
+    ("resource.k8s.io", "ResourceClaim"): KindRules(returns_deleted_object=True, generation=False,
+                                                    status_resets_meta=True),
+    ("resource.k8s.io", "ResourceClaimTemplate"): KindRules(returns_deleted_object=True, generation=False),
     ("resource.k8s.io", "ResourceSlice"): KindRules(create=_resource_slice_errors, returns_deleted_object=True),
     # the v1 strategy refuses an update without a resourceVersion (v1beta2's allows it)
-    ("resource.k8s.io", "DeviceTaintRule"): KindRules(unconditional_update=False),
+    ("resource.k8s.io", "DeviceTaintRule"): KindRules(unconditional_update=False, status_resets_meta=True),
 }

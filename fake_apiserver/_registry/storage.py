@@ -237,13 +237,16 @@ def _csi_driver_errors(obj: Mapping[str, Any]) -> list[FieldError]:
 
 
 RULES: dict[tuple[str, str], KindRules] = {
-    ("", "PersistentVolume"): KindRules(create=_persistent_volume_errors, returns_deleted_object=True),
+    ("", "PersistentVolume"): KindRules(create=_persistent_volume_errors, returns_deleted_object=True,
+                                        generation=False),
     ("", "PersistentVolumeClaim"): KindRules(create=_persistent_volume_claim_errors, update=_claim_update_errors,
-                                             returns_deleted_object=True),
-    ("storage.k8s.io", "CSIDriver"): KindRules(create=_csi_driver_errors, unconditional_update=False),
-    ("storage.k8s.io", "CSINode"): KindRules(create=_csi_node_errors, unconditional_update=False),
+                                             returns_deleted_object=True, generation=False),
+    ("storage.k8s.io", "CSIDriver"): KindRules(create=_csi_driver_errors, unconditional_update=False,
+                                               generation=False),
+    ("storage.k8s.io", "CSINode"): KindRules(create=_csi_node_errors, unconditional_update=False, generation=False),
     ("storage.k8s.io", "CSIStorageCapacity"): KindRules(create=_storage_capacity_errors, unconditional_update=False),
     ("storage.k8s.io", "StorageClass"): KindRules(create=_storage_class_errors, update=_storage_class_update_errors,
                                                   returns_deleted_object=True),
-    ("storage.k8s.io", "VolumeAttachment"): KindRules(create=_volume_attachment_errors, unconditional_update=False),
+    ("storage.k8s.io", "VolumeAttachment"): KindRules(create=_volume_attachment_errors, unconditional_update=False,
+                                                      generation=False, status_resets_meta=True),
 }

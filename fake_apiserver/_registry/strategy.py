@@ -62,7 +62,7 @@ def strategy_for(
     strategy = _strategy(spec, taint_not_ready=taint_not_ready, storage_protection=storage_protection,
                          priority_classes=priority_classes, storage_classes=storage_classes, features=features,
                          now=now)
-    strategy.rules = RULES.get((spec.group, spec.kind), KindRules())
+    strategy.use(RULES.get((spec.group, spec.kind), KindRules()))
     return strategy
 
 

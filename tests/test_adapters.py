@@ -73,6 +73,8 @@ async def schedule(url: str, mode: str) -> None:
                 meta = pod["metadata"]
                 if pod["spec"].get("nodeName") or not nodes:
                     continue
+                if mode == "crash-on-pod" and meta["name"] == "crash":
+                    continue  # it crashes on its watch event, whichever it sees first
                 binding = {"apiVersion": "v1", "kind": "Binding",
                            "metadata": {"name": meta["name"], "namespace": meta["namespace"]},
                            "target": {"kind": "Node", "name": nodes[0]}}

@@ -46,7 +46,7 @@ def test_the_kinds_with_rules_of_their_own() -> None:
         ("apps", "ReplicaSet"), ("apps", "StatefulSet"), ("coordination.k8s.io", "Lease"), ("events.k8s.io", "Event"),
         ("policy", "PodDisruptionBudget"), ("resource.k8s.io", "DeviceClass"), ("resource.k8s.io", "DeviceTaintRule"),
         ("resource.k8s.io", "ResourceClaim"), ("resource.k8s.io", "ResourceClaimTemplate"),
-        ("resource.k8s.io", "ResourceSlice"), ("storage.k8s.io", "CSIDriver"),
+        ("resource.k8s.io", "ResourceSlice"), ("scheduling.k8s.io", "PriorityClass"), ("storage.k8s.io", "CSIDriver"),
         ("storage.k8s.io", "CSINode"), ("storage.k8s.io", "CSIStorageCapacity"), ("storage.k8s.io", "StorageClass"),
         ("storage.k8s.io", "VolumeAttachment"),
     ]

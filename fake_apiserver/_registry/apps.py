@@ -111,5 +111,7 @@ class StatefulSetStrategy(Strategy):
 
 RULES: dict[tuple[str, str], KindRules] = {
     ("apps", "ReplicaSet"): KindRules(create=_replica_set_errors),
-    ("apps", "StatefulSet"): KindRules(create=_stateful_set_errors, update=_stateful_set_update_errors),
+    ("apps", "StatefulSet"): KindRules(
+        create=_stateful_set_errors, update=_stateful_set_update_errors,
+        strategy=lambda spec, options: StatefulSetStrategy(spec)),
 }

@@ -27,6 +27,6 @@ def _lease_errors(obj: Mapping[str, Any]) -> list[FieldError]:
 
 
 RULES: dict[tuple[str, str], KindRules] = {
-    ("coordination.k8s.io", "Lease"): KindRules(create=_lease_errors, create_on_update=True, unconditional_update=False,
-                                                generation=False),
+    ("coordination.k8s.io", "Lease"): KindRules(
+        create=_lease_errors, create_on_update=True, unconditional_update=False, generation=False),
 }

@@ -153,8 +153,10 @@ def _service_rules(obj: Mapping[str, Any]) -> list[FieldError]:
 
 RULES: dict[tuple[str, str], KindRules] = {
     ("", "ConfigMap"): KindRules(create=_config_map_errors),
-    ("", "Namespace"): KindRules(returns_deleted_object=True),  # its own REST answers with it
+    ("", "Namespace"): KindRules(  # its own REST answers a delete with the namespace
+        returns_deleted_object=True, strategy=lambda spec, options: NamespaceStrategy(spec)),
     ("", "ReplicationController"): KindRules(create=_replication_controller_rules),
-    ("", "Service"): KindRules(create=_service_rules, update=_service_update_errors, create_on_update=True,
-                               returns_deleted_object=True, generation=False),
+    ("", "Service"): KindRules(
+        create=_service_rules, update=_service_update_errors, create_on_update=True, returns_deleted_object=True,
+        generation=False),
 }

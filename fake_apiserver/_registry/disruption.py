@@ -100,5 +100,7 @@ class PodDisruptionBudgetStrategy(Strategy):
 
 
 RULES: dict[tuple[str, str], KindRules] = {
-    ("policy", "PodDisruptionBudget"): KindRules(create=_pod_disruption_budget_errors, unconditional_update=False),
+    ("policy", "PodDisruptionBudget"): KindRules(
+        create=_pod_disruption_budget_errors, unconditional_update=False,
+        strategy=lambda spec, options: PodDisruptionBudgetStrategy(spec)),
 }

@@ -19,7 +19,7 @@ from fake_apiserver._machinery.jsonutil import json_copy
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.shapes import check_shape, shape_for
 
-__all__ = ["KindRules", "PriorityClasses", "StorageClasses", "Strategy", "copy_key", "no_classes", "no_time"]
+__all__ = ["KindRules", "PriorityClasses", "StorageClasses", "Strategy", "StrategyOptions", "copy_key", "no_classes", "no_time"]
 
 Obj = dict[str, Any]
 
@@ -36,6 +36,23 @@ def no_classes() -> Mapping[str, Obj]:
 
 def no_time() -> str:
     raise RuntimeError("this strategy stamps times: give strategy_for a clock (now=...)")
+
+
+@dataclass(frozen=True)
+class StrategyOptions:
+    """What the server's configuration gives the strategies that need it: ``priority_classes``
+    is what the Priority admission plugin reads (pods and priority classes); ``taint_not_ready``
+    and ``storage_protection`` turn the TaintNodesByCondition and StorageObjectInUseProtection
+    admission plugins on; ``features`` are the API server's feature gates (None: the pinned
+    release's defaults); ``now`` is the time of a write, for the rules that stamp one on an update
+    (``metav1.Time``, seconds)."""
+
+    taint_not_ready: bool = False
+    storage_protection: bool = True
+    priority_classes: PriorityClasses = no_classes
+    storage_classes: StorageClasses = no_classes
+    features: FeatureGates | None = None
+    now: Callable[[], str] = no_time
 
 
 Rule = Callable[[Mapping[str, Any]], "list[FieldError]"]
@@ -59,6 +76,8 @@ class KindRules:
 
     create: Rule = _no_errors
     update: UpdateRule = _no_update_errors
+    #: the kind's strategy, where it has one of its own (else the generic :class:`Strategy`)
+    strategy: Callable[[KindSpec, StrategyOptions], Strategy] | None = None
     #: a PUT of a missing object creates it (201): the update strategy's ``AllowCreateOnUpdate``
     create_on_update: bool = False
     #: an update may leave ``metadata.resourceVersion`` out (``AllowUnconditionalUpdate``); where

@@ -234,5 +234,8 @@ class NodeStrategy(Strategy):
 
 
 RULES: dict[tuple[str, str], KindRules] = {
-    ("", "Node"): KindRules(create=_node_errors, update=_node_update_errors),
+    ("", "Node"): KindRules(
+        create=_node_errors, update=_node_update_errors,
+        strategy=lambda spec, options: NodeStrategy(
+            spec, taint_not_ready=options.taint_not_ready, features=options.features)),
 }

@@ -230,7 +230,10 @@ def admit_pod_overhead(pod: Mapping[str, Any]) -> None:
 
 
 RULES: dict[tuple[str, str], KindRules] = {
-    ("", "Pod"): KindRules(returns_deleted_object=True),
+    ("", "Pod"): KindRules(
+        returns_deleted_object=True,
+        strategy=lambda spec, options: PodStrategy(
+            spec, priority_classes=options.priority_classes, features=options.features)),
 }
 
 

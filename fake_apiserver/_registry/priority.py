@@ -28,9 +28,9 @@ import json
 from typing import Any, Iterable, Mapping
 
 from fake_apiserver._machinery.errors import FieldError, Forbidden
-from fake_apiserver._registry.generic import Strategy
+from fake_apiserver._registry.generic import KindRules, Strategy
 
-__all__ = ["HIGHEST_USER_DEFINABLE_PRIORITY", "PREEMPT_LOWER_PRIORITY", "PriorityClassStrategy", "SYSTEM_CRITICAL_PRIORITY", "SYSTEM_PRIORITY_CLASSES", "SYSTEM_PRIORITY_CLASS_PREFIX", "admit_pod", "check_delete", "default_priority_class", "system_priority_classes", "validate_preemption_policy", "validate_priority_class", "validate_priority_class_admission", "validate_priority_class_update"]
+__all__ = ["HIGHEST_USER_DEFINABLE_PRIORITY", "PREEMPT_LOWER_PRIORITY", "PriorityClassStrategy", "RULES", "SYSTEM_CRITICAL_PRIORITY", "SYSTEM_PRIORITY_CLASSES", "SYSTEM_PRIORITY_CLASS_PREFIX", "admit_pod", "check_delete", "default_priority_class", "system_priority_classes", "validate_preemption_policy", "validate_priority_class", "validate_priority_class_admission", "validate_priority_class_update"]
 
 Obj = dict[str, Any]
 
@@ -238,3 +238,9 @@ class PriorityClassStrategy(Strategy):
 
     def check_delete(self, name: str) -> None:
         check_delete(name)
+
+
+RULES: dict[tuple[str, str], KindRules] = {
+    ("scheduling.k8s.io", "PriorityClass"): KindRules(
+        strategy=lambda spec, options: PriorityClassStrategy(spec, priority_classes=options.priority_classes)),
+}

@@ -233,10 +233,14 @@ _DEVICE_TAINT_RULE_MAX_CONDITIONS = 8  # resource.DeviceTaintRuleStatusMaxCondit
 
 RULES: dict[tuple[str, str], KindRules] = {
     ("resource.k8s.io", "DeviceClass"): KindRules(create=_device_class_errors, returns_deleted_object=True),
-    ("resource.k8s.io", "ResourceClaim"): KindRules(returns_deleted_object=True, generation=False,
-                                                    status_resets_meta=True),
-    ("resource.k8s.io", "ResourceClaimTemplate"): KindRules(returns_deleted_object=True, generation=False),
+    ("resource.k8s.io", "ResourceClaim"): KindRules(
+        returns_deleted_object=True, generation=False, status_resets_meta=True,
+        strategy=lambda spec, options: ResourceClaimStrategy(spec)),
+    ("resource.k8s.io", "ResourceClaimTemplate"): KindRules(
+        returns_deleted_object=True, generation=False, strategy=lambda spec, options: ResourceClaimStrategy(spec)),
     ("resource.k8s.io", "ResourceSlice"): KindRules(create=_resource_slice_errors, returns_deleted_object=True),
     # the v1 strategy refuses an update without a resourceVersion (v1beta2's allows it)
-    ("resource.k8s.io", "DeviceTaintRule"): KindRules(unconditional_update=False, status_resets_meta=True),
+    ("resource.k8s.io", "DeviceTaintRule"): KindRules(
+        unconditional_update=False, status_resets_meta=True,
+        strategy=lambda spec, options: DeviceTaintRuleStrategy(spec, now=options.now)),
 }

@@ -13,7 +13,7 @@ from fake_apiserver._machinery.errors import FieldError
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.names import is_dns1123_subdomain, is_qualified_name
 from fake_apiserver._registry.fieldrules import get_in, immutable_errors, invalid_each, unsupported_errors
-from fake_apiserver._registry.generic import KindRules, StorageClasses, Strategy, no_classes
+from fake_apiserver._registry.generic import KindRules, StorageClasses, Strategy, StrategyOptions, no_classes
 
 __all__ = ["RULES", "StorageClassStrategy", "VolumeStrategy", "persistent_volume_capacity_errors"]
 
@@ -236,17 +236,22 @@ def _csi_driver_errors(obj: Mapping[str, Any]) -> list[FieldError]:
     return unsupported_errors(obj, "spec.fsGroupPolicy", ["File", "None", "ReadWriteOnceWithFSType"])
 
 
+def _volume_strategy(spec: KindSpec, options: StrategyOptions) -> Strategy:
+    return VolumeStrategy(spec, protect=options.storage_protection, storage_classes=options.storage_classes)
+
+
 RULES: dict[tuple[str, str], KindRules] = {
-    ("", "PersistentVolume"): KindRules(create=_persistent_volume_errors, returns_deleted_object=True,
-                                        generation=False),
-    ("", "PersistentVolumeClaim"): KindRules(create=_persistent_volume_claim_errors, update=_claim_update_errors,
-                                             returns_deleted_object=True, generation=False),
-    ("storage.k8s.io", "CSIDriver"): KindRules(create=_csi_driver_errors, unconditional_update=False,
-                                               generation=False),
+    ("", "PersistentVolume"): KindRules(
+        create=_persistent_volume_errors, returns_deleted_object=True, generation=False, strategy=_volume_strategy),
+    ("", "PersistentVolumeClaim"): KindRules(
+        create=_persistent_volume_claim_errors, update=_claim_update_errors, returns_deleted_object=True,
+        generation=False, strategy=_volume_strategy),
+    ("storage.k8s.io", "CSIDriver"): KindRules(create=_csi_driver_errors, unconditional_update=False, generation=False),
     ("storage.k8s.io", "CSINode"): KindRules(create=_csi_node_errors, unconditional_update=False, generation=False),
     ("storage.k8s.io", "CSIStorageCapacity"): KindRules(create=_storage_capacity_errors, unconditional_update=False),
-    ("storage.k8s.io", "StorageClass"): KindRules(create=_storage_class_errors, update=_storage_class_update_errors,
-                                                  returns_deleted_object=True),
-    ("storage.k8s.io", "VolumeAttachment"): KindRules(create=_volume_attachment_errors, unconditional_update=False,
-                                                      generation=False, status_resets_meta=True),
+    ("storage.k8s.io", "StorageClass"): KindRules(
+        create=_storage_class_errors, update=_storage_class_update_errors, returns_deleted_object=True,
+        strategy=lambda spec, options: StorageClassStrategy(spec)),
+    ("storage.k8s.io", "VolumeAttachment"): KindRules(
+        create=_volume_attachment_errors, unconditional_update=False, generation=False, status_resets_meta=True),
 }

@@ -1,8 +1,8 @@
 """Pod priority: the ``scheduling.k8s.io/v1`` PriorityClass rules and the Priority admission plugin.
 
 Pure functions over JSON-shaped dicts, like :mod:`~fake_apiserver._registry.pod_validation`; the store wires
-them in through :class:`~fake_apiserver._registry.strategy.PriorityClassStrategy` and
-:class:`~fake_apiserver._registry.strategy.PodStrategy`. Each rule follows one place in the Kubernetes
+them in through :class:`~fake_apiserver._registry.priority.PriorityClassStrategy` and
+:class:`~fake_apiserver._registry.pod.PodStrategy`. Each rule follows one place in the Kubernetes
 source (v1.35), word for word where a message is involved:
 
 * the built-in classes: ``pkg/apis/scheduling/v1/helpers.go`` (``systemPriorityClasses``: name,

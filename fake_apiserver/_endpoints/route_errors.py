@@ -15,10 +15,16 @@ ask for protobuf, such as kube-scheduler (``protobuf,json``), all admit JSON.
 
 from __future__ import annotations
 
-from typing import Any
 
 from fake_apiserver._endpoints.request import BODY_TYPES, RequestInfo, media_type
-from fake_apiserver._machinery.errors import MethodNotAllowed, NotAcceptable, NotFound, StatusError, UnsupportedMediaType
+from fake_apiserver._machinery.errors import (
+    GenericServerResponse,
+    MethodNotAllowed,
+    NotAcceptable,
+    NotFound,
+    StatusError,
+    UnsupportedMediaType,
+)
 from fake_apiserver._machinery.patch import PATCH_TYPES
 
 __all__ = [
@@ -40,25 +46,14 @@ _NOT_FOUND_MESSAGE = "the server could not find the requested resource"
 _METHOD_NOT_ALLOWED_MESSAGE = "the server does not allow this method on the requested resource"
 
 
-class _RouterError(StatusError):
-    """A ``Status`` from ``NewGenericServerResponse``: its details are an empty object, not absent."""
-
-    def to_status(self) -> dict[str, Any]:
-        status = super().to_status()
-        code = status.pop("code")
-        status["details"] = {}
-        status["code"] = code
-        return status
-
-
-class RouteNotFound(_RouterError, NotFound):
+class RouteNotFound(GenericServerResponse, NotFound):
     """go-restful's 404 under a served API root."""
 
     def __init__(self) -> None:
         super().__init__(_NOT_FOUND_MESSAGE)
 
 
-class RouteUnsupportedMediaType(_RouterError, UnsupportedMediaType):
+class RouteUnsupportedMediaType(GenericServerResponse, UnsupportedMediaType):
     """go-restful's 415: a PATCH whose Content-Type none of the route's patch types matches."""
 
     def __init__(self) -> None:
@@ -77,14 +72,14 @@ def route_consumes_patch(content_type: str) -> None:
     raise RouteUnsupportedMediaType()
 
 
-class RouteMethodNotAllowed(_RouterError, MethodNotAllowed):
+class RouteMethodNotAllowed(GenericServerResponse, MethodNotAllowed):
     """go-restful's 405: the route exists, the method does not."""
 
     def __init__(self) -> None:
         super().__init__(_METHOD_NOT_ALLOWED_MESSAGE)
 
 
-class RouteNotAcceptable(_RouterError, NotAcceptable):
+class RouteNotAcceptable(GenericServerResponse, NotAcceptable):
     """go-restful's 406: the route produces nothing the ``Accept`` admits. A collection's GET
     route (list and watch) also produces the watch stream types."""
 

@@ -23,6 +23,7 @@ __all__ = [
     "Expired",
     "FieldError",
     "Forbidden",
+    "GenericServerResponse",
     "GoJSON",
     "Gone",
     "InternalError",
@@ -187,6 +188,19 @@ class StatusError(Exception):
             details["group"] = group
         details["kind"] = kind
         return details
+
+
+class GenericServerResponse(StatusError):
+    """A ``Status`` that ``NewGenericServerResponse`` builds (the router's errors, a failed JSON
+    patch): its ``details`` is an empty object rather than absent. Mixed in before the error of
+    the code: ``class RouteNotFound(GenericServerResponse, NotFound)``."""
+
+    def to_status(self) -> dict[str, Any]:
+        status = super().to_status()
+        code = status.pop("code")
+        status["details"] = {}
+        status["code"] = code
+        return status
 
 
 class BadRequest(StatusError):

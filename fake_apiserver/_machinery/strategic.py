@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, TypeVar
 
 from fake_apiserver._machinery.jsonutil import json_copy
-from fake_apiserver._machinery.errors import BadRequest, Invalid, UnknownError
+from fake_apiserver._machinery.errors import BadRequest, GenericServerResponse, Invalid, UnknownError
 
 __all__ = ["InvalidPatch", "ListStrategy", "PatchSchema", "go_value", "strategic_merge"]
 
@@ -61,7 +61,7 @@ _MAP = "map[string]interface {}"
 _LIST = "[]interface {}"
 
 
-class InvalidPatch(Invalid):
+class InvalidPatch(GenericServerResponse, Invalid):
     """``NewGenericServerResponse(422, "", GroupResource{}, "", err.Error(), 0, false)``.
 
     The server's text for the cause is dropped by that constructor, so every such error reads the
@@ -72,13 +72,6 @@ class InvalidPatch(Invalid):
 
     def __init__(self) -> None:
         super().__init__(self.MESSAGE)
-
-    def to_status(self) -> dict[str, Any]:
-        status = super().to_status()
-        code = status.pop("code")
-        status["details"] = {}
-        status["code"] = code
-        return status
 
 
 def strategic_merge(

@@ -9,6 +9,7 @@ structurally: the scheduler imports this module to resolve ``mutant=NAME``, so t
 not import the scheduler.
 
 * ``mutant`` (:data:`MUTANTS`): breaks exactly one KEP-5501 rule, one rule of kube-scheduler's
+  core (the binding's event, the fit error, the queue's moves, scheduling gates, DRA's PreBind) or
   DefaultPreemption (:mod:`reference_scheduler._preemption`; ``violates`` names the source file),
   or one KEP-5836 rule of preemption for a Deferred resize (:mod:`reference_scheduler._resize`;
   these differ only with ``InPlacePodVerticalScalingSchedulerPreemption`` on, but
@@ -34,6 +35,7 @@ from reference_scheduler._conditions import UNSCHEDULABLE
 from reference_scheduler._dispatcher import ApiDispatcher
 from reference_scheduler._plugins import DynamicResources, SchedulingGates
 from reference_scheduler._preemption import DefaultPreemption
+from reference_scheduler._queue import SchedulingQueue
 from reference_scheduler._reporting import PreEnqueueStatusReporter
 from reference_scheduler._resize import ResizePreemption
 from reference_scheduler._writers import (
@@ -70,11 +72,14 @@ class Switches(Protocol):
 
     reporter: PreEnqueueStatusReporter
     dispatcher: ApiDispatcher | None
+    queue: SchedulingQueue
     scheduling_gates: SchedulingGates
     dynamic_resources: DynamicResources
     preemption: DefaultPreemption
     resize: ResizePreemption
     counts_terminating_pods: bool
+    records_scheduled_events: bool
+    counts_fit_reasons: bool
     namespaces: frozenset[str] | None
 
     def use_writer(self, writer: ConditionWriter) -> None: ...
@@ -178,6 +183,34 @@ def _no_disruption_target(s: Switches) -> None:
 
 def _no_nomination(s: Switches) -> None:
     s.preemption.nominates = False
+
+
+def _no_scheduled_event(s: Switches) -> None:
+    s.records_scheduled_events = False
+
+
+def _ignores_node_add(s: Switches) -> None:
+    s.queue.move_events = s.queue.move_events - {("nodes", "add")}
+
+
+def _fit_error_without_counts(s: Switches) -> None:
+    s.counts_fit_reasons = False
+
+
+def _any_gate_removal_ungates(s: Switches) -> None:
+    s.queue.ungates_on_any_removal = True
+
+
+def _checks_gates_at_permit(s: Switches) -> None:
+    s.scheduling_gates.at_pre_enqueue = False
+
+
+def _prebind_waits_for_driver(s: Switches) -> None:
+    s.dynamic_resources.binds_after_pre_bind = False
+
+
+def _prefers_higher_priority_victim(s: Switches) -> None:
+    s.preemption.lowest_top_victim = False
 
 
 def _resize_victims_on_other_nodes(s: Switches) -> None:
@@ -298,6 +331,43 @@ MUTANTS: tuple[Mutant, ...] = (
            "deleted passes PreEnqueue and PreFilter and the scheduler tries to allocate the claim and bind the pod",
            "This KEP will not change the core rejection logic of any existing PreEnqueue plugin, only how the "
            "outcome of that logic is communicated.", _allocates_deleting_claim),
+    Mutant("prebind-waits-for-driver", "after PreBind writes a claim's allocation, ends the binding cycle as classic "
+           "DRA did (Unschedulable, 'running PreBind plugin \"DynamicResources\": waiting for resource driver') and "
+           "binds the pod in a later cycle, after its backoff: a pod whose claim was ready is reported unschedulable",
+           "PreBind gets called in a separate goroutine after it has been determined that the pod should get bound "
+           "to this node. Because Reserve did not actually reserve claims, we need to do it now. For claims with the "
+           "builtin controller, we also handle the allocation. (kube-scheduler "
+           "pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go, PreBind; the binding follows in "
+           "the same binding cycle)", _prebind_waits_for_driver),
+    Mutant("any-gate-removal-ungates", "takes an update that removes one of a pod's scheduling gates for one that "
+           "removes them all and sends the pod to activeQ without running PreEnqueue: a pod with a gate left is tried "
+           "and its binding attempted (the API server refuses it); a claim missing when the last gate goes is seen "
+           "only by PreFilter",
+           "if len(newPod.Spec.SchedulingGates) == 0 && len(oldPod.Spec.SchedulingGates) != 0 { // A scheduling gate "
+           "on the pod is completely removed. return fwk.UpdatePodSchedulingGatesEliminated } (kube-scheduler "
+           "pkg/scheduler/framework/events.go; moveToActiveQ runs the PreEnqueue plugins again, "
+           "pkg/scheduler/backend/queue/scheduling_queue.go)", _any_gate_removal_ungates),
+    Mutant("checks-gates-at-permit", "holds a gated pod at Permit instead of PreEnqueue: the pod goes through Filter "
+           "and, when it fits nowhere, PostFilter, which preempts for it; a gated pod that fits waits, nothing written",
+           "SchedulingGates is an opaque list of values that if specified will block scheduling the pod. If "
+           "schedulingGates is not empty, the pod will stay in the SchedulingGated state and the scheduler will not "
+           "attempt to schedule the pod. (kubernetes/api core/v1 PodSpec; KEP-3521)", _checks_gates_at_permit),
+    Mutant("no-scheduled-event", "binds the pod but emits no Scheduled event",
+           'fwk.EventRecorder().Eventf(assumed, nil, v1.EventTypeNormal, "Scheduled", "Binding", "Successfully '
+           'assigned %v/%v to %v", assumed.Namespace, assumed.Name, targetNode) (kube-scheduler '
+           "pkg/scheduler/schedule_one.go, finishBinding; k8s-semantics D.4)", _no_scheduled_event),
+    Mutant("ignores-node-add", "does not move a pod that fit no node when a Node is added (a node update, a pod "
+           "deleted or a DRA object changed still does): the pod waits for the 5-minute flush of unschedulable pods",
+           "{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: nodeActionType}, QueueingHintFn: "
+           "f.isSchedulableAfterNodeChange} ... isSchedulableAfterNodeChange is invoked whenever a node added or "
+           "changed. It checks whether that change could make a previously unschedulable pod schedulable. "
+           "(kube-scheduler pkg/scheduler/framework/plugins/noderesources/fit.go, EventsToRegister; nodeActionType "
+           "includes fwk.Add)", _ignores_node_add),
+    Mutant("fit-error-without-counts", "writes the fit error's reasons without their node counts ('0/1 nodes are "
+           "available: Insufficient cpu.'), a message of its own in the condition and the FailedScheduling event",
+           'reasonStrings = append(reasonStrings, fmt.Sprintf("%v %v", v, k)) ... reasonMsg += fmt.Sprintf(" %v.", '
+           'strings.Join(sortedFilterMsg, ", ")) (kube-scheduler pkg/scheduler/framework/types.go, FitError.Error; '
+           "k8s-semantics D.3 'Fit-error message format: 0/%v nodes are available: %v.')", _fit_error_without_counts),
     Mutant("preempts-equal-priority", "takes pods of the preemptor's own priority as victims too",
            "The victim must have lower priority than the preemptor (kube-scheduler "
            "pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go, isPreemptionAllowed)",
@@ -317,6 +387,12 @@ MUTANTS: tuple[Mutant, ...] = (
            "minimum number of PDB violations is preferable (kube-scheduler "
            "pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go, SelectVictimsOnNode; "
            "pkg/scheduler/framework/preemption/preemption.go, pickOneNodeForPreemption)", _ignores_pdbs),
+    Mutant("prefers-higher-priority-victim", "turns pickOneNodeForPreemption's second rule round: of the candidate "
+           "nodes it keeps those whose most important victim has the highest priority, so a mid-priority pod is "
+           "preempted where a low-priority one would do",
+           "2. A node with minimum highest priority victim is picked. (kube-scheduler "
+           "pkg/scheduler/framework/preemption/preemption.go, pickOneNodeForPreemption)",
+           _prefers_higher_priority_victim),
     Mutant("no-disruption-target", "deletes victims without first adding the DisruptionTarget condition",
            "condition := &v1.PodCondition{Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: "
            "v1.PodReasonPreemptionByScheduler, ...} patched before the victim is deleted (kube-scheduler "

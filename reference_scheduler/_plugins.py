@@ -104,8 +104,15 @@ class SchedulingGates:
 
     def __init__(self, *, unified_message: bool = True) -> None:
         self.unified_message = unified_message
+        #: False only for the ``checks-gates-at-permit`` mutant: PreEnqueue lets a gated pod through
+        #: and the scheduler holds it at Permit (:meth:`permit`), after Filter and PostFilter
+        self.at_pre_enqueue = True
 
     def pre_enqueue(self, pod: Obj) -> str | None:
+        return self.permit(pod) if self.at_pre_enqueue else None
+
+    def permit(self, pod: Obj) -> str | None:
+        """The rejection message while the pod has gates, else None (PreEnqueue's check)."""
         gates = (pod.get("spec") or {}).get("schedulingGates") or []
         if not gates:
             return None
@@ -130,6 +137,9 @@ class DynamicResources:
         self.kube_scheduler_hint = False
         #: False only for the ``allocates-deleting-claim`` mutant: a claim being deleted passes
         self.honours_deletion = True
+        #: False only for the ``prebind-waits-for-driver`` mutant: after PreBind wrote a claim's
+        #: allocation, the binding cycle ends and a later cycle binds the pod
+        self.binds_after_pre_bind = True
 
     def pre_enqueue(self, pod: Obj) -> str | None:
         meta = pod.get("metadata") or {}

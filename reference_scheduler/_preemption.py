@@ -227,15 +227,16 @@ def resolvable(reasons: Sequence[str], req: Resources, info: NodeInfo) -> bool:
                for attr in (_RESOLVABLE[r] for r in reasons))
 
 
-def fit_error(num_nodes: int, statuses: Mapping[str, Sequence[str]], absent: str = "") -> str:
+def fit_error(num_nodes: int, statuses: Mapping[str, Sequence[str]], absent: str = "", *, counted: bool = True) -> str:
     """``FitError.Error`` without PreFilter or PostFilter messages: ``0/N nodes are available:``
-    and the sorted ``<count> <reason>`` histogram, nodes without a status counted as ``absent``."""
+    and the sorted ``<count> <reason>`` histogram, nodes without a status counted as ``absent``.
+    ``counted`` False (only the ``fit-error-without-counts`` mutant) leaves the counts out."""
     counts: Counter[str] = Counter()
     for reasons in statuses.values():
         counts.update(reasons)
     if absent and len(statuses) < num_nodes:
         counts[absent] += num_nodes - len(statuses)
-    histogram = sorted(f"{count} {reason}" for reason, count in counts.items())
+    histogram = sorted(f"{count} {reason}" if counted else reason for reason, count in counts.items())
     message = f"0/{num_nodes} nodes are available:"
     return f"{message} {', '.join(histogram)}." if histogram else message
 
@@ -258,12 +259,15 @@ def _latest_start(candidate: Candidate, now: datetime) -> float:
     return min(_start_time(v, now) for v in candidate.victims if priority(v) == top).timestamp()
 
 
-def pick_one_node(candidates: Sequence[Candidate], now: datetime) -> Candidate:
-    """``pickOneNodeForPreemption``: each score in turn keeps the best nodes, until one is left."""
+def pick_one_node(candidates: Sequence[Candidate], now: datetime, *, lowest_top_victim: bool = True) -> Candidate:
+    """``pickOneNodeForPreemption``: each score in turn keeps the best nodes, until one is left.
+    ``lowest_top_victim`` False (only the ``prefers-higher-priority-victim`` mutant) turns the
+    second rule round: the nodes whose most important victim has the highest priority are kept."""
     remaining = sorted(candidates, key=lambda c: c.node)
+    top_victim = -1 if lowest_top_victim else 1
     scores: list[Callable[[Candidate], float]] = [
         lambda c: -c.pdb_violations,
-        lambda c: -priority(c.victims[0]),
+        lambda c: top_victim * priority(c.victims[0]),
         lambda c: -sum(priority(v) + _MAX_INT32 + 1 for v in c.victims),
         lambda c: -len(c.victims),
         lambda c: _latest_start(c, now),
@@ -340,6 +344,7 @@ class DefaultPreemption:
         self.honours_pdbs = True
         self.writes_disruption_target = True
         self.nominates = True
+        self.lowest_top_victim = True
 
     def may_preempt(self, victim: Obj, preemptor: Obj) -> bool:
         """``isPreemptionAllowed``: strictly lower priority."""
@@ -380,7 +385,7 @@ class DefaultPreemption:
                 candidates.append(Candidate(info.name, tuple(victims), violations))
         if not candidates:
             return PostFilterResult(f"preemption: {fit_error(len(nodes), failed, NOT_HELPFUL)}", "")
-        best = pick_one_node(candidates, self.now())
+        best = pick_one_node(candidates, self.now(), lowest_top_victim=self.lowest_top_victim)
         return PostFilterResult("", best.node if self.nominates else None, best)
 
     def select_victims_on_node(self, pod: Obj, req: Resources, info: NodeInfo, pdbs: Sequence[Obj],

@@ -83,6 +83,12 @@ def only_status_changed(old: Obj, new: Obj) -> bool:
     return _strip_status(old) == _strip_status(new)
 
 
+def _gate_removed(old: Obj, new: Obj) -> bool:
+    """True when ``new`` has fewer scheduling gates than ``old`` (the API only lets gates be removed)."""
+    return len((new.get("spec") or {}).get("schedulingGates") or []) < len(
+        (old.get("spec") or {}).get("schedulingGates") or [])
+
+
 def only_conditions_changed(old: Obj, new: Obj) -> bool:
     """True when ``old`` and ``new`` differ in nothing but the ``PodScheduled`` condition and
     ``nominatedNodeName`` (what the scheduler writes: a preemptor's own nomination does not make
@@ -119,6 +125,12 @@ class SchedulingQueue:
         #: the queueing hint for a waiting pod that is already bound (a KEP-5836 Deferred resize,
         #: :meth:`reference_scheduler._resize.ResizePreemption.requeue_on`); None: never moved
         self.assigned_hint: Callable[[ClusterEvent, Obj], bool] | None = None
+        #: the (resource, action) pairs that move a pod that failed filters; the ``ignores-node-add``
+        #: mutant leaves out ("nodes", "add")
+        self.move_events = _MOVE_EVENTS
+        #: True only for the ``any-gate-removal-ungates`` mutant: an update that removes one gate
+        #: sends the pod to activeQ without PreEnqueue, as if no gate were left
+        self.ungates_on_any_removal = False
 
     def now(self) -> float:
         return self._time() if self._time is not None else asyncio.get_running_loop().time()
@@ -203,6 +215,9 @@ class SchedulingQueue:
         if only_conditions_changed(old, new) or pinfo.state == "in-flight":
             return
         self._take_out(pinfo)
+        if self.ungates_on_any_removal and _gate_removed(old, new):
+            self._activate(pinfo)  # the any-gate-removal-ungates mutant: no PreEnqueue
+            return
         self._place(pinfo)
 
     def delete(self, pod: Obj) -> None:
@@ -227,7 +242,7 @@ class SchedulingQueue:
                 if pinfo is not None and pinfo.state == "gated" and plugin.requeue_on(event, pinfo.pod):
                     self._take_out(pinfo)
                     self._place(pinfo)
-        moves = (event.resource, event.action) in _MOVE_EVENTS
+        moves = (event.resource, event.action) in self.move_events
         for key in sorted(self._unschedulable):
             pinfo = self.pods.get(key)
             if pinfo is None or pinfo.state != "unschedulable":

@@ -154,6 +154,10 @@ class Scheduler:
         self.queue.assigned_hint = self.resize.requeue_on
         #: False only for the ``binds-before-victims-gone`` mutant: a terminating pod frees its node at once
         self.counts_terminating_pods = True
+        #: False only for the ``no-scheduled-event`` mutant: a binding gets no ``Scheduled`` event
+        self.records_scheduled_events = True
+        #: False only for the ``fit-error-without-counts`` mutant: the fit error's reasons lose their counts
+        self.counts_fit_reasons = True
         self.assumed: dict[str, tuple[str, Obj]] = {}  # pod key -> (node, pod)
         self.bound = 0
         self.attempts = 0
@@ -387,7 +391,7 @@ class Scheduler:
             else:
                 feasible.append(info)
         if not feasible:
-            message = fit_error(len(nodes), statuses)
+            message = fit_error(len(nodes), statuses, counted=self.counts_fit_reasons)
             outcome = self.preemption.post_filter(pod, req, nodes, statuses, self._filter)
             if outcome.message:  # RunPostFilterPlugins joins the rejections: DynamicResources' first
                 message = f"{message} {DRA_POST_FILTER_MESSAGE}, {outcome.message}"
@@ -396,6 +400,10 @@ class Scheduler:
             self._record_failure(pinfo, UNSCHEDULABLE, message, nominated=outcome.nominated_node)
             return
         chosen = min(feasible, key=lambda i: (_load(i, req), i.name))
+        held = None if self.scheduling_gates.at_pre_enqueue else self.scheduling_gates.permit(pod)
+        if held:  # only the checks-gates-at-permit mutant: the pod waits, nothing is written
+            self.queue.unschedulable(pinfo, held)
+            return
         plans: list[tuple[str, list[Obj]]] = []
         if pod_claim_names(pod):
             plans, reason = self.allocator.plan(pod, chosen.node)
@@ -413,6 +421,9 @@ class Scheduler:
         try:
             if plans:
                 await self.allocator.reserve(self.client, pod, node, plans)
+                if not self.dynamic_resources.binds_after_pre_bind and any(results for _, results in plans):
+                    self._wait_for_driver(pinfo, pod, plans)  # only the prebind-waits-for-driver mutant
+                    return
             result = await self._run_call(PodBindingCall(pod, node))
             if result.outcome == "failed":
                 assert result.error is not None
@@ -420,8 +431,9 @@ class Scheduler:
             if result.outcome == "executed":
                 self.bound += 1
                 meta = pod["metadata"]
-                self.recorder.emit(pod, "Normal", "Scheduled", "Binding",
-                                   f"Successfully assigned {meta.get('namespace', '')}/{meta['name']} to {node}")
+                if self.records_scheduled_events:
+                    self.recorder.emit(pod, "Normal", "Scheduled", "Binding",
+                                       f"Successfully assigned {meta.get('namespace', '')}/{meta['name']} to {node}")
             self.queue.done(pinfo)
         except asyncio.CancelledError:
             raise
@@ -431,6 +443,16 @@ class Scheduler:
             self.allocator.forget(pod, plans)
             message = getattr(e, "message", "") or str(e)
             self._record_failure(pinfo, SCHEDULER_ERROR, f'binding rejected: running Bind plugin "DefaultBinder": {message}', error=True)
+
+    def _wait_for_driver(self, pinfo: QueuedPodInfo, pod: Obj, plans: list[tuple[str, list[Obj]]]) -> None:
+        """Only the ``prebind-waits-for-driver`` mutant: PreBind wrote the claims' allocations, but
+        the binding cycle ends as classic DRA's PreBind ended it (``statusPending``, "waiting for
+        resource driver"): the pod is unassumed, reported Unschedulable and retried after its
+        backoff, when its claims show the allocation and it binds."""
+        self.assumed.pop(pinfo.key, None)
+        self.allocator.forget(pod, plans)
+        self._record_failure(pinfo, UNSCHEDULABLE, 'running PreBind plugin "DynamicResources": waiting for resource driver',
+                             error=True)
 
     def _resize_one(self, pinfo: QueuedPodInfo, pod: Obj) -> None:
         """A Deferred resize's cycle (:mod:`reference_scheduler._resize`): preempt on its node if

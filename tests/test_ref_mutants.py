@@ -144,14 +144,15 @@ def test_every_mutant_has_a_kep_sentence_and_is_listed() -> None:
     assert len({m.name for m in VARIANTS}) == len(VARIANTS)
     assert all(m.description and m.violates and m.kind == "mutant" and m.must_fail for m in MUTANTS)
     preemption = {"preempts-equal-priority", "binds-before-victims-gone", "ignores-preemption-policy-never",
-                  "ignores-pdb", "no-disruption-target", "no-nomination"}  # tests/test_ref_preemption.py
+                  "ignores-pdb", "no-disruption-target", "no-nomination", "prefers-higher-priority-victim",
+                  "checks-gates-at-permit"}  # tests/test_ref_preemption.py
     resize = {"resize-victims-on-other-nodes", "resize-counts-own-resources", "resize-preempts-with-gate-off",
               "resize-writes-pod-scheduled", "resize-preempts-for-infeasible",
               "resize-ignores-disable-policy", "resize-requeues-on-deletes-elsewhere",
               "resize-ignores-neighbour-scale-down", "resize-ignores-own-change", "resize-ignores-allocatable-up",
               "resize-ignores-policy-lifted", "resize-ignores-deferred-at-start", "resize-keeps-deleted-pod",
               "resize-keeps-infeasible-resize"}  # tests/test_ref_resize.py
-    assert set(EXPOSED) | set(OTHER_WRITERS_EXPOSED) | preemption | resize | {
+    assert set(EXPOSED) | set(OTHER_WRITERS_EXPOSED) | set(CORE_EXPOSED) | preemption | resize | {
         "never-clears", "ignores-gate-dependency", "allocates-deleting-claim"} == {m.name for m in MUTANTS}
     assert [(m.name, m.kind, m.must_fail, bool(m.violates)) for m in VARIANTS if m.kind != "mutant"] == [
         ("status-by-put", "shape", False, False), ("status-by-json-patch", "shape", False, False),
@@ -160,7 +161,8 @@ def test_every_mutant_has_a_kep_sentence_and_is_listed() -> None:
     assert [m.name for m in VARIANTS] == [*(m.name for m in VARIANTS if m.kind == "shape"),
                                           *(m.name for m in MUTANTS), "does-nothing"]
     with pytest.raises(UnknownMutant,
-                       match=r"^unknown mutant 'nope'; known: allocates-deleting-claim, binds-before-victims-gone, claim-hint-like-kube-scheduler, "):
+                       match=r"^unknown mutant 'nope'; known: allocates-deleting-claim, any-gate-removal-ungates, "
+                             r"binds-before-victims-gone, checks-gates-at-permit, claim-hint-like-kube-scheduler, "):
         get_mutant("nope")
 
 
@@ -262,6 +264,121 @@ def test_allocates_deleting_claim_tries_to_allocate_a_claim_being_deleted() -> N
         "reasons": ["NotReadyForScheduling"], "claim writes": [], "bound": False}
     assert run(with_env(lambda env: main(env, "allocates-deleting-claim"))) == {
         "reasons": [], "claim writes": [("update", 200)], "bound": True}
+
+
+# -- mutants of kube-scheduler's core, its scheduling gates and DRA's PreBind ---------------------
+
+
+def _scheduled_events(env: Env, pod: str) -> list[tuple[float, str, str]]:
+    return [(r.time, r.body["type"], r.body["note"]) for r in env.events(pod, "Scheduled")]
+
+
+def _failures(env: Env, pod: str) -> list[tuple[float, str, str]]:
+    """The scheduler's status writes of ``pod`` that set PodScheduled=False: (time, reason, message)."""
+    return [(r.time, c.get("reason"), c.get("message")) for r in env.status_patches(pod) if r.code == 200
+            for c in r.body["status"].get("conditions") or [] if c.get("type") == "PodScheduled"]
+
+
+async def _bound_at_once(env: Env, mutant: str | None) -> Obj:
+    """n1; p fits: bound at once, with its Scheduled event."""
+    await env.create_node("n1")
+    await env.start_scheduler(mutant=mutant)
+    await env.create_pod("p")
+    await asyncio.sleep(2)
+    return {"bound": [(r.time, r.code) for r in env.bindings("p")], "scheduled events": _scheduled_events(env, "p")}
+
+
+async def _node_added_after_3(env: Env, mutant: str | None) -> Obj:
+    """n1 does not match p's nodeSelector; n2, which does, is added at t=3; watched until t=310."""
+    await env.create_node("n1")
+    await env.start_scheduler(mutant=mutant)
+    await env.create_pod("p", nodeSelector={"disk": "ssd"})
+    await asyncio.sleep(3)
+    await env.create_node("n2", labels={"disk": "ssd"})
+    await asyncio.sleep(307)
+    return {"first failure": _failures(env, "p")[:1], "bound": [(r.time, r.code) for r in env.bindings("p")]}
+
+
+async def _gates_removed_one_by_one(env: Env, mutant: str | None) -> Obj:
+    """p has gates a and b; a is removed at t=5, b at t=10."""
+    await env.create_node("n1")
+    await env.start_scheduler(mutant=mutant)
+    await env.create_pod("p", schedulingGates=[{"name": "example.com/a"}, {"name": "example.com/b"}])
+    await asyncio.sleep(5)
+    await env.patch_pod("p", {"spec": {"schedulingGates": [{"name": "example.com/b"}]}})
+    await asyncio.sleep(5)
+    await env.patch_pod("p", {"spec": {"schedulingGates": None}})
+    await asyncio.sleep(5)
+    return {"bindings": [(r.time, r.code) for r in env.bindings("p")],
+            "failures": [(t, reason) for t, reason, _ in _failures(env, "p")]}
+
+
+async def _claim_ready_before_the_pod(env: Env, mutant: str | None) -> Obj:
+    """A DeviceClass, a ResourceSlice with one device on n1 and an unallocated claim for it exist
+    before p, which uses the claim."""
+    await env.create_node("n1")
+    await env.post("/apis/resource.k8s.io/v1/deviceclasses", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+        "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}})
+    await env.post("/apis/resource.k8s.io/v1/resourceslices", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "n1-gpu"},
+        "spec": {"driver": "gpu.example.com", "nodeName": "n1", "pool": {"name": "n1", "generation": 1,
+                 "resourceSliceCount": 1}, "devices": [{"name": "gpu-0"}]}})
+    await env.create_claim("claim", [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}])
+    await env.start_scheduler(mutant=mutant)
+    await env.create_pod("p", resourceClaims=[{"name": "c", "resourceClaimName": "claim"}])
+    await asyncio.sleep(5)
+    return {"bindings": [(r.time, r.code) for r in env.bindings("p")], "failures": _failures(env, "p"),
+            "claim writes": [(r.time, r.subresource) for r in env.requests
+                             if r.resource == "resourceclaims" and r.verb == "update"]}
+
+
+FIT_MESSAGE = ("0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. no new claims to "
+               "deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.")
+CORE_REFERENCE = {
+    "bound at once": (_bound_at_once, {"bound": [(0.0, 201)], "scheduled events": [
+        (0.0, "Normal", "Successfully assigned default/p to n1")]}),
+    "node added": (_node_added_after_3, {"first failure": [(0.0, "Unschedulable", FIT_MESSAGE)],
+                                         "bound": [(3.0, 201)]}),
+    "gates removed one by one": (_gates_removed_one_by_one, {"bindings": [(10.0, 201)], "failures": []}),
+    "claim ready": (_claim_ready_before_the_pod, {"bindings": [(0.0, 201)], "failures": [],
+                                                  "claim writes": [(0.0, ""), (0.0, "status")]}),
+}
+#: what each mutant observes instead, in the scenario made for it (the criterion it fails in brackets)
+CORE_EXPOSED: dict[str, tuple[str, Obj]] = {
+    # core.binds-fitting-node
+    "no-scheduled-event": ("bound at once", {"bound": [(0.0, 201)], "scheduled events": []}),
+    # core.node-added: bound only by the flush of pods unschedulable for 5 minutes
+    "ignores-node-add": ("node added", {"first failure": [(0.0, "Unschedulable", FIT_MESSAGE)],
+                                        "bound": [(300.0, 201)]}),
+    # core.unschedulable-message (the evaluator's own fit error, after "preemption: ", keeps its counts)
+    "fit-error-without-counts": ("node added", {"first failure": [(0.0, "Unschedulable", FIT_MESSAGE.replace(
+        "available: 1 node(s)", "available: node(s)"))], "bound": [(3.0, 201)]}),
+    # gates.removal-order.*: tried with gate b left, the binding refused, then gated again by PreEnqueue
+    "any-gate-removal-ungates": ("gates removed one by one", {"bindings": [(5.0, 409), (10.0, 201)],
+                                                              "failures": [(5.0, "SchedulerError")]}),
+    # kep5501.dra-claim-lag.claim-before-pod: the allocation written at t=0, the binding after the 1 s backoff
+    "prebind-waits-for-driver": ("claim ready", {
+        "bindings": [(1.0, 201)],
+        "failures": [(0.0, "Unschedulable", 'running PreBind plugin "DynamicResources": waiting for resource driver')],
+        "claim writes": [(0.0, ""), (0.0, "status"), (1.0, "status")]}),
+}
+
+
+def _core_observed(scenario: str, mutant: str | None) -> Obj:
+    observe = CORE_REFERENCE[scenario][0]
+    return dict(run(with_env(lambda env: observe(env, mutant))))
+
+
+@pytest.mark.parametrize("scenario", sorted(CORE_REFERENCE))
+def test_the_reference_in_the_core_mutants_scenarios(scenario: str) -> None:
+    assert _core_observed(scenario, None) == CORE_REFERENCE[scenario][1]
+
+
+@pytest.mark.parametrize("mutant", sorted(CORE_EXPOSED))
+def test_a_core_mutant_is_exposed_by_its_scenario(mutant: str) -> None:
+    scenario, expected = CORE_EXPOSED[mutant]
+    assert _core_observed(scenario, mutant) == expected != CORE_REFERENCE[scenario][1]
 
 
 def test_reference_scenarios() -> None:

@@ -349,6 +349,25 @@ def test_the_shape_variants_preempt_alike(variant: str) -> None:
         assert effects(_observe(scenario, variant), requests) == effects(_observe(scenario, None), requests)
 
 
+async def gated_preemptor(env: Env, mutant: str | None) -> Observed:
+    """n1 (4 cpu) runs v (low, 4 cpu); p (high, 2 cpu) is created with a scheduling gate, removed at t=10."""
+    await _node(env, "n1")
+    await _pod(env, "v", "low", "4", node="n1")
+    await env.start_scheduler(mutant=mutant)
+    await env.create_pod("p", priorityClassName="high", containers=_containers("2"),
+                         schedulingGates=[{"name": "example.com/hold"}])
+    await asyncio.sleep(10)
+    gated = {"deleted": _deleted_by_scheduler(env), "nominated": (await env.pod("p"))["status"].get("nominatedNodeName")}
+    await env.patch_pod("p", {"spec": {"schedulingGates": None}})
+    await asyncio.sleep(1)
+    return {"while gated": gated, "after": _deleted_by_scheduler(env)}
+
+
+def test_a_gated_pod_preempts_only_once_its_gate_is_gone() -> None:
+    """A gated pod never reaches a scheduling cycle, so never PostFilter."""
+    assert _observe(gated_preemptor, None) == {"while gated": {"deleted": [], "nominated": None}, "after": ["v"]}
+
+
 # -- every mutant differs ---------------------------------------------------------------------
 
 REFERENCE: dict[str, Scenario] = {
@@ -358,6 +377,8 @@ REFERENCE: dict[str, Scenario] = {
     "ignores-preemption-policy-never": never_preempts,
     "preempts-equal-priority": equal_priority,
     "ignores-pdb": pdb_avoided,
+    "prefers-higher-priority-victim": lowest_victim_on_the_best_node,
+    "checks-gates-at-permit": gated_preemptor,
 }
 
 
@@ -380,6 +401,10 @@ def test_what_the_mutants_do_instead() -> None:
     assert _observe(pdb_avoided, "ignores-pdb") == {"deleted": ["v1"], "nominated": "n1"}
     assert _observe(nominated_room_kept, "no-nomination")["l"] == "n1"
     assert _observe(bound_only_after_the_victim_is_gone, "no-nomination")["p at 1 s"] == (None, None)
+    worse = _observe(lowest_victim_on_the_best_node, "prefers-higher-priority-victim")
+    assert (worse["deleted"], worse["p nominated"]) == (["d"], "n2")  # a mid-priority victim, not a (low) on n1
+    assert _observe(gated_preemptor, "checks-gates-at-permit") == {
+        "while gated": {"deleted": ["v"], "nominated": "n1"}, "after": ["v"]}
 
 
 # -- the pure rules -----------------------------------------------------------------------------

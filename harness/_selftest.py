@@ -13,13 +13,16 @@ once against each variant (one pytest run each, ``--scheduler reference:<name>``
 * the reference fails no criterion (and its run passes);
 * no shape variant fails a criterion: a verdict depends on what a write did, not on its shape;
 * every mutant and control fails at least one criterion (a survivor is named);
-* every criterion fails for at least one mutant or control: a criterion nothing fails is listed
-  by name ("criteria no variant fails"), as it has not been shown to catch anything.
+* every criterion fails for at least one mutant: only a mutant, a scheduler broken in one named
+  way, proves that a criterion catches what it claims. A control fails whatever needs a scheduler
+  at all, so a criterion that only a control fails is not proven and is listed by name ("criteria
+  only a control fails"), as is one that nothing fails ("criteria no variant fails").
 
 The matrix (a row per scheduler, grouped: reference, shape variants, mutants, controls; a column
 per criterion: ``P`` passed, ``F`` failed, ``S`` skipped, ``-`` not run), which criteria killed
-which mutant or control, and which criteria a shape variant failed go to ``selftest.json`` and
-``selftest.md``; each run's full report stays in ``<report dir>/<scheduler>/``.
+which mutant or control, which mutants and which controls fail each criterion (``caught_by``,
+what ``schedharness criteria --selftest`` reads), and which criteria a shape variant failed go to
+``selftest.json`` and ``selftest.md``; each run's full report stays in ``<report dir>/<scheduler>/``.
 
 The runs are independent processes, so ``-n`` runs that many of them at a time (better than
 pytest-xdist inside each run: the suite is short under virtual time, and a worker pool's start-up
@@ -39,10 +42,11 @@ from pathlib import Path
 from typing import Any
 
 from harness._report import criterion_status
-from harness._run import RunOptions, RunResult, run_suites
+from harness._run import RunOptions, RunResult, make_report_dir, run_suites, suite_paths, suites_directory
 from reference_scheduler import VARIANTS, get_mutant
 
-__all__ = ["GROUPS", "SelftestResult", "build_matrix", "render_matrix", "run_selftest"]
+__all__ = ["GROUPS", "SelftestResult", "build_matrix", "render_markdown", "render_matrix", "render_summary",
+           "run_selftest"]
 
 _LETTER = {"passed": "P", "failed": "F", "skipped": "S"}
 # (kind, heading, key in selftest.json), in the matrix's row order after the reference
@@ -83,10 +87,12 @@ def build_matrix(reports: dict[str, dict[str, Any]], variants: dict[str, dict[st
     must_fail = by_kind["mutant"] + by_kind["control"]
     survivors = [name for name in must_fail if not failed[name]]
     shape_failures = {name: failed[name] for name in by_kind["shape"] if failed[name]}
-    caught = {cid for name in must_fail for cid in failed[name]}
-    uncaught = [cid for cid in criteria if cid not in caught]
+    caught_by = {cid: {group: [name for name in by_kind[kind] if cid in failed[name]]
+                       for kind, group in (("mutant", "mutants"), ("control", "controls"))} for cid in criteria}
+    uncaught = [cid for cid in criteria if not caught_by[cid]["mutants"] and not caught_by[cid]["controls"]]
+    only_controls = [cid for cid in criteria if not caught_by[cid]["mutants"] and caught_by[cid]["controls"]]
     selftest: dict[str, Any] = {
-        "ok": reference_ok and not shape_failures and not survivors and not uncaught,
+        "ok": reference_ok and not shape_failures and not survivors and not uncaught and not only_controls,
         "criteria": criteria,
         "reference": {"verdict": reports["reference"]["verdict"], "failed": failed["reference"],
                       "not_passed": sorted(cid for cid in criteria if reference.get(cid) != "passed"),
@@ -94,6 +100,8 @@ def build_matrix(reports: dict[str, dict[str, Any]], variants: dict[str, dict[st
         "survivors": survivors,
         "shape_failures": shape_failures,
         "uncaught": uncaught,
+        "only_controls": only_controls,
+        "caught_by": caught_by,
         "groups": [["reference", ["reference"]]] + [[heading, by_kind[kind]] for kind, heading, _ in GROUPS],
         "matrix": {name: {cid: _LETTER[row[cid]] if cid in row else "-" for cid in criteria}
                    for name, row in rows.items()},
@@ -109,13 +117,22 @@ def build_matrix(reports: dict[str, dict[str, Any]], variants: dict[str, dict[st
     return selftest
 
 
-def _uncaught_line(selftest: dict[str, Any]) -> str:
-    return "criteria no variant fails: " + (", ".join(selftest["uncaught"]) or "none")
+def _unproven_lines(selftest: dict[str, Any]) -> list[str]:
+    """The criteria no mutant fails: those only a control fails, then those nothing fails."""
+    return ["criteria only a control fails (no mutant: not proven): " + (", ".join(selftest["only_controls"]) or "none"),
+            "criteria no variant fails: " + (", ".join(selftest["uncaught"]) or "none")]
+
+
+def _unproven_mark(selftest: dict[str, Any], cid: str) -> str:
+    if cid in selftest["only_controls"]:
+        return "  (only a control fails it)"
+    return "  (nothing fails it)" if cid in selftest["uncaught"] else ""
 
 
 def render_matrix(selftest: dict[str, Any]) -> str:
     """The matrix as text: a row per scheduler under its group's heading, a column per criterion
-    (numbered, with a key), then the criteria no mutant or control fails."""
+    (numbered, with a key that marks a criterion no mutant fails), then the criteria only a
+    control fails and those nothing fails."""
     criteria: list[str] = selftest["criteria"]
     groups: list[tuple[str, list[str]]] = [(heading, names) for heading, names in selftest["groups"] if names]
     width = max(len(name) for _, names in groups for name in names)
@@ -127,18 +144,20 @@ def render_matrix(selftest: dict[str, Any]) -> str:
             row = selftest["matrix"][name]
             lines.append(f"{name:<{width}}  " + " ".join(f"{row[cid]:>2}" for cid in criteria))
     lines.append("")
-    lines += [f"{i + 1:>2} {cid}" for i, cid in enumerate(criteria)]
-    lines += ["", _uncaught_line(selftest)]
+    lines += [f"{i + 1:>2} {cid}{_unproven_mark(selftest, cid)}" for i, cid in enumerate(criteria)]
+    lines += ["", *_unproven_lines(selftest)]
     return "\n".join(lines)
 
 
-def _markdown(selftest: dict[str, Any]) -> str:
+def render_markdown(selftest: dict[str, Any]) -> str:
+    """``selftest.md``: the verdict, each group's table, which mutants and controls fail each
+    criterion, and the matrix."""
     criteria: list[str] = selftest["criteria"]
     verdict = "PASSED" if selftest["ok"] else "FAILED"
     lines = ["# schedharness selftest", "",
              f"Verdict: **{verdict}**: the reference scheduler and every shape variant must pass every criterion, "
              "every mutant and control must fail at least one, and every criterion must fail for at least one "
-             "mutant or control.", ""]
+             "mutant: a control failing it does not prove it.", ""]
     if selftest["reference"]["failed"]:
         lines += ["Reference criteria failed: " + ", ".join(selftest["reference"]["failed"]), ""]
     elif selftest["reference"]["not_passed"]:
@@ -154,8 +173,14 @@ def _markdown(selftest: dict[str, Any]) -> str:
         for name, info in selftest[key].items():
             killed = ", ".join(info["killed_by"]) or "**nothing: it survives**"
             lines.append(f"| {name} | {info['description']} | {killed} |")
-    lines += ["", _uncaught_line(selftest).capitalize() + ".", "",
-              "## Matrix (P passed, F failed, S skipped, - not run)", "",
+    lines += [""] + [line.capitalize() + "." for line in _unproven_lines(selftest)]
+    lines += ["", "## Criteria: must fail for at least one mutant", "",
+              "| Criterion | Failed by mutants | Failed by controls |", "|---|---|---|"]
+    for cid in criteria:
+        caught = selftest["caught_by"][cid]
+        lines.append(f"| {cid} | {', '.join(caught['mutants']) or '**none: not proven**'} | "
+                     f"{', '.join(caught['controls']) or 'none'} |")
+    lines += ["", "## Matrix (P passed, F failed, S skipped, - not run)", "",
               "| | " + " | ".join(str(i + 1) for i in range(len(criteria))) + " |",
               "|---|" + "---|" * len(criteria)]
     for heading, names in selftest["groups"]:
@@ -168,8 +193,9 @@ def _markdown(selftest: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _summary(selftest: dict[str, Any]) -> list[str]:
-    """The lines printed after the matrix: what each variant did against what it must do."""
+def render_summary(selftest: dict[str, Any]) -> list[str]:
+    """The lines printed after the matrix: what each variant did against what it must do, then
+    each criterion no mutant fails."""
     lines = []
     if selftest["reference"]["failed"]:
         lines.append("reference: FAILS " + ", ".join(selftest["reference"]["failed"]))
@@ -181,6 +207,10 @@ def _summary(selftest: dict[str, Any]) -> list[str]:
         for name, info in selftest[key].items():
             lines.append(f"{name}: killed by {', '.join(info['killed_by'])}" if info["killed_by"]
                          else f"{name}: SURVIVES")
+    for cid in selftest["only_controls"]:
+        lines.append(f"{cid}: NOT PROVEN, failed only by {', '.join(selftest['caught_by'][cid]['controls'])}")
+    for cid in selftest["uncaught"]:
+        lines.append(f"{cid}: NOT PROVEN, failed by nothing")
     return lines
 
 
@@ -194,8 +224,9 @@ def run_selftest(*, report_dir: Path | None = None, jobs: int | None = None, sui
     chosen = [get_mutant(name) for name in variants] if variants is not None else list(VARIANTS)
     chosen = [v for kind, _, _ in GROUPS for v in chosen if v.kind == kind]
     started = now()
+    suite_paths((suites_dir or suites_directory()).resolve(), suites)  # an unknown suite: refused before any run
     base = (report_dir or Path("reports") / started.strftime("selftest-%Y%m%dT%H%M%SZ")).resolve()
-    base.mkdir(parents=True, exist_ok=True)
+    make_report_dir(base)
     schedulers = ["reference", *(f"reference:{v.name}" for v in chosen)]
     say = progress or (lambda line: None)
     say(f"schedharness selftest: {len(schedulers)} runs, report in {base}")
@@ -214,9 +245,9 @@ def run_selftest(*, report_dir: Path | None = None, jobs: int | None = None, sui
     selftest = build_matrix(reports, {v.name: {"kind": v.kind, "description": v.description, "violates": v.violates}
                                       for v in chosen})
     (base / "selftest.json").write_text(json.dumps(selftest, indent=2, sort_keys=True) + "\n")
-    (base / "selftest.md").write_text(_markdown(selftest))
+    (base / "selftest.md").write_text(render_markdown(selftest))
     say(render_matrix(selftest))
-    for line in _summary(selftest):
+    for line in render_summary(selftest):
         say(line)
     say(f"schedharness selftest: {'PASSED' if selftest['ok'] else 'FAILED'}; {base / 'selftest.md'}")
     return SelftestResult(base, selftest, 0 if selftest["ok"] else 1)

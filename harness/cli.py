@@ -192,12 +192,12 @@ def _selftest_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     p = sub.add_parser(
         "selftest",
         help="prove the suites: the reference and its shape variants pass everything, every mutant and "
-        "control fails something",
+        "control fails something, every criterion fails for a mutant",
         description="Run the suites against the reference scheduler and each of its variants (shape variants, "
         "mutants, controls: 'schedharness mutants'; one pytest run each), print the scheduler x criterion matrix "
         "grouped by kind and write selftest.json and selftest.md. Exit code 0 only when the reference and every "
         "shape variant fail no criterion, every mutant and control fails at least one, and every criterion fails "
-        "for at least one mutant or control.",
+        "for at least one mutant: a criterion only a control fails is not proven.",
     )
     p.add_argument("-n", "--jobs", type=int, default=None, metavar="N",
                    help="pytest runs at a time (default: one a core)")
@@ -308,14 +308,14 @@ def _criteria_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "criteria",
         help="print the criteria catalog (IDs, KEP sections, readings, gates, what each catches)",
         description="Print every criterion of the suites with its stable ID, KEP and section, the sentence it "
-        "checks, its reading, the feature gates it needs and, with --selftest, the mutants and controls it "
-        "catches. A KEP's Test Plan can cite the IDs with the suites' version.",
+        "checks, its reading, the feature gates it needs and, with --selftest, the mutants that fail it (caught "
+        "by) apart from the controls that fail it. A KEP's Test Plan can cite the IDs with the suites' version.",
     )
     p.add_argument("--suite", action="append", default=[], metavar="NAME", help="only this suite (repeatable)")
     p.add_argument("--format", choices=("md", "json"), default="md", help="output format (default md)")
     p.add_argument("--selftest", type=Path, default=None, metavar="PATH",
                    help="a selftest.json (or its report directory), or a catalog written with --format json, "
-                        "to say which variants catch each criterion")
+                        "to say which mutants, and apart from them which controls, fail each criterion")
     p.set_defaults(func=_criteria)
 
 
@@ -329,7 +329,9 @@ def _criteria(args: argparse.Namespace) -> int:
         return 2
     if caught is not None:
         for record in records:
-            record["caught_by"] = caught.get(record["id"], [])
+            fails = caught.get(record["id"], {})
+            record["caught_by"] = fails.get("mutants", [])  # what proves the criterion
+            record["failed_by_controls"] = fails.get("controls", [])
     if args.format == "json":
         sys.stdout.write(format_json(records, builtin.version))
     else:

@@ -8,8 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness._catalog import caught_by, collect, format_md
+from harness._catalog import caught_by, collect, format_md, load_caught_by
 from harness._run import suite_paths, suites_directory
+from reference_scheduler import MUTANTS
 from suites import SUITE_VERSION
 from suites._readings import READINGS
 
@@ -23,26 +24,31 @@ def _current() -> list[dict]:
 
 def test_the_committed_catalog_is_current() -> None:
     """``docs/criteria.json`` lists exactly today's criteria with today's facts (its ``caught_by``
-    from the selftest it was made with), and ``docs/criteria.md`` is that catalog as Markdown:
-    regenerate both with ``schedharness criteria --format json --selftest <selftest dir>`` then
-    ``schedharness criteria --format md --selftest docs/criteria.json``."""
+    and ``failed_by_controls`` from the selftest it was made with), and ``docs/criteria.md`` is
+    that catalog as Markdown: regenerate both with ``schedharness criteria --format json
+    --selftest <selftest dir>`` then ``schedharness criteria --format md --selftest docs/criteria.json``."""
     committed = json.loads((DOCS / "criteria.json").read_text())
     assert committed["suite_version"] == SUITE_VERSION
     current = _current()
-    stored = [{k: v for k, v in c.items() if k != "caught_by"} for c in committed["criteria"]]
+    selftest_facts = ("caught_by", "failed_by_controls")
+    stored = [{k: v for k, v in c.items() if k not in selftest_facts} for c in committed["criteria"]]
     assert stored == current, "docs/criteria.json is stale: regenerate it (see this test's docstring)"
-    caught = {c["id"]: c["caught_by"] for c in committed["criteria"]}
+    facts = {c["id"]: {k: c[k] for k in selftest_facts} for c in committed["criteria"]}
     for record in current:
-        record["caught_by"] = caught[record["id"]]
+        record.update(facts[record["id"]])
     expected = format_md(current, SUITE_VERSION, selftest="docs/criteria.json")
     assert (DOCS / "criteria.md").read_text() == expected, "docs/criteria.md is stale: regenerate it"
 
 
-def test_every_criterion_is_caught_by_some_variant_and_ids_are_unique() -> None:
+def test_every_criterion_is_caught_by_some_mutant_and_ids_are_unique() -> None:
+    """``caught_by`` names mutants only: a criterion only a control fails is not proven."""
     committed = json.loads((DOCS / "criteria.json").read_text())["criteria"]
     ids = [c["id"] for c in committed]
     assert len(ids) == len(set(ids))
-    assert [c["id"] for c in committed if not c["caught_by"]] == [], "a criterion no variant fails is not a criterion"
+    mutants = {m.name for m in MUTANTS}
+    assert [c["id"] for c in committed if not c["caught_by"]] == [], "a criterion no mutant fails is not proven"
+    assert all(set(c["caught_by"]) <= mutants and "does-nothing" not in c["caught_by"] for c in committed)
+    assert {name for c in committed for name in c["failed_by_controls"]} == {"does-nothing"}
 
 
 def test_a_record_says_what_the_criterion_checks() -> None:
@@ -58,10 +64,23 @@ def test_a_record_says_what_the_criterion_checks() -> None:
         f"kep5501.patch-failure.scheduling-goes-on.{x}" for x in ("409", "429", "500", "503", "dropped-connection")}
 
 
-def test_caught_by_reads_a_selftest() -> None:
+def test_caught_by_reads_a_selftest_with_mutants_apart_from_controls() -> None:
     selftest = {"mutants": {"b": {"failed": ["x", "y"]}, "a": {"failed": ["x"]}},
-                "controls": {"does-nothing": {"failed": ["y"]}}}
-    assert caught_by(selftest) == {"x": ["a", "b"], "y": ["b", "does-nothing"]}
+                "controls": {"does-nothing": {"failed": ["y", "z"]}}}
+    assert caught_by(selftest) == {"x": {"mutants": ["a", "b"], "controls": []},
+                                   "y": {"mutants": ["b"], "controls": ["does-nothing"]},
+                                   "z": {"mutants": [], "controls": ["does-nothing"]}}
+
+
+def test_load_caught_by_reads_a_catalog_old_or_new(tmp_path: Path) -> None:
+    """A catalog written before ``failed_by_controls`` listed the controls in ``caught_by``: they are
+    told apart by name."""
+    new = tmp_path / "new.json"
+    new.write_text(json.dumps({"criteria": [{"id": "x", "caught_by": ["a"], "failed_by_controls": ["does-nothing"]}]}))
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"criteria": [{"id": "x", "caught_by": ["a", "does-nothing"]}, {"id": "y"}]}))
+    expected = {"x": {"mutants": ["a"], "controls": ["does-nothing"]}}
+    assert load_caught_by(new) == expected == load_caught_by(old)
 
 
 def test_the_command_prints_json_and_refuses_an_unknown_suite() -> None:

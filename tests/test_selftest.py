@@ -1,5 +1,6 @@
-"""``schedharness selftest``: the matrix and its four promises from crafted reports, and one real
-selftest over one real suite."""
+"""``schedharness selftest``: the matrix and its four promises from crafted reports (a criterion
+only a control fails is not proven), one real selftest over one real suite, and each mutant made
+for a criterion failing it in a real run."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness._selftest import build_matrix, render_matrix, run_selftest
+import pytest
+
+from harness._run import RunOptions, run_suites
+from harness._selftest import build_matrix, render_markdown, render_matrix, render_summary, run_selftest
 
 
 def _report(verdict: str, **statuses: str) -> dict[str, Any]:
@@ -34,16 +38,20 @@ def _reports(**rows: dict[str, str]) -> dict[str, dict[str, Any]]:
 
 
 def test_every_promise_kept_is_ok_and_the_rows_are_grouped() -> None:
-    reports = _reports(m1={**ALL_PASS, "c_a": "failed"}, m2={**ALL_PASS, "c_b": "failed"},
+    reports = _reports(m1={**ALL_PASS, "c_a": "failed"}, m2={**ALL_PASS, "c_b": "failed", "c_c": "failed"},
                        c1={"c_a": "failed", "c_b": "failed", "c_c": "failed"})
     selftest = build_matrix(reports, VARIANTS)
     assert selftest["ok"] is True
-    assert (selftest["survivors"], selftest["shape_failures"], selftest["uncaught"]) == ([], {}, [])
+    assert (selftest["survivors"], selftest["shape_failures"], selftest["uncaught"], selftest["only_controls"]) == (
+        [], {}, [], [])
     assert selftest["groups"] == [["reference", ["reference"]], ["shape variants", ["s1"]],
                                   ["mutants", ["m1", "m2"]], ["controls", ["c1"]]]
     assert selftest["mutants"]["m1"]["killed_by"] == ["c.a"]
     assert selftest["controls"]["c1"]["killed_by"] == ["c.a", "c.b", "c.c"]
     assert selftest["shapes"]["s1"]["failed"] == [] and "killed_by" not in selftest["shapes"]["s1"]
+    assert selftest["caught_by"] == {"c.a": {"mutants": ["m1"], "controls": ["c1"]},
+                                     "c.b": {"mutants": ["m2"], "controls": ["c1"]},
+                                     "c.c": {"mutants": ["m2"], "controls": ["c1"]}}
     assert render_matrix(selftest).splitlines() == [
         "            1  2  3",
         "reference   P  P  P",
@@ -51,7 +59,7 @@ def test_every_promise_kept_is_ok_and_the_rows_are_grouped() -> None:
         "s1          P  P  P",
         "-- mutants",
         "m1          F  P  P",
-        "m2          P  F  P",
+        "m2          P  F  F",
         "-- controls",
         "c1          F  F  F",
         "",
@@ -59,7 +67,30 @@ def test_every_promise_kept_is_ok_and_the_rows_are_grouped() -> None:
         " 2 c.b",
         " 3 c.c",
         "",
+        "criteria only a control fails (no mutant: not proven): none",
         "criteria no variant fails: none"]
+
+
+def test_a_criterion_only_a_control_fails_is_not_proven() -> None:
+    """A control fails whatever needs a scheduler at all: a criterion no mutant fails is named, marked
+    in the matrix's key, listed in selftest.md, and fails the selftest."""
+    reports = _reports(m1={**ALL_PASS, "c_a": "failed"}, m2={**ALL_PASS, "c_a": "failed"},
+                       c1={"c_a": "failed", "c_b": "failed", "c_c": "passed"})
+    selftest = build_matrix(reports, VARIANTS)
+    assert selftest["ok"] is False
+    assert (selftest["survivors"], selftest["only_controls"], selftest["uncaught"]) == ([], ["c.b"], ["c.c"])
+    assert selftest["caught_by"]["c.b"] == {"mutants": [], "controls": ["c1"]}
+    assert render_matrix(selftest).splitlines()[-6:] == [
+        " 1 c.a",
+        " 2 c.b  (only a control fails it)",
+        " 3 c.c  (nothing fails it)",
+        "",
+        "criteria only a control fails (no mutant: not proven): c.b",
+        "criteria no variant fails: c.c"]
+    md = render_markdown(selftest)
+    assert "Criteria only a control fails (no mutant: not proven): c.b.\nCriteria no variant fails: c.c.\n" in md
+    assert "| c.a | m1, m2 | c1 |\n| c.b | **none: not proven** | c1 |\n| c.c | **none: not proven** | none |\n" in md
+    assert render_summary(selftest)[-2:] == ["c.b: NOT PROVEN, failed only by c1", "c.c: NOT PROVEN, failed by nothing"]
 
 
 def test_a_shape_variant_that_fails_a_criterion_fails_the_selftest() -> None:
@@ -77,7 +108,8 @@ def test_a_survivor_and_a_criterion_nothing_fails_are_named() -> None:
     assert selftest["ok"] is False
     assert selftest["survivors"] == ["m2"]
     assert selftest["uncaught"] == ["c.b", "c.c"]  # a skip catches nothing; the shape variant's rows count for none
-    assert render_matrix(selftest).splitlines()[-1] == "criteria no variant fails: c.b, c.c"
+    assert render_matrix(selftest).splitlines()[-2:] == [
+        "criteria only a control fails (no mutant: not proven): none", "criteria no variant fails: c.b, c.c"]
     assert selftest["matrix"]["c1"] == {"c.a": "F", "c.b": "P", "c.c": "S"}
 
 
@@ -122,8 +154,42 @@ def test_a_real_selftest_over_one_suite(tmp_path: Path) -> None:
     md = (tmp_path / "selftest.md").read_text()
     assert "| does-nothing | binds only the adapter's probe pod" in md
     assert ("Criteria no variant fails: " + (", ".join(selftest["uncaught"]) or "none") + ".") in md
+    # the control is the only variant here that fails the binding criteria: they are not proven by this run
+    assert set(selftest["only_controls"]) >= {"core.binds-fitting-node"} and selftest["ok"] is False
     for name in ["reference", "reference-does-nothing", "reference-status-by-put", "reference-no-delay"]:
         assert (tmp_path / name / "report.json").exists(), name
     printed = "\n".join(lines)
     assert "-- shape variants\nstatus-by-put " in printed and "-- controls\ndoes-nothing " in printed
     assert lines[-1].startswith("schedharness selftest: PASSED" if selftest["ok"] else "schedharness selftest: FAILED")
+
+
+#: The mutants made for the criteria only the does-nothing control failed before them (issue 26):
+#: mutant -> (suite, the criteria's test functions as a ``-k`` expression, the criteria it must fail).
+MADE_FOR: dict[str, tuple[str, str, list[str]]] = {
+    "no-scheduled-event": ("core_sanity", "test_pod_is_bound_to_a_fitting_node", ["core.binds-fitting-node"]),
+    "ignores-node-add": ("core_sanity", "test_unschedulable_pod_is_bound_after_a_node_is_added", ["core.node-added"]),
+    "fit-error-without-counts": ("core_sanity", "test_pod_that_fits_nowhere_is_unschedulable_with_the_real_message",
+                                 ["core.unschedulable-message"]),
+    "any-gate-removal-ungates": ("scheduling_gates", "test_pod_is_bound_only_after_its_last_gate_is_removed",
+                                 ["gates.removal-order.first-then-second", "gates.removal-order.second-then-first"]),
+    "prebind-waits-for-driver": ("dra_claim_lag", "test_a_pod_whose_claim_exists_is_bound_without_a_status_patch",
+                                 ["kep5501.dra-claim-lag.claim-before-pod"]),
+    "checks-gates-at-permit": ("preemption", "test_a_gated_pod_never_preempts", ["preemption.gated-pod-never-preempts"]),
+    "prefers-higher-priority-victim": ("preemption", "test_the_lowest_priority_victim_on_the_best_node_is_preempted",
+                                       ["preemption.lowest-victim-best-node"]),
+}
+
+
+def _verdicts(tmp_path: Path, scheduler: str, suite: str, tests: str) -> dict[str, str]:
+    result = run_suites(RunOptions(scheduler=scheduler, suites=(suite,), pytest_args=("-k", tests),
+                                   report_dir=tmp_path / scheduler.replace(":", "-"), timeline=False), progress=None)
+    return {str(c["id"]): str(c["status"]) for c in result.report["criteria"]}
+
+
+@pytest.mark.parametrize("mutant", sorted(MADE_FOR))
+def test_a_mutant_fails_the_criteria_it_was_made_for(mutant: str, tmp_path: Path) -> None:
+    """The criterion passes against the reference and fails against the mutant, in a real run of
+    its suite (``schedharness run --mutant NAME``, its test selected)."""
+    suite, tests, criteria = MADE_FOR[mutant]
+    assert _verdicts(tmp_path, "reference", suite, tests) == {cid: "passed" for cid in criteria}
+    assert _verdicts(tmp_path, f"reference:{mutant}", suite, tests) == {cid: "failed" for cid in criteria}

@@ -64,7 +64,7 @@ from harness._shared_cluster import JOURNAL_CATCH_UP, SharedCluster, unjournaled
 from harness._virtual_time import VirtualEventLoop
 from harness._writes import Write, delivered, writes_of
 
-__all__ = ["Expectation", "ExpectationFailed", "Scenario"]
+__all__ = ["Expectation", "ExpectationFailed", "Scenario", "parse_taint"]
 
 Obj = dict[str, Any]
 DEFAULT_IMAGE = "registry.k8s.io/pause:3.10"
@@ -209,7 +209,7 @@ class Scenario:
             self.kubelets.add(name, kubelet, {"cpu": cpu, "memory": memory})
         spec: Obj = {}
         if taints:
-            spec["taints"] = [_taint(t) for t in taints]
+            spec["taints"] = [parse_taint(t) for t in taints]
         if unschedulable:
             spec["unschedulable"] = True
         capacity = {"cpu": cpu, "memory": memory, "pods": str(pods)}
@@ -654,7 +654,7 @@ _VERBS = {
 }
 
 
-def _taint(taint: str | Obj) -> Obj:
+def parse_taint(taint: str | Obj) -> Obj:
     """``key[=value]:Effect`` to a taint dict (dicts pass through)."""
     if isinstance(taint, dict):
         return taint

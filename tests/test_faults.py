@@ -282,6 +282,35 @@ def test_watch_lag_with_the_official_python_client_as_watcher() -> None:
     run(main())
 
 
+@pytest.mark.parametrize(("data", "message"), [
+    ([], "a fault rule is a mapping of name, match, action, times, every, start, until, probability, got []"),
+    ({"action": {"type": "close"}, "when": 1},
+     "unknown key when; allowed: name, match, action, times, every, start, until, probability"),
+    ({"match": "pods", "action": {"type": "close"}},
+     "match 'pods': give a mapping of any of verb, resource, subresource, namespace, name, content_type, body_contains"),
+    ({"match": {"verbs": "get"}, "action": {"type": "close"}},
+     "match: unknown key verbs; allowed: verb, resource, subresource, namespace, name, content_type, body_contains"),
+    ({"match": {"verb": ["get"]}, "action": {"type": "close"}}, "match: verb ['get']: give a string"),
+    ({"action": "close"}, "action 'close': give a mapping with a type: respond, delay, close, end-watch, watch-lag"),
+    ({"action": {"type": "respond"}}, "action respond: missing code"),
+    ({"action": {"type": "respond", "code": "503"}}, "action respond: code '503': give an HTTP status code, 100 to 599"),
+    ({"action": {"type": "respond", "code": 503, "retry_after": -1}},
+     "action respond: retry_after -1: give a whole number of seconds, 0 or more"),
+    ({"action": {"type": "delay", "seconds": "5s"}}, "action delay: seconds '5s': give seconds, 0 or more"),
+    ({"action": {"type": "close", "seconds": 1}}, "action close: unknown key seconds; allowed: type"),
+    ({"action": {"type": "close"}, "times": 0}, "times 0: give a whole number, 1 or more"),
+    ({"action": {"type": "close"}, "until": -1}, "until -1: give seconds, 0 or more"),
+    ({"action": {"type": "close"}, "probability": 1.5}, "probability 1.5: give a number from 0 to 1"),
+    ({"action": {"type": "close"}, "name": 7}, "name 7: give a string"),
+])
+def test_a_malformed_json_rule_is_refused_naming_the_key(data: Any, message: str) -> None:
+    """The admin path's and the YAML scenarios' form: a wrong key or value is one ``ValueError``
+    saying what to give, not a ``KeyError`` or a rule that fails when it fires."""
+    with pytest.raises(ValueError) as info:
+        FaultRule.from_dict(data)
+    assert str(info.value) == message
+
+
 def test_admin_path_adds_lists_and_clears_rules_over_http() -> None:
     async def body(server: FakeApiServer, c: aiohttp.ClientSession) -> None:
         rule = {"name": "nrfs-503", "match": {"verb": "patch", "resource": "pods", "subresource": "status",

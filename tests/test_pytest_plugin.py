@@ -477,7 +477,7 @@ def test_a_yaml_scenario_that_does_not_load_is_one_collection_error(pytester: py
     assert result.ret == pytest.ExitCode.INTERRUPTED
     result.stdout.fnmatch_lines([
         "*_ ERROR collecting scenarios/bad.yaml _*",
-        "bad.yaml: ops[0]: unknown op 'createNodez'; known ops: addFault, barrier, createClaims, createNodes, "
+        "bad.yaml: line 2: ops[0]: unknown op 'createNodez'; known ops: addFault, barrier, createClaims, createNodes, "
         "createPods, delete, expectCondition, expectRequests, patch, removeFault, removeGates, sleep",
         "*Interrupted: 1 error during collection*",
     ])

@@ -403,7 +403,7 @@ def test_run_paths_refuses_what_it_cannot_run_before_running_anything(tmp_path: 
         run_suites(RunOptions(paths=(notes,), report_dir=tmp_path / "b"), progress=None)
     bad = tmp_path / "bad.yaml"
     bad.write_text("ops:\n- {op: createNodez}\n")
-    with pytest.raises(RunError, match=r"bad\.yaml: ops\[0\]"):
+    with pytest.raises(RunError, match=r"^bad\.yaml: line 2: ops\[0\]: unknown op 'createNodez'; known ops: addFault, "):
         run_suites(RunOptions(paths=(bad,), report_dir=tmp_path / "c"), progress=None)
     with pytest.raises(RunError, match=r"^give scenario paths or --suite, not both$"):
         run_suites(RunOptions(paths=(bad,), suites=("core_sanity",), report_dir=tmp_path / "d"), progress=None)

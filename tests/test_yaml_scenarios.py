@@ -125,30 +125,169 @@ ops:
         run_yaml(path, tmp_path / "run")
 
 
+KNOWN_OPS = ("addFault, barrier, createClaims, createNodes, createPods, delete, expectCondition, expectRequests, "
+             "patch, removeFault, removeGates, sleep")
+NOT_A_DURATION = "write seconds (5, 2.5) or a number with ms, s, m or h (500ms, 2m)"
+STRINGS_TO_STRINGS = 'give a mapping of strings to strings (quote a number or a boolean: "1", "true")'
+
+
 @pytest.mark.parametrize(("text", "message"), [
-    ("ops: [{op: createPod}]",
-     "s.yaml: ops[0]: unknown op 'createPod'; known ops: addFault, barrier, createClaims, createNodes, createPods, "
-     "delete, expectCondition, expectRequests, patch, removeFault, removeGates, sleep"),
+    ("ops: [{op: createPod}]", f"s.yaml: line 1: ops[0]: unknown op 'createPod'; known ops: {KNOWN_OPS}"),
     ("ops: [{op: addFault, match: {verb: get}, action: {type: explode}}]",
-     "s.yaml: ops[0] addFault: unknown fault action type 'explode': use respond, delay, close, end-watch or watch-lag"),
-    ("ops: [{op: sleep}]", "s.yaml: ops[0] sleep: missing duration"),
-    ("ops: [{op: sleep, duration: 1s, wait: 2}]", "s.yaml: ops[0] sleep: unknown key wait; allowed: duration"),
-    ("ops: [{op: sleep, duration: soon}]",
-     "s.yaml: ops[0] sleep: duration: duration 'soon': write seconds (5, 2.5) or a number with ms, s, m or h (500ms, 2m)"),
-    ("ops: [{op: removeGates, gate: g}]", "s.yaml: ops[0] removeGates: give exactly one of pod, podPrefix"),
+     "s.yaml: line 1: ops[0] addFault: unknown fault action type 'explode': use respond, delay, close, end-watch or "
+     "watch-lag"),
+    ("ops: [{op: sleep}]", "s.yaml: line 1: ops[0] sleep: missing duration"),
+    ("ops: [{op: sleep, duration: 1s, wait: 2}]", "s.yaml: line 1: ops[0] sleep: unknown key wait; allowed: duration"),
+    ("ops: [{op: sleep, duration: soon}]", f"s.yaml: line 1: ops[0] sleep: duration: duration 'soon': {NOT_A_DURATION}"),
+    ("ops: [{op: removeGates, gate: g}]", "s.yaml: line 1: ops[0] removeGates: give exactly one of pod, podPrefix"),
     ("ops: [{op: createPods, manifest: ../../etc/passwd}]",
-     "s.yaml: ops[0] createPods: manifest '../../etc/passwd' is outside {dir} and " + str(FIXTURES)),
+     "s.yaml: line 1: ops[0] createPods: manifest '../../etc/passwd' is outside {dir} and " + str(FIXTURES)),
     ("ops: [{op: createPods, manifest: nope.yaml}]",
-     "s.yaml: ops[0] createPods: manifest 'nope.yaml' not found under {dir} or " + str(FIXTURES)),
-    ("ops: [createNodes]", "s.yaml: ops[0]: each op is a mapping with an 'op' key, got 'createNodes'"),
-    ("steps: []", "s.yaml: a scenario is a mapping with a list of 'ops'"),
-    ("ops: []\nkepp: 1", "s.yaml: unknown key kepp; allowed: criterion, featureGates, kep, name, ops, reading"),
+     "s.yaml: line 1: ops[0] createPods: manifest 'nope.yaml' not found under {dir} or " + str(FIXTURES)),
+    ("ops: [createNodes]", "s.yaml: line 1: ops[0]: each op is a mapping with an 'op' key, got 'createNodes'"),
+    ("steps: []", "s.yaml: line 1: a scenario is a mapping with a list of 'ops'"),
+    ("", "s.yaml: line 1: a scenario is a mapping with a list of 'ops'"),
+    ("name: x\nops: {}", "s.yaml: line 2: a scenario is a mapping with a list of 'ops'"),
+    ("ops: []\nkepp: 1", "s.yaml: line 2: unknown key kepp; allowed: criterion, featureGates, kep, name, ops, reading"),
     ("ops: [\n", "s.yaml: line 2, column 1: not valid YAML: expected the node content, but found '<stream end>'"),
+    ("ops: []\n---\nops: []\n",
+     "s.yaml: line 2, column 1: not valid YAML: but found another document"),
+    # the header's values
+    ("ops: []\nkep: {number: abc}", "s.yaml: line 2: kep: number 'abc': give a whole number, 0 or more"),
+    ("ops: []\nkep:\n  section: Proposal\n  number: -1",
+     "s.yaml: line 4: kep: number -1: give a whole number, 0 or more"),
+    ("ops: []\nkep: {section: Proposal}", "s.yaml: line 2: kep: missing number, e.g. {number: 3521, section: Proposal}"),
+    ("ops: []\nkep: 3521",
+     "s.yaml: line 2: kep 3521: give a mapping with a number and a section, e.g. {number: 3521, section: Proposal}"),
+    ("ops: []\nkep: {number: 1, sec: x}", "s.yaml: line 2: kep: unknown key sec; allowed: number, section"),
+    ("ops: []\nkep: {number: 1, section: [x]}", "s.yaml: line 2: kep: section ['x']: give a string"),
+    ("ops: []\nfeatureGates: [A]",
+     "s.yaml: line 2: featureGates ['A']: give a mapping of gate names to true or false, e.g. "
+     "{SchedulerPreEnqueuePodStatus: true}"),
+    ("ops: []\nfeatureGates: A=true",
+     "s.yaml: line 2: featureGates 'A=true': give a mapping of gate names to true or false, e.g. "
+     "{SchedulerPreEnqueuePodStatus: true}"),
+    ("ops: []\nfeatureGates:\n  A: true\n  B: maybe", "s.yaml: line 4: featureGates: B 'maybe': give true or false"),
+    ("ops: []\nname: [x]", "s.yaml: line 2: name ['x']: give a string"),
+    ("ops: []\ncriterion: {id: x}", "s.yaml: line 2: criterion {'id': 'x'}: give a string"),
+    ("ops: []\nreading: 2", "s.yaml: line 2: reading 2: give a string"),
+    # each op key's value, on the line of the key
+    ("ops:\n- {op: createNodes}\n- op: createNodes\n  count: abc",
+     "s.yaml: line 4: ops[1] createNodes: count 'abc': give a whole number, 0 or more"),
+    ("ops: [{op: createNodes, count: -3}]",
+     "s.yaml: line 1: ops[0] createNodes: count -3: give a whole number, 0 or more"),
+    ("ops: [{op: createClaims, count: 1.5}]",
+     "s.yaml: line 1: ops[0] createClaims: count 1.5: give a whole number, 0 or more"),
+    ("ops: [{op: createNodes, pods: many}]",
+     "s.yaml: line 1: ops[0] createNodes: pods 'many': give a whole number, 0 or more"),
+    ("ops: [{op: createNodes, cpu: lots}]",
+     "s.yaml: line 1: ops[0] createNodes: cpu 'lots': give a quantity, 0 or more (500m, 2, 8Gi)"),
+    ("ops: [{op: createPods, memory: -1Gi}]",
+     "s.yaml: line 1: ops[0] createPods: memory '-1Gi': give a quantity, 0 or more (500m, 2, 8Gi)"),
+    ("ops: [{op: createNodes, namePrefix: [n]}]", "s.yaml: line 1: ops[0] createNodes: namePrefix ['n']: give a string"),
+    ("ops: [{op: createNodes, labels: [a]}]", f"s.yaml: line 1: ops[0] createNodes: labels ['a']: {STRINGS_TO_STRINGS}"),
+    ("ops: [{op: createPods, nodeSelector: {zone: 1}}]",
+     f"s.yaml: line 1: ops[0] createPods: nodeSelector {{'zone': 1}}: {STRINGS_TO_STRINGS}"),
+    ("ops: [{op: createNodes, taints: gpu}]",
+     "s.yaml: line 1: ops[0] createNodes: taints 'gpu': give a list of key[=value]:Effect strings or taint mappings"),
+    ("ops: [{op: createNodes, taints: [gpu]}]",
+     "s.yaml: line 1: ops[0] createNodes: taint 'gpu': write key[=value]:Effect with Effect NoSchedule, "
+     "PreferNoSchedule or NoExecute"),
+    ("ops: [{op: createNodes, unschedulable: maybe}]",
+     "s.yaml: line 1: ops[0] createNodes: unschedulable 'maybe': give true or false"),
+    ("ops: [{op: createNodes, kubelet: {confirms: maybe}}]",
+     "s.yaml: line 1: ops[0] createNodes: kubelet: confirms 'maybe': give true or false"),
+    ("ops: [{op: createNodes, kubelet: {terminationDelay: soon}}]",
+     f"s.yaml: line 1: ops[0] createNodes: kubelet: terminationDelay: duration 'soon': {NOT_A_DURATION}"),
+    ("ops: [{op: createNodes, kubelet: {resizes: sometimes}}]",
+     "s.yaml: line 1: ops[0] createNodes: kubelet: resizes must be one of actuate, refuse, ignore, not 'sometimes'"),
+    ("ops: [{op: createPods, gates: example.com/a}]",
+     "s.yaml: line 1: ops[0] createPods: gates 'example.com/a': give a list of strings"),
+    ("ops: [{op: createPods, claims: [c, 2]}]",
+     "s.yaml: line 1: ops[0] createPods: claims ['c', 2]: give a list of strings"),
+    ("ops: [{op: createPods, manifest: [pod.yaml]}]",
+     "s.yaml: line 1: ops[0] createPods: manifest ['pod.yaml']: give a string"),
+    ("ops: [{op: removeGates, pod: [p]}]", "s.yaml: line 1: ops[0] removeGates: pod ['p']: give a string"),
+    ("ops: [{op: sleep, duration: -5}]", f"s.yaml: line 1: ops[0] sleep: duration: duration -5: {NOT_A_DURATION}"),
+    ("ops: [{op: barrier, within: true}]", f"s.yaml: line 1: ops[0] barrier: within: duration True: {NOT_A_DURATION}"),
+    ("ops: [{op: barrier, condition: PodScheduled}]",
+     "s.yaml: line 1: ops[0] barrier: condition 'PodScheduled': give a mapping with type and any of status, reason, "
+     "message"),
+    ("ops: [{op: barrier, condition: {type: PodScheduled, status: ture}}]",
+     "s.yaml: line 1: ops[0] barrier: condition: status 'ture': give \"True\", \"False\" or \"Unknown\""),
+    ("ops: [{op: expectCondition, pod: p, type: PodScheduled, status: 1}]",
+     "s.yaml: line 1: ops[0] expectCondition: status 1: give \"True\", \"False\" or \"Unknown\""),
+    ("ops: [{op: expectCondition, pod: p, type: PodScheduled, never: maybe}]",
+     "s.yaml: line 1: ops[0] expectCondition: never 'maybe': give true or false"),
+    ("ops: [{op: expectRequests, count: some}]",
+     "s.yaml: line 1: ops[0] expectRequests: count 'some': give a whole number, 0 or more"),
+    ("ops: [{op: expectRequests, count: 0, verb: [get]}]",
+     "s.yaml: line 1: ops[0] expectRequests: verb ['get']: give a string"),
+    ("ops: [{op: addFault, match: pods, action: {type: close}}]",
+     "s.yaml: line 1: ops[0] addFault: match 'pods': give a mapping of any of verb, resource, subresource, namespace, "
+     "name, content_type, body_contains"),
+    ("ops: [{op: addFault, match: {verb: get}, action: respond}]",
+     "s.yaml: line 1: ops[0] addFault: action 'respond': give a mapping with a type: respond, delay, close, end-watch, "
+     "watch-lag"),
+    ("ops: [{op: addFault, match: {verb: get}, action: {type: respond}}]",
+     "s.yaml: line 1: ops[0] addFault: action respond: missing code"),
+    ("ops: [{op: addFault, match: {verb: get}, action: {type: respond, code: abc}}]",
+     "s.yaml: line 1: ops[0] addFault: action respond: code 'abc': give an HTTP status code, 100 to 599"),
+    ("ops: [{op: addFault, match: {verb: get}, action: {type: delay, seconds: 1, code: 5}}]",
+     "s.yaml: line 1: ops[0] addFault: action delay: unknown key code; allowed: type, seconds"),
+    ("ops: [{op: addFault, match: {verb: get}, action: {type: close}, times: once}]",
+     "s.yaml: line 1: ops[0] addFault: times 'once': give a whole number, 1 or more"),
+    ("ops: [{op: addFault, match: {verb: get}, action: {type: close}, probability: 2}]",
+     "s.yaml: line 1: ops[0] addFault: probability 2: give a number from 0 to 1"),
+    ("ops: [{op: removeFault, name: [f]}]", "s.yaml: line 1: ops[0] removeFault: name ['f']: give a string"),
+    ("ops: [{op: patch, kind: pods, name: p, body: x}]",
+     "s.yaml: line 1: ops[0] patch: body 'x': give a mapping for type strategic"),
+    ("ops: [{op: patch, kind: pods, name: p, type: json, body: {}}]",
+     "s.yaml: line 1: ops[0] patch: body {}: give a list of RFC 6902 operations for type json"),
+    ("ops: [{op: patch, kind: pods, name: p, body: {}, type: apply}]",
+     "s.yaml: line 1: ops[0] patch: type 'apply': give one of strategic, merge, json"),
+    ("ops: [{op: delete, kind: [pods], name: p}]", "s.yaml: line 1: ops[0] delete: kind ['pods']: give a string"),
 ])
 def test_malformed_files_are_refused_on_load(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(YamlScenarioError) as info:
         load_scenario(write(tmp_path, text))
     assert str(info.value) == message.replace("{dir}", str(tmp_path))
+
+
+def test_an_unknown_kind_is_refused_on_load(tmp_path: Path) -> None:
+    with pytest.raises(YamlScenarioError, match=r"^s\.yaml: line 1: ops\[0\] delete: unknown kind 'pdos': use a served "
+                                                r"resource or kind name \(.*\bpods\b.*\)$"):
+        load_scenario(write(tmp_path, "ops: [{op: delete, kind: pdos, name: p}]"))
+
+
+def test_a_manifest_that_is_no_pod_is_refused_on_load(tmp_path: Path) -> None:
+    (tmp_path / "list.yaml").write_text("- a\n")
+    (tmp_path / "broken.yaml").write_text("metadata: [\n")
+    with pytest.raises(YamlScenarioError, match=r"^s\.yaml: line 2: ops\[0\] createPods: manifest 'list\.yaml' is not "
+                                                r"one YAML mapping \(a Pod\)$"):
+        load_scenario(write(tmp_path, "ops:\n- {op: createPods, manifest: list.yaml}"))
+    with pytest.raises(YamlScenarioError, match=r"^s\.yaml: line 1: ops\[0\] createPods: manifest 'broken\.yaml': line 2, "
+                                                r"column 1: not valid YAML: expected the node content, but found "
+                                                r"'<stream end>'$"):
+        load_scenario(write(tmp_path, "ops: [{op: createPods, manifest: broken.yaml}]"))
+
+
+def test_a_file_that_is_not_utf8_is_refused_on_load(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_bytes(b"ops: []\nname: \xff\n")
+    with pytest.raises(YamlScenarioError, match=r"^s\.yaml: not UTF-8 text: byte 14 cannot be decoded$"):
+        load_scenario(path)
+
+
+def test_numbers_and_unquoted_booleans_are_taken_where_they_mean_the_same(tmp_path: Path) -> None:
+    """``cpu: 1`` is the quantity "1", ``status: True`` the condition status "True", a duration
+    may be plain seconds (in a kubelet too)."""
+    loaded = load_scenario(write(tmp_path, """
+ops:
+- {op: createNodes, cpu: 1, memory: 0.5, kubelet: {terminationDelay: 5}}
+- {op: expectCondition, pod: p, type: PodScheduled, status: True, within: 2.5}
+"""))
+    assert [op["op"] for op in loaded.ops] == ["createNodes", "expectCondition"]
 
 
 def test_a_manifest_beside_the_scenario_is_found_first(tmp_path: Path) -> None:

@@ -196,31 +196,90 @@ class FaultRule:
                 "firedAt": [round(t, 6) for t in self.fired_at]}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> FaultRule:
+    def from_dict(cls, data: Any) -> FaultRule:
         """The JSON form used by the admin path: ``{"name", "match": {...,"body_contains": {...}},
         "action": {"type": "respond"|"delay"|"close"|"end-watch"|"watch-lag", ...}, "times", "every",
-        "start", "until", "probability"}``."""
-        m = dict(data.get("match") or {})
+        "start", "until", "probability"}``. Strict: an unknown key or a value of the wrong type is a
+        ``ValueError`` that names the key and says what to give."""
+        if not isinstance(data, dict):
+            raise ValueError(f"a fault rule is a mapping of {', '.join(_RULE_KEYS)}, got {data!r}")
+        _known("", data, _RULE_KEYS)
+        m = data.get("match") or {}
+        if not isinstance(m, dict):
+            raise ValueError(f"match {m!r}: give a mapping of any of {', '.join(_MATCH_KEYS)}")
+        m = dict(m)
+        _known("match: ", m, _MATCH_KEYS)
+        for key in _MATCH_KEYS[:-1]:
+            _check(f"match: {key}", m.get(key), "a string", lambda v: isinstance(v, str))
         body = m.pop("body_contains", None)
         match = Match(body=body_contains(body) if body is not None else None,
                       **{k: m[k] for k in ("verb", "resource", "subresource", "namespace", "name", "content_type") if k in m})
-        a = dict(data.get("action") or {})
-        kind = a.pop("type", "")
+        a = data.get("action") or {}
+        if not isinstance(a, dict):
+            raise ValueError(f"action {a!r}: give a mapping with a type: {', '.join(_ACTIONS)}")
+        kind = a.get("type", "")
+        if kind not in _ACTIONS:
+            raise ValueError(f"unknown fault action type {kind!r}: use respond, delay, close, end-watch or watch-lag")
+        required, optional = _ACTIONS[kind]
+        _known(f"action {kind}: ", a, ("type", *required, *optional))
+        missing = [key for key in required if key not in a]
+        if missing:
+            raise ValueError(f"action {kind}: missing {', '.join(missing)}")
+        _check(f"action {kind}: code", a.get("code"), "an HTTP status code, 100 to 599",
+               lambda v: _whole(v) and 100 <= v <= 599)
+        for key in ("message", "reason"):
+            _check(f"action {kind}: {key}", a.get(key), "a string", lambda v: isinstance(v, str))
+        _check(f"action {kind}: retry_after", a.get("retry_after"), "a whole number of seconds, 0 or more", _whole)
+        for key in ("seconds", "after"):
+            _check(f"action {kind}: {key}", a.get(key), "seconds, 0 or more", _seconds)
         action: Action
         if kind == "respond":
-            action = Respond(int(a["code"]), a.get("message"), a.get("reason"), a.get("retry_after"))
+            action = Respond(a["code"], a.get("message"), a.get("reason"), a.get("retry_after"))
         elif kind == "delay":
             action = Delay(float(a["seconds"]))
         elif kind == "close":
             action = CloseConnection()
         elif kind == "end-watch":
             action = EndWatch(float(a.get("after", 0.0)))
-        elif kind == "watch-lag":
-            action = WatchLag(float(a["seconds"]))
         else:
-            raise ValueError(f"unknown fault action type {kind!r}: use respond, delay, close, end-watch or watch-lag")
+            action = WatchLag(float(a["seconds"]))
+        _check("name", data.get("name"), "a string", lambda v: isinstance(v, str))
+        for key in ("times", "every"):
+            _check(key, data.get(key), "a whole number, 1 or more", lambda v: _whole(v) and v >= 1)
+        for key in ("start", "until"):
+            _check(key, data.get(key), "seconds, 0 or more", _seconds)
+        _check("probability", data.get("probability"), "a number from 0 to 1", lambda v: _seconds(v) and v <= 1)
         return cls(match, action, name=str(data.get("name", "")), times=data.get("times"), every=data.get("every"),
                    start=data.get("start"), until=data.get("until"), probability=data.get("probability"))
+
+
+_RULE_KEYS = ("name", "match", "action", "times", "every", "start", "until", "probability")
+_MATCH_KEYS = ("verb", "resource", "subresource", "namespace", "name", "content_type", "body_contains")
+#: each action type's required and optional keys
+_ACTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "respond": (("code",), ("message", "reason", "retry_after")), "delay": (("seconds",), ()), "close": ((), ()),
+    "end-watch": ((), ("after",)), "watch-lag": (("seconds",), ()),
+}
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _seconds(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < float("inf")
+
+
+def _known(where: str, data: dict[str, Any], allowed: Sequence[str]) -> None:
+    unknown = sorted(set(data) - set(allowed), key=str)
+    if unknown:
+        raise ValueError(f"{where}unknown key {', '.join(map(str, unknown))}; allowed: {', '.join(allowed)}")
+
+
+def _check(key: str, value: Any, what: str, test: Callable[[Any], bool]) -> None:
+    """A ``ValueError`` when ``value`` is given (not None) and fails ``test``."""
+    if value is not None and not test(value):
+        raise ValueError(f"{key} {value!r}: give {what}")
 
 
 def _fields(action: Action) -> str:

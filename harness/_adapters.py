@@ -49,6 +49,7 @@ __all__ = [
     "AdapterError",
     "CallableAdapter",
     "ClusterSchedulerAdapter",
+    "PLACEHOLDERS",
     "PROBE_NAMESPACE",
     "ProcessAdapter",
     "SchedulerAdapter",
@@ -198,6 +199,10 @@ def scheduler_config(kubeconfig_path: Path, content_type: str | None = None) -> 
         "clientConnection": connection,
         "leaderElection": {"leaderElect": False},
     }
+
+
+#: what a scheduler command template may name, replaced in each argument
+PLACEHOLDERS = ("{config}", "{feature_gates}", "{kubeconfig}")
 
 
 class ProcessAdapter(SchedulerAdapter):

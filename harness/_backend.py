@@ -39,8 +39,25 @@ from fake_apiserver import FakeApiServer, FaultInjector, FaultProxy, FeatureGate
 from fake_apiserver._machinery.schema import KUBERNETES_VERSION
 from harness._virtual_time import RealClock, VirtualClock, VirtualEventLoop
 
-__all__ = ["REAL_TIME_SLACK", "VIRTUAL_SLACK", "Backend", "BackendClock", "BackendError", "EnvtestBackend", "FakeBackend",
-           "KindBackend", "KubeconfigBackend", "Slack", "Unsupported"]
+__all__ = ["BACKENDS", "REAL_TIME_SLACK", "VIRTUAL_SLACK", "Backend", "BackendClock", "BackendError", "EnvtestBackend",
+           "FakeBackend", "KindBackend", "KubeconfigBackend", "Slack", "Unsupported", "backend_problem"]
+
+#: what ``--backend`` takes
+BACKENDS = ("fake", "kind", "envtest", "kubeconfig:PATH")
+
+
+def backend_problem(backend: str, scheduler: str, workers: int) -> str | None:
+    """Why ``--backend`` cannot run with this ``--scheduler`` and ``workers`` (``-n``), worded as
+    a usage error naming the option; None when it can. The pytest plugin and ``schedharness run``
+    (before anything starts) ask the same question."""
+    if backend not in ("fake", "kind", "envtest") and not (backend.startswith("kubeconfig:") and backend[11:].strip()):
+        return f"--backend {backend}: unknown backend; available: {', '.join(BACKENDS)}"
+    if scheduler == "cluster" and backend in ("fake", "envtest"):
+        return (f"--scheduler cluster tests a cluster's own scheduler: use --backend kind or kubeconfig:PATH (the "
+                f"{backend} backend has no scheduler)")
+    if backend not in ("fake", "envtest") and workers > 0:
+        return f"--backend {backend} runs one test at a time on one cluster (nodes are cluster-wide): drop -n"
+    return None
 
 
 class BackendClock(Protocol):

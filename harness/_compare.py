@@ -44,6 +44,11 @@ def load_report(path: Path) -> dict[str, Any]:
         raise CompareError(f"{file}: not a schedharness report (not JSON: {e})") from None
     if not isinstance(report, dict) or not isinstance(report.get("criteria"), list):
         raise CompareError(f"{file}: not a schedharness report (no criteria list)")
+    for index, criterion in enumerate(report["criteria"]):
+        if not (isinstance(criterion, dict) and (criterion.get("id") or criterion.get("test"))
+                and isinstance(criterion.get("status"), str)):
+            raise CompareError(f"{file}: not a schedharness report (criteria[{index}] is no mapping with an id and a "
+                               "status)")
     return report
 
 

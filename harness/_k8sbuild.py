@@ -338,7 +338,10 @@ def build(version: str | None = None, *, source: Path | None = None, root: Path 
     root = cache_root(environ) if root is None else root
     started = time.monotonic()
     gocmd = _Go(find_go(go, environ), environ)
-    root.mkdir(parents=True, exist_ok=True)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as e:  # a file where the directory goes, no permission
+        raise BuildError("make the cache directory", str(root), e.strerror or str(e)) from None
     if source is not None:
         return _build_source(Path(source).expanduser().resolve(), root, gocmd, progress, started)
     exact = parse_release(version)[1] is not None

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -41,9 +42,10 @@ import pytest
 
 from fake_apiserver._machinery.schema import KUBERNETES_VERSION
 from fake_apiserver._machinery.schema import release as schema_release
-from harness._adapters import AdapterError, ProcessAdapter, format_feature_gates, parse_feature_gates
+from harness._adapters import PLACEHOLDERS, AdapterError, ProcessAdapter, format_feature_gates, parse_feature_gates
 from harness._apiserver_gates import options_problem
-from harness._backend import FakeBackend
+from harness._backend import FakeBackend, backend_problem
+from harness._envtest import EnvtestError, find_assets
 from harness._report import NOT_JUDGED, RunInfo, judge_suite, load_results, suite_name, write_report
 from harness._suite_registry import SuiteCollection, SuiteRegistryError, builtin_suites, registered_readings
 from harness._yaml_scenarios import YamlScenarioError, load_scenario
@@ -58,6 +60,7 @@ __all__ = [
     "available_suites",
     "builtin_collection",
     "default_report_dir",
+    "make_report_dir",
     "normalize_scheduler",
     "run_argv",
     "run_suites",
@@ -186,7 +189,7 @@ def normalize_scheduler(scheduler: str, mutant: str | None = None) -> str:
     """``--scheduler`` and ``--mutant`` as the plugin's ``--scheduler`` value: ``reference``,
     ``reference:<mutant>``, ``cluster``, ``none`` or ``cmd:<template>`` (a bare command gets ``cmd:``)."""
     scheduler = scheduler.strip()
-    if mutant:
+    if mutant is not None:
         if scheduler not in ("reference", f"reference:{mutant}"):
             raise RunError(f"--mutant {mutant} runs the reference scheduler; it cannot go with --scheduler {scheduler}")
         scheduler = f"reference:{mutant}"
@@ -213,6 +216,10 @@ def check_command(scheduler: str) -> None:
         raise RunError(f"the scheduler command {scheduler[4:]!r} cannot be split into arguments: {e}") from None
     if not argv:
         raise RunError("the scheduler command is empty")
+    unknown = sorted(set(re.findall(r"\{[a-z_]+\}", scheduler[4:])) - set(PLACEHOLDERS))
+    if unknown:
+        raise RunError(f"the scheduler command names an unknown placeholder {_and(unknown)}: use "
+                       f"{_and(PLACEHOLDERS, 'or')}")
     program = argv[0]
     if shutil.which(program) is None:
         where = "is not an executable file" if os.sep in program else "is not found on PATH"
@@ -242,6 +249,47 @@ def preflight(scheduler: str, gates: dict[str, bool], workdir: Path) -> None:
         asyncio.run(start_once())
     except AdapterError as e:
         raise RunError(f"the scheduler command cannot start: {e}") from None
+
+
+def check_backend_options(options: RunOptions) -> None:
+    """The options that go with one backend, checked before anything starts (a missing kubeconfig
+    or binaries directory would otherwise skip every scenario, an option for another backend be
+    ignored): :class:`RunError` saying which option is wrong."""
+    backend = options.backend
+    kind = [name for name, given in (("--kind-cluster", options.kind_cluster), ("--kind-image", options.kind_image),
+                                     ("--kind-keep", options.kind_keep),
+                                     ("--kind-apiserver-feature-gates", options.kind_apiserver_feature_gates))
+            if given]
+    if kind and backend != "kind":
+        raise RunError(f"{_and(kind)} {'choose' if len(kind) > 1 else 'chooses'} the cluster --backend kind makes or "
+                       f"reuses: with --backend {backend} there is none")
+    if options.envtest_assets is not None:
+        if backend != "envtest":
+            raise RunError(f"--envtest-assets names the binaries --backend envtest starts: with --backend {backend} "
+                           "none are started")
+        try:
+            find_assets(options.envtest_assets)
+        except EnvtestError as e:
+            raise RunError(f"--backend envtest {e}") from None
+    if backend.startswith("kubeconfig:"):
+        path = Path(backend.partition(":")[2]).expanduser()
+        if not path.is_file():
+            raise RunError(f"--backend {backend}: no kubeconfig file at {path.resolve()}")
+
+
+def _and(names: Sequence[str], word: str = "and") -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return f"{', '.join(names[:-1])} {word} {names[-1]}" if len(names) > 1 else "".join(names)
+
+
+def make_report_dir(path: Path) -> None:
+    """``--report-dir`` and its parents, made; :class:`RunError` when it cannot be."""
+    if path.exists() and not path.is_dir():
+        raise RunError(f"--report-dir {path}: a file; give a directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise RunError(f"--report-dir {path}: cannot be made: {e.strerror or e}") from None
 
 
 def default_report_dir(now: datetime) -> Path:
@@ -340,6 +388,9 @@ def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = 
     begin = time.monotonic()
     scheduler = normalize_scheduler(options.scheduler)
     check_command(scheduler)
+    problem = backend_problem(options.backend, scheduler, options.jobs or 0)  # pytest would refuse it, later
+    if problem is not None:
+        raise RunError(problem)
     try:
         gates = parse_feature_gates(options.feature_gates)
     except ValueError as e:
@@ -367,6 +418,7 @@ def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = 
                               scheduler_gates=gates)
     if problem is not None:
         raise RunError(problem)
+    check_backend_options(options)
     suites_dir = (options.suites_dir or suites_directory()).resolve()
     readings = _readings()  # read now: a registry problem stops the run before its first scenario
     yaml: list[Path] = []
@@ -379,9 +431,9 @@ def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = 
         paths = suite_paths(suites_dir, options.suites)
         cwd = suites_dir.parent
     report_dir = (options.report_dir or default_report_dir(started)).resolve()
+    make_report_dir(report_dir)
     if options.backend == "fake":
         preflight(scheduler, gates, report_dir / "preflight")
-    report_dir.mkdir(parents=True, exist_ok=True)
     (report_dir / "results.jsonl").unlink(missing_ok=True)
     argv = run_argv([*paths, *yaml], report_dir, scheduler, options)  # the plugin collects YAML files it is given
     say = progress or (lambda line: None)

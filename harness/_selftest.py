@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from harness._report import criterion_status
-from harness._run import RunOptions, RunResult, run_suites
+from harness._run import RunOptions, RunResult, make_report_dir, run_suites, suite_paths, suites_directory
 from reference_scheduler import VARIANTS, get_mutant
 
 __all__ = ["GROUPS", "SelftestResult", "build_matrix", "render_markdown", "render_matrix", "render_summary",
@@ -224,8 +224,9 @@ def run_selftest(*, report_dir: Path | None = None, jobs: int | None = None, sui
     chosen = [get_mutant(name) for name in variants] if variants is not None else list(VARIANTS)
     chosen = [v for kind, _, _ in GROUPS for v in chosen if v.kind == kind]
     started = now()
+    suite_paths((suites_dir or suites_directory()).resolve(), suites)  # an unknown suite: refused before any run
     base = (report_dir or Path("reports") / started.strftime("selftest-%Y%m%dT%H%M%SZ")).resolve()
-    base.mkdir(parents=True, exist_ok=True)
+    make_report_dir(base)
     schedulers = ["reference", *(f"reference:{v.name}" for v in chosen)]
     say = progress or (lambda line: None)
     say(f"schedharness selftest: {len(schedulers)} runs, report in {base}")

@@ -16,7 +16,7 @@ from harness._adapters import parse_feature_gates
 from harness._catalog import CatalogError, collect, format_json, format_md, load_caught_by
 from harness._compare import CompareError, compare_reports, format_comparison, load_report
 from harness._compatibility import COLUMNS, agreement, format_summary, format_table, run_matrix
-from harness._k8sbuild import BuildError, build
+from harness._k8sbuild import BuildError, build, parse_release
 from harness._run import RunError, RunOptions, builtin_collection, normalize_scheduler, run_suites, suite_paths
 from harness._selftest import run_selftest
 from reference_scheduler._cli import add_subcommands
@@ -57,15 +57,34 @@ def _default_release() -> str:
     return KUBERNETES_VERSION.rsplit(".", 1)[0]
 
 
-def _count(text: str) -> int:
-    """A non-negative integer (an argparse type: a bad value is a usage error)."""
+def _whole(what: str, least: int = 0) -> Callable[[str], int]:
+    """An argparse type: a whole number, ``least`` or more (a bad value is a usage error naming
+    ``what`` it is)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid {what} {text!r}: give a whole number, {least} or more") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"invalid {what} {value}: give a whole number, {least} or more")
+        return value
+
+    return parse
+
+
+_count = _whole("count")
+#: a seed of 0 or more: Python's random.seed() takes -7 as 7, so a negative seed would replay as another's
+_seed = _whole("seed")
+
+
+def _k8s_version(text: str) -> str:
+    """``k8s build VERSION``: 1.NN or 1.NN.P (an argparse type: checked before Go is looked for)."""
     try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid count {text!r}: give a whole number, 0 or more") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"invalid count {value}: give a whole number, 0 or more")
-    return value
+        parse_release(text)
+    except BuildError as e:
+        raise argparse.ArgumentTypeError(e.detail) from None
+    return text
 
 
 def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -82,7 +101,7 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         default="schedharness.kubeconfig",
         help="where to write the kubeconfig (default: ./schedharness.kubeconfig)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed for uids and generated names")
+    p.add_argument("--seed", type=_seed, default=0, help="seed for uids and generated names")
     p.add_argument("--kubernetes-version", type=_release, default=None, metavar="1.NN",
                    help=f"the Kubernetes release to serve as: its schemas, OpenAPI and /version (default "
                         f"{_default_release()})")
@@ -160,11 +179,11 @@ def _run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    "or directories of either, with the same adapters, backends, report, journals and timelines")
     p.add_argument("--report-dir", type=Path, default=None, metavar="DIR",
                    help="where the report goes (default: reports/<UTC timestamp>/)")
-    p.add_argument("-n", "--jobs", type=int, default=None, metavar="N",
+    p.add_argument("-n", "--jobs", type=_count, default=None, metavar="N",
                    help="pytest-xdist workers (default: none for the reference scheduler; for a command, "
                    "which runs on real time, eight a core, at most 16; on envtest, two a core, at most 8, each with "
                    "its own control plane)")
-    p.add_argument("--seed", type=int, default=0, help="the fake API server's seed (default 0)")
+    p.add_argument("--seed", type=_seed, default=0, help="the fake API server's seed (default 0)")
     p.add_argument("--kubernetes-version", default=None, metavar="1.NN",
                    help="with --backend fake: the Kubernetes release the fake serves as (default "
                         f"{_default_release()}); give a real server's release to compare verdicts with it")
@@ -199,7 +218,7 @@ def _selftest_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "shape variant fail no criterion, every mutant and control fails at least one, and every criterion fails "
         "for at least one mutant: a criterion only a control fails is not proven.",
     )
-    p.add_argument("-n", "--jobs", type=int, default=None, metavar="N",
+    p.add_argument("-n", "--jobs", type=_whole("count", 1), default=None, metavar="N",
                    help="pytest runs at a time (default: one a core)")
     p.add_argument("--report-dir", type=Path, default=None, metavar="DIR",
                    help="where the reports go (default: reports/selftest-<UTC timestamp>/)")
@@ -237,12 +256,20 @@ async def _until_signalled(server: Any, kubeconfig: Path, announce: Callable[[],
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):  # before the URL is printed: a caller may signal at once
         loop.add_signal_handler(sig, stop.set)
+    if kubeconfig.is_dir():  # before the server starts
+        print(f"schedharness: --kubeconfig {kubeconfig}: a directory; give the file to write", file=sys.stderr)
+        return 2
     try:
         await server.start()
     except OSError as e:  # the address is taken or cannot be bound: the user's to change
         print(f"schedharness: cannot listen on {server.host}:{server.port}: {e.strerror or e}", file=sys.stderr)
         return 2
-    path = server.write_kubeconfig(kubeconfig)
+    try:
+        path = server.write_kubeconfig(kubeconfig)
+    except OSError as e:  # a directory that cannot be made, no permission: the user's to change
+        await server.stop()
+        print(f"schedharness: cannot write the kubeconfig to {kubeconfig}: {e.strerror or e}", file=sys.stderr)
+        return 2
     print(f"schedharness: {announce()}", flush=True)
     print(f"schedharness: kubeconfig written to {path.resolve()}", flush=True)
     try:
@@ -264,7 +291,9 @@ def _serve(args: argparse.Namespace) -> int:
         except ImportError:
             if args.loop == "uvloop":
                 main.close()
-                raise SystemExit("schedharness: --loop uvloop needs uvloop: pip install 'schedharness[speedups]'")
+                print("schedharness serve: --loop uvloop needs uvloop: pip install 'schedharness[speedups]'",
+                      file=sys.stderr)
+                return 2
         else:
             return int(uvloop.run(main))
     return asyncio.run(main)
@@ -285,7 +314,7 @@ def _proxy_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("--port", type=_port, default=0, help="port to bind (default: a free port)")
     p.add_argument("--kubeconfig", default="schedharness-proxy.kubeconfig",
                    help="where to write the proxy's kubeconfig (default: ./schedharness-proxy.kubeconfig)")
-    p.add_argument("--seed", type=int, default=0, help="seed of probabilistic fault rules")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of probabilistic fault rules")
     p.set_defaults(func=_proxy)
 
 
@@ -387,6 +416,14 @@ def _compatibility_parser(sub: argparse._SubParsersAction[argparse.ArgumentParse
 
 def _compatibility(args: argparse.Namespace) -> int:
     columns = [c for c in COLUMNS if not args.column or c.key in args.column]
+    problem = None  # found before the first run, not an hour later
+    if args.output.is_dir():
+        problem = f"--output {args.output}: a directory; give the file to write"
+    elif args.reports.exists() and not args.reports.is_dir():
+        problem = f"--reports {args.reports}: a file; give a directory"
+    if problem is not None:
+        print(f"schedharness compatibility: {problem}", file=sys.stderr)
+        return 2
     try:
         suite_version = builtin_collection().version
         matrix = run_matrix(columns, args.reports, reuse=args.reuse,
@@ -420,7 +457,7 @@ def _k8s_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "Progress goes to stderr; the last line, on stdout, is the directory, as `setup-envtest use -p path` "
         "prints it: KUBEBUILDER_ASSETS=$(schedharness k8s build).",
     )
-    b.add_argument("version", nargs="?", default=None, metavar="VERSION",
+    b.add_argument("version", nargs="?", type=_k8s_version, default=None, metavar="VERSION",
                    help="1.NN (its newest patch release on the proxy) or 1.NN.P (default: the newest 1.37)")
     b.add_argument("--source", type=Path, default=None, metavar="DIR",
                    help="build from this kubernetes checkout instead (e.g. a KEP implementation's branch); "
@@ -441,6 +478,9 @@ def _k8s_build(args: argparse.Namespace) -> int:
     if args.source is not None and args.version is not None:
         print("schedharness k8s build: give a VERSION or --source DIR, not both "
               "(a checkout's version is its own)", file=sys.stderr)
+        return 2
+    if args.cache_dir is not None and args.cache_dir.exists() and not args.cache_dir.is_dir():
+        print(f"schedharness k8s build: --cache-dir {args.cache_dir}: a file; give a directory", file=sys.stderr)
         return 2
     try:
         result = build(args.version, source=args.source, root=args.cache_dir,

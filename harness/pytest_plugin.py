@@ -88,7 +88,15 @@ from harness._adapters import (
     parse_feature_gates,
 )
 from harness._apiserver_gates import fake_apiserver_gates, options_problem
-from harness._backend import EnvtestBackend, FakeBackend, KindBackend, KubeconfigBackend, Slack, Unsupported
+from harness._backend import (
+    EnvtestBackend,
+    FakeBackend,
+    KindBackend,
+    KubeconfigBackend,
+    Slack,
+    Unsupported,
+    backend_problem,
+)
 from harness._envtest import open_envtest_session
 from harness._kind_setup import ClusterSession, ClusterUnavailable, KindSettings, open_cluster_session
 from harness._reference import reference_adapter
@@ -103,7 +111,6 @@ __all__ = ["Settings", "criterion_facts", "marker_gates", "scenario_seconds", "y
 
 DEFERRED = ("sh_backend", "sh_clock", "sh_journal", "sh_scheduler", "scenario")
 MARKERS = ("kep", "feature_gates", "criterion", "adapters")
-BACKENDS = ("fake", "kind", "envtest", "kubeconfig:PATH")
 
 
 @dataclass(frozen=True)
@@ -220,14 +227,9 @@ def _settings(config: pytest.Config) -> Settings:
         except UnknownMutant as e:
             raise pytest.UsageError(f"--scheduler {scheduler}: {e}") from None
     backend = str(config.getoption("--backend", "fake"))
-    if backend not in ("fake", "kind", "envtest") and not (backend.startswith("kubeconfig:") and backend[11:].strip()):
-        raise pytest.UsageError(f"--backend {backend}: unknown backend; available: {', '.join(BACKENDS)}")
-    if scheduler == "cluster" and backend in ("fake", "envtest"):
-        raise pytest.UsageError(f"--scheduler cluster tests a cluster's own scheduler: use --backend kind or "
-                                f"kubeconfig:PATH (the {backend} backend has no scheduler)")
-    if backend not in ("fake", "envtest") and int(getattr(config.option, "numprocesses", 0) or 0) > 0:
-        raise pytest.UsageError(f"--backend {backend} runs one test at a time on one cluster (nodes are "
-                                "cluster-wide): drop -n")
+    problem = backend_problem(backend, scheduler, int(getattr(config.option, "numprocesses", 0) or 0))
+    if problem is not None:
+        raise pytest.UsageError(problem)
     options = {}
     for option in ("--feature-gates", "--kind-apiserver-feature-gates", "--apiserver-feature-gates"):
         try:

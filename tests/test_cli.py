@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import sys
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,115 @@ def test_serve_with_an_api_server_gate_stores_the_field_it_guards(tmp_path: Path
             proc.terminate()
             proc.wait(30)
     assert stored == [{"disableResizePreemption": ["example.com/a"]}, None]
+
+
+# ------------------------------------------------------------------- bad values: one message, exit code 2
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["run", "-n", "-3"],
+     "schedharness run: error: argument -n/--jobs: invalid count -3: give a whole number, 0 or more"),
+    (["run", "-n", "abc"],
+     "schedharness run: error: argument -n/--jobs: invalid count 'abc': give a whole number, 0 or more"),
+    (["run", "--seed", "-1"],
+     "schedharness run: error: argument --seed: invalid seed -1: give a whole number, 0 or more"),
+    (["run", "--seed", "x"],
+     "schedharness run: error: argument --seed: invalid seed 'x': give a whole number, 0 or more"),
+    (["serve", "--seed", "-7"],
+     "schedharness serve: error: argument --seed: invalid seed -7: give a whole number, 0 or more"),
+    (["proxy", "--upstream", "unused", "--seed", "1.5"],
+     "schedharness proxy: error: argument --seed: invalid seed '1.5': give a whole number, 0 or more"),
+    (["selftest", "-n", "0"],
+     "schedharness selftest: error: argument -n/--jobs: invalid count 0: give a whole number, 1 or more"),
+    (["selftest", "-n", "-3"],
+     "schedharness selftest: error: argument -n/--jobs: invalid count -3: give a whole number, 1 or more"),
+    (["k8s", "build", "1.x"],
+     "schedharness k8s build: error: argument VERSION: '1.x' is not a Kubernetes release: give 1.NN (its newest "
+     "patch) or 1.NN.P"),
+    (["k8s", "build", "abc", "--source", "."],
+     "schedharness k8s build: error: argument VERSION: 'abc' is not a Kubernetes release: give 1.NN (its newest "
+     "patch) or 1.NN.P"),
+])
+def test_a_malformed_option_value_is_a_usage_error(argv: list[str], message: str,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == message
+
+
+def test_serve_refuses_a_kubeconfig_path_that_is_a_directory_before_it_starts(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--kubeconfig", str(tmp_path), "--loop", "asyncio"]) == 2
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == (
+        "", f"schedharness: --kubeconfig {tmp_path}: a directory; give the file to write\n")
+    (tmp_path / "file").write_text("")
+    assert main(["serve", "--kubeconfig", str(tmp_path / "file" / "kubeconfig"), "--loop", "asyncio"]) == 2
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == (
+        "", f"schedharness: cannot write the kubeconfig to {tmp_path / 'file' / 'kubeconfig'}: File exists\n")
+
+
+def test_serve_loop_uvloop_without_uvloop_is_a_usage_error(monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(sys.modules, "uvloop", None)  # import uvloop: ImportError, installed or not
+    assert main(["serve", "--loop", "uvloop"]) == 2
+    assert capsys.readouterr().err == (
+        "schedharness serve: --loop uvloop needs uvloop: pip install 'schedharness[speedups]'\n")
+
+
+def test_proxy_names_the_line_of_a_kubeconfig_that_is_not_yaml(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    upstream = tmp_path / "upstream"
+    upstream.write_text("clusters: [\n")
+    assert main(["proxy", "--upstream", str(upstream)]) == 2
+    assert capsys.readouterr().err == (
+        f"schedharness proxy: {upstream}: the kubeconfig is not valid YAML: line 2, column 1: expected the node "
+        "content, but found '<stream end>'\n")
+
+
+def test_selftest_refuses_an_unknown_suite_or_report_dir_before_its_first_run(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["selftest", "--suite", "nope", "--report-dir", str(tmp_path / "r")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("schedharness selftest: unknown suite 'nope'; available: core_sanity, ")
+    assert not (tmp_path / "r").exists()
+    (tmp_path / "file").write_text("")
+    assert main(["selftest", "--suite", "core_sanity", "--report-dir", str(tmp_path / "file")]) == 2
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == (
+        "", f"schedharness selftest: --report-dir {tmp_path / 'file'}: a file; give a directory\n")
+
+
+def test_k8s_build_refuses_a_cache_dir_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "file").write_text("")
+    assert main(["k8s", "build", "1.37", "--cache-dir", str(tmp_path / "file")]) == 2
+    assert capsys.readouterr().err == (
+        f"schedharness k8s build: --cache-dir {tmp_path / 'file'}: a file; give a directory\n")
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--output", "{tmp}"], "schedharness compatibility: --output {tmp}: a directory; give the file to write"),
+    (["--reports", "{tmp}/file"], "schedharness compatibility: --reports {tmp}/file: a file; give a directory"),
+])
+def test_compatibility_refuses_where_it_cannot_write_before_its_first_run(
+        argv: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Checked first: the runs take an hour, the table is written at their end."""
+    (tmp_path / "file").write_text("")
+    assert main(["compatibility", *(a.replace("{tmp}", str(tmp_path)) for a in argv)]) == 2
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", message.replace("{tmp}", str(tmp_path)) + "\n")
+
+
+@pytest.mark.parametrize("criteria", ['[3]', '[{}]', '[{"id": "a"}]'])
+def test_compare_refuses_a_report_whose_criteria_are_malformed(criteria: str, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    report = tmp_path / "report.json"
+    report.write_text(f'{{"criteria": {criteria}}}')
+    assert main(["compare", str(report), str(report)]) == 2
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == (
+        "", f"schedharness compare: {report}: not a schedharness report (criteria[0] is no mapping with an id and a "
+            "status)\n")

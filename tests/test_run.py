@@ -511,3 +511,77 @@ def test_a_bad_kubernetes_version_is_a_usage_error(argv: list[str], message: str
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", *argv]) == 2
     assert capsys.readouterr().err.strip() == message
+
+
+# ------------------------------------------------------------------- refused before anything starts
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--backend", "nope"], "--backend nope: unknown backend; available: fake, kind, envtest, kubeconfig:PATH"),
+    (["--backend", "kubeconfig:"], "--backend kubeconfig:: unknown backend; available: fake, kind, envtest, "
+                                   "kubeconfig:PATH"),
+    (["--backend", "kubeconfig:{tmp}/missing"],
+     "--backend kubeconfig:{tmp}/missing: no kubeconfig file at {tmp}/missing"),
+    (["--scheduler", "cluster"], "--scheduler cluster tests a cluster's own scheduler: use --backend kind or "
+                                 "kubeconfig:PATH (the fake backend has no scheduler)"),
+    (["--backend", "kind", "-n", "2"],
+     "--backend kind runs one test at a time on one cluster (nodes are cluster-wide): drop -n"),
+    (["--backend", "envtest", "--envtest-assets", "{tmp}/missing"],
+     "--backend envtest needs etcd and kube-apiserver binaries: {tmp}/missing (--envtest-assets) is not a directory"),
+    (["--envtest-assets", "{tmp}"],
+     "--envtest-assets names the binaries --backend envtest starts: with --backend fake none are started"),
+    (["--kind-cluster", "dev", "--kind-keep"],
+     "--kind-cluster and --kind-keep choose the cluster --backend kind makes or reuses: with --backend fake there "
+     "is none"),
+    (["--backend", "envtest", "--kind-image", "v1.35.0"],
+     "--kind-image chooses the cluster --backend kind makes or reuses: with --backend envtest there is none"),
+    (["--mutant", ""], "unknown mutant ''; known: "),
+    (["--scheduler", "{python} --kubeconfig={kubeconfg} {flags}"],
+     "the scheduler command names an unknown placeholder {flags} and {kubeconfg}: use {config}, {feature_gates} "
+     "or {kubeconfig}"),
+    (["--report-dir", "{tmp}/file"], "--report-dir {tmp}/file: a file; give a directory"),
+])
+def test_a_bad_option_is_refused_before_anything_starts(argv: list[str], message: str, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Nothing runs, no report directory is made: one message, exit code 2 (``--backend nope``
+    used to start pytest, which exited 4; ``-n 2`` on kind was dropped without a word)."""
+    (tmp_path / "file").write_text("")
+    argv = [a.replace("{tmp}", str(tmp_path)).replace("{python}", sys.executable) for a in argv]
+    if "--report-dir" not in argv:
+        argv += ["--report-dir", str(tmp_path / "r")]
+    assert main(["run", "--suite", "core_sanity", *argv]) == 2
+    captured = capsys.readouterr()
+    expected = "schedharness run: " + message.replace("{tmp}", str(tmp_path))
+    assert captured.out == ""
+    if message.endswith("known: "):  # every variant follows, as others add them
+        assert captured.err.startswith(expected)
+    else:
+        assert captured.err == expected + "\n"
+    assert not (tmp_path / "r").exists()
+
+
+def test_yaml_scenarios_with_wrong_values_are_refused_with_file_and_line(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 26 §5: ``kep: {number: abc}`` and ``featureGates: [A]`` gave a traceback and exit 1."""
+    cases = {
+        "kep.yaml": ("name: k\nkep: {number: abc}\nops: []\n",
+                     "kep.yaml: line 2: kep: number 'abc': give a whole number, 0 or more"),
+        "gates.yaml": ("ops: []\nfeatureGates: [A]\n",
+                       "gates.yaml: line 2: featureGates ['A']: give a mapping of gate names to true or false, e.g. "
+                       "{SchedulerPreEnqueuePodStatus: true}"),
+        "syntax.yaml": ("ops: [\n", "syntax.yaml: line 2, column 1: not valid YAML: expected the node content, but "
+                                    "found '<stream end>'"),
+        "count.yaml": ("ops:\n- {op: createNodes}\n- {op: createPods, count: two}\n",
+                       "count.yaml: line 3: ops[1] createPods: count 'two': give a whole number, 0 or more"),
+    }
+    for name, (text, message) in cases.items():
+        path = tmp_path / name
+        path.write_text(text)
+        assert main(["run", str(path), "--report-dir", str(tmp_path / "r")]) == 2
+        captured = capsys.readouterr()
+        assert (captured.out, captured.err) == ("", f"schedharness run: {message}\n")
+    binary = tmp_path / "binary.yaml"
+    binary.write_bytes(b"\xff\xfe")
+    assert main(["run", str(binary), "--report-dir", str(tmp_path / "r")]) == 2
+    assert capsys.readouterr().err == "schedharness run: binary.yaml: not UTF-8 text: byte 0 cannot be decoded\n"
+    assert not (tmp_path / "r").exists()

@@ -305,8 +305,13 @@ class FaultProxy:
             base = Path(upstream).parent
             try:
                 config = yaml.safe_load(Path(upstream).read_text()) or {}
-            except (OSError, yaml.YAMLError) as e:
+            except (OSError, UnicodeDecodeError) as e:
                 raise ValueError(f"{os.fspath(upstream)}: the kubeconfig cannot be read: {e}") from e
+            except yaml.YAMLError as e:
+                mark = getattr(e, "problem_mark", None)
+                where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+                raise ValueError(f"{os.fspath(upstream)}: the kubeconfig is not valid YAML: {where}"
+                                 f"{getattr(e, 'problem', None) or e}") from e
             if not isinstance(config, Mapping):
                 raise ValueError(f"{os.fspath(upstream)}: not a kubeconfig (a YAML mapping)")
         self.upstream = upstream_from_kubeconfig(config, context, base=base)

@@ -7,7 +7,6 @@ import re
 
 import pytest
 
-from fake_apiserver._machinery import decode as _decode
 from fake_apiserver._machinery.decode import (
     ListOptions,
     decode_continue,
@@ -25,15 +24,6 @@ from fake_apiserver._machinery.decode import (
 from fake_apiserver._machinery.errors import BadRequest, Invalid, StatusError, UnknownError
 from fake_apiserver._registry.kinds import by_resource
 from test_http import Api, serve
-
-
-def test_public_names() -> None:
-    assert _decode.__all__ == [
-        "ListOptions", "decode_continue", "decode_delete_options", "decode_list_options", "dry_run_errors",
-        "go_json_type", "go_parse_int", "go_quote", "internal_type", "interpret_errors", "parse_list_resource_version",
-        "parse_resource_version", "query_bool", "query_values", "raw_body", "resource_version_error", "summarize_data",
-        "validate_list_options", "validate_write_options",
-    ]
 
 
 @pytest.mark.parametrize(("value", "name"), [({}, "object"), ([], "array"), ("x", "string"), (True, "bool"),

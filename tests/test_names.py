@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from fake_apiserver._machinery import names as _names
 from fake_apiserver._machinery.names import (
     is_dns1035_label,
     is_dns1123_label,
@@ -35,11 +34,11 @@ VALUE_RULE = (
 )
 
 
-def test_public_api_is_pinned() -> None:
-    assert _names.__all__ == [
-        "is_dns1035_label", "is_dns1123_label", "is_dns1123_subdomain", "is_label_value",
-        "is_qualified_name", "max_len_error", "nbytes",
-    ]
+def test_lengths_are_counted_in_bytes_as_go_does() -> None:
+    """Go's ``len`` of a string is its UTF-8 bytes: 32 two-byte characters are too long for a
+    label value (63 bytes), 31 are not (the value still fails the pattern)."""
+    assert is_label_value("\u00e9" * 32) == ["must be no more than 63 bytes", VALUE_RULE]
+    assert is_label_value("\u00e9" * 31) == [VALUE_RULE]
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from fake_apiserver._machinery import selectors as _selectors
 from fake_apiserver._machinery.errors import BadRequest
 from fake_apiserver._registry.kinds import by_kind
 from fake_apiserver._machinery.selectors import (
@@ -44,17 +43,6 @@ VALUE_RULE = (
 
 def exact(text: str) -> str:
     return "^" + re.escape(text) + "$"
-
-
-def test_public_api_is_pinned() -> None:
-    assert _selectors.__all__ == [
-        "FieldSelector",
-        "FieldTerm",
-        "LabelSelector",
-        "Requirement",
-        "field_value",
-        "label_selector_from_dict",
-    ]
 
 
 # --- label selectors: parsing --------------------------------------------------------------------

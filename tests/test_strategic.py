@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from fake_apiserver._machinery import strategic as _strategic
 from fake_apiserver._machinery.errors import BadRequest, StatusError
 from fake_apiserver._registry.kinds import by_resource
 from fake_apiserver._machinery.strategic import ListStrategy, PatchSchema
@@ -369,7 +368,3 @@ def test_works_with_any_mapping_schema() -> None:
     schema = {"items": ListStrategy("id")}
     result = merge({"items": [{"id": 1, "v": "a"}]}, {"items": [{"id": 1, "v": "b"}, {"id": 2}]}, schema)
     assert result == {"items": [{"id": 1, "v": "b"}, {"id": 2}]}
-
-
-def test_public_names() -> None:
-    assert _strategic.__all__ == ["InvalidPatch", "ListStrategy", "PatchSchema", "go_value", "strategic_merge"]

@@ -8,9 +8,6 @@ from typing import Any
 
 import pytest
 
-from fake_apiserver._registry import binding as _binding
-from fake_apiserver._registry import meta as _meta
-from fake_apiserver._registry import pod_validation as _pod_validation
 from fake_apiserver._registry.claim_validation import validate_claim_spec, validate_claim_update
 from fake_apiserver._machinery.equality import semantic
 from fake_apiserver._registry.generic import KindRules
@@ -74,16 +71,28 @@ def changed(pod: dict[str, Any], **spec: Any) -> dict[str, Any]:
     return new
 
 
-def test_public_api_is_pinned() -> None:
-    assert _meta.__all__ == [
-        "check", "dedupe", "generate_name_checked_on_update", "path_segment_errors", "qualified_name_errors",
-        "reconcile_namespace", "validate_object_meta",
-    ]
-    assert _pod_validation.__all__ == [
-        "POD_UPDATE_FORBIDDEN_PREFIX", "node_affinity_errors", "pod_resource_claim_errors",
-        "resource_requirements_errors", "validate_pod_create", "validate_pod_status_update", "validate_pod_update",
-    ]
-    assert _binding.__all__ == ["assign", "check_binding", "validate_binding"]
+def test_a_bad_generate_name_is_refused_on_update_only_for_the_kinds_that_check_it() -> None:
+    """kube-apiserver checks generateName on update for a ConfigMap or a Node, not for a
+    PodDisruptionBudget (``ValidateObjectMetaUpdate`` through each kind's own strategy)."""
+    old = {"metadata": {"name": "n", "uid": "u", "generateName": "n-"}}
+    new = copy.deepcopy(old)
+    new["metadata"]["generateName"] = "x%y-"
+    assert rendered(validate_object_meta(NODES, new, create=False, old=old)) == [
+        f'metadata.generateName: Invalid value: "x%y-": {SUBDOMAIN_RULE}']
+    pdb = by_kind("policy", "PodDisruptionBudget")
+    assert pdb is not None
+    new["metadata"]["namespace"] = old["metadata"]["namespace"] = "d"
+    assert validate_object_meta(pdb, new, create=False, old=old) == []
+
+
+def test_check_lists_a_repeated_error_once() -> None:
+    """``ErrorList.ToAggregate`` drops an error whose text repeats, keeping the first."""
+    twice = [FieldError.required("metadata.name"), FieldError.required("metadata.namespace"),
+             FieldError.required("metadata.name")]
+    with pytest.raises(Invalid) as raised:
+        check(CONFIGMAPS, "cm", twice)
+    assert raised.value.message == ('ConfigMap "cm" is invalid: [metadata.name: Required value, '
+                                    "metadata.namespace: Required value]")
 
 
 # --- object metadata -----------------------------------------------------------------------------

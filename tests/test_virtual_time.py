@@ -16,7 +16,6 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
-from harness import _virtual_time
 from harness._virtual_time import (
     DEFAULT_EPOCH,
     Deadlock,
@@ -36,17 +35,11 @@ def _loop() -> VirtualEventLoop:
     return loop
 
 
-def test_public_api() -> None:
-    assert _virtual_time.__all__ == [
-        "CLOCK_RESOLUTION",
-        "DEFAULT_EPOCH",
-        "Deadlock",
-        "RealClock",
-        "VirtualClock",
-        "VirtualEventLoop",
-        "run",
-    ]
-    assert DEFAULT_EPOCH == datetime(2026, 1, 1, tzinfo=timezone.utc)
+def test_a_virtual_clock_starts_at_2026_01_01_utc_by_default() -> None:
+    async def main() -> datetime:
+        return VirtualClock(_loop()).now()
+
+    assert run(main()) == DEFAULT_EPOCH == datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 
 def test_loop_time_starts_at_zero_with_microsecond_resolution() -> None:

@@ -22,8 +22,9 @@ Where each part, and each of the suite's readings of the KEP's open questions, i
   the KEP's open questions; ``_resources``: what a pod counts on its node, its status resources
   included.
 
-Not implemented: scoring beyond least-requested, leader election (run one instance,
-or give it its own ``--scheduler-name``), protobuf, the streaming list.
+Not implemented: scoring beyond NodeResourcesFit's LeastAllocated strategy on cpu and memory,
+leader election (run one instance, or give it its own ``--scheduler-name``), protobuf, the
+streaming list.
 
 The public API is this flat list; everything else lives in private modules.
 """

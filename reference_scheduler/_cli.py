@@ -53,7 +53,7 @@ def add_subcommands(subparsers: Any) -> None:
 _HEADINGS: dict[VariantKind, str] = {
     "shape": "Shape variants: correct KEP-5501 behaviour, another request shape or another correct choice (when a "
              "claim event re-runs PreEnqueue)",
-    "mutant": "Mutants: each breaks one KEP-5501 rule",
+    "mutant": "Mutants: each breaks one rule it names (of KEP-5501, kube-scheduler's core, DefaultPreemption or KEP-5836)",
     "control": "Controls: not a scheduler, by design",
 }
 

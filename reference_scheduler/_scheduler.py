@@ -546,7 +546,8 @@ class Scheduler:
 
 
 def _load(info: NodeInfo, req: Any) -> float:
-    """Least requested: the mean of cpu and memory fractions after placing the pod."""
+    """NodeResourcesFit's LeastAllocated strategy, lower is better: the mean of the cpu and memory
+    fractions of the node's allocatable requested once the pod is placed."""
     fractions = []
     for used, extra, total in ((info.requested.milli_cpu, req.milli_cpu, info.allocatable.milli_cpu),
                                (info.requested.memory, req.memory, info.allocatable.memory)):

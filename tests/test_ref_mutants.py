@@ -438,7 +438,7 @@ def test_cli_lists_the_variants_by_kind_with_what_is_expected(capsys: pytest.Cap
         "    expected: must pass every criterion"]
     assert shapes.count("expected: must pass every criterion") == 4 and "violates" not in shapes
     assert mutants.splitlines()[:5] == [
-        "Mutants: each breaks one KEP-5501 rule",
+        "Mutants: each breaks one rule it names (of KEP-5501, kube-scheduler's core, DefaultPreemption or KEP-5836)",
         "no-delay",
         "    patches the NotReadyForScheduling condition as soon as a pod is rejected",
         "    violates: \"To handle transient rejections and reduce API server load, the scheduler will not act on "

@@ -49,6 +49,11 @@ DATA = ROOT / "tests" / "data" / "protobuf"
 GENERATED_DIR = ROOT / "fake_apiserver" / "data"
 # The generated data the package ships, by release, with the staging tag each was read at.
 SOURCES = {"1.36": "v0.36.0", "1.37": "v0.37.2"}
+# The modules the Go types are read from, with the generator's option and the variable naming a git dir of each.
+MODULES = {"k8s.io/api": ("--api", "SCHEDHARNESS_K8S_API_GIT"),
+           "k8s.io/apiextensions-apiserver": ("--apiextensions", "SCHEDHARNESS_K8S_APIEXTENSIONS_GIT"),
+           "k8s.io/apimachinery": ("--apimachinery", "SCHEDHARNESS_K8S_APIMACHINERY_GIT"),
+           "k8s.io/kube-aggregator": ("--kube-aggregator", "SCHEDHARNESS_K8S_KUBE_AGGREGATOR_GIT")}
 # The release of the recorded bodies and of the real errors below (kube-apiserver v1.36).
 RECORDED_RELEASE = "1.36"
 PROTOBUF = protobuf.CONTENT_TYPE
@@ -133,19 +138,44 @@ def test_the_package_ships_the_data_of_each_release_it_has_types_for() -> None:
         "protobuf-v1.36.json", "protobuf-v1.36.json", "protobuf-v1.36.json", "protobuf-v1.37.json"]
 
 
+def discovery_kinds(release: str) -> set[tuple[str, str, str]]:
+    """The kinds of the release's aggregated discovery data (captured from kube-apiserver): each
+    resource's, and each subresource's (with no group-version given, its resource's)."""
+    found: set[tuple[str, str, str]] = set()
+    for group in json.loads((GENERATED_DIR / f"discovery-v{release}.json").read_text())["groups"]:
+        for version in group["versions"]:
+            for resource in version["resources"]:
+                found.add((group["group"], version["version"], resource["kind"]))
+                for sub in resource["subresources"]:
+                    named = sub["responseKind"]
+                    found.add((named["group"], named["version"], named["kind"]) if named["version"]
+                              else (group["group"], version["version"], named["kind"]))
+    return found
+
+
+# The kinds a subresource names that kube-apiserver publishes no OpenAPI definition for: the
+# options of connect subresources (read from the query, never from a body).
+CONNECT_OPTIONS = {"NodeProxyOptions", "PodAttachOptions", "PodExecOptions", "PodPortForwardOptions",
+                   "PodProxyOptions", "ServiceProxyOptions"}
+
+
 @pytest.mark.parametrize("release", SOURCES)
-def test_the_data_covers_every_served_kind_and_what_kubectl_creates(release: str) -> None:
-    defined = _schema.group_version_kinds(f"{release}.0")  # a release serves the rows its schemas define
-    served = {(k.group, k.version, k.kind) for k in KINDS if (k.group, k.version, k.kind) in defined}
+def test_the_data_covers_every_kind_of_the_releases_discovery_and_what_kubectl_creates(release: str) -> None:
     kubectl = {("", "v1", "Binding"), ("", "v1", "Secret"), ("apps", "v1", "Deployment"), ("batch", "v1", "Job")}
     data = generated(release)
     kinds = {(k["group"], k["version"], k["kind"]): k["message"] for k in data["kinds"]}
-    assert set(kinds) == served | kubectl
+    assert set(kinds) == discovery_kinds(release) | kubectl
+    assert {("autoscaling", "v1", "Scale"), ("policy", "v1", "Eviction"), ("authentication.k8s.io", "v1", "TokenRequest"),
+            ("apiextensions.k8s.io", "v1", "CustomResourceDefinition"), ("apiregistration.k8s.io", "v1", "APIService"),
+            ("", "v1", "PodExecOptions")} <= set(kinds)
     for (group, version, kind), message in kinds.items():
-        assert message == release_definition_name(group, version, kind, release)
+        if kind in CONNECT_OPTIONS:
+            assert (group, version, message) == ("", "v1", f"io.k8s.api.core.v1.{kind}")
+        else:
+            assert message == release_definition_name(group, version, kind, release)
     assert "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions" in data["messages"]
     assert data["kubernetes"] == release
-    assert data["sources"] == {"k8s.io/api": SOURCES[release], "k8s.io/apimachinery": SOURCES[release]}
+    assert data["sources"] == {module: SOURCES[release] for module in MODULES}
 
 
 def test_a_kind_only_a_later_release_serves_is_in_its_data_alone() -> None:
@@ -224,23 +254,33 @@ def test_go_types_are_named_as_reflect_prints_them(message: str, field: str, rea
     assert entry["pointer"] == entry["go_type"].startswith("*")
 
 
+def _module_source(module: str, variable: str, tag: str) -> str | None:
+    """Where the generator can read ``module`` at ``tag``: the git dir ``variable`` names when it
+    has the tag, else the Go module cache's copy of that version, else None."""
+    git_dir = os.environ.get(variable)
+    if git_dir and subprocess.run(["git", f"--git-dir={git_dir}", "rev-parse", "--verify", "--quiet",
+                                   f"refs/tags/{tag}"], capture_output=True).returncode == 0:
+        return git_dir
+    cache = os.environ.get("GOMODCACHE") or str(Path(os.environ.get("GOPATH") or Path.home() / "go") / "pkg" / "mod")
+    extracted = Path(cache) / f"{module}@{tag}"
+    return str(extracted) if (extracted / "go.mod").is_file() else None
+
+
 @pytest.mark.parametrize("release", SOURCES)
 def test_the_generator_reproduces_the_data(release: str, tmp_path: Path) -> None:
-    """``tools/gen_protobuf_fields.py`` over clones of kubernetes/api and kubernetes/apimachinery
-    writes the committed file of each release byte for byte (the data is generated, never edited)."""
-    api, machinery = os.environ.get("SCHEDHARNESS_K8S_API_GIT"), os.environ.get("SCHEDHARNESS_K8S_APIMACHINERY_GIT")
+    """``tools/gen_protobuf_fields.py`` over kubernetes/api, apimachinery, apiextensions-apiserver
+    and kube-aggregator (git dirs, or the Go module cache's copies of the tag) writes the committed
+    file of each release byte for byte (the data is generated, never edited)."""
     tag = SOURCES[release]
-    if not api or not machinery:
-        pytest.skip("set SCHEDHARNESS_K8S_API_GIT and SCHEDHARNESS_K8S_APIMACHINERY_GIT to git dirs of "
-                    f"github.com/kubernetes/api and github.com/kubernetes/apimachinery (with tag {tag})")
-    for git_dir in (api, machinery):
-        if subprocess.run(["git", f"--git-dir={git_dir}", "rev-parse", "--verify", "--quiet", f"refs/tags/{tag}"],
-                          capture_output=True).returncode != 0:
-            pytest.skip(f"{git_dir} has no tag {tag}")
+    argv = [sys.executable, str(ROOT / "tools" / "gen_protobuf_fields.py"), "--release", release, "--tag", tag]
+    for module, (option, variable) in MODULES.items():
+        where = _module_source(module, variable, tag)
+        if where is None:
+            pytest.skip(f"set {variable} to a git dir of github.com/{module.replace('k8s.io', 'kubernetes')} "
+                        f"with tag {tag} (or have {module}@{tag} in the Go module cache)")
+        argv += [option, where]
     out = tmp_path / "protobuf.json"
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_protobuf_fields.py"), "--api", api,
-                           "--apimachinery", machinery, "--release", release, "--tag", tag, "--out", str(out)],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run([*argv, "--out", str(out)], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert out.read_text() == (GENERATED_DIR / f"protobuf-v{release}.json").read_text()
 

@@ -3,17 +3,24 @@ a fake server of that Kubernetes release decodes, read from the release's Go API
 
 Usage::
 
-    python tools/gen_protobuf_fields.py --api GIT_DIR --apimachinery GIT_DIR [--release 1.37] [--tag v0.37.0]
-        [--out PATH]
+    python tools/gen_protobuf_fields.py --api SOURCE --apimachinery SOURCE [--apiextensions SOURCE]
+        [--kube-aggregator SOURCE] [--release 1.37] [--tag v0.37.0] [--discovery PATH] [--out PATH]
 
-``--release`` picks the kinds (the rows of :data:`~fake_apiserver._registry.kinds.KINDS` the release
-serves, :func:`~fake_apiserver._registry.kinds.served_kinds`) and names the file; ``--tag`` is the staging
-tag the Go types are read at (default ``v0.<minor>.0``).
+``--release`` picks the kinds and names the file: every kind of the release's aggregated discovery
+data (``fake_apiserver/data/discovery-v<release>.json``, captured from a real kube-apiserver by
+``tools/gen_discovery.py``; ``--discovery`` names another), i.e. each resource's kind in every group
+and version listed there and each kind a subresource names (``deployments/scale``: autoscaling/v1
+Scale, ``pods/eviction``: policy/v1 Eviction, ``serviceaccounts/token``: TokenRequest, the connect
+options), plus :data:`EXTRA_KINDS` and :data:`EXTRA_TYPES`. The data covers what the release
+could serve, not only what the fake's kind table serves today, so that a kind added to the table
+needs no new data. ``--tag`` is the staging tag the Go types are read at (default ``v0.<minor>.0``).
 
-``GIT_DIR`` is a clone (or bare mirror) of ``github.com/kubernetes/api`` and of
-``github.com/kubernetes/apimachinery``; files are read at ``--tag`` with ``git show``, so no work
-tree is needed. The output is deterministic (same tag, same bytes) and is committed; this script
-is not packaged.
+A ``SOURCE`` is a clone (or bare mirror) of ``github.com/kubernetes/api``, ``apimachinery``,
+``apiextensions-apiserver`` (CustomResourceDefinition) and ``kube-aggregator`` (APIService); files
+are read at ``--tag`` with ``git show``, so no work tree is needed. A directory holding the module
+at that version (the Go module cache's ``~/go/pkg/mod/k8s.io/api@v0.37.2``) does as well, for a tag
+a mirror lacks. The last two are needed only when the discovery data lists their groups. The
+output is deterministic (same tag, same bytes) and is committed; this script is not packaged.
 
 Everything comes from the Go source, not from ``.proto`` files: a struct field's tags
 (``protobuf:"bytes,2,rep,name=containers"``, ``protobuf_key``/``protobuf_val``,
@@ -21,7 +28,9 @@ Everything comes from the Go source, not from ``.proto`` files: a struct field's
 underlying kind) and the few type comments the protobuf generator reads (``+protobuf.as=`` and
 ``+protobuf.embed=``). The Go types that marshal JSON themselves (``MarshalJSON``: times,
 durations, quantities, int-or-strings, raw JSON) are named by a small table (:data:`CODECS`),
-and a reachable type with a ``MarshalJSON`` the table lacks stops the generator. Structs are
+and a reachable type with a ``MarshalJSON`` the table lacks stops the generator (k8s.io/api itself has
+none: its ``ExtraValue []string`` lists, marked ``+protobuf.nullable=true``, are the one type whose
+wire form is not its Go form, a message of one ``items`` field, and get the ``items`` codec). Structs are
 keyed by their OpenAPI definition name (``io.k8s.api.core.v1.PodSpec``), so that the data joins
 with the schemas of :mod:`fake_apiserver._machinery.schema`; each field keeps its Go type as
 ``reflect.Type.String()`` prints it (``[]v1.Container``, ``*int64``, ``v1.ResourceList``).
@@ -45,16 +54,24 @@ from typing import Any, Iterator
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from fake_apiserver._registry.kinds import served_kinds  # noqa: E402
 from fake_apiserver._machinery.schema import KUBERNETES_VERSION, release as schema_release  # noqa: E402
 
 API = "k8s.io/api"
 APIMACHINERY = "k8s.io/apimachinery"
+APIEXTENSIONS = "k8s.io/apiextensions-apiserver"
+AGGREGATOR = "k8s.io/kube-aggregator"
 META = f"{APIMACHINERY}/pkg/apis/meta/v1"
+# The API groups whose Go types live outside k8s.io/api: the servers kube-apiserver chains with
+# its own (CustomResourceDefinition, APIService); every other group is k8s.io/api/<group's first label>.
+GROUP_PACKAGES = {
+    "apiextensions.k8s.io": f"{APIEXTENSIONS}/pkg/apis/apiextensions",
+    "apiregistration.k8s.io": f"{AGGREGATOR}/pkg/apis/apiregistration",
+}
 
-# Kinds decoded besides the served ones: the binding subresource's body and the kinds kubectl's
-# imperative ``create`` sends (the real server serves them; a body of one of them posted to
-# another kind's URL gets a conversion error, not "no kind is registered").
+# Kinds decoded besides those of the discovery data: the kinds kubectl's imperative ``create``
+# sends and the binding subresource's body (all of them also in the discovery data today; kept so
+# that a discovery file missing them still yields them: a body of one of them posted to another
+# kind's URL gets a conversion error, not "no kind is registered").
 EXTRA_KINDS = (
     ("", "v1", "Binding"),
     ("", "v1", "Secret"),
@@ -74,6 +91,14 @@ CODECS = {
     (f"{APIMACHINERY}/pkg/util/intstr", "IntOrString"): "int_or_string",
     (f"{APIMACHINERY}/pkg/runtime", "RawExtension"): "raw_json",
     (f"{APIMACHINERY}/pkg/runtime", "Unknown"): "raw_json",  # the envelope; never inside an object
+    # CustomResourceDefinition's schema (apiextensions/v1 marshal.go): JSON writes its raw bytes or
+    # null, as RawExtension does; each "either" type writes the one member that is set: the list of
+    # schemas or else the schema (OrArray), the schema or else the bool (OrBool), the list of
+    # strings or else the schema or else null (OrStringArray).
+    (f"{APIEXTENSIONS}/pkg/apis/apiextensions/v1", "JSON"): "raw_json",
+    (f"{APIEXTENSIONS}/pkg/apis/apiextensions/v1", "JSONSchemaPropsOrArray"): "schema_or_array",
+    (f"{APIEXTENSIONS}/pkg/apis/apiextensions/v1", "JSONSchemaPropsOrBool"): "schema_or_bool",
+    (f"{APIEXTENSIONS}/pkg/apis/apiextensions/v1", "JSONSchemaPropsOrStringArray"): "schema_or_strings",
 }
 # Standard-library named types a field may have, as (reflect name, underlying builtin).
 STDLIB = {("time", "Duration"): "int64"}
@@ -115,18 +140,31 @@ class Package:
 
 
 class Repo:
-    def __init__(self, git_dir: str, tag: str, module: str) -> None:
-        self.git_dir, self.tag, self.module = git_dir, tag, module
+    """The files of one module at ``tag``: from a git dir (``git show``), or from a directory that
+    holds the module at that version (the Go module cache's ``k8s.io/api@v0.37.2``, for a tag a
+    mirror lacks)."""
+
+    def __init__(self, source: str, tag: str, module: str) -> None:
+        self.git_dir, self.tag, self.module = source, tag, module
+        root = Path(source)
+        self.tree = root if (root / "go.mod").is_file() else None
+        if self.tree is not None and not root.name.endswith(f"@{tag}"):
+            raise GoSourceError(f"{source} is not {module} at {tag} (name it MODULE@{tag})")
 
     def _git(self, *args: str) -> str:
         return subprocess.run(["git", f"--git-dir={self.git_dir}", *args], check=True, capture_output=True,
                               text=True).stdout
 
     def files(self, directory: str) -> list[str]:
-        listed = self._git("ls-tree", "--name-only", f"{self.tag}:{directory}").split()
+        if self.tree is not None:
+            listed = sorted(p.name for p in (self.tree / directory).iterdir() if p.is_file())
+        else:
+            listed = self._git("ls-tree", "--name-only", f"{self.tag}:{directory}").split()
         return [f"{directory}/{name}" for name in listed if name.endswith(".go") and not SKIPPED_FILE.search(name)]
 
     def read(self, path: str) -> str:
+        if self.tree is not None:
+            return (self.tree / path).read_text()
         return self._git("show", f"{self.tag}:{path}")
 
 
@@ -394,6 +432,8 @@ class Generator:
 
     def _elem(self, t: GoType, where: str) -> str:
         """What one value of ``t`` is on the wire: a scalar name, ``bytes`` or a message name."""
+        if self._nullable_list(t):
+            return self.message_of(t)
         u = self.universe.underlying(t)
         if u.kind == "builtin":
             if u.name in ("int", "uint"):
@@ -405,6 +445,20 @@ class Generator:
             return self.message_of(u)
         raise GoSourceError(f"{where}: cannot put {self.universe.reflect_string(t)} in one protobuf value")
 
+    def _nullable_list(self, t: GoType) -> bool:
+        """Whether ``t`` is a named list of strings marked ``+protobuf.nullable=true`` (``ExtraValue
+        []string``, a map's value in authentication, authorization and certificates): go-to-protobuf
+        wraps it in a message of one repeated ``items`` field, so that a nil list survives in a map,
+        while its JSON is the bare list."""
+        if t.kind != "named" or (t.package, t.name) in STDLIB:
+            return False
+        decl = self.universe.decl(self.universe.resolve_alias(t))
+        if decl.expr is None or not decl.expr.startswith("[]") or "+protobuf.nullable=true" not in decl.markers:
+            return False
+        if decl.expr != "[]string":
+            raise GoSourceError(f"{t.package}.{t.name}: a nullable list of {decl.expr[2:]} is not read")
+        return True
+
     def _message(self, t: GoType) -> dict[str, Any]:
         universe = self.universe
         decl = universe.decl(t)
@@ -413,6 +467,14 @@ class Generator:
         package = universe.package(t.package)
         where = f"{t.package}.{t.name}"
         out: dict[str, Any] = {"go_type": universe.reflect_string(t)}
+        if self._nullable_list(t):
+            out["codec"] = "items"
+            out["fields"] = [{
+                "number": 1, "name": "items", "go_name": "Items", "go_type": "[]string", "wire": "bytes",
+                "elem": "string", "repeated": True, "map": False, "pointer": False, "omitempty": False,
+                "omitzero": False, "inline": False,
+            }]
+            return out
         codec = CODECS.get((t.package, t.name))
         if t.name in package.json_marshalers and codec is None:
             raise GoSourceError(f"{where} implements MarshalJSON: name its codec in CODECS")
@@ -470,7 +532,9 @@ class Generator:
             value_type = go_type.elem if pointer and go_type.elem is not None else go_type
             u = universe.underlying(value_type)
             context = f"{decl.file}:{line}"
-            if u.kind == "map":
+            if self._nullable_list(value_type):
+                entry.update(elem=self._elem(value_type, context), repeated=False, map=False)
+            elif u.kind == "map":
                 assert u.key is not None and u.elem is not None
                 entry.update(elem=None, repeated=False, map=True,
                              key=self._elem(u.key, context), value=self._elem(u.elem, context))
@@ -502,27 +566,53 @@ def _embedded_go_name(package: Package, type_name: str) -> str:
 
 
 def api_package(group: str, version: str) -> str:
-    """``apps``/``v1`` -> ``k8s.io/api/apps/v1``; ``events.k8s.io`` -> ``events``; core is ``core``."""
+    """``apps``/``v1`` -> ``k8s.io/api/apps/v1``; ``events.k8s.io`` -> ``events``; core is ``core``;
+    the groups of :data:`GROUP_PACKAGES` live in their own modules."""
+    if group in GROUP_PACKAGES:
+        return f"{GROUP_PACKAGES[group]}/{version}"
     return f"{API}/{group.split('.')[0] or 'core'}/{version}"
 
 
-def generate(api_dir: str, apimachinery_dir: str, tag: str, release: str) -> dict[str, Any]:
-    """The data of ``release`` (``1.37``) from the Go types at ``tag``."""
-    universe = Universe({API: Repo(api_dir, tag, API), APIMACHINERY: Repo(apimachinery_dir, tag, APIMACHINERY)})
+def discovery_kinds(discovery: dict[str, Any]) -> set[tuple[str, str, str]]:
+    """The (group, version, kind) of every resource of an aggregated discovery document
+    (``fake_apiserver/data/discovery-v<release>.json``) and of every subresource's kind: a
+    subresource's kind with no group and version is its resource's group-version (``pods/binding``
+    is core/v1 Binding, ``deployments/scale`` names autoscaling/v1 Scale)."""
+    kinds = set()
+    for group in discovery["groups"]:
+        for version in group["versions"]:
+            for resource in version["resources"]:
+                here = (group["group"], version["version"])
+                kinds.add((*here, resource["kind"]))
+                for sub in resource["subresources"]:
+                    for role in ("requestKind", "responseKind"):
+                        named = sub.get(role)
+                        if named and named.get("kind"):
+                            gv = (named["group"], named["version"]) if named.get("version") else here
+                            kinds.add((*gv, named["kind"]))
+    return kinds
+
+
+def generate(sources: dict[str, tuple[str, str]], release: str, discovery: dict[str, Any]) -> dict[str, Any]:
+    """The data of ``release`` (``1.37``): the kinds of its ``discovery`` data, from the Go types of
+    ``sources`` (module -> (git dir or module directory, tag)); :data:`API` and :data:`APIMACHINERY`
+    are required, the modules of :data:`GROUP_PACKAGES` only when the discovery data names their groups."""
+    universe = Universe({module: Repo(where, tag, module) for module, (where, tag) in sources.items()})
     generator = Generator(universe)
     kinds = []
-    served = [(k.group, k.version, k.kind) for k in served_kinds(schema_release(release))]
-    for group, version, kind in sorted(set(served) | set(EXTRA_KINDS)):
+    for group, version, kind in sorted(discovery_kinds(discovery) | set(EXTRA_KINDS)):
         message = generator.message_of(GoType("named", package=api_package(group, version), name=kind))
         kinds.append({"group": group, "version": version, "kind": kind, "message": message})
     for package, name in EXTRA_TYPES:
         generator.message_of(GoType("named", package=package, name=name))
     generator.run()
+    used = sorted({module for module in sources
+                   if any(name.startswith(definition_name(module, "")) for name in generator.messages)})
     return {
         "about": "Protobuf wire facts of the Kubernetes API types (generated by tools/gen_protobuf_fields.py "
                  "from the Go types; do not edit)",
         "kubernetes": release,
-        "sources": {API: tag, APIMACHINERY: tag},
+        "sources": {module: sources[module][1] for module in used},
         "kinds": kinds,
         "messages": dict(sorted(generator.messages.items())),
     }
@@ -551,18 +641,28 @@ def render(data: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--api", required=True, help="git dir of github.com/kubernetes/api")
-    parser.add_argument("--apimachinery", required=True, help="git dir of github.com/kubernetes/apimachinery")
+    parser.add_argument("--api", required=True, help="git dir (or module directory) of k8s.io/api")
+    parser.add_argument("--apimachinery", required=True, help="git dir (or module directory) of k8s.io/apimachinery")
+    parser.add_argument("--apiextensions", help="git dir (or module directory) of k8s.io/apiextensions-apiserver")
+    parser.add_argument("--kube-aggregator", help="git dir (or module directory) of k8s.io/kube-aggregator")
     parser.add_argument("--release", default=KUBERNETES_VERSION.rsplit(".", 1)[0],
                         help="the Kubernetes release whose kinds and types to read (default: %(default)s)")
     parser.add_argument("--tag", help="the staging tag to read them at (default: v0.<minor>.0 of --release)")
+    parser.add_argument("--discovery", help="the release's aggregated discovery data "
+                                            "(default: fake_apiserver/data/discovery-v<release>.json)")
     parser.add_argument("--out", help="where to write (default: fake_apiserver/data/protobuf-v<release>.json)")
     args = parser.parse_args(argv)
     release = schema_release(args.release).rsplit(".", 1)[0]
     tag = args.tag or f"v0.{release.split('.')[1]}.0"
-    out = Path(args.out or ROOT / "fake_apiserver" / "data" / f"protobuf-v{release}.json")
+    data_dir = ROOT / "fake_apiserver" / "data"
+    out = Path(args.out or data_dir / f"protobuf-v{release}.json")
+    discovery = json.loads(Path(args.discovery or data_dir / f"discovery-v{release}.json").read_text())
+    sources = {API: (args.api, tag), APIMACHINERY: (args.apimachinery, tag)}
+    for module, where in ((APIEXTENSIONS, args.apiextensions), (AGGREGATOR, args.kube_aggregator)):
+        if where:
+            sources[module] = (where, tag)
     try:
-        data = generate(args.api, args.apimachinery, tag, release)
+        data = generate(sources, release, discovery)
     except (GoSourceError, subprocess.CalledProcessError) as e:
         print(f"gen_protobuf_fields: {e}", file=sys.stderr)
         return 1

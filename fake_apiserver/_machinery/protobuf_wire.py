@@ -17,8 +17,10 @@ that was set is kept even at zero, a field without ``omitempty`` is kept (a nil 
 ``null``), map keys are sorted, ``[]byte`` is base64, and the types with their own ``MarshalJSON``
 are written their way (``metav1.Time`` as RFC 3339 seconds or ``null``, ``MicroTime`` with
 microseconds, ``Duration`` as Go's ``time.Duration.String()``, ``resource.Quantity`` as its string
-once ``ParseQuantity`` accepts it, ``IntOrString`` as a number or a string, ``RawExtension`` and
-``FieldsV1`` as the JSON they hold).
+once ``ParseQuantity`` accepts it, ``IntOrString`` as a number or a string, ``RawExtension``,
+``FieldsV1`` and a CustomResourceDefinition schema's ``JSON`` as the JSON they hold, its
+``JSONSchemaPropsOr*`` as the member that is set; the ``ExtraValue`` lists of the review and
+certificate kinds, a message of one ``items`` field on the wire, as the bare list).
 
 Reading is on the request path: the data is compiled once into slotted plans, a message is read
 into a list of slots in one pass (one dict lookup by the whole tag per field, one-byte tags,
@@ -30,6 +32,7 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import struct
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -72,6 +75,7 @@ _OVERFLOW = "proto: integer overflow"
 _NEGATIVE_LENGTH = "proto: negative length found during unmarshaling"
 _END_OF_GROUP = "proto: unexpected end of group"
 _MASK64 = (1 << 64) - 1
+_DOUBLE = struct.Struct("<d")
 
 
 class ProtobufError(Exception):
@@ -81,9 +85,9 @@ class ProtobufError(Exception):
 # ---------------------------------------------------------------------------- plans
 
 # How one value is read: the Go kinds of the data file.
-_STRING, _BYTES, _BOOL, _INT32, _INT64, _UINT32, _UINT64, _MESSAGE = range(8)
+_STRING, _BYTES, _BOOL, _INT32, _INT64, _UINT32, _UINT64, _MESSAGE, _FLOAT64 = range(9)
 _READERS = {"string": _STRING, "bytes": _BYTES, "bool": _BOOL, "int32": _INT32, "int64": _INT64,
-            "uint32": _UINT32, "uint64": _UINT64}
+            "uint32": _UINT32, "uint64": _UINT64, "float64": _FLOAT64}
 _WIRES = {"varint": 0, "fixed64": 1, "bytes": 2, "fixed32": 5}
 _DROP = object()  # an absent field that encoding/json leaves out
 _ZERO_STRUCT = object()  # an absent non-pointer struct: its zero value's JSON, built fresh each time
@@ -140,8 +144,10 @@ class Message:
 
 # A codec type's JSON when the field is absent from the wire (a non-pointer field: Go's zero value).
 _CODEC_ZERO: dict[str, Any] = {"time": None, "micro_time": None, "duration": "0s", "quantity": "0",
-                               "int_or_string": 0, "raw_json": None}
-_SCALAR_ZERO: dict[int, Any] = {_STRING: "", _BOOL: False, _INT32: 0, _INT64: 0, _UINT32: 0, _UINT64: 0}
+                               "int_or_string": 0, "raw_json": None, "items": None,
+                               "schema_or_array": None, "schema_or_bool": False, "schema_or_strings": None}
+_SCALAR_ZERO: dict[int, Any] = {_STRING: "", _BOOL: False, _INT32: 0, _INT64: 0, _UINT32: 0, _UINT64: 0,
+                                 _FLOAT64: 0}
 
 
 @dataclass(frozen=True)
@@ -177,6 +183,8 @@ def _tables(name: str) -> Tables:
 
 def _compile_field(field: _Field, raw: dict[str, Any], messages: dict[str, Message]) -> None:
     if field.map:
+        if "float64" in (raw["key"], raw["value"]):
+            raise ValueError(f"{field.go_name}: a map of float64 is not read")
         field.key_reader = _READERS[raw["key"]]
         if raw["value"] in _READERS:
             field.value_reader = _READERS[raw["value"]]
@@ -211,7 +219,7 @@ _PLAIN, _STRUCT, _STRUCTS, _MAP, _BASE64 = range(5)
 # the numbers themselves (constants, not global lookups, on the hot path): the length-delimited
 # ops first, most frequent first, then the varint ones from 9 on.
 (_OP_STRING, _OP_STRUCT, _OP_STRINGS, _OP_STRUCTS, _OP_MAP, _OP_CODEC, _OP_BYTES, _OP_CODECS, _OP_PACKED,
- _OP_VARINT, _OP_VARINTS) = range(11)
+ _OP_VARINT, _OP_VARINTS, _OP_DOUBLE) = range(12)
 
 
 def _ops(field: _Field) -> list[tuple[int, tuple[int, int, Any]]]:
@@ -225,6 +233,10 @@ def _ops(field: _Field) -> list[tuple[int, tuple[int, int, Any]]]:
         return [(tag | 2, (_OP_STRINGS if field.repeated else _OP_STRING, slot, None))]
     if reader == _BYTES:
         return [(tag | 2, (_OP_BYTES, slot, None))]
+    if reader == _FLOAT64:  # only JSONSchemaProps' maximum, minimum and multipleOf, never repeated
+        if field.repeated:
+            raise ValueError(f"{field.go_name}: a repeated float64 is not read")
+        return [(tag | 1, (_OP_DOUBLE, slot, None))]
     if message is None:
         if field.repeated:
             return [(tag, (_OP_VARINTS, slot, reader)), (tag | 2, (_OP_PACKED, slot, reader))]
@@ -342,7 +354,13 @@ def read_message(message: Message, data: bytes, pos: int, end: int, values: list
             pos = _other_tag(message, data, start, end, tag)
             continue
         op, slot, arg = found
-        if op >= 9:  # _OP_VARINT, _OP_VARINTS
+        if op >= 9:  # _OP_VARINT, _OP_VARINTS, _OP_DOUBLE
+            if op == 11:  # _OP_DOUBLE: eight bytes, little-endian IEEE 754
+                if pos + 8 > end:
+                    raise ProtobufError(_EOF)
+                values[slot] = _DOUBLE.unpack_from(data, pos)[0]
+                pos += 8
+                continue
             if pos >= end:
                 raise ProtobufError(_EOF)
             value = data[pos]
@@ -559,6 +577,10 @@ def _codec(message: Message, data: bytes, pos: int, end: int) -> Any:
         if values[wire.slot(1)] == 1:
             return values[wire.slot(3)] or ""
         return values[wire.slot(2)] or 0
+    if codec == "items":  # ExtraValue: a list wrapped in a message on the wire, bare in JSON
+        return values[wire.slot(1)]
+    if codec is not None and codec.startswith("schema_or_"):
+        return _schema_either(wire, values, codec)
     raw = values[wire.slot(1)]  # raw_json: RawExtension, FieldsV1
     if not raw:
         return None
@@ -567,6 +589,25 @@ def _codec(message: Message, data: bytes, pos: int, end: int) -> Any:
     except ValueError:
         error = go_syntax_error(raw) or "invalid JSON"
         raise ProtobufError(f"json: error calling MarshalJSON for type {message.go_type}: {error}") from None
+
+
+def _schema_either(wire: Message, values: list[Any], codec: str) -> Any:
+    """The JSON of a CustomResourceDefinition schema's "either" type: the member that is set, with
+    the precedence its ``MarshalJSON`` gives (a non-empty list first, then the schema; else the
+    bool of ``JSONSchemaPropsOrBool`` or null)."""
+    by_name = {f.go_name: f for f in wire.fields}
+    schema_field = by_name["Schema"]
+    listed = by_name["JSONSchemas" if codec == "schema_or_array" else "Property"] if codec != "schema_or_bool" else None
+    if listed is not None and values[listed.slot]:
+        items = values[listed.slot]
+        return [to_go_json(listed.message, item) for item in items] if listed.message is not None else items
+    schema = values[schema_field.slot]
+    if schema is not None:
+        assert schema_field.message is not None
+        return to_go_json(schema_field.message, schema)
+    if codec == "schema_or_bool":
+        return bool(values[by_name["Allows"].slot])
+    return None
 
 
 _EPOCH_DAYS = 719468  # days from 0000-03-01 to 1970-01-01 (civil calendar arithmetic)

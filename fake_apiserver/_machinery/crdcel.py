@@ -24,8 +24,8 @@ items have no old value, so their transition rules (those that reference ``oldSe
 as they are on create, unless ``optionalOldSelf`` is set (``oldSelf`` is then an optional).
 On update, an error of a rule that does not reference ``oldSelf``, on a value that did not change,
 is *ratcheted*: returned as a warning, not an error (CRDValidationRatcheting, GA). Unchanged is
-judged as the real server does: objects by field, ``map`` lists by key, other lists without a
-``listType`` by index, ``set`` and ``atomic`` lists as a whole from the nearest comparable parent.
+judged as the real server does: objects by field, ``map`` lists by key, other lists (``set``,
+``atomic`` or none said) as a whole, from the nearest comparable parent.
 
 Values as CEL sees them: an object with ``properties`` is a map of its declared fields (names
 escaped as Kubernetes does: ``foo-bar`` is ``self.foo__dash__bar``; unknown fields invisible), and
@@ -370,10 +370,24 @@ _ERROR_WORDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"cannot convert (\w+) to (\w+)\Z"), r"type conversion error from '\1' to '\2'"),
     (re.compile(r"No matching overloads found.*", re.S), _NO_OVERLOAD),
 ]
+#: RE2's words for a bad pattern (cel-cpp) -> Go regexp's (cel-go): ``error parsing regexp: <code>: `<expr>```.
+_REGEX_CODES = {
+    "missing ]": "missing closing ]", "missing )": "missing closing )", "unexpected )": "unexpected )",
+    "trailing \\": "trailing backslash at end of expression",
+    "no argument for repetition operator": "missing argument to repetition operator",
+    "bad repetition operator": "invalid nested repetition operator", "invalid escape sequence": "invalid escape sequence",
+    "invalid character class": "invalid character class", "invalid character class range": "invalid character class range",
+    "invalid named capture group": "invalid named capture", "invalid repetition size": "invalid repeat count",
+    "invalid UTF-8": "invalid UTF-8",
+}
+_BAD_REGEX = re.compile(r"invalid regular expression: (.*?): (.*)\Z", re.S)
 
 
 def _cel_go_error(text: str) -> str:
     text = _STATUS_PREFIX.sub("", text)
+    bad = _BAD_REGEX.match(text)
+    if bad is not None and bad.group(1) in _REGEX_CODES:
+        return f"error parsing regexp: {_REGEX_CODES[bad.group(1)]}: `{bad.group(2)}`"
     for pattern, words in _ERROR_WORDS:
         if pattern.match(text):
             return pattern.sub(words, text)
@@ -435,12 +449,9 @@ class _Correlation:
         new, old = self.current.new, self.current.old
         child = None
         if isinstance(new, list) and isinstance(old, list) and position < len(new):
-            list_type = schema.get("x-kubernetes-list-type")
-            if list_type == "map":
+            if schema.get("x-kubernetes-list-type") == "map":
                 found = _map_list_item(schema, old, new[position])
                 child = None if found is None else _Ratchet(new[position], found)
-            elif list_type is None and position < len(old):
-                child = _Ratchet(new[position], old[position])
         return _Correlation(child, self.current)
 
 

@@ -39,6 +39,7 @@ import pytest
 from conftest import ThreadedServer
 from fake_apiserver import KINDS, FakeApiServer, by_resource
 from fake_apiserver._machinery import protobuf
+from fake_apiserver._machinery.errors import NotFound
 from fake_apiserver._machinery import schema as _schema
 from harness._virtual_time import VirtualClock, run
 
@@ -512,6 +513,42 @@ def test_kubectl_imperative_creates_store_what_kubectl_meant(
         [entry] = [e for e in threaded_server.call(lambda: list(threaded_server.server.journal.entries))
                    if e.type == "request" and e.verb == "create" and e.resource == spec.group_resource]
         assert (entry.content_type, entry.code, entry.body) == (PROTOBUF, 201, meant)
+
+
+@pytest.mark.parametrize(("resource", "args", "command"), [
+    (("apps", "v1", "deployments"), ["create", "deployment", "protobuf-deploy", "--image=registry.k8s.io/pause:3.10",
+                                     "--replicas=3", "--port=8080", "-n", "default"], ["sleep", "3600"]),
+    (("batch", "v1", "jobs"), ["create", "job", "protobuf-job", "--image=registry.k8s.io/pause:3.10", "-n", "default"],
+     ["sleep", "5"]),
+], ids=["deployment", "job"])
+def test_kubectl_creates_a_deployment_and_a_job_in_protobuf_as_it_meant(
+        kubectl_on: Callable[..., subprocess.CompletedProcess[str]], threaded_server: ThreadedServer,
+        resource: tuple[str, str, str], args: list[str], command: list[str]) -> None:
+    """kubectl's imperative ``create deployment|job`` sends a protobuf body (kubectl's own
+    encoder): with ``--dry-run=server`` the request's body as the fake decoded it (the journal) is
+    the command's ``--dry-run=client -o json`` and nothing is stored; without, the stored object
+    holds every field of it but ``status`` (which a create sets)."""
+    dry = kubectl_on(*args, "--dry-run=client", "-o", "json", "--", *command)
+    assert dry.returncode == 0, dry.stderr
+    meant = without_null_creation_timestamps(json.loads(dry.stdout))
+    spec = by_resource(*resource)
+    assert spec is not None
+
+    def creates() -> list[Any]:
+        return [e for e in threaded_server.call(lambda: list(threaded_server.server.journal.entries))
+                if e.type == "request" and e.verb == "create" and e.resource == spec.group_resource]
+
+    server_dry = kubectl_on(*args, "--dry-run=server", "--", *command)
+    assert server_dry.returncode == 0, server_dry.stderr
+    [entry] = creates()
+    assert (entry.content_type, entry.code, entry.body) == (PROTOBUF, 201, meant)
+    with pytest.raises(NotFound):
+        threaded_server.call(lambda: threaded_server.server.store.get(spec, "default", meant["metadata"]["name"]))
+    done = kubectl_on(*args, "--", *command)
+    assert done.returncode == 0, done.stderr
+    stored = threaded_server.call(lambda: threaded_server.server.store.get(spec, "default", meant["metadata"]["name"]))
+    _assert_holds(stored, {k: v for k, v in meant.items() if k != "status"})  # status is the server's on create
+    assert [e.body for e in creates()] == [meant, meant]
 
 
 def test_a_protobuf_patch_gets_the_real_415() -> None:

@@ -476,10 +476,10 @@ def _read_entry(field: _Field, data: bytes, pos: int, post: int, end: int, value
             pos = skip_field(data, start, end)
             if pos > post:
                 raise ProtobufError(_EOF)
-    if value is None:  # the entry's value is Go's zero value
+    if value is None:  # the entry's value is what gogo starts from: ``&T{}``, read from no bytes
         message = field.value_message
         if message is not None:
-            value = _CODEC_ZERO[message.codec] if message.codec else [None] * message.size
+            value = _codec(message, data, post, post) if message.codec else [None] * message.size
         else:
             value = b"" if field.value_reader == _BYTES else _SCALAR_ZERO[field.value_reader]
     entries = values[field.slot]
@@ -577,8 +577,8 @@ def _codec(message: Message, data: bytes, pos: int, end: int) -> Any:
         if values[wire.slot(1)] == 1:
             return values[wire.slot(3)] or ""
         return values[wire.slot(2)] or 0
-    if codec == "items":  # ExtraValue: a list wrapped in a message on the wire, bare in JSON
-        return values[wire.slot(1)]
+    if codec == "items":  # ExtraValue: a list wrapped in a message on the wire, bare in JSON; gogo
+        return values[wire.slot(1)] or []  # reads a map's value into ``&ExtraValue{}``, empty, not nil
     if codec is not None and codec.startswith("schema_or_"):
         return _schema_either(wire, values, codec)
     raw = values[wire.slot(1)]  # raw_json: RawExtension, FieldsV1

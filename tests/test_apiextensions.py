@@ -182,6 +182,79 @@ CORPUS: dict[str, Obj] = {
     "ref-and-id": crd(schema=obj(spec={"type": "object", "$ref": "#/x", "id": "y"})),
     "pattern-invalid": crd(schema=obj(spec={"type": "string", "pattern": "(a"})),
     "k8s-io-group-unapproved": crd(group="foo.k8s.io"),
+    "k8s-io-group-approval-not-a-url": crd(group="foo.k8s.io", name="widgets.foo.k8s.io"),
+    "k8s-io-group-unapproved-reason": crd(group="bar.kubernetes.io"),
+    "k8s-io-group-approved-url": crd(group="k8s.io"),
+    "embedded-resource-without-properties": crd(schema=obj(template={"type": "object",
+                                                                     "x-kubernetes-embedded-resource": True})),
+    "embedded-resource-not-object": crd(schema=obj(template={"type": "string", "x-kubernetes-embedded-resource": True})),
+    "embedded-resource-valid": crd(schema=obj(template={"type": "object", "x-kubernetes-embedded-resource": True,
+                                                        "x-kubernetes-preserve-unknown-fields": True})),
+    "int-or-string-allof-valid": crd(schema=obj(port={"x-kubernetes-int-or-string": True, "allOf": [
+        {"anyOf": [{"type": "integer"}, {"type": "string"}]}, {"pattern": "^[0-9a-z]+$"}]})),
+    "nested-metadata-in-anyof": crd(schema=obj(spec={"type": "object", "anyOf": [
+        {"properties": {"metadata": {"description": "x"}}, "required": ["a"]}]})),
+    "additional-properties-false-with-properties": crd(schema=obj(spec={
+        "type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": False})),
+    "map-type-on-array": crd(schema=obj(list={"type": "array", "items": {"type": "string"},
+                                              "x-kubernetes-map-type": "atomic"})),
+    "list-map-key-not-scalar": crd(schema=obj(list={"type": "array", "x-kubernetes-list-type": "map",
+                                                    "x-kubernetes-list-map-keys": ["ref"],
+                                                    "items": {**obj(ref=obj(name={"type": "string"})),
+                                                              "required": ["ref"]}})),
+    "list-map-keys-duplicate": crd(schema=obj(list={"type": "array", "x-kubernetes-list-type": "map",
+                                                    "x-kubernetes-list-map-keys": ["name", "name"],
+                                                    "items": {**obj(name={"type": "string"}), "required": ["name"]}})),
+    "list-map-of-strings": crd(schema=obj(list={"type": "array", "x-kubernetes-list-type": "map",
+                                                "x-kubernetes-list-map-keys": ["name"], "items": {"type": "string"}})),
+    "list-set-nullable-items": crd(schema=obj(list={"type": "array", "x-kubernetes-list-type": "set",
+                                                    "items": {"type": "string", "nullable": True}})),
+    "list-set-of-granular-lists": crd(schema=obj(list={"type": "array", "x-kubernetes-list-type": "set", "items": {
+        "type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"}})),
+    "status-subresource-root-type-string": crd(versions=[{"name": "v1", "served": True, "storage": True,
+        "schema": {"openAPIV3Schema": {"type": "string"}}, "subresources": {"status": {}}}]),
+    "per-version-subresources": crd(versions=[
+        {**version("v1", True), "subresources": {"scale": {"specReplicasPath": "spec", "statusReplicasPath": ".status.r"}}},
+        {**version("v2"), "subresources": {"status": {}}}]),
+    "per-version-columns-and-fields": crd(versions=[
+        {**version("v1", True), "additionalPrinterColumns": [{"name": "X", "type": "string", "jsonPath": ""}],
+         "selectableFields": [{"jsonPath": ".spec.x"}]},
+        {**version("v2"), "schema": {"openAPIV3Schema": obj(spec=obj(x={"type": "number"}))},
+         "selectableFields": [{"jsonPath": ".spec.x"}]}]),
+    "deprecation-warning-not-deprecated": crd(versions=[version("v1", True, deprecationWarning="old")]),
+    "deprecation-warning-empty": crd(versions=[version("v1", True, deprecated=True, deprecationWarning="")]),
+    "conversion-webhook-url-and-service": crd(conversion={"strategy": "Webhook", "webhook": {
+        "clientConfig": {"url": "https://example.com/convert", "service": {"namespace": "ns", "name": "svc"}},
+        "conversionReviewVersions": ["v1", "v1", "V2"]}}),
+    "conversion-webhook-review-versions-unknown": crd(conversion={"strategy": "Webhook", "webhook": {
+        "clientConfig": {"url": "https://example.com/convert"}, "conversionReviewVersions": ["v3"]}}),
+    "conversion-none-with-webhook": crd(conversion={"strategy": "None", "webhook": {
+        "clientConfig": {"url": "https://example.com/convert"}, "conversionReviewVersions": ["v1"]}}),
+    "default-in-items-wrong-type": crd(schema=obj(list={"type": "array", "items": {"type": "string", "default": 5}})),
+    "default-object-valid": crd(schema=obj(spec={"type": "object", "default": {"a": "x"},
+                                                 "properties": {"a": {"type": "string"}}})),
+    "default-with-preserve-unknown-fields": crd(schema=obj(spec={"type": "object", "default": {"a": 1},
+                                                                 "x-kubernetes-preserve-unknown-fields": True})),
+    "description-on-metadata": crd(schema=obj(metadata={"type": "object", "description": "meta"})),
+    "api-version-property-not-string": crd(schema=obj(apiVersion={"type": "object"})),
+    "items-as-array": crd(schema=obj(list={"type": "array", "items": [{"type": "string"}]})),
+    "many-errors-at-once": crd("Bad_Plural", "nodot", "bad kind", scope="", name="Bad_Plural.nodot",
+                               versions=[version("V1"), version("V1")]),
+    "cel-message-expression-blank-and-field-path": crd(schema=obj(spec={"type": "object", "properties": {
+        "a": {"type": "string"}}, "x-kubernetes-validations": [
+        {"rule": "true", "messageExpression": "  "}, {"rule": "true", "fieldPath": ".b"},
+        {"rule": "true\n&& true"}, {"rule": "true", "message": "   "}]})),
+    "selectable-field-declared-metadata-and-brackets": crd(versions=[{"name": "v1", "served": True, "storage": True,
+        "schema": {"openAPIV3Schema": obj(metadata=obj(name={"type": "string"}), spec=obj(labels={
+            "type": "object", "additionalProperties": {"type": "string"}}))},
+        "selectableFields": [{"jsonPath": ".metadata.name"}, {"jsonPath": ".spec['labels']"},
+                             {"jsonPath": "spec.labels"}, {"jsonPath": ".spec.labels.app"}, {"jsonPath": ".spec."}]}]),
+    "cel-field-paths": crd(schema=obj(spec={"type": "object", "properties": {
+        "a": {"type": "object", "additionalProperties": {"type": "string"}}}, "x-kubernetes-validations": [
+        {"rule": "true", "fieldPath": ".a['x']"}, {"rule": "true", "fieldPath": ".a.y"}, {"rule": "true", "fieldPath": "a"},
+        {"rule": "true", "fieldPath": ".a[x]"}, {"rule": "true", "fieldPath": ".a\n"}]})),
+    "pattern-unclosed-bracket": crd(schema=obj(spec={"type": "string", "pattern": "[a-z"})),
+    "pattern-nothing-to-repeat": crd(schema=obj(spec={"type": "string", "pattern": "*a"})),
 }
 
 

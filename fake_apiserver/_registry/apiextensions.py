@@ -307,19 +307,74 @@ def _column_errors(column: Mapping[str, Any], path: str) -> list[FieldError]:
     return errors
 
 
-def _schema_at(schema: Any, json_path: str) -> Any:
-    """The schema a ``.a.b`` path names (``None``: no such field; the root's ``metadata``,
-    ``kind`` and ``apiVersion`` are implicit)."""
-    node = schema
-    for i, step in enumerate(json_path[1:].split(".")):
-        props = get_in(node, "properties") or {}
-        if step in props:
-            node = props[step]
-        elif i == 0 and step in ("metadata", "kind", "apiVersion"):
-            return None
+def _path_tokens(path: str) -> list[str]:
+    """A JSON path split as ``ValidFieldPath``'s scanner splits it: ``.``, ``[`` and ``]`` alone,
+    a single-quoted string whole, the rest between them."""
+    tokens: list[str] = []
+    i = 0
+    while i < len(path):
+        if path[i] == "'":
+            j = i + 1
+            while j < len(path) and not (path[j] == "'" and path[j - 1] != "\\"):
+                j += 1
+            tokens.append(path[i:j + 1])
+            i = j + 1
+        elif path[i] in ".[]":
+            tokens.append(path[i])
+            i += 1
         else:
-            return None
-    return node
+            j = i
+            while j < len(path) and path[j] not in ".[]":
+                j += 1
+            tokens.append(path[i:j])
+            i = j
+    return tokens
+
+
+def _resolve(schema: Any, path: str, *, arrays: bool) -> tuple[Any, str | None]:
+    """The schema a JSON path (``.a.b`` or ``.a['b']``) names, or the reason it names none, as
+    ``ValidFieldPath`` words it; a map (``additionalProperties``) takes any key."""
+    tokens = iter(_path_tokens(path))
+    node: Any = schema
+
+    def step(name: str) -> str | None:
+        nonlocal node
+        props = get_in(node, "properties")
+        if props:
+            if name not in props:
+                return "does not refer to a valid field"
+            node = props[name]
+        elif isinstance(get_in(node, "additionalProperties"), Mapping):
+            node = node["additionalProperties"]
+        else:
+            return "does not refer to a valid field"
+        return None
+
+    for token in tokens:
+        if token == "[":
+            if not arrays:
+                return None, "array notation is not allowed"
+            quoted = next(tokens, None)
+            if quoted is None:
+                return None, "unexpected end of JSON path"
+            if len(quoted) < 2 or quoted[0] != "'" or quoted[-1] != "'":
+                return None, f"expected single quoted string but got {quoted}"
+            if problem := step(quoted[1:-1].replace("\\'", "'")):
+                return None, problem
+            closing = next(tokens, None)
+            if closing is None:
+                return None, "unexpected end of JSON path"
+            if closing != "]":
+                return None, f"expected ] but got {closing}"
+        elif token == ".":
+            name = next(tokens, None)
+            if name is None:
+                return None, "unexpected end of JSON path"
+            if problem := step(name):
+                return None, problem
+        else:
+            return None, f"expected [ or . but got: {token}"
+    return node, None
 
 
 def _selectable_fields_errors(fields: Sequence[Mapping[str, Any]], schema: Any, path: str) -> list[FieldError]:
@@ -331,11 +386,13 @@ def _selectable_fields_errors(fields: Sequence[Mapping[str, Any]], schema: Any, 
         if not json_path:
             errors.append(FieldError.required(at))
             continue
-        found = _schema_at(schema, json_path) if json_path.startswith(".") else None
-        if found is None:
-            errors.append(FieldError.invalid(at, json_path, "is an invalid path: does not refer to a valid field"))
+        found, problem = _resolve(schema, json_path, arrays=False)
+        if problem:
+            errors.append(FieldError.invalid(at, json_path, f"is an invalid path: {problem}"))
             continue
-        if found.get("type") not in ("string", "boolean", "integer"):
+        if _path_tokens(json_path)[1:2] in (["metadata"], ["'metadata'"]):
+            errors.append(FieldError.invalid(at, json_path, "must not point to fields in metadata"))
+        if get_in(found, "type") not in ("string", "boolean", "integer"):
             errors.append(FieldError.invalid(at, json_path, "must point to a field of type string, boolean or integer. "
                                                             "Enum string fields and strings with formats are allowed."))
         if json_path in seen:
@@ -743,6 +800,13 @@ def _validation_rule_errors(node: Mapping[str, Any], path: str, cel: bool) -> li
         reason = rule.get("reason")
         if reason is not None and reason not in _REASONS:
             errors.append(FieldError.not_supported(f"{at}.reason", reason, _REASONS))
+        field_path = str(rule.get("fieldPath") or "")
+        if field_path and not field_path.strip():
+            errors.append(FieldError.invalid(f"{at}.fieldPath", field_path, "must be non-empty if specified"))
+        if "\n" in field_path or "\r" in field_path:
+            errors.append(FieldError.invalid(f"{at}.fieldPath", field_path, "must not contain line breaks"))
+        if field_path and _resolve(node, field_path, arrays=True)[1]:
+            errors.append(FieldError.invalid(f"{at}.fieldPath", field_path, "must be a valid path"))
         if cel and text:
             problem = syntax_error(str(rule.get("rule")))
             if problem:

@@ -45,9 +45,9 @@ import re
 from typing import Any, Callable, Iterator, Mapping
 
 from fake_apiserver._machinery.errors import FieldError, GoJSON
-from fake_apiserver._machinery.jsonutil import json_copy
+from fake_apiserver._machinery.jsonutil import go_json_type, json_copy
 
-__all__ = ["MetaValidator", "apply_defaults", "go_float", "go_json", "prune", "validate"]
+__all__ = ["CoercionError", "MetaValidator", "apply_defaults", "go_float", "go_json", "prune", "validate"]
 
 MetaValidator = Callable[[Mapping[str, Any], str], list[FieldError]]
 """Checks an embedded resource's ``metadata`` (a dict whose ``name`` is set) at a field path."""
@@ -124,10 +124,22 @@ def _non_nullable_null(value: Any, schema: Schema | None) -> bool:
 # ------------------------------------------------------------------------------------ pruning
 
 
+class CoercionError(ValueError):
+    """An embedded resource whose ``apiVersion`` or ``kind`` is not a string, or whose
+    ``metadata`` is not an object: the decoder fails (whatever ``fieldValidation`` says),
+    and the handler answers 400 ``<Kind> in version "<v>" cannot be handled as a <Kind>:
+    <error.render()>``."""
+
+    def __init__(self, error: FieldError) -> None:
+        super().__init__(error.render())
+        self.error = error
+
+
 def prune(obj: dict[str, Any], schema: Schema | None) -> list[str]:
     """Drop, in place, what the schema does not specify in a custom object (the root); return
     the unknown fields' paths in the order ``fieldValidation`` reports them: the pruned ones
-    sorted, then those of embedded resources' ``metadata`` sorted."""
+    sorted, then those of embedded resources' ``metadata`` sorted. :class:`CoercionError` when an
+    embedded resource's ``apiVersion`` or ``kind`` is not a string."""
     unknown: list[str] = []
     _prune(obj, schema or {}, "", unknown, root=True)
     unknown.sort()
@@ -199,6 +211,14 @@ def _embedded_meta(value: Any, schema: Schema | None, path: str, unknown: list[s
     if schema is None:
         return
     if isinstance(value, dict):
+        if schema.get("x-kubernetes-embedded-resource"):
+            for key in ("apiVersion", "kind"):
+                if key in value and not isinstance(value[key], str):
+                    raise CoercionError(FieldError.invalid(_child(path, key), _shown(value[key]), "must be a string"))
+            meta = value.get("metadata")
+            if meta is not None and not isinstance(meta, dict):
+                raise CoercionError(FieldError.invalid(_child(path, "metadata"), _shown(meta), (
+                    f"json: cannot unmarshal {go_json_type(meta)} into Go value of type v1.ObjectMeta")))
         if schema.get("x-kubernetes-embedded-resource") and isinstance(value.get("metadata"), dict):
             meta = value["metadata"]
             for key in list(meta):
@@ -340,7 +360,7 @@ class _OpenAPI:
     @staticmethod
     def _type(value: Any, types: list[str], fmt: str, path: str) -> Iterator[FieldError]:
         kind, own_format = _json_type(value)
-        float_int = kind == "number" and float(value).is_integer() and "integer" in types
+        float_int = kind == "number" and _whole(value) and "integer" in types
         int_float = kind == "integer" and "number" in types
         fits = kind in types or float_int or int_float
         if kind not in ("string", "array") and fmt and not (fits or own_format == fmt):
@@ -454,7 +474,7 @@ class _OpenAPI:
 
 def _whole(value: float) -> bool:
     """swag's ``IsFloat64AJSONInteger``: integral up to a relative error of 1e-9."""
-    if value != value or abs(value) > 2 ** 53:
+    if value != value or abs(value) > 2 ** 53 - 1:
         return False
     whole = float(int(value))
     return value == whole or abs(value - whole) / (abs(value) + abs(whole)) < 1e-9

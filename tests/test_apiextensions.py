@@ -253,6 +253,58 @@ CORPUS: dict[str, Obj] = {
         "a": {"type": "object", "additionalProperties": {"type": "string"}}}, "x-kubernetes-validations": [
         {"rule": "true", "fieldPath": ".a['x']"}, {"rule": "true", "fieldPath": ".a.y"}, {"rule": "true", "fieldPath": "a"},
         {"rule": "true", "fieldPath": ".a[x]"}, {"rule": "true", "fieldPath": ".a\n"}]})),
+    "kubebuilder-style-valid": crd("certificates", "cert.example.io", "Certificate", versions=[{
+        "name": "v1", "served": True, "storage": True, "subresources": {"status": {}},
+        "additionalPrinterColumns": [
+            {"name": "Ready", "type": "string", "jsonPath": ".status.conditions[?(@.type==\"Ready\")].status"},
+            {"name": "Secret", "type": "string", "jsonPath": ".spec.secretName", "priority": 1,
+             "description": "the secret"},
+            {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}],
+        "schema": {"openAPIV3Schema": {
+            "description": "A Certificate.", "type": "object", "required": ["spec"],
+            "properties": {
+                "apiVersion": {"description": "APIVersion", "type": "string"},
+                "kind": {"description": "Kind", "type": "string"},
+                "metadata": {"type": "object"},
+                "spec": {"type": "object", "required": ["secretName"],
+                         "x-kubernetes-validations": [{"rule": "self.secretName.size() > 0", "message": "named"}],
+                         "properties": {
+                             "secretName": {"type": "string", "maxLength": 253, "pattern": "^[a-z0-9.-]+$"},
+                             "duration": {"type": "string", "format": "duration"},
+                             "port": {"x-kubernetes-int-or-string": True, "anyOf": [{"type": "integer"}, {"type": "string"}]},
+                             "usages": {"type": "array", "items": {"type": "string", "enum": ["signing", "server auth"]},
+                                        "x-kubernetes-list-type": "set"},
+                             "issuerRef": {"type": "object", "x-kubernetes-map-type": "atomic", "properties": {
+                                 "name": {"type": "string"}, "kind": {"type": "string", "default": "Issuer"}}},
+                             "keystore": {"type": "object", "nullable": True,
+                                          "additionalProperties": {"type": "string"}},
+                             "replicas": {"type": "integer", "format": "int32", "minimum": 0, "default": 1}}},
+                "status": {"type": "object", "properties": {
+                    "replicas": {"type": "integer"},
+                    "notAfter": {"type": "string", "format": "date-time"},
+                    "conditions": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"],
+                                   "items": {"type": "object", "required": ["status", "type"], "properties": {
+                                       "type": {"type": "string"}, "status": {"type": "string",
+                                                                              "enum": ["True", "False", "Unknown"]},
+                                       "lastTransitionTime": {"type": "string", "format": "date-time"},
+                                       "observedGeneration": {"type": "integer", "format": "int64"}}}}}}}}}}],
+        names={"plural": "certificates", "kind": "Certificate", "shortNames": ["cert", "certs"],
+               "categories": ["cert-manager"]}),
+    "multi-version-webhook-valid": crd("gadgets", kind="Gadget", versions=[
+        {"name": "v1beta1", "served": True, "storage": False, "deprecated": True,
+         "deprecationWarning": "example.com/v1beta1 Gadget is deprecated",
+         "schema": {"openAPIV3Schema": obj(spec=obj(size={"type": "string"}))}},
+        {"name": "v1", "served": True, "storage": True,
+         "schema": {"openAPIV3Schema": obj(spec=obj(size={"type": "integer"}))}}],
+        conversion={"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1", "v1beta1"], "clientConfig": {
+            "service": {"namespace": "system", "name": "webhook", "path": "/convert"}}}}),
+    "conversion-webhook-url-invalid": crd(conversion={"strategy": "Webhook", "webhook": {
+        "clientConfig": {"url": "http://user@example.com/convert?x=1#frag"}, "conversionReviewVersions": ["v1"]}}),
+    "conversion-webhook-url-no-host": crd(conversion={"strategy": "Webhook", "webhook": {
+        "clientConfig": {"url": "https:///convert"}, "conversionReviewVersions": ["v1"]}}),
+    "conversion-webhook-service-invalid": crd(conversion={"strategy": "Webhook", "webhook": {
+        "clientConfig": {"service": {"namespace": "", "name": "svc", "port": 70000, "path": "convert//Bad_seg/"}},
+        "conversionReviewVersions": ["v1"]}}),
     "pattern-unclosed-bracket": crd(schema=obj(spec={"type": "string", "pattern": "[a-z"})),
     "pattern-nothing-to-repeat": crd(schema=obj(spec={"type": "string", "pattern": "*a"})),
 }

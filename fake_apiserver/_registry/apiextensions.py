@@ -20,7 +20,7 @@ Trade-offs taken:
   environment (its functions and the schema's types) is not declared here. Defaults are checked
   for pruning and for the type of a scalar; a default is not validated against formats, enums or
   bounds. Regular expressions are checked with Python's ``re`` and only the common RE2 errors are
-  worded as Go does. Webhook conversion URLs and services are checked for presence only. The
+  worded as Go does. A webhook's URL is parsed by Python, not Go (odd URLs may be judged apart). The
   update-time ratcheting (a rule skipped when the old object already broke it) is not emulated.
 * The naming controller's status is :func:`names_status`, a pure function the store calls after
   a CRD is written or another of its group deleted; the establishing controller's step is folded
@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import re
+import urllib.parse
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from fake_apiserver._machinery.cel import syntax_error
@@ -477,7 +478,7 @@ def _unknown_fields(schema: Mapping[str, Any], value: Any) -> bool:
     return False
 
 
-def _structural_errors(node: Mapping[str, Any], path: str, level: str, metadata_allowed: bool) -> list[FieldError]:
+def _structural_errors(node: Mapping[str, Any], path: str, level: str) -> list[FieldError]:
     """``validateStructuralInvariants`` and ``validateNestedValueValidation`` on one schema and
     below (``level``: root, item or field); sorted by the caller as Go sorts them."""
     errors: list[FieldError] = []
@@ -486,16 +487,16 @@ def _structural_errors(node: Mapping[str, Any], path: str, level: str, metadata_
     if kind == "array" and items is None:
         errors.append(FieldError.required(f"{path}.items", "must be specified"))
     if isinstance(items, Mapping):
-        errors += _structural_errors(items, f"{path}.items", "item", False)
+        errors += _structural_errors(items, f"{path}.items", "item")
     for key, prop in (node.get("properties") or {}).items():
         if isinstance(prop, Mapping):
-            errors += _structural_errors(prop, f"{path}.properties[{key}]", "field", False)
+            errors += _structural_errors(prop, f"{path}.properties[{key}]", "field")
     extra = node.get("additionalProperties")
     if extra is not None:
         if level == "root":
             errors.append(FieldError.forbidden(f"{path}.additionalProperties", "must not be used at the root"))
         if isinstance(extra, Mapping):
-            errors += _structural_errors(extra, f"{path}.additionalProperties", "field", False)
+            errors += _structural_errors(extra, f"{path}.additionalProperties", "field")
     int_or_string = bool(node.get("x-kubernetes-int-or-string"))
     preserve = bool(node.get("x-kubernetes-preserve-unknown-fields"))
     embedded = bool(node.get("x-kubernetes-embedded-resource"))
@@ -835,7 +836,7 @@ def _schema_errors(validation: Any, path: str, *, status_enabled: bool, require_
         errors.append(FieldError.forbidden(f"{at}.nullable", "nullable cannot be true at the root"))
     cel = False
     if require_structural:
-        structural = sorted(_structural_errors(schema, at, "root", True), key=lambda e: e.render())
+        structural = sorted(_structural_errors(schema, at, "root"), key=lambda e: e.render())
         if structural:
             errors += structural
         else:
@@ -862,6 +863,53 @@ def _version_errors(version: Mapping[str, Any], path: str, status_enabled: bool,
     return errors
 
 
+def _webhook_url_errors(url: str, path: str) -> list[FieldError]:
+    """``ValidateWebhookURL`` (https only), with Python's URL parser standing in for Go's."""
+    form = "; desired format: https://host[/path]"
+    parts = urllib.parse.urlsplit(url)
+    errors: list[FieldError] = []
+    if parts.scheme != "https":
+        errors.append(FieldError.invalid(path, parts.scheme, "'https' is the only allowed URL scheme" + form))
+    host = parts.netloc.rsplit("@", 1)[-1]
+    if not host:
+        errors.append(FieldError.invalid(path, host, "host must be specified" + form))
+    if "@" in parts.netloc:
+        errors.append(FieldError.invalid(path, parts.netloc.rsplit("@", 1)[0], "user information is not permitted in the URL"))
+    if parts.fragment:
+        errors.append(FieldError.invalid(path, parts.fragment, "fragments are not permitted in the URL"))
+    if parts.query:
+        errors.append(FieldError.invalid(path, parts.query, "query parameters are not permitted in the URL"))
+    return errors
+
+
+def _webhook_service_errors(service: Mapping[str, Any], path: str) -> list[FieldError]:
+    """``ValidateWebhookService``: name, namespace, port and each segment of the path. The CRD
+    validation hands it the service's name and namespace the other way round, so an empty
+    namespace is reported as ``service.name`` and an empty name as ``service.namespace``
+    (kube-apiserver v1.37.2 does so)."""
+    errors: list[FieldError] = []
+    for key, reported in (("namespace", "name"), ("name", "namespace")):
+        if not service.get(key):
+            errors.append(FieldError.required(f"{path}.{reported}"))
+    port = service.get("port", 443)
+    if not isinstance(port, int) or not 1 <= port <= 65535:
+        errors.append(FieldError.invalid(f"{path}.port", port, "port is not valid: must be between 1 and 65535, inclusive"))
+    url_path = service.get("path")
+    if url_path is None or url_path in ("", "/"):
+        return errors
+    if url_path == "//":
+        return errors + [FieldError.invalid(f"{path}.path", url_path, "segment[0] may not be empty")]
+    if not url_path.startswith("/"):
+        errors.append(FieldError.invalid(f"{path}.path", url_path, "must start with a '/'"))
+    rest = url_path[1:]
+    for i, segment in enumerate((rest[:-1] if rest.endswith("/") else rest).split("/")):
+        if not segment:
+            errors.append(FieldError.invalid(f"{path}.path", url_path, f"segment[{i}] may not be empty"))
+            continue
+        errors += [FieldError.invalid(f"{path}.path", url_path, f"segment[{i}]: {e}") for e in is_dns1123_subdomain(segment)]
+    return errors
+
+
 def _conversion_errors(conversion: Any) -> list[FieldError]:
     if not isinstance(conversion, Mapping):
         return []
@@ -879,6 +927,10 @@ def _conversion_errors(conversion: Any) -> list[FieldError]:
             errors.append(FieldError.required("spec.conversion.webhookClientConfig", "required when strategy is set to Webhook"))
         elif (config.get("url") is None) == (config.get("service") is None):
             errors.append(FieldError.required("spec.conversion.webhookClientConfig", "exactly one of url or service is required"))
+        elif config.get("url") is not None:
+            errors += _webhook_url_errors(str(config["url"]), "spec.conversion.webhookClientConfig.url")
+        else:
+            errors += _webhook_service_errors(config["service"], "spec.conversion.webhookClientConfig.service")
         if not review:
             errors.append(FieldError.required("spec.conversion.conversionReviewVersions"))
         else:

@@ -49,9 +49,9 @@ Trade-offs, said plainly:
   those names) and the sets extension. A rule that uses one does not compile here; the real
   server would have refused the CRD if it did not compile there, so such a rule is *skipped* and
   named in :attr:`Verdict.skipped` with the reason, never reported as an object's error.
-* ``format: date-time``/``date``/``duration`` values reach CEL as strings (cel-cpp's Python
-  binding takes no timestamp or duration as input); a rule that then fails on a mismatched
-  operand is skipped (in :attr:`Verdict.skipped`) rather than reported.
+* ``format: date-time``/``date``/``duration`` values are timestamps and durations, as on the
+  server; cel-cpp's Python binding takes neither as input, so a node whose value holds one is
+  given to its rules as CEL source (``cel.bind(self, {...}, rule)``), compiled per value.
 * Cost budgets are not modelled: no rule is refused for cost.
 * The order of errors across sibling fields follows the object's own key order; the real server
   walks a Go map, whose order is random, so only the set of errors is comparable there.
@@ -89,6 +89,7 @@ _IDENTIFIER = re.compile(r"[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*\Z")
 _STATUS_PREFIX = re.compile(r"^[A-Z_]+: ")
 _NO_OVERLOAD = "no such overload"
 _TEMPORAL_FORMATS = frozenset({"date-time", "date", "duration"})
+_BOUND_CACHE = 256
 
 
 @dataclass
@@ -181,8 +182,45 @@ def _rule_field_path(path: str | None, field_path: str, schema: Mapping[str, Any
 
 @dataclass
 class _Converted:
-    value: Any
-    temporal: bool = False  # a date-time/duration string went in as a plain string
+    temporal: bool = False  # the value holds a _Temporal: it must go in as CEL source
+
+
+@dataclass(frozen=True)
+class _Temporal:
+    """A ``date-time``/``date``/``duration`` string, which CEL sees as a timestamp or a duration."""
+
+    call: str
+    text: str
+
+    def source(self) -> str:
+        text = f"{self.text}T00:00:00Z" if self.call == "date" else self.text
+        return f"{'duration' if self.call == 'duration' else 'timestamp'}({_string_literal(text)})"
+
+
+def _string_literal(text: str) -> str:
+    return '"' + "".join(c if c.isprintable() and c not in '"\\' else f"\\u{ord(c):04x}" if ord(c) < 0x10000
+                         else f"\\U{ord(c):08x}" for c in text) + '"'
+
+
+def _literal(value: Any) -> str:
+    """CEL source that builds ``value`` (for values the binding cannot take as data)."""
+    if isinstance(value, _Temporal):
+        return value.source()
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return "(-9223372036854775807 - 1)" if value == -(2**63) else f"({value})"
+    if isinstance(value, float):
+        return f"double({_string_literal(repr(value))})"
+    if isinstance(value, str):
+        return _string_literal(value)
+    if isinstance(value, bytes):
+        return 'b"' + "".join(f"\\x{b:02x}" for b in value) + '"'
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{_string_literal(str(k))}: {_literal(v)}" for k, v in value.items()) + "}"
+    return "[" + ", ".join(_literal(v) for v in value) + "]"
 
 
 def _is_object(schema: Mapping[str, Any]) -> bool:
@@ -228,6 +266,7 @@ def _to_cel(value: Any, schema: Mapping[str, Any], embedded: bool, flags: _Conve
                 return value
         if fmt in _TEMPORAL_FORMATS:
             flags.temporal = True
+            return _Temporal(str(fmt) if fmt != "date-time" else "timestamp", value)
     return _plain(value)
 
 
@@ -349,6 +388,37 @@ def _compile(rule: str, optional_old_self: bool) -> _Program:
     return _Program(_env(True).compile(source), uses_old_self)
 
 
+@functools.lru_cache(maxsize=_BOUND_CACHE)
+def _compile_bound(rule: str, optional_old_self: bool, self_source: str, old_source: str | None) -> cel.Expression:
+    """A rule with ``self`` and ``oldSelf`` given as CEL source rather than as data."""
+    if old_source is None:
+        old = "optional.none()" if optional_old_self else "null"
+    else:
+        old = f"optional.of({old_source})" if optional_old_self else old_source
+    return _env(True).compile(f"cel.bind({_SELF}, {self_source}, cel.bind({_OLD_SELF}, {old}, ({rule})))",
+                              disable_check=True)
+
+
+@dataclass(frozen=True)
+class _Bindings:
+    """How ``self`` and ``oldSelf`` reach a rule: as data, or (when a value holds a timestamp or a
+    duration, which cel-cpp's Python binding does not take as input) as CEL source bound with
+    ``cel.bind``."""
+
+    data: Mapping[str, Any]
+    self_source: str | None = None
+    old_source: str | None = None
+
+    def run(self, rule: str, optional: bool, compiled: cel.Expression) -> tuple[Any, str | None]:
+        if self.self_source is None:
+            return _run(compiled, self.data)
+        try:
+            program = _compile_bound(rule, optional, self.self_source, self.old_source)
+        except RuntimeError as error:
+            return None, _cel_go_error(str(error))
+        return _run(program, {_HIDDEN_OLD: None, _HIDDEN_HAS_OLD: False})
+
+
 def _run(program: cel.Expression, data: Mapping[str, Any]) -> tuple[Any, str | None]:
     """The result, or the runtime error worded as cel-go's."""
     try:
@@ -363,12 +433,12 @@ def _run(program: cel.Expression, data: Mapping[str, Any]) -> tuple[Any, str | N
 
 
 _ERROR_WORDS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r'Key not found in map : "(.*)"\Z', re.S), r"no such key: \1"),
+    (re.compile(r'Key not found in map : "(.*)"\Z', re.DOTALL), r"no such key: \1"),
     (re.compile(r"Index error: index=(-?\d+) size=\d+\Z"), r"index out of bounds: \1"),
     (re.compile(r"divide by zero\Z"), "division by zero"),
     (re.compile(r"int64 out of uint64 range\Z"), "unsigned integer overflow"),
     (re.compile(r"cannot convert (\w+) to (\w+)\Z"), r"type conversion error from '\1' to '\2'"),
-    (re.compile(r"No matching overloads found.*", re.S), _NO_OVERLOAD),
+    (re.compile(r"No matching overloads found.*", re.DOTALL), _NO_OVERLOAD),
 ]
 #: RE2's words for a bad pattern (cel-cpp) -> Go regexp's (cel-go): ``error parsing regexp: <code>: `<expr>```.
 _REGEX_CODES = {
@@ -380,7 +450,7 @@ _REGEX_CODES = {
     "invalid named capture group": "invalid named capture", "invalid repetition size": "invalid repeat count",
     "invalid UTF-8": "invalid UTF-8",
 }
-_BAD_REGEX = re.compile(r"invalid regular expression: (.*?): (.*)\Z", re.S)
+_BAD_REGEX = re.compile(r"invalid regular expression: (.*?): (.*)\Z", re.DOTALL)
 
 
 def _cel_go_error(text: str) -> str:
@@ -438,9 +508,9 @@ class _Correlation:
             return _Correlation(None, None)
         new, old = self.current.new, self.current.old
         child = None
-        if isinstance(new, Mapping) and isinstance(old, Mapping) and name in new and name in old:
-            if name in (schema.get("properties") or {}) or isinstance(schema.get("additionalProperties"), Mapping):
-                child = _Ratchet(new[name], old[name])
+        typed = name in (schema.get("properties") or {}) or isinstance(schema.get("additionalProperties"), Mapping)
+        if isinstance(new, Mapping) and isinstance(old, Mapping) and name in new and name in old and typed:
+            child = _Ratchet(new[name], old[name])
         return _Correlation(child, self.current)
 
     def index(self, position: int, schema: Mapping[str, Any]) -> _Correlation:
@@ -448,10 +518,10 @@ class _Correlation:
             return self
         new, old = self.current.new, self.current.old
         child = None
-        if isinstance(new, list) and isinstance(old, list) and position < len(new):
-            if schema.get("x-kubernetes-list-type") == "map":
-                found = _map_list_item(schema, old, new[position])
-                child = None if found is None else _Ratchet(new[position], found)
+        keyed = schema.get("x-kubernetes-list-type") == "map"
+        if keyed and isinstance(new, list) and isinstance(old, list) and position < len(new):
+            found = _map_list_item(schema, old, new[position])
+            child = None if found is None else _Ratchet(new[position], found)
         return _Correlation(child, self.current)
 
 
@@ -528,10 +598,13 @@ class _Walk:
         rules = _rules(rules_schema)
         if not rules:
             return
-        flags = _Converted(None)
+        flags = _Converted()
         self_value = _to_cel(value, schema, resource_root, flags)
-        old_value = None if old is None else _to_cel(old, schema, resource_root, _Converted(None))
+        old_value = None if old is None else _to_cel(old, schema, resource_root, flags)
         data = {_SELF: self_value, _OLD_SELF: old_value, _HIDDEN_OLD: old_value, _HIDDEN_HAS_OLD: old is not None}
+        bindings = _Bindings(data)
+        if flags.temporal:
+            bindings = _Bindings(data, _literal(self_value), None if old is None else _literal(old_value))
         type_name = schema.get("type", "") if not schema.get("x-kubernetes-int-or-string") else ""
         shown: Any = None if type_name in ("object", "array") else _shown(value)
         for rule in rules:
@@ -545,14 +618,10 @@ class _Walk:
                 continue
             if program.uses_old_self and old is None and not optional:
                 continue  # a transition rule needs an old value to compare with
-            result, error = _run(program.expression, data)
+            result, error = bindings.run(source, optional, program.expression)
             described = _described(rule)
             if error is not None:
-                if error == _NO_OVERLOAD and flags.temporal:
-                    self.verdict.skipped.append(
-                        f"{_render(path)}: rule {source!r} not evaluated: it compares a date-time or duration, "
-                        "which this evaluator passes as a string")
-                elif error == _NO_OVERLOAD:
+                if error == _NO_OVERLOAD:
                     self.verdict.errors.append(FieldError.invalid(_render(path), type_name, (
                         f"'{error}': call arguments did not match a supported operator, function or macro "
                         f"signature for rule: {described}")))
@@ -566,7 +635,7 @@ class _Walk:
             field_path = rule.get("fieldPath")
             if isinstance(field_path, str) and field_path:
                 where = _rule_field_path(path, field_path, schema)
-            detail = self.message(rule, data) or _default_message(rule)
+            detail = self.message(rule, bindings) or _default_message(rule)
             failure = _failure(_render(where), rule.get("reason"), shown, detail)
             if not program.uses_old_self and correlation.ratchets():
                 self.verdict.warnings.append(failure.render())
@@ -574,7 +643,7 @@ class _Walk:
                 self.verdict.errors.append(failure)
 
     @staticmethod
-    def message(rule: Mapping[str, Any], data: Mapping[str, Any]) -> str | None:
+    def message(rule: Mapping[str, Any], bindings: _Bindings) -> str | None:
         """``messageExpression``'s text, or None when it fails (the server then falls back to
         ``message``, logging the failure)."""
         source = rule.get("messageExpression")
@@ -583,7 +652,7 @@ class _Walk:
         program = _compile(source, False)
         if program.expression is None:
             return None
-        result, error = _run(program.expression, data)
+        result, error = bindings.run(source, False, program.expression)
         if error is not None or not isinstance(result, str):
             return None
         text = result.strip()

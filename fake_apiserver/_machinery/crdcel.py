@@ -55,8 +55,11 @@ Trade-offs, said plainly:
 * Cost budgets are not modelled: no rule is refused for cost.
 * The order of errors across sibling fields follows the object's own key order; the real server
   walks a Go map, whose order is random, so only the set of errors is comparable there.
-* Regular expressions run on Python's ``re`` where the server uses Go's RE2: the same for the
-  patterns rules use in practice, but a bad pattern's error text differs.
+* ``matches`` runs on cel-cpp's RE2 (the server's Go regexp takes the same syntax); a bad
+  pattern's error is reworded as Go's for the common cases (``missing closing ]``...).
+  ``find``/``findAll`` run on Python's ``re``.
+* Equality of whole ``set`` and ``map`` lists: the server ignores their order (``[1, 2] ==
+  [2, 1]`` for a set); here lists compare in order.
 * Whether the structural validation found a blocking error (after which the real server skips
   these rules) is the caller's business.
 """
@@ -299,7 +302,9 @@ class _EvalError(Exception):
 
 
 def _comparable(items: Sequence[Any]) -> None:
-    if any(isinstance(x, (dict, list)) for x in items):
+    """The list functions take lists of one comparable kind (numbers, strings, bytes, booleans)."""
+    kinds = {"number" if isinstance(x, (int, float)) and not isinstance(x, bool) else type(x).__name__ for x in items}
+    if len(kinds) > 1 or kinds & {"dict", "list", "NoneType"}:
         raise _EvalError(_NO_OVERLOAD)
 
 

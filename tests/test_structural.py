@@ -4,8 +4,8 @@ errors of the 422, compared with what kube-apiserver v1.37.2 answered.
 
 ``tests/data/structural/crd.json`` is a CRD with a rich schema (every value validation, formats,
 int-or-string, nullable, defaults in objects, lists and ``additionalProperties``, list-type sets and
-maps, embedded resources, preserved unknown fields) and ``corpus.json`` the answers a real
-kube-apiserver v1.37.2 gave to 119 creates of a ``Widget`` (code, ``Status`` message and causes,
+maps, embedded resources, preserved unknown fields, ``anyOf``/``oneOf``/``allOf``/``not``) and ``corpus.json`` the answers a real
+kube-apiserver v1.37.2 gave to 133 creates of a ``Widget`` (code, ``Status`` message and causes,
 the stored object, the ``Warning`` headers). The literal tests below quote some of those answers;
 :func:`test_the_recorded_corpus_agrees` replays all of them; with ``KUBEBUILDER_ASSETS`` naming
 v1.37 binaries, :func:`test_a_real_kube_apiserver_answers_alike` posts the corpus to a real server
@@ -183,6 +183,26 @@ def test_enums_and_formats() -> None:
     assert _rendered(_spec(day="2024-02-30")) == [
         'spec.day: Invalid value: "2024-02-30": spec.day in body must be of type date: "2024-02-30"']
     assert _rendered(_spec(odd="x", data="aGVsbG8=", uid="123E4567E89B12D3A456426614174000")) == []
+
+
+def test_anyof_oneof_allof_and_not_report_on_no_field_with_the_alternative_that_got_furthest() -> None:
+    assert _rendered(_spec(ios=True)) == [
+        'spec.ios: Invalid value: "boolean": spec.ios in body must be of type integer,string: "boolean"',
+        '<nil>: Invalid value: "": "spec.ios" must validate at least one schema (anyOf)',
+        'spec.ios: Invalid value: "boolean": spec.ios in body must be of type integer: "boolean"']
+    assert _rendered(_spec(pick={"n": 5})) == [
+        '<nil>: Invalid value: "": "spec.pick" must validate at least one schema (anyOf)',
+        "spec.pick.n: Invalid value: 5: spec.pick.n in body should be less than or equal to 3"]
+    assert _rendered(_spec(exactly={})) == [
+        '<nil>: Invalid value: "": "spec.exactly" must validate one and only one schema (oneOf). Found none valid',
+        "spec.exactly.a: Required value"]
+    assert _rendered(_spec(exactly={"a": "x", "b": "y"})) == [
+        '<nil>: Invalid value: "": "spec.exactly" must validate one and only one schema (oneOf). '
+        'Found 2 valid alternatives']
+    assert _rendered(_spec(both={"a": "x"})) == [
+        "spec.both.b: Required value", '<nil>: Invalid value: "": "spec.both" must validate all the schemas (allOf)']
+    assert _rendered(_spec(notboth={"a": "x", "b": "y"})) == [
+        '<nil>: Invalid value: "": "spec.notboth" must not validate the schema (not)']
 
 
 def test_embedded_resources_then_list_sets_and_maps_come_after_the_schema_errors() -> None:

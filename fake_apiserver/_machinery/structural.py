@@ -15,7 +15,7 @@ same order and with the same words:
   nullable, then the walk goes on into the value (so ``default: {}`` lets the defaults inside
   apply), into list items and into ``additionalProperties`` values.
 * :func:`validate` last: kube-openapi's schema validator, then the embedded resources'
-  ``apiVersION``/``kind``/``metadata``, then the ``x-kubernetes-list-type`` set and map
+  ``apiVersion``/``kind``/``metadata``, then the ``x-kubernetes-list-type`` set and map
   uniqueness; each error as the ``FieldError`` the 422 carries.
 
 Trade-offs, all checked against a real kube-apiserver v1.37.2 (tests/test_structural.py):
@@ -31,7 +31,8 @@ Trade-offs, all checked against a real kube-apiserver v1.37.2 (tests/test_struct
 * Formats are those the real server keeps (others are stripped from the schema and not checked);
   ``hostname``, ``email``, ``uri``, ``duration``, ``isbn`` and ``creditcard`` are approximated
   with regular expressions. Patterns are Go RE2 syntax read by Python's ``re``: the common subset
-  agrees. ``allOf``/``anyOf``/``oneOf``/``not`` are not evaluated.
+  agrees. ``anyOf`` and ``oneOf`` report the failing alternative that got furthest, counted as
+  kube-openapi counts its ``MatchCount``.
 * The ObjectMeta of an embedded resource is checked by a caller-given function
   (``validate_meta``), as the generic ObjectMeta rules live in a higher layer.
 """
@@ -39,10 +40,12 @@ Trade-offs, all checked against a real kube-apiserver v1.37.2 (tests/test_struct
 from __future__ import annotations
 
 import base64
+import datetime
 import ipaddress
 import json
 import re
-from typing import Any, Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from fake_apiserver._machinery.errors import FieldError, GoJSON
 from fake_apiserver._machinery.jsonutil import go_json_type, json_copy
@@ -271,9 +274,7 @@ def validate(obj: Mapping[str, Any], schema: Schema | None, *, validate_meta: Me
     if schema is None:
         return []
     errors: list[FieldError] = []
-    for error in _OpenAPI().check(obj, schema, ""):
-        if error not in errors:  # kube-openapi's Result drops a repeated message
-            errors.append(error)
+    errors.extend(_OpenAPI().check(obj, schema, "").errors)
     errors.extend(_embedded(obj, schema, "", validate_meta))
     errors.extend(_lists(obj, schema, ""))
     return errors
@@ -332,30 +333,111 @@ def _invalid(path: str, value: Any, detail: str) -> FieldError:
     return FieldError.invalid(path.lstrip(".") or "<nil>", _shown(value), detail)
 
 
-class _OpenAPI:
-    """kube-openapi's ``SchemaValidator`` over one value: per node the type, string, format,
-    number, array, enum and object checks in that order, each reporting on its own."""
+@dataclass
+class _Result:
+    """A node's errors (a repeated one once, as kube-openapi's ``Result`` keeps them) and its
+    ``MatchCount``, by which ``anyOf`` and ``oneOf`` pick the failing alternative to report."""
 
-    def check(self, value: Any, schema: Schema, path: str) -> Iterator[FieldError]:
+    errors: list[FieldError] = field(default_factory=list)
+    count: int = 0
+
+    def add(self, errors: Iterable[FieldError]) -> None:
+        for error in errors:
+            if error not in self.errors:
+                self.errors.append(error)
+
+    def merge(self, other: _Result) -> None:
+        self.add(other.errors)
+        self.count += other.count
+
+    def step(self, other: _Result) -> None:
+        """One validator that applied: its result, and one more match."""
+        self.merge(other)
+        self.count += 1
+
+
+def _composite(path: str, text: str) -> FieldError:
+    """An ``anyOf``/``oneOf``/``allOf``/``not`` failure: a plain error, so on no field."""
+    return FieldError.invalid("<nil>", "", f"{json.dumps(path)} {text}")
+
+
+class _OpenAPI:
+    """kube-openapi's ``SchemaValidator`` over one value: per node the type, composition
+    (``anyOf``...), string, format, number, array, enum and object checks in that order, each
+    reporting on its own."""
+
+    def check(self, value: Any, schema: Schema, path: str) -> _Result:
+        result = _Result()
         types, fmt = _types(schema), _format(schema)
         if value is None:
-            if types and not schema.get("nullable"):
-                yield _type_error(path, ",".join(types), "null")
-            yield from self._enum(value, schema, path)
-            return
+            wrong = [_type_error(path, ",".join(types), "null")] if types and not schema.get("nullable") else []
+            result.merge(_Result(wrong, 0 if wrong else 1))
+            result.add(self._enum(value, schema, path))
+            return result
         if types or fmt:
-            yield from self._type(value, types, fmt, path)
+            wrong = list(self._type(value, types, fmt, path))
+            result.step(_Result(wrong, 0 if wrong else 1))
+        result.step(self._composed(value, schema, path))
         if isinstance(value, str):
-            yield from self._string(value, schema, path)
-            if fmt.replace("-", "") in _FORMATS and not _FORMATS[fmt.replace("-", "")](value):
-                yield _type_error(path, fmt, value)
+            result.step(_Result(list(self._string(value, schema, path))))
+            if fmt.replace("-", "") in _FORMATS:
+                bad = not _FORMATS[fmt.replace("-", "")](value)
+                result.step(_Result([_type_error(path, fmt, value)] if bad else []))
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            yield from self._number(value, schema, types, fmt, path)
+            result.step(_Result(list(self._number(value, schema, types, fmt, path)), 1))
         if isinstance(value, list):
-            yield from self._array(value, schema, path)
-        yield from self._enum(value, schema, path)
+            result.step(self._array(value, schema, path))
+        result.step(_Result(list(self._enum(value, schema, path))))
         if isinstance(value, dict):
-            yield from self._object(value, schema, path)
+            result.step(self._object(value, schema, path))
+        result.count += 1
+        return result
+
+    def _composed(self, value: Any, schema: Schema, path: str) -> _Result:
+        """``anyOf``, ``oneOf``, ``allOf`` and ``not``: the failure, then the errors of the
+        alternative that matched most (anyOf, oneOf) or of every failing one (allOf)."""
+        main = _Result()
+        if schema.get("anyOf"):
+            best: _Result | None = None
+            success: _Result | None = None
+            for alternative in schema["anyOf"]:
+                result = self.check(value, alternative, path)
+                if not result.errors:
+                    best, success = None, result
+                    break
+                if best is None or result.count > best.count:
+                    best = result
+            if success is None:
+                main.add([_composite(path, "must validate at least one schema (anyOf)")])
+            main.merge(best or success or _Result())
+        if schema.get("oneOf"):
+            best, first, valid = None, None, 0
+            for alternative in schema["oneOf"]:
+                result = self.check(value, alternative, path)
+                if not result.errors:
+                    valid += 1
+                    best, first = None, first or result
+                elif valid == 0 and (best is None or result.count > best.count):
+                    best = result
+            if valid != 1:
+                found = "Found none valid" if valid == 0 else f"Found {valid} valid alternatives"
+                main.add([_composite(path, f"must validate one and only one schema (oneOf). {found}")])
+                if best is not None:
+                    main.merge(best)
+            elif first is not None:
+                main.merge(first)
+        if schema.get("allOf"):
+            valid = 0
+            for alternative in schema["allOf"]:
+                result = self.check(value, alternative, path)
+                valid += not result.errors
+                main.merge(result)
+            if valid != len(schema["allOf"]):
+                main.add([_composite(path, "must validate all the schemas (allOf)" + ("" if valid else ". None validated"))])
+        if isinstance(schema.get("not"), Mapping) and not self.check(value, schema["not"], path).errors:
+            main.add([_composite(path, "must not validate the schema (not)")])
+        main.count += 1
+        return main
 
     @staticmethod
     def _type(value: Any, types: list[str], fmt: str, path: str) -> Iterator[FieldError]:
@@ -431,18 +513,21 @@ class _OpenAPI:
         shown = f"with format {fmt}" if fmt else "(default format)"
         return FieldError.invalid("<nil>", "", f"{prefix} value must be of type {kind} {shown} in {path}")
 
-    def _array(self, value: list[Any], schema: Schema, path: str) -> Iterator[FieldError]:
+    def _array(self, value: list[Any], schema: Schema, path: str) -> _Result:
+        result = _Result()
         items = schema.get("items")
         if isinstance(items, Mapping):
             for i, item in enumerate(value):
-                yield from self.check(item, items, f"{path}[{i}]")
+                result.merge(self.check(item, items, f"{path}[{i}]"))
         if "minItems" in schema and len(value) < schema["minItems"]:
-            yield _invalid(path, len(value), f"{path} in body should have at least {schema['minItems']} items")
+            result.add([_invalid(path, len(value), f"{path} in body should have at least {schema['minItems']} items")])
         if "maxItems" in schema and len(value) > schema["maxItems"]:
-            yield FieldError("FieldValueTooMany", path.lstrip(".") or "<nil>",
-                             f"must have at most {schema['maxItems']} items", len(value))
+            result.add([FieldError("FieldValueTooMany", path.lstrip(".") or "<nil>",
+                                   f"must have at most {schema['maxItems']} items", len(value))])
         if schema.get("uniqueItems") and any(_go_equal(a, b) for i, a in enumerate(value) for b in value[:i]):
-            yield _invalid(path, "", f"{path} in body shouldn't contain duplicates")
+            result.add([_invalid(path, "", f"{path} in body shouldn't contain duplicates")])
+        result.count += 1
+        return result
 
     @staticmethod
     def _enum(value: Any, schema: Schema, path: str) -> Iterator[FieldError]:
@@ -452,24 +537,26 @@ class _OpenAPI:
         shown = [v if isinstance(v, str) else go_json(v) for v in allowed]
         yield FieldError.not_supported(path.lstrip(".") or "<nil>", _shown(value), shown)
 
-    def _object(self, value: dict[str, Any], schema: Schema, path: str) -> Iterator[FieldError]:
+    def _object(self, value: dict[str, Any], schema: Schema, path: str) -> _Result:
+        result = _Result()
         if "minProperties" in schema and len(value) < schema["minProperties"]:
-            yield _invalid(path, len(value), f"{path} in body should have at least {schema['minProperties']} properties")
+            result.add([_invalid(path, len(value),
+                                 f"{path} in body should have at least {schema['minProperties']} properties")])
         if "maxProperties" in schema and len(value) > schema["maxProperties"]:
-            yield FieldError("FieldValueTooMany", path.lstrip(".") or "<nil>",
-                             f"must have at most {schema['maxProperties']} items", len(value))
+            result.add([FieldError("FieldValueTooMany", path.lstrip(".") or "<nil>",
+                                   f"must have at most {schema['maxProperties']} items", len(value))])
         properties = schema.get("properties") or {}
         extra = schema.get("additionalProperties")
         if isinstance(extra, Mapping):
             for key, item in value.items():
                 if key not in properties:
-                    yield from self.check(item, extra, f"{path}.{key}")
+                    result.merge(self.check(item, extra, f"{path}.{key}"))
         for key, sub in properties.items():
             if key in value:
-                yield from self.check(value[key], sub, _child(path, key))
-        for key in schema.get("required") or ():
-            if key not in value:
-                yield FieldError.required(f"{path}.{key}".lstrip("."))
+                result.merge(self.check(value[key], sub, _child(path, key)))
+        result.add(FieldError.required(f"{path}.{key}".lstrip(".")) for key in schema.get("required") or ()
+                   if key not in value)
+        return result
 
 
 def _whole(value: float) -> bool:
@@ -609,8 +696,6 @@ def _list_map(value: list[Any], keys: list[str], path: str) -> list[FieldError]:
 
 
 def _date(text: str) -> bool:
-    import datetime  # only the date formats need it
-
     if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text):
         return False
     try:

@@ -6,10 +6,12 @@ errors of the 422, compared with what kube-apiserver v1.37.2 answered.
 int-or-string, nullable, defaults in objects, lists and ``additionalProperties``, list-type sets and
 maps, embedded resources, preserved unknown fields, ``anyOf``/``oneOf``/``allOf``/``not``) and ``corpus.json`` the answers a real
 kube-apiserver v1.37.2 gave to 133 creates of a ``Widget`` (code, ``Status`` message and causes,
-the stored object, the ``Warning`` headers). The literal tests below quote some of those answers;
+the stored object, the ``Warning`` headers); ``ratchet.json`` the answers to 19 updates of objects
+created under a loose schema after the CRD was tightened (validation ratcheting). The literal tests below quote some of those answers;
 :func:`test_the_recorded_corpus_agrees` replays all of them; with ``KUBEBUILDER_ASSETS`` naming
 v1.37 binaries, :func:`test_a_real_kube_apiserver_answers_alike` posts the corpus to a real server
-again and compares its answers with the module's.
+again and compares its answers with the module's, and
+:func:`test_a_real_kube_apiserver_ratchets_alike` replays the ratcheting updates.
 
 Go walks schema properties and object keys in random map order, so when sibling fields fail the
 real server lists their errors in an order that changes between requests. Such answers agree "up
@@ -41,6 +43,8 @@ DATA = Path(__file__).resolve().parent / "data" / "structural"
 CRD: dict[str, Any] = json.loads((DATA / "crd.json").read_text())
 SCHEMA: dict[str, Any] = CRD["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
 CORPUS: list[dict[str, Any]] = json.loads((DATA / "corpus.json").read_text())
+RATCHET: dict[str, Any] = json.loads((DATA / "ratchet.json").read_text())
+STRICT: dict[str, Any] = RATCHET["strict"]["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
 KIND, GROUP, VERSION, PLURAL = "Widget", "structural.example.com", "v1", "widgets"
 
 needs_binaries = pytest.mark.skipif(envtest_unavailable() is not None, reason=envtest_unavailable() or "")
@@ -232,6 +236,34 @@ def test_an_embedded_resources_metadata_goes_to_the_given_checker_named() -> Non
     assert [e.render() for e in errors] == ['spec.template.metadata.name: Invalid value: "fakename": checked']
 
 
+def _updated(old_spec: dict[str, Any], spec: dict[str, Any]) -> list[str]:
+    """The errors of an update of a Ratchet whose stored spec is ``old_spec``, against the strict schema."""
+    old = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Ratchet", "metadata": {"name": "r", "resourceVersion": "1"},
+           "spec": old_spec}
+    new = {**old, "spec": spec}
+    return [e.render() for e in structural.validate(new, STRICT, old=old)]
+
+
+def test_on_update_errors_of_unchanged_values_are_ratcheted() -> None:
+    assert _updated({"a": 10, "b": "ok"}, {"a": 10, "b": "ok", "note": "n"}) == []
+    assert _updated({"a": 10}, {"a": 11}) == [
+        "spec.a: Invalid value: 11: spec.a in body should be less than or equal to 5"]
+    assert _updated({"m": {"k": 10}}, {"m": {"k": 10, "j": 1}}) == []
+    assert _updated({"req": {}}, {"req": {}, "note": "n"}) == []
+    assert _updated({"req": {}}, {"req": {"q": "x"}}) == ["spec.req.p: Required value"]
+
+
+def test_only_list_type_map_items_correlate_and_list_type_errors_ratchet_whole() -> None:
+    assert _updated({"keyed": [{"k": "a", "v": 10}, {"k": "b", "v": 1}]},
+                    {"keyed": [{"k": "b", "v": 2}, {"k": "a", "v": 10}]}) == []
+    assert _updated({"items": [{"x": 10}, {"x": 1}]}, {"items": [{"x": 10}, {"x": 2}]}) == [
+        "spec.items[0].x: Invalid value: 10: spec.items[0].x in body should be less than or equal to 5"]
+    assert _updated({"set": ["aa"]}, {"set": ["aa", "b"]}) == ["spec.set[0]: Too long: may not be more than 1 byte"]
+    assert _updated({"tags": ["a", "b"]}, {"tags": ["a", "c"]}) == ["spec.tags: Too many: 2: must have at most 1 item"]
+    assert _updated({"dup": ["a", "a"]}, {"dup": ["a", "a", "b", "b"]}) == []
+    assert _updated({"dup": ["a"]}, {"dup": ["a", "b", "b"]}) == ['spec.dup[2]: Duplicate value: "b"']
+
+
 def test_go_number_spellings() -> None:
     assert [structural.go_float(v) for v in (2.0, 0.5, 1e30, 1e16, 1e-05)] == [
         "2", "0.5", "1e+30", "10000000000000000", "1e-05"]
@@ -322,6 +354,30 @@ def test_the_corpus_covers_every_class() -> None:
                        "FieldValueTooMany", "FieldValueRequired", "FieldValueDuplicate"}
 
 
+def _update_answer(index: int, case: dict[str, Any], stored: dict[str, Any]) -> dict[str, Any]:
+    new = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Ratchet", "metadata": dict(stored["metadata"]),
+           "spec": json.loads(json.dumps(case["spec"]))}
+    structural.prune(new, STRICT)
+    structural.apply_defaults(new, STRICT)
+    errors = structural.validate(new, STRICT, old=stored)
+    if errors:
+        invalid = Invalid.of("Ratchet", GROUP, f"r{index}", errors)
+        return {"code": 422, "message": invalid.message, "causes": [e.cause() for e in errors]}
+    return {"code": 200, "object": {k: v for k, v in new.items() if k != "metadata"}}
+
+
+def _update_real(code: int, response: dict[str, Any]) -> dict[str, Any]:
+    if code == 200:
+        return {"code": code, "object": {k: v for k, v in response.items() if k != "metadata"}}
+    return {"code": code, "message": response["message"], "causes": response["details"]["causes"]}
+
+
+@pytest.mark.parametrize("index", range(len(RATCHET["cases"])), ids=[case["name"] for case in RATCHET["cases"]])
+def test_the_recorded_ratcheting_updates_agree(index: int) -> None:
+    case = RATCHET["cases"][index]
+    assert _update_answer(index, case, case["stored"]) == _update_real(case["code"], case["response"])
+
+
 # ------------------------------------------------------------------------- a real kube-apiserver
 
 
@@ -356,13 +412,14 @@ def _v137() -> Path:
     return assets
 
 
-def _established(client: _Client) -> None:
-    name = CRD["metadata"]["name"]
+def _established(client: _Client, crd: dict[str, Any]) -> None:
+    name = crd["metadata"]["name"]
+    plural = crd["spec"]["names"]["plural"]
     for _ in range(300):  # polls until the CRD is served, about a minute at most
         code, crd, _ = client.call("GET", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}")
         conditions = (crd.get("status") or {}).get("conditions") or [] if code == 200 else []
         if any(c["type"] == "Established" and c["status"] == "True" for c in conditions):
-            code, _, _ = client.call("GET", f"/apis/{GROUP}/{VERSION}/{PLURAL}")
+            code, _, _ = client.call("GET", f"/apis/{GROUP}/{VERSION}/{plural}")
             if code == 200:
                 return
         time.sleep(0.2)
@@ -376,7 +433,7 @@ def test_a_real_kube_apiserver_answers_alike(tmp_path: Path) -> None:
         client = _Client(control_plane.kubeconfig_path)
         code, created, _ = client.call("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", CRD)
         assert code == 201, created
-        _established(client)
+        _established(client, CRD)
         tally: dict[str | None, list[str]] = {"exact": [], "order": [], None: []}
         for index, case in enumerate(CORPUS):
             code, response, warnings = client.call(
@@ -391,3 +448,44 @@ def test_a_real_kube_apiserver_answers_alike(tmp_path: Path) -> None:
     print(f"structural corpus: {len(tally['exact'])} exact, {len(tally['order'])} up to Go's map order, "
           f"{len(tally[None])} differ of {len(CORPUS)}")
     assert tally[None] == []
+
+
+@needs_binaries
+def test_a_real_kube_apiserver_ratchets_alike(tmp_path: Path) -> None:
+    """Objects created under a loose schema, the CRD tightened, then each updated."""
+    crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+    ratchets = f"/apis/{GROUP}/{VERSION}/namespaces/default/ratchets"
+    with ControlPlane(assets=_v137(), logdir=tmp_path) as control_plane:
+        assert control_plane.kubeconfig_path is not None
+        client = _Client(control_plane.kubeconfig_path)
+        code, created, _ = client.call("POST", crds, RATCHET["loose"])
+        assert code == 201, created
+        _established(client, RATCHET["loose"])
+        stored = []
+        for index, case in enumerate(RATCHET["cases"]):
+            code, obj, _ = client.call("POST", ratchets, {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Ratchet",
+                                                          "metadata": {"name": f"r{index}"}, "spec": case["oldSpec"]})
+            assert code == 201, obj
+            stored.append(obj)
+        name = RATCHET["strict"]["metadata"]["name"]
+        _, current, _ = client.call("GET", f"{crds}/{name}")
+        strict = {**RATCHET["strict"], "metadata": {**RATCHET["strict"]["metadata"],
+                                                    "resourceVersion": current["metadata"]["resourceVersion"]}}
+        code, updated, _ = client.call("PUT", f"{crds}/{name}", strict)
+        assert code == 200, updated
+        probe = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Ratchet", "metadata": {"name": "probe"}, "spec": {"a": 10}}
+        for _ in range(300):  # until the tightened schema is in force, about a minute at most
+            if client.call("POST", f"{ratchets}?dryRun=All", probe)[0] == 422:
+                break
+            time.sleep(0.2)
+        differ = []
+        for index, case in enumerate(RATCHET["cases"]):
+            body = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Ratchet", "metadata": {
+                "name": f"r{index}", "resourceVersion": stored[index]["metadata"]["resourceVersion"]}, "spec": case["spec"]}
+            code, response, _ = client.call("PUT", f"{ratchets}/r{index}", body)
+            real = _update_real(code, response)
+            if _update_answer(index, case, stored[index]) != real:
+                differ.append(case["name"])
+            assert real == _update_real(case["code"], case["response"]), case["name"]  # as recorded
+    print(f"ratcheting updates: {len(RATCHET['cases']) - len(differ)} agree, {len(differ)} differ")
+    assert differ == []

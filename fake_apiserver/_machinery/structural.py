@@ -16,7 +16,8 @@ same order and with the same words:
   apply), into list items and into ``additionalProperties`` values.
 * :func:`validate` last: kube-openapi's schema validator, then the embedded resources'
   ``apiVersion``/``kind``/``metadata``, then the ``x-kubernetes-list-type`` set and map
-  uniqueness; each error as the ``FieldError`` the 422 carries.
+  uniqueness; each error as the ``FieldError`` the 422 carries. Given an update's stored object,
+  errors about values left unchanged are ratcheted away (``CRDValidationRatcheting``).
 
 Trade-offs, all checked against a real kube-apiserver v1.37.2 (tests/test_structural.py):
 
@@ -91,6 +92,11 @@ def _shown(value: Any) -> Any:
     if isinstance(value, (float, list, dict)):
         return GoJSON(go_json(value))
     return value
+
+
+def _plural(count: int, noun: str) -> str:
+    """``field.TooLong``'s and ``field.TooMany``'s ``1 byte``, ``2 bytes``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _key(path: str, key: str) -> str:
@@ -268,16 +274,81 @@ def apply_defaults(obj: Any, schema: Schema | None) -> None:
 # ---------------------------------------------------------------------------------- validation
 
 
-def validate(obj: Mapping[str, Any], schema: Schema | None, *, validate_meta: MetaValidator | None = None) -> list[FieldError]:
+def validate(obj: Mapping[str, Any], schema: Schema | None, *, old: Mapping[str, Any] | None = None,
+             validate_meta: MetaValidator | None = None) -> list[FieldError]:
     """The errors of a (pruned and defaulted) custom object, in the real server's order: the
-    schema's value validations, then embedded resources, then list-type sets and maps."""
+    schema's value validations, then embedded resources, then list-type sets and maps.
+
+    ``old`` (an update's stored object) turns on ratcheting, as ``CRDValidationRatcheting`` does:
+    a value validation error is dropped when the value it is about is unchanged from the value
+    it correlates with in ``old`` (same key of an object, same keys in
+    a list-type map; sets and atomic lists do not correlate item by item), and list-type errors
+    are checked only when ``old`` had none."""
     if schema is None:
         return []
     errors: list[FieldError] = []
-    errors.extend(_OpenAPI().check(obj, schema, "").errors)
+    errors.extend(_OpenAPI().check(obj, schema, "", _UNCORRELATED if old is None else old).errors)
     errors.extend(_embedded(obj, schema, "", validate_meta))
-    errors.extend(_lists(obj, schema, ""))
+    if old is None or not _lists(old, schema, ""):
+        errors.extend(_lists(obj, schema, ""))
     return errors
+
+
+_UNCORRELATED: Any = object()  # a value with no old counterpart: its errors always count
+
+
+def _correlate_key(value: Any, old: Any, schema: Schema, key: str, path: str) -> Any:
+    """The old value of ``value[key]`` (``CorrelatedObject.Key``)."""
+    if not (isinstance(old, dict) and isinstance(value, dict) and key in old and key in value):
+        return _UNCORRELATED
+    if path == "" and key in ("apiVersion", "kind"):
+        return _UNCORRELATED
+    if key in (schema.get("properties") or {}) or isinstance(schema.get("additionalProperties"), Mapping):
+        return old[key]
+    return _UNCORRELATED
+
+
+def _correlate_index(value: list[Any], old: Any, schema: Schema, index: int) -> Any:
+    """The old value of ``value[index]`` (``CorrelatedObject.Index``): only the item of a
+    list-type map with the same keys; other lists are compared whole."""
+    if not isinstance(old, list) or not isinstance(schema.get("items"), Mapping):
+        return _UNCORRELATED
+    item = value[index]
+    if schema.get("x-kubernetes-list-type") != "map" or not isinstance(item, dict):
+        return _UNCORRELATED
+    keys = schema.get("x-kubernetes-list-map-keys") or []
+    for before in old:
+        if isinstance(before, dict) and all((k in item) == (k in before) and _go_equal(item.get(k), before.get(k))
+                                            for k in keys):
+            return before
+    return _UNCORRELATED
+
+
+def _unchanged(value: Any, old: Any, schema: Schema) -> bool:
+    """``CorrelatedObject.CachedDeepEqual``: equal, comparing correlated children."""
+    if value is None or old is None:
+        return value is None and old is None
+    if isinstance(value, list) and isinstance(old, list):
+        if len(value) != len(old):
+            return False
+        items = schema.get("items")
+        for i, item in enumerate(value):
+            before = _correlate_index(value, old, schema, i)
+            if before is _UNCORRELATED:
+                return schema.get("x-kubernetes-list-type") != "map" and _go_equal(old, value)
+            if not isinstance(items, Mapping) or not _unchanged(item, before, items):
+                return False
+        return True
+    if isinstance(value, dict) and isinstance(old, dict):
+        if len(value) != len(old):
+            return False
+        for key, item in value.items():
+            before = _correlate_key(value, old, schema, key, "-")
+            _, sub = _member(schema, key)
+            if before is _UNCORRELATED or sub is None or not _unchanged(item, before, sub):
+                return False
+        return True
+    return _go_equal(value, old)
 
 
 _INTEGER_FORMATS = ("int32", "int64")
@@ -366,7 +437,14 @@ class _OpenAPI:
     (``anyOf``...), string, format, number, array, enum and object checks in that order, each
     reporting on its own."""
 
-    def check(self, value: Any, schema: Schema, path: str) -> _Result:
+    def check(self, value: Any, schema: Schema, path: str, old: Any = _UNCORRELATED, *,
+              ratchet: bool = True) -> _Result:
+        result = self._check(value, schema, path, old)
+        if ratchet and old is not _UNCORRELATED and result.errors and _unchanged(value, old, schema):
+            result.errors = []  # ratcheted: kept by kube-openapi as warnings, which nobody reads
+        return result
+
+    def _check(self, value: Any, schema: Schema, path: str, old: Any) -> _Result:
         result = _Result()
         types, fmt = _types(schema), _format(schema)
         if value is None:
@@ -377,7 +455,7 @@ class _OpenAPI:
         if types or fmt:
             wrong = list(self._type(value, types, fmt, path))
             result.step(_Result(wrong, 0 if wrong else 1))
-        result.step(self._composed(value, schema, path))
+        result.step(self._composed(value, schema, path, old))
         if isinstance(value, str):
             result.step(_Result(list(self._string(value, schema, path))))
             if fmt.replace("-", "") in _FORMATS:
@@ -386,14 +464,14 @@ class _OpenAPI:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             result.step(_Result(list(self._number(value, schema, types, fmt, path)), 1))
         if isinstance(value, list):
-            result.step(self._array(value, schema, path))
+            result.step(self._array(value, schema, path, old))
         result.step(_Result(list(self._enum(value, schema, path))))
         if isinstance(value, dict):
-            result.step(self._object(value, schema, path))
+            result.step(self._object(value, schema, path, old))
         result.count += 1
         return result
 
-    def _composed(self, value: Any, schema: Schema, path: str) -> _Result:
+    def _composed(self, value: Any, schema: Schema, path: str, old: Any) -> _Result:
         """``anyOf``, ``oneOf``, ``allOf`` and ``not``: the failure, then the errors of the
         alternative that matched most (anyOf, oneOf) or of every failing one (allOf)."""
         main = _Result()
@@ -401,7 +479,7 @@ class _OpenAPI:
             best: _Result | None = None
             success: _Result | None = None
             for alternative in schema["anyOf"]:
-                result = self.check(value, alternative, path)
+                result = self.check(value, alternative, path, old, ratchet=False)
                 if not result.errors:
                     best, success = None, result
                     break
@@ -413,7 +491,7 @@ class _OpenAPI:
         if schema.get("oneOf"):
             best, first, valid = None, None, 0
             for alternative in schema["oneOf"]:
-                result = self.check(value, alternative, path)
+                result = self.check(value, alternative, path, old, ratchet=False)
                 if not result.errors:
                     valid += 1
                     best, first = None, first or result
@@ -429,12 +507,12 @@ class _OpenAPI:
         if schema.get("allOf"):
             valid = 0
             for alternative in schema["allOf"]:
-                result = self.check(value, alternative, path)
+                result = self.check(value, alternative, path, old, ratchet=False)
                 valid += not result.errors
                 main.merge(result)
             if valid != len(schema["allOf"]):
                 main.add([_composite(path, "must validate all the schemas (allOf)" + ("" if valid else ". None validated"))])
-        if isinstance(schema.get("not"), Mapping) and not self.check(value, schema["not"], path).errors:
+        if isinstance(schema.get("not"), Mapping) and not self.check(value, schema["not"], path, old, ratchet=False).errors:
             main.add([_composite(path, "must not validate the schema (not)")])
         main.count += 1
         return main
@@ -456,7 +534,7 @@ class _OpenAPI:
     def _string(value: str, schema: Schema, path: str) -> Iterator[FieldError]:
         if "maxLength" in schema and len(value) > schema["maxLength"]:
             yield FieldError("FieldValueTooLong", path.lstrip(".") or "<nil>",
-                             f"may not be more than {schema['maxLength']} bytes")
+                             f"may not be more than {_plural(schema['maxLength'], 'byte')}")
         elif "minLength" in schema and len(value) < schema["minLength"]:
             yield _invalid(path, value, f"{path} in body should be at least {schema['minLength']} chars long")
         elif schema.get("pattern") and not re.search(schema["pattern"], value):
@@ -513,17 +591,17 @@ class _OpenAPI:
         shown = f"with format {fmt}" if fmt else "(default format)"
         return FieldError.invalid("<nil>", "", f"{prefix} value must be of type {kind} {shown} in {path}")
 
-    def _array(self, value: list[Any], schema: Schema, path: str) -> _Result:
+    def _array(self, value: list[Any], schema: Schema, path: str, old: Any) -> _Result:
         result = _Result()
         items = schema.get("items")
         if isinstance(items, Mapping):
             for i, item in enumerate(value):
-                result.merge(self.check(item, items, f"{path}[{i}]"))
+                result.merge(self.check(item, items, f"{path}[{i}]", _correlate_index(value, old, schema, i)))
         if "minItems" in schema and len(value) < schema["minItems"]:
             result.add([_invalid(path, len(value), f"{path} in body should have at least {schema['minItems']} items")])
         if "maxItems" in schema and len(value) > schema["maxItems"]:
             result.add([FieldError("FieldValueTooMany", path.lstrip(".") or "<nil>",
-                                   f"must have at most {schema['maxItems']} items", len(value))])
+                                   f"must have at most {_plural(schema['maxItems'], 'item')}", len(value))])
         if schema.get("uniqueItems") and any(_go_equal(a, b) for i, a in enumerate(value) for b in value[:i]):
             result.add([_invalid(path, "", f"{path} in body shouldn't contain duplicates")])
         result.count += 1
@@ -537,23 +615,23 @@ class _OpenAPI:
         shown = [v if isinstance(v, str) else go_json(v) for v in allowed]
         yield FieldError.not_supported(path.lstrip(".") or "<nil>", _shown(value), shown)
 
-    def _object(self, value: dict[str, Any], schema: Schema, path: str) -> _Result:
+    def _object(self, value: dict[str, Any], schema: Schema, path: str, old: Any) -> _Result:
         result = _Result()
         if "minProperties" in schema and len(value) < schema["minProperties"]:
             result.add([_invalid(path, len(value),
                                  f"{path} in body should have at least {schema['minProperties']} properties")])
         if "maxProperties" in schema and len(value) > schema["maxProperties"]:
             result.add([FieldError("FieldValueTooMany", path.lstrip(".") or "<nil>",
-                                   f"must have at most {schema['maxProperties']} items", len(value))])
+                                   f"must have at most {_plural(schema['maxProperties'], 'item')}", len(value))])
         properties = schema.get("properties") or {}
         extra = schema.get("additionalProperties")
         if isinstance(extra, Mapping):
             for key, item in value.items():
                 if key not in properties:
-                    result.merge(self.check(item, extra, f"{path}.{key}"))
+                    result.merge(self.check(item, extra, f"{path}.{key}", _correlate_key(value, old, schema, key, path)))
         for key, sub in properties.items():
             if key in value:
-                result.merge(self.check(value[key], sub, _child(path, key)))
+                result.merge(self.check(value[key], sub, _child(path, key), _correlate_key(value, old, schema, key, path)))
         result.add(FieldError.required(f"{path}.{key}".lstrip(".")) for key in schema.get("required") or ()
                    if key not in value)
         return result

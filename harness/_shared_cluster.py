@@ -75,9 +75,10 @@ JOURNAL_CATCH_UP = 1.0
 #: controller takes off once the claim is deleted and no pod uses it.
 CLAIM_FINALIZER = "resource.kubernetes.io/delete-protection"
 #: What the namespace controller's stand-in deletes in a scenario's namespace after its pods: the
-#: other namespaced kinds the harness knows (``events.k8s.io`` Events are the core ones).
+#: other namespaced kinds of the release that can be deleted as a collection (``events.k8s.io``
+#: Events are the core ones).
 NAMESPACE_CONTENTS: tuple[KindSpec, ...] = tuple(
-    spec for spec in KINDS if spec.namespaced and spec.resource != "pods"
+    spec for spec in KINDS if spec.namespaced and "deletecollection" in spec.verbs and spec.resource != "pods"
     and not (spec.group == "events.k8s.io" and spec.resource == "events"))
 
 

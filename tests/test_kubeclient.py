@@ -20,7 +20,7 @@ def test_resolve_kind_by_any_name() -> None:
     assert resolve_kind("ResourceClaim").group == "resource.k8s.io"
     assert resolve_kind("events").group == ""
     assert resolve_kind("events.events.k8s.io").group == "events.k8s.io"
-    with pytest.raises(ValueError, match=r"^unknown kind 'widgets': use a served resource or kind name \(configmaps, "):
+    with pytest.raises(ValueError, match=r"^unknown kind 'widgets': use a served resource or kind name \(apiservices, bindings, "):
         resolve_kind("widgets")
 
 

@@ -201,6 +201,7 @@ def test_create_namespace_imperatively(kubectl: Kubectl) -> None:
 
 def test_api_resources_lists_every_served_kind(kubectl: Kubectl) -> None:
     names = kubectl.out("api-resources", "-o", "name").split()
+    # every resource kube-apiserver of the release lists (kubectl shows the preferred version)
     assert sorted(names) == sorted(k.resource if not k.group else f"{k.resource}.{k.group}" for k in KINDS)
     rows = table(kubectl.out("api-resources", "--api-group=", "--namespaced=true"))
     assert rows[0] == ["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"]

@@ -5,6 +5,7 @@ suites' helpers that depend on what else is in the cluster."""
 
 from __future__ import annotations
 
+import json
 import types
 from pathlib import Path
 from typing import Any
@@ -66,15 +67,20 @@ def test_a_scenario_on_a_shared_backend_works_in_its_own_namespace_and_cleans_up
             assert await _status(direct, "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1") == 404
             cleanup = [(e.verb, e.path, e.query) for e in backend.journal.entries
                        if e.seq in scenario.own_requests and e.verb in ("delete", "deletecollection")]
-            # the namespace controller's stand-in: every namespaced kind the fake serves but pods (done
-            # first, grace 0) and events.k8s.io Events (the core ones) is deleted as a collection
+            # the namespace controller's stand-in: every namespaced kind kube-apiserver v1.37.2
+            # serves (its discovery, captured) that can be deleted as a collection, but pods (done
+            # first, grace 0) and events.k8s.io Events (the core ones), each at its preferred version
             namespaced = {(verb, path) for verb, path, _ in cleanup[1:-3]}
-            assert namespaced == {("deletecollection", f"/api/v1/namespaces/{ns}/{r}") for r in (
-                "events", "services", "replicationcontrollers", "persistentvolumeclaims", "configmaps")} | {
-                ("deletecollection", f"/apis/{g}/namespaces/{ns}/{r}") for g, r in (
-                    ("apps/v1", "replicasets"), ("apps/v1", "statefulsets"), ("policy/v1", "poddisruptionbudgets"),
-                    ("storage.k8s.io/v1", "csistoragecapacities"), ("coordination.k8s.io/v1", "leases"),
-                    ("resource.k8s.io/v1", "resourceclaims"), ("resource.k8s.io/v1", "resourceclaimtemplates"))}
+            expected = {}
+            for group in _discovery("1.37")["groups"]:
+                for version in group["versions"]:
+                    for r in version["resources"]:
+                        if r["scope"] == "Namespaced" and "deletecollection" in r["verbs"] and \
+                                (group["group"], r["resource"]) not in (("", "pods"), ("events.k8s.io", "events")):
+                            gv = f"/apis/{group['group']}/{version['version']}" if group["group"] else "/api/v1"
+                            expected.setdefault((group["group"], r["resource"]),
+                                                ("deletecollection", f"{gv}/namespaces/{ns}/{r['resource']}"))
+            assert namespaced == set(expected.values())
             assert cleanup[:1] + cleanup[-3:] == [
                 ("deletecollection", f"/api/v1/namespaces/{ns}/pods", {"gracePeriodSeconds": "0"}),
                 ("delete", "/api/v1/nodes/n1", {}),
@@ -84,6 +90,11 @@ def test_a_scenario_on_a_shared_backend_works_in_its_own_namespace_and_cleans_up
             await direct.close()
 
     run(main())
+
+
+def _discovery(minor: str) -> dict[str, Any]:
+    return json.loads((Path(__file__).resolve().parents[1] / "fake_apiserver" / "data" /
+                       f"discovery-v{minor}.json").read_text())
 
 
 def test_steps_the_clusters_own_scheduler_cannot_support_raise_unsupported(tmp_path: Path) -> None:

@@ -77,10 +77,16 @@ def api_resource_list(kinds: Iterable[KindSpec], group: str, version: str) -> Ob
         resources.append(entry)
         for sub in spec.subresources:
             entry = {"name": f"{spec.resource}/{sub}", "singularName": "", "namespaced": spec.namespaced}
-            if sub == "eviction":  # a kind of another group, named with it (kube-apiserver v1.36)
-                entry.update({"group": "policy", "version": "v1"})
-            entry["kind"] = {"binding": "Binding", "eviction": "Eviction"}.get(sub, spec.kind)
-            entry["verbs"] = list(_SUBRESOURCE_VERBS.get(sub, ["get"]))
+            ref = spec.subresource(sub)
+            if ref is not None:
+                if (ref.group, ref.version) != (spec.group, spec.version):  # a kind of another group-version
+                    entry.update({"group": ref.group, "version": ref.version})
+                entry["kind"], entry["verbs"] = ref.kind, list(ref.verbs)
+            else:  # a row written by hand
+                if sub == "eviction":  # a kind of another group, named with it (kube-apiserver v1.36)
+                    entry.update({"group": "policy", "version": "v1"})
+                entry["kind"] = {"binding": "Binding", "eviction": "Eviction"}.get(sub, spec.kind)
+                entry["verbs"] = list(_SUBRESOURCE_VERBS.get(sub, ["get"]))
             resources.append(entry)
     if not resources:
         return None

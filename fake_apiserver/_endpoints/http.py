@@ -52,9 +52,7 @@ class ApiHandler:
         return await answered(self._handle(request))
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
-        info = await read_request(request)
-        if info.spec is not None and not self.store.serves(info.spec):  # a kind of a later release
-            info.spec = None
+        info = await read_request(request, self.store.lookup)
         negotiated = info.path in ("/api", "/apis") or info.path.startswith(("/api/", "/apis/"))
         if negotiated and not accepts_json(request.headers.get("Accept", "")):  # health, version: raw
             refused = not_acceptable(info)

@@ -197,8 +197,8 @@ def kind_paths(spec: KindSpec) -> list[PathItem]:
     scope = "Namespaced" if spec.namespaced else ""
     gvk = (g, v, kind)
     definition = _schema.definition_name(g, v, kind)
-    list_definition = _schema.definition_name(g, v, spec.list_kind)
     verbs = set(spec.verbs)
+    list_definition = _schema.definition_name(g, v, spec.list_kind) if "list" in verbs else ""
     scoped = (_namespace_param(),) if spec.namespaced else ()
     named = (_name_param(kind), *scoped)
     out: list[PathItem] = []
@@ -238,7 +238,8 @@ def kind_paths(spec: KindSpec) -> list[PathItem]:
         out.append(PathItem(f"{prefix}{ns}/{spec.resource}/{{name}}", tuple(item), (*named, _pretty())))
 
     for sub in spec.subresources:
-        out.append(_subresource(spec, sub, prefix + ns, ident + scope, named))
+        if _documented(spec, sub):
+            out.append(_subresource(spec, sub, prefix + ns, ident + scope, named))
 
     if "watch" in verbs:
         list_params = _params(_LIST)
@@ -279,21 +280,34 @@ def _patch(operation_id: str, description: str, gvk: tuple[str, str, str], defin
                      responses=_object_responses(definition, "200", "201"))
 
 
+def _documented(spec: KindSpec, sub: str) -> bool:
+    """Whether the fake documents ``sub``: not the connect subresources (``exec``, ``attach``,
+    ``portforward``, ``proxy``, whose kinds are ``*Options``) nor ``log``, which the fake does not
+    serve (it runs no kubelet)."""
+    ref = spec.subresource(sub)
+    return sub != "log" and (ref is None or not ref.kind.endswith("Options"))
+
+
 def _subresource(spec: KindSpec, sub: str, base: str, ident: str, named: tuple[Param, ...]) -> PathItem:
     kind = spec.kind
     path = f"{base}/{spec.resource}/{{name}}/{sub}"
     suffix = sub[:1].upper() + sub[1:]
-    if sub in ("binding", "eviction"):  # its own kind; kube-apiserver lists its options on the path
-        gvk = ("", "v1", "Binding") if sub == "binding" else ("policy", "v1", "Eviction")
+    ref = spec.subresource(sub)
+    if ref is not None and ref.verbs == ("create",) or sub in ("binding", "eviction"):
+        # its own kind; kube-apiserver lists its options on the path
+        if ref is not None:
+            gvk = (ref.group, ref.version, ref.kind)
+        else:
+            gvk = ("", "v1", "Binding") if sub == "binding" else ("policy", "v1", "Eviction")
         own = _schema.definition_name(*gvk)
         named = (_name_param(gvk[2]), *named[1:])
         op = Operation("post", "post", f"create{ident}{kind}{suffix}", f"create {sub} of {_article(kind)} {kind}",
                        gvk, (), own, responses=_object_responses(own, "200", "201", "202"))
         return PathItem(path, (op,), _sorted((*_params(_WRITE), *named, _pretty())))
-    gvk = (spec.group, spec.version, kind)
+    gvk = (ref.group, ref.version, ref.kind) if ref is not None else (spec.group, spec.version, kind)
     definition = _schema.definition_name(*gvk)
     ops: list[Operation] = []
-    verbs = _SUBRESOURCE_VERBS.get(sub, ("get",))
+    verbs = ref.verbs if ref is not None else _SUBRESOURCE_VERBS.get(sub, ("get",))
     if "get" in verbs:
         ops.append(Operation("get", "get", f"read{ident}{kind}{suffix}", f"read {sub} of the specified {kind}", gvk,
                              responses=_object_responses(definition, "200")))
@@ -405,6 +419,8 @@ def _refs(schema: Any, found: set[str]) -> None:
         for key, value in schema.items():
             if key == "$ref":
                 found.add(str(value).removeprefix("#/$defs/"))
+            elif key == "properties":  # keyed by field name: JSONSchemaProps has a field "$ref"
+                _refs(list(value.values()), found)
             else:
                 _refs(value, found)
 

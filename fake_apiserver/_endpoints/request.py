@@ -31,6 +31,7 @@ __all__ = [
     "MAX_BODY_BYTES",
     "Handler",
     "Interceptor",
+    "Lookup",
     "RequestInfo",
     "answered",
     "media_type",
@@ -82,7 +83,12 @@ def media_type(content_type: str) -> str:
     return content_type.split(";", 1)[0].strip().lower()
 
 
-def _parse_path(info: RequestInfo) -> None:
+Lookup = Callable[[str, str, str], "KindSpec | None"]
+"""A served row by group, version and resource: the store's (:meth:`Store.lookup`) for the fake,
+the default release's table for the proxy."""
+
+
+def _parse_path(info: RequestInfo, lookup: Lookup) -> None:
     """Fill the resource fields of ``info`` from its path, or leave ``is_resource`` False."""
     parts = [p for p in info.path.split("/") if p]
     if parts[:2] == ["api", "v1"]:
@@ -108,7 +114,7 @@ def _parse_path(info: RequestInfo) -> None:
     info.resource = rest[0]
     info.name = rest[1] if len(rest) > 1 else ""
     info.subresource = rest[2] if len(rest) > 2 else ""
-    info.spec = by_resource(group, version, info.resource)
+    info.spec = lookup(group, version, info.resource)
     # RequestInfo: ?watch makes a watch of a collection only (any value but "0"/"false"); one
     # object is watched through the /watch/ prefix, and a GET of it ignores ?watch.
     watching = watch_prefix or (not info.name and "watch" in info.query and query_bool(info.query["watch"]))
@@ -153,16 +159,17 @@ async def run_chain(interceptors: Sequence[Interceptor], info: RequestInfo, requ
     return await at(0, info, request)
 
 
-async def read_request(request: web.Request) -> RequestInfo:
+async def read_request(request: web.Request, lookup: Lookup = by_resource) -> RequestInfo:
     """The request parsed once: method, path, query, content type, the whole body (413 past the
-    limit) and, for an API path, what it is about. Shared by the fake and the fault proxy."""
+    limit) and, for an API path, what it is about (its row found with ``lookup``). Shared by the
+    fake and the fault proxy."""
     info = RequestInfo(method=request.method, path=request.path, query=request.rel_url.query,
                        content_type=request.headers.get("Content-Type", ""))
     if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
         raise RequestEntityTooLarge(f"Request entity too large: limit is {MAX_BODY_BYTES}")
     if request.can_read_body:
         info.body = await _read_body(request)
-    _parse_path(info)
+    _parse_path(info, lookup)
     return info
 
 

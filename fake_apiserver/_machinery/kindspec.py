@@ -21,7 +21,7 @@ from typing import Mapping
 from fake_apiserver._machinery.gotypes import patch_strategies
 from fake_apiserver._machinery.strategic import ListStrategy, PatchSchema
 
-__all__ = ["META_FIELDS", "KindSpec"]
+__all__ = ["META_FIELDS", "KindSpec", "Subresource"]
 
 
 @functools.cache
@@ -37,11 +37,27 @@ META_FIELDS = ("metadata.name", "metadata.namespace")
 
 
 @dataclass(frozen=True)
+class Subresource:
+    """A subresource as discovery describes it: its name, the kind it takes and answers (``Scale``
+    of ``autoscaling/v1`` for ``deployments/scale``; the parent's kind for ``status``) and its verbs."""
+
+    name: str
+    group: str
+    version: str
+    kind: str
+    verbs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class KindSpec:
     """One served kind. ``fields`` lists the selectable field labels beyond ``metadata.*``;
     ``field_aliases`` maps an accepted alias to its canonical label (``spec.host``);
-    ``generic_field_errors`` picks the generic ``"x" is not a known field selector`` message over
-    the ``field label not supported`` one that kinds with their own conversion give."""
+    ``field_errors`` is how a refused field label is worded: ``"generic"`` (``"x" is not a known
+    field selector``, what kinds without a conversion of their own give; the default when
+    ``fields`` is empty), ``"plain"`` (``field label not supported: x``, the default otherwise),
+    ``"kind"`` (``field label "x" not supported for Job``) or ``"gvk"`` (``field label not supported
+    for resource.k8s.io/v1, Kind=ResourceSlice: x``). ``subresource_refs`` describes each of
+    ``subresources`` as discovery lists it (empty for a row written by hand)."""
 
     group: str
     version: str
@@ -54,6 +70,8 @@ class KindSpec:
     fields: tuple[str, ...] = ()
     field_aliases: Mapping[str, str] = field(default_factory=dict)
     categories: tuple[str, ...] = ()
+    field_errors: str = ""
+    subresource_refs: tuple[Subresource, ...] = ()
     verbs: tuple[str, ...] = (
         "create",
         "delete",
@@ -88,7 +106,15 @@ class KindSpec:
 
     @property
     def generic_field_errors(self) -> bool:
-        return not self.fields
+        return self.field_error_style == "generic"
+
+    @property
+    def field_error_style(self) -> str:
+        return self.field_errors or ("plain" if self.fields else "generic")
+
+    def subresource(self, name: str) -> Subresource | None:
+        """How discovery describes the subresource ``name`` of this kind, or None."""
+        return next((s for s in self.subresource_refs if s.name == name), None)
 
     @property
     def patch_schema(self) -> PatchSchema:

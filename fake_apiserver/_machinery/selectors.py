@@ -438,11 +438,13 @@ def _unescape(value: str) -> str:
 
 
 def _conversion_error(spec: KindSpec, label: str) -> str:
-    if spec.generic_field_errors:
+    style = spec.field_error_style
+    if style == "generic":
         return f"{_go_quote(label)} is not a known field selector: only \"metadata.name\", \"metadata.namespace\""
-    if (spec.group, spec.kind) == ("resource.k8s.io", "ResourceSlice"):
-        # pkg/apis/resource/*/conversion.go names the kind (GroupVersionKind.String()).
+    if style == "gvk":  # e.g. pkg/apis/resource/*/conversion.go: GroupVersionKind.String()
         return f"field label not supported for {spec.group}/{spec.version}, Kind={spec.kind}: {label}"
+    if style == "kind":  # e.g. pkg/apis/batch/v1/conversion.go
+        return f"field label {_go_quote(label)} not supported for {spec.kind}"
     return f"field label not supported: {label}"
 
 

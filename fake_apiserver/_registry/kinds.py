@@ -1,21 +1,45 @@
-"""What the fake serves: one row per kind.
+"""What the fake serves: one row per resource of the served release.
 
-Everything the server knows about a kind lives in its :class:`~fake_apiserver._machinery.kindspec.KindSpec` row: where it is served,
-its scope, its subresources and the field selectors the real server accepts for it. Adding a kind
-is adding one row to :data:`KINDS`; discovery, routing, selectors and patches all read this table.
-What a kind's objects hold (fields, types, the strategic-merge-patch strategy of its lists) is
-not written here: it is read from the pinned release's schemas by group, version and kind
-(:mod:`~fake_apiserver._machinery.schema`, compiled by :mod:`~fake_apiserver._machinery.gotypes`).
+Everything the server knows about a kind lives in its
+:class:`~fake_apiserver._machinery.kindspec.KindSpec` row: where it is served, its scope, its
+subresources and the field selectors the real server accepts for it. The rows of a release are
+read from that release's discovery data (``fake_apiserver/data/discovery-v1.NN.json``, written by
+``tools/gen_discovery.py`` from a real kube-apiserver's aggregated discovery): every resource such
+a server serves with its default API groups and versions, with its names, scope, verbs,
+categories and subresources, in the server's order. Only what discovery does not say is written
+here: the field labels each kind's conversion accepts (:data:`FIELD_LABELS`). Discovery, routing,
+selectors and patches all read the rows. What a kind's objects hold (fields, types, the
+strategic-merge-patch strategy of its lists) is read from the release's schemas by group,
+version and kind (:mod:`~fake_apiserver._machinery.schema`).
 """
 
 from __future__ import annotations
 
-from typing import Iterable
+import functools
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any, Iterable, Mapping
 
 from fake_apiserver._machinery import schema as _schema
-from fake_apiserver._machinery.kindspec import KindSpec
+from fake_apiserver._machinery.kindspec import KindSpec, Subresource
 
-__all__ = ["KINDS", "by_kind", "by_resource", "served_kinds"]
+__all__ = ["FIELD_LABELS", "KINDS", "FieldLabels", "by_kind", "by_resource", "release_kinds", "served_kinds"]
+
+
+@dataclass(frozen=True)
+class FieldLabels:
+    """The field labels a kind's registered conversion accepts beyond ``metadata.*``, and how it
+    words a refusal (:attr:`KindSpec.field_errors`). ``since`` maps a label to the first minor
+    release that accepts it; ``aliases`` maps an accepted alias to its canonical label."""
+
+    fields: tuple[str, ...]
+    errors: str = "plain"
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    since: Mapping[str, int] = field(default_factory=dict)
+
+    def of(self, minor: int) -> tuple[str, ...]:
+        return tuple(f for f in self.fields if self.since.get(f, 0) <= minor)
 
 
 _EVENT_FIELDS = (
@@ -46,92 +70,114 @@ _EVENTS_V1_FIELDS = (
     "type",
 )
 
+FIELD_LABELS: dict[tuple[str, str], FieldLabels] = {
+    ("", "pods"): FieldLabels(
+        ("spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
+         "spec.hostNetwork", "status.phase", "status.podIP", "status.podIPs", "status.nominatedNodeName"),
+        aliases={"spec.host": "spec.nodeName"}),
+    ("", "nodes"): FieldLabels(("spec.unschedulable",)),
+    ("", "namespaces"): FieldLabels(("status.phase",)),
+    ("", "events"): FieldLabels(_EVENT_FIELDS),
+    ("", "services"): FieldLabels(("spec.clusterIP", "spec.type")),
+    ("", "replicationcontrollers"): FieldLabels(("status.replicas",)),
+    ("", "secrets"): FieldLabels(("type",)),
+    ("events.k8s.io", "events"): FieldLabels(_EVENTS_V1_FIELDS),
+    ("batch", "jobs"): FieldLabels(("status.successful",), errors="kind"),
+    ("certificates.k8s.io", "certificatesigningrequests"): FieldLabels(("spec.signerName",)),
+    ("certificates.k8s.io", "clustertrustbundles"): FieldLabels(("spec.signerName",)),
+    ("certificates.k8s.io", "podcertificaterequests"): FieldLabels(("spec.signerName", "spec.podName", "spec.nodeName")),
+    ("resource.k8s.io", "resourceslices"): FieldLabels(
+        ("spec.nodeName", "spec.driver", "spec.pool.name"), errors="gvk", since={"spec.pool.name": 37}),
+}
+"""Field labels by group and resource, for the kinds whose conversion accepts more than
+``metadata.name`` and ``metadata.namespace`` (a kind not listed selects on those only, and words
+a refusal the generic way). Checked against kube-apiserver v1.34 to v1.37 by
+``tests/test_kinds.py``."""
 
-def _k(
-    group: str,
-    version: str,
-    resource: str,
-    kind: str,
-    namespaced: bool,
-    **kw: object,
-) -> KindSpec:
-    singular = str(kw.pop("singular", kind.lower()))
-    return KindSpec(group, version, resource, kind, namespaced, singular, **kw)  # type: ignore[arg-type]
+
+def _minor(release: str) -> str:
+    return ".".join(release.split(".")[:2])
 
 
-KINDS: tuple[KindSpec, ...] = (
-    # core/v1
-    _k("", "v1", "pods", "Pod", True, short_names=("po",), categories=("all",),
-       subresources=("status", "binding", "eviction", "resize"),
-       fields=("spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
-               "spec.hostNetwork", "status.phase", "status.podIP", "status.podIPs",
-               "status.nominatedNodeName"),
-       field_aliases={"spec.host": "spec.nodeName"}),
-    _k("", "v1", "nodes", "Node", False, short_names=("no",), subresources=("status",),
-       fields=("spec.unschedulable",)),
-    _k("", "v1", "namespaces", "Namespace", False, short_names=("ns",), subresources=("status",),
-       fields=("status.phase",),
-       verbs=("create", "delete", "get", "list", "patch", "update", "watch")),
-    _k("", "v1", "events", "Event", True, short_names=("ev",), fields=_EVENT_FIELDS),
-    _k("", "v1", "services", "Service", True, short_names=("svc",), categories=("all",),
-       subresources=("status",), fields=("spec.clusterIP", "spec.type")),
-    _k("", "v1", "replicationcontrollers", "ReplicationController", True, short_names=("rc",),
-       categories=("all",), subresources=("status",), fields=("status.replicas",)),
-    _k("", "v1", "persistentvolumes", "PersistentVolume", False, short_names=("pv",),
-       subresources=("status",)),
-    _k("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", True, short_names=("pvc",),
-       subresources=("status",)),
-    _k("", "v1", "configmaps", "ConfigMap", True, short_names=("cm",)),
-    # apps/v1
-    # apps/v1 ReplicaSets select on metadata only (kube-apiserver v1.36 refuses status.replicas)
-    _k("apps", "v1", "replicasets", "ReplicaSet", True, short_names=("rs",), categories=("all",),
-       subresources=("status",)),
-    _k("apps", "v1", "statefulsets", "StatefulSet", True, short_names=("sts",), categories=("all",),
-       subresources=("status",)),
-    # policy/v1
-    _k("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True, short_names=("pdb",),
-       subresources=("status",)),
-    # storage.k8s.io/v1
-    _k("storage.k8s.io", "v1", "storageclasses", "StorageClass", False, short_names=("sc",)),
-    _k("storage.k8s.io", "v1", "csinodes", "CSINode", False),
-    _k("storage.k8s.io", "v1", "csidrivers", "CSIDriver", False),
-    _k("storage.k8s.io", "v1", "csistoragecapacities", "CSIStorageCapacity", True),
-    # kube-scheduler v1.35 informs it (v1.30 does not): NodeVolumeLimits registers VolumeAttachment/Delete
-    # (isSchedulableAfterVolumeAttachmentDeleted), and eventhandlers.go starts its informer.
-    _k("storage.k8s.io", "v1", "volumeattachments", "VolumeAttachment", False, subresources=("status",)),
-    # events.k8s.io/v1
-    _k("events.k8s.io", "v1", "events", "Event", True, short_names=("ev",), fields=_EVENTS_V1_FIELDS),
-    # coordination.k8s.io/v1
-    _k("coordination.k8s.io", "v1", "leases", "Lease", True),
-    # resource.k8s.io/v1
-    _k("resource.k8s.io", "v1", "resourceclaims", "ResourceClaim", True, subresources=("status",)),
-    _k("resource.k8s.io", "v1", "resourceclaimtemplates", "ResourceClaimTemplate", True),
-    _k("resource.k8s.io", "v1", "resourceslices", "ResourceSlice", False,
-       fields=("spec.nodeName", "spec.driver")),
-    _k("resource.k8s.io", "v1", "deviceclasses", "DeviceClass", False),
-    # v1 from v1.37 (GA; v1beta2 and off by default in v1.36): kube-scheduler v1.37 informs it
-    # (gate DRADeviceTaintRules, on by default; pkg/scheduler/scheduler.go starts the informer).
-    _k("resource.k8s.io", "v1", "devicetaintrules", "DeviceTaintRule", False, subresources=("status",)),
-    # scheduling.k8s.io/v1
-    _k("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False, short_names=("pc",)),
-)
+@functools.cache
+def _discovery(minor: str) -> dict[str, Any]:
+    with (resources.files("fake_apiserver") / "data" / f"discovery-v{minor}.json").open("rb") as f:
+        data: dict[str, Any] = json.load(f)
+    return data
+
+
+def _subresource(group: str, version: str, entry: dict[str, Any]) -> Subresource:
+    """A subresource; discovery leaves out the group and version of a kind of the parent's."""
+    ref = entry["responseKind"]
+    if not ref["version"]:
+        return Subresource(entry["subresource"], group, version, ref["kind"], tuple(entry["verbs"]))
+    return Subresource(entry["subresource"], ref["group"], ref["version"], ref["kind"], tuple(entry["verbs"]))
+
+
+def _row(group: str, version: str, resource: dict[str, Any], minor: int) -> KindSpec:
+    labels = FIELD_LABELS.get((group, resource["resource"]))
+    subresources = tuple(_subresource(group, version, s) for s in resource["subresources"])
+    return KindSpec(
+        group, version, resource["resource"], resource["kind"], resource["scope"] == "Namespaced",
+        resource["singular"],
+        short_names=tuple(resource["shortNames"]),
+        subresources=tuple(s.name for s in subresources),
+        fields=labels.of(minor) if labels else (),
+        field_aliases=labels.aliases if labels else {},
+        categories=tuple(resource["categories"]),
+        field_errors=labels.errors if labels else "generic",
+        subresource_refs=subresources,
+        verbs=tuple(resource["verbs"]),
+    )
+
+
+@functools.cache
+def release_kinds(release: str = _schema.KUBERNETES_VERSION) -> tuple[KindSpec, ...]:
+    """Every resource a kube-apiserver of ``release`` (``1.36.0``) serves with its default API
+    groups and versions, in its discovery order (a group's preferred version first)."""
+    minor = _minor(_schema.release(release))
+    data = _discovery(minor)
+    number = int(minor.split(".")[1])
+    return tuple(
+        _row(group["group"], version["version"], resource, number)
+        for group in data["groups"] for version in group["versions"] for resource in version["resources"]
+    )
+
+
+def _one_version_each(kinds: Iterable[KindSpec]) -> tuple[KindSpec, ...]:
+    """``kinds`` without the later versions of a resource listed twice (the first is preferred)."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for spec in kinds:
+        if (spec.group, spec.resource) not in seen:
+            seen.add((spec.group, spec.resource))
+            out.append(spec)
+    return tuple(out)
+
+
+def served_kinds(release: str, kinds: Iterable[KindSpec] | None = None) -> tuple[KindSpec, ...]:
+    """The rows a server of ``release`` (``1.36.0``) serves: by default the release's own
+    (:func:`release_kinds`); of other rows, those whose group, version and kind the release's
+    schemas define. A resource is served at one version: a second version of it (autoscaling/v1
+    HorizontalPodAutoscalers beside v2) would need conversion functions the fake does not have."""
+    if kinds is None:
+        return _one_version_each(release_kinds(release))
+    defined = _schema.group_version_kinds(release)
+    return _one_version_each(k for k in kinds if (k.group, k.version, k.kind) in defined)
+
+
+KINDS: tuple[KindSpec, ...] = served_kinds(_schema.KUBERNETES_VERSION)
+"""The rows a server of the default release serves (:data:`~fake_apiserver._machinery.schema.KUBERNETES_VERSION`)."""
 
 _BY_RESOURCE = {(k.group, k.version, k.resource): k for k in KINDS}
 _BY_KIND = {(k.group, k.kind): k for k in KINDS}
 
 
 def by_resource(group: str, version: str, resource: str) -> KindSpec | None:
+    """The default release's row of a resource, or None."""
     return _BY_RESOURCE.get((group, version, resource))
 
 
 def by_kind(group: str, kind: str) -> KindSpec | None:
+    """The default release's row of a kind at its group's preferred version, or None."""
     return _BY_KIND.get((group, kind))
-
-
-def served_kinds(release: str, kinds: Iterable[KindSpec] = KINDS) -> tuple[KindSpec, ...]:
-    """The rows a server of ``release`` (``1.36.0``) serves: those whose group, version and kind
-    the release's schemas define. Every row is a GA version, and kube-apiserver serves a GA
-    version by default, so a release serves a row exactly when its OpenAPI has it (
-    ``resource.k8s.io/v1`` DeviceTaintRule from v1.37 on)."""
-    defined = _schema.group_version_kinds(release)
-    return tuple(k for k in kinds if (k.group, k.version, k.kind) in defined)

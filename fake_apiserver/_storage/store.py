@@ -64,7 +64,7 @@ from fake_apiserver._machinery.errors import (
 )
 from fake_apiserver._machinery.features import FeatureGates
 from fake_apiserver._registry.events import convert_event
-from fake_apiserver._registry.kinds import KINDS, by_kind, by_resource, served_kinds
+from fake_apiserver._registry.kinds import by_kind, by_resource, served_kinds
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.patch import apply_patch
 from fake_apiserver._registry.scheme import reconcile_patched_kind, resolve_kind
@@ -144,7 +144,7 @@ class Store:
         kubernetes_version: str = schemas.KUBERNETES_VERSION,
         feature_gates: Mapping[str, bool] | None = None,
         schedule: Schedule | None = None,
-        kinds: Iterable[KindSpec] = KINDS,
+        kinds: Iterable[KindSpec] | None = None,
         event_ttl: float | None = None,
     ) -> None:
         self.clock: Clock = clock or SystemClock()
@@ -167,7 +167,8 @@ class Store:
         self._lag: dict[tuple[str, str], float] = {}
         self._held: dict[tuple[str, str], deque[Change]] = {}
         self._on_hold: dict[tuple[str, str], Callable[[], None]] = {}
-        #: the rows of ``kinds`` this release serves (a kind a later release added is not found)
+        #: the rows this release serves (by default every resource of the release, each at one
+        #: version; of ``kinds``, those the release's schemas define)
         self.kinds = served_kinds(self.release, kinds)
         self._spec_by_key = {(k.group, k.resource): k for k in self.kinds}
         for spec in self.kinds:
@@ -216,8 +217,14 @@ class Store:
         return self._objects.get((NODES.group, NODES.resource), {}).get(("", name))
 
     def serves(self, spec: KindSpec) -> bool:
-        """Whether this release serves the kind of ``spec`` (:attr:`kinds`)."""
-        return self._spec_by_key.get((spec.group, spec.resource)) is spec
+        """Whether this release serves the kind of ``spec`` (:attr:`kinds`) at its version."""
+        served = self._spec_by_key.get((spec.group, spec.resource))
+        return served is not None and served.version == spec.version
+
+    def lookup(self, group: str, version: str, resource: str) -> KindSpec | None:
+        """The served row of ``resource`` at ``group/version``, or None."""
+        served = self._spec_by_key.get((group, resource))
+        return served if served is not None and served.version == version else None
 
     @property
     def resource_version(self) -> int:
@@ -798,7 +805,7 @@ class Store:
             if meta.get("generation"):
                 meta["generation"] += 1
             graceful = True
-        if spec is NAMESPACES and not dry_run:
+        if (spec.group, spec.resource) == (NAMESPACES.group, NAMESPACES.resource) and not dry_run:
             for kind in self.kinds:
                 if kind.namespaced:
                     for obj in [o for (ns, _), o in sorted(self._bucket(kind).items()) if ns == name]:

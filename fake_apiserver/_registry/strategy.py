@@ -30,7 +30,19 @@ from typing import Callable
 
 from fake_apiserver._machinery.features import FeatureGates
 from fake_apiserver._machinery.kindspec import KindSpec
-from fake_apiserver._registry import apps, coordination, core, disruption, events, node, pod, priority, resource, storage
+from fake_apiserver._registry import (
+    apiextensions,
+    apps,
+    coordination,
+    core,
+    disruption,
+    events,
+    node,
+    pod,
+    priority,
+    resource,
+    storage,
+)
 from fake_apiserver._registry.generic import (
     KindRules,
     PriorityClasses,
@@ -44,7 +56,7 @@ from fake_apiserver._registry.generic import (
 __all__ = ["RULES", "strategy_for"]
 
 RULES: dict[tuple[str, str], KindRules] = {
-    **apps.RULES, **coordination.RULES, **core.RULES, **disruption.RULES, **events.RULES, **node.RULES,
+    **apiextensions.RULES, **apps.RULES, **coordination.RULES, **core.RULES, **disruption.RULES, **events.RULES, **node.RULES,
     **pod.RULES, **priority.RULES, **resource.RULES, **storage.RULES,
 }
 """Each kind's own rules by group and kind; a kind that is not here has none."""

@@ -1,4 +1,13 @@
-"""``apps/v1`` StatefulSets and ReplicaSets: defaults, spec rules and the StatefulSet update rule.
+"""``apps/v1`` workloads (Deployments, DaemonSets, StatefulSets, ReplicaSets): their defaults, the
+pod template's defaults, spec rules and the update rules (an immutable selector, the StatefulSet's
+fixed fields).
+
+A workload's pod template gets the pod spec's defaults (:func:`default_pod_template`), which are
+the pod's (:func:`~fake_apiserver._registry.pod.default_pod`) less what only a pod gets: its
+``enableServiceLinks`` (``SetDefaults_Pod``) and the DefaultTolerationSeconds tolerations (an
+admission plugin on pods). The status a create answers with is the Go struct's zero value as the
+real server encodes it (``{}``, or the counters without ``omitempty``), checked against
+kube-apiserver v1.37.2 (``tests/test_builtin_kinds.py``).
 """
 
 from __future__ import annotations
@@ -7,13 +16,53 @@ import json
 from typing import Any, Mapping
 
 from fake_apiserver._machinery.equality import semantic
-from fake_apiserver._machinery.errors import FieldError, GoJSON
-from fake_apiserver._registry.fieldrules import get_in, non_negative_errors, selector_template_errors, unsupported_errors
+from fake_apiserver._machinery.errors import BadRequest, FieldError, GoJSON
+from fake_apiserver._machinery.selectors import label_selector_from_dict
+from fake_apiserver._registry.fieldrules import (
+    get_in,
+    immutable_errors,
+    non_negative_errors,
+    selector_template_errors,
+    template_mismatch,
+    unsupported_errors,
+)
 from fake_apiserver._registry.generic import KindRules, Strategy
+from fake_apiserver._registry.pod import default_pod
 
-__all__ = ["RULES", "StatefulSetStrategy", "default_stateful_set"]
+__all__ = ["DaemonSetStrategy", "DeploymentStrategy", "RULES", "ReplicaSetStrategy", "StatefulSetStrategy",
+           "WorkloadStrategy", "default_pod_template", "default_stateful_set", "go_selector",
+           "selector_matches"]
 
 Obj = dict[str, Any]
+
+_POD_ONLY = ("enableServiceLinks", "tolerations")  # defaulted on a pod, never on a template
+
+
+def default_pod_template(template: Any) -> None:
+    """``SetDefaults_PodSpec`` and the container defaults on a pod template's spec."""
+    if not isinstance(template, dict):
+        return
+    spec = template.get("spec")
+    if not isinstance(spec, dict):
+        spec = template["spec"] = {}
+    given = {key: spec[key] for key in _POD_ONLY if key in spec}
+    default_pod({"spec": spec})
+    for key in _POD_ONLY:
+        if key in given:
+            spec[key] = given[key]
+        else:
+            spec.pop(key, None)
+
+
+def selector_matches(selector: Any, labels: Any) -> bool:
+    """``metav1.LabelSelectorAsSelector(selector).Matches(labels)``: a missing selector matches
+    nothing; one that does not parse counts as matching (its own rule reports it)."""
+    if not isinstance(selector, Mapping):
+        return False
+    try:
+        return label_selector_from_dict(selector).matches(labels if isinstance(labels, Mapping) else {})
+    except BadRequest:
+        return True
 
 
 def default_stateful_set(obj: dict[str, Any]) -> None:
@@ -31,6 +80,7 @@ def default_stateful_set(obj: dict[str, Any]) -> None:
         rolling = strategy.setdefault("rollingUpdate", {})
         if isinstance(rolling, dict):
             rolling.setdefault("partition", 0)
+    _default_rolling_update(strategy)
     spec["updateStrategy"] = strategy
     spec.setdefault("revisionHistoryLimit", 10)
     retention = spec.get("persistentVolumeClaimRetentionPolicy") or {}
@@ -38,6 +88,63 @@ def default_stateful_set(obj: dict[str, Any]) -> None:
         if not retention.get(key):
             retention[key] = "Retain"
     spec["persistentVolumeClaimRetentionPolicy"] = retention
+    default_pod_template(spec.get("template"))
+
+
+def _default_rolling_update(strategy: dict[str, Any]) -> None:
+    """MaxUnavailableStatefulSet (on in v1.37): a rolling update's ``maxUnavailable`` defaults to 1."""
+    rolling = strategy.get("rollingUpdate")
+    if isinstance(rolling, dict) and strategy.get("type") == "RollingUpdate":
+        rolling.setdefault("maxUnavailable", 1)
+
+
+def default_deployment(obj: Obj) -> None:
+    """``SetDefaults_Deployment`` (apps/v1) and the template's defaults."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return
+    spec.setdefault("replicas", 1)
+    strategy = spec.get("strategy")
+    if not isinstance(strategy, dict):
+        strategy = spec["strategy"] = {}
+    if not strategy.get("type"):
+        strategy["type"] = "RollingUpdate"
+    if strategy["type"] == "RollingUpdate":
+        rolling = strategy.get("rollingUpdate")
+        if not isinstance(rolling, dict):
+            rolling = strategy["rollingUpdate"] = {}
+        rolling.setdefault("maxUnavailable", "25%")
+        rolling.setdefault("maxSurge", "25%")
+    spec.setdefault("revisionHistoryLimit", 10)
+    spec.setdefault("progressDeadlineSeconds", 600)
+    default_pod_template(spec.get("template"))
+
+
+def default_daemon_set(obj: Obj) -> None:
+    """``SetDefaults_DaemonSet`` (apps/v1) and the template's defaults."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return
+    strategy = spec.get("updateStrategy")
+    if not isinstance(strategy, dict):
+        strategy = spec["updateStrategy"] = {}
+    if not strategy.get("type"):
+        strategy["type"] = "RollingUpdate"
+    if strategy["type"] == "RollingUpdate":
+        rolling = strategy.get("rollingUpdate")
+        if not isinstance(rolling, dict):
+            rolling = strategy["rollingUpdate"] = {}
+        rolling.setdefault("maxUnavailable", 1)
+        rolling.setdefault("maxSurge", 0)
+    spec.setdefault("revisionHistoryLimit", 10)
+    default_pod_template(spec.get("template"))
+
+
+def default_replica_set(obj: Obj) -> None:
+    spec = obj.get("spec")
+    if isinstance(spec, dict):
+        spec.setdefault("replicas", 1)
+        default_pod_template(spec.get("template"))
 
 
 def _go_rolling(rolling: Any) -> Mapping[str, Any] | None:
@@ -96,21 +203,182 @@ def _replica_set_errors(obj: Mapping[str, Any]) -> list[FieldError]:
     return errors + unsupported_errors(obj, "spec.template.spec.restartPolicy", ["Always"])
 
 
-class StatefulSetStrategy(Strategy):
-    """``SetDefaults_StatefulSet`` on every write, so validation and the update rule compare
-    defaulted specs, as the real server's do."""
+def go_selector(selector: Any) -> GoJSON:
+    """A ``*metav1.LabelSelector`` as Go encodes it (its JSON tags: ``matchLabels`` first)."""
+    parts = []
+    if isinstance(selector, Mapping):
+        for key in ("matchLabels", "matchExpressions"):
+            if selector.get(key):
+                parts.append(f"{json.dumps(key)}:{json.dumps(selector[key], sort_keys=True, separators=(',', ':'))}")
+    return GoJSON("{" + ",".join(parts) + "}")
+
+
+def _template_errors(spec: Mapping[str, Any], kind: str) -> list[FieldError]:
+    """``ValidatePodTemplateSpecForReplicaSet``'s own checks: the selector selects the template's
+    labels, the template's restart policy is Always, no active deadline."""
+    labels = get_in(spec, "template", "metadata", "labels") or {}
+    errors: list[FieldError] = []
+    if not selector_matches(spec.get("selector"), labels):
+        errors.append(template_mismatch(labels))
+    restart = get_in(spec, "template", "spec", "restartPolicy")
+    if restart != "Always":
+        errors.append(FieldError.not_supported("spec.template.spec.restartPolicy", restart or "", ["Always"]))
+    if get_in(spec, "template", "spec", "activeDeadlineSeconds") is not None:
+        errors.append(FieldError.forbidden("spec.template.spec.activeDeadlineSeconds",
+                                           f"activeDeadlineSeconds in {kind} is not Supported"))
+    return errors
+
+
+def _selector_required_errors(spec: Mapping[str, Any], kind: str) -> list[FieldError]:
+    selector = spec.get("selector")
+    if not isinstance(selector, Mapping):
+        return [FieldError.required("spec.selector")]
+    if not selector.get("matchLabels") and not selector.get("matchExpressions"):
+        return [FieldError.invalid("spec.selector", go_selector(selector), f"empty selector is invalid for {kind}")]
+    return []
+
+
+def _int_or_percent(value: Any) -> int:
+    if isinstance(value, str) and value.endswith("%") and value[:-1].isdigit():
+        return int(value[:-1])
+    return value if isinstance(value, int) else 0
+
+
+def _deployment_strategy_errors(strategy: Any) -> list[FieldError]:
+    strategy = strategy if isinstance(strategy, Mapping) else {}
+    kind, rolling = strategy.get("type"), strategy.get("rollingUpdate")
+    if kind == "Recreate":
+        if rolling is not None:
+            return [FieldError.forbidden("spec.strategy.rollingUpdate",
+                                         "may not be specified when strategy `type` is 'Recreate'")]
+        return []
+    if kind == "RollingUpdate":
+        rolling = rolling if isinstance(rolling, Mapping) else {}
+        unavailable, surge = rolling.get("maxUnavailable"), rolling.get("maxSurge")
+        errors: list[FieldError] = []
+        if _int_or_percent(unavailable) == 0 and _int_or_percent(surge) == 0:
+            errors.append(FieldError.invalid("spec.strategy.rollingUpdate.maxUnavailable", unavailable,
+                                             "may not be 0 when `maxSurge` is 0"))
+        if isinstance(unavailable, str) and _int_or_percent(unavailable) > 100:
+            errors.append(FieldError.invalid("spec.strategy.rollingUpdate.maxUnavailable", unavailable,
+                                             "must not be greater than 100%"))
+        return errors
+    go_rolling = None if rolling is None else {"MaxUnavailable": rolling.get("maxUnavailable"),
+                                               "MaxSurge": rolling.get("maxSurge")}
+    go = {"Type": kind or "", "RollingUpdate": go_rolling}
+    return [FieldError.not_supported("spec.strategy", _go(go), ["Recreate", "RollingUpdate"])]
+
+
+def _deployment_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    """``ValidateDeploymentSpec`` on the defaulted object, in its order."""
+    spec = get_in(obj, "spec") or {}
+    errors = non_negative_errors(obj, "replicas")
+    errors += _selector_required_errors(spec, "deployment")
+    errors += _template_errors(spec, "ReplicaSet")
+    errors += _deployment_strategy_errors(spec.get("strategy"))
+    errors += non_negative_errors(obj, "minReadySeconds", "revisionHistoryLimit", "progressDeadlineSeconds")
+    deadline, minimum = spec.get("progressDeadlineSeconds"), spec.get("minReadySeconds") or 0
+    if isinstance(deadline, int) and isinstance(minimum, int) and deadline <= minimum:
+        errors.append(FieldError.invalid("spec.progressDeadlineSeconds", deadline, "must be greater than minReadySeconds"))
+    return errors
+
+
+def _selector_immutable(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
+    selector = get_in(new, "spec", "selector")
+    errors = immutable_errors(selector, get_in(old, "spec", "selector"), "spec.selector")
+    return [FieldError.invalid("spec.selector", go_selector(selector), "field is immutable")] if errors else []
+
+
+def _daemon_set_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    """``ValidateDaemonSetSpec`` on the defaulted object: the selector against the template (a
+    missing selector matches nothing), an empty selector, the template's restart policy."""
+    spec = get_in(obj, "spec") or {}
+    labels = get_in(spec, "template", "metadata", "labels") or {}
+    errors: list[FieldError] = []
+    if not selector_matches(spec.get("selector"), labels):
+        errors.append(template_mismatch(labels))
+    selector = spec.get("selector")
+    if isinstance(selector, Mapping) and not selector.get("matchLabels") and not selector.get("matchExpressions"):
+        errors.append(FieldError.invalid("spec.selector", go_selector(selector), "empty selector is invalid for daemonset"))
+    restart = get_in(spec, "template", "spec", "restartPolicy")
+    if restart != "Always":
+        errors.append(FieldError.not_supported("spec.template.spec.restartPolicy", restart or "", ["Always"]))
+    return errors + non_negative_errors(obj, "minReadySeconds", "revisionHistoryLimit")
+
+
+class WorkloadStrategy(Strategy):
+    """Defaults on every write (the decoder defaults every body), so that validation and the
+    update rules compare defaulted specs; a create answers with the kind's zero ``status``."""
+
+    zero_status: Mapping[str, Any] = {}
+
+    def default(self, obj: Obj) -> None:
+        """The kind's defaults (``SetDefaults_<Kind>``)."""
 
     def prepare_for_create(self, obj: Obj, now: str) -> None:
         super().prepare_for_create(obj, now)
-        default_stateful_set(obj)
+        self.default(obj)
+        obj["status"] = dict(self.zero_status)
 
     def prepare_for_update(self, new: Obj, old: Obj) -> None:
-        default_stateful_set(new)
+        self.default(new)
         super().prepare_for_update(new, old)
 
 
+class StatefulSetStrategy(WorkloadStrategy):
+    zero_status = {"availableReplicas": 0, "replicas": 0}
+
+    def default(self, obj: Obj) -> None:
+        default_stateful_set(obj)
+
+
+class DeploymentStrategy(WorkloadStrategy):
+    def default(self, obj: Obj) -> None:
+        default_deployment(obj)
+
+
+class ReplicaSetStrategy(WorkloadStrategy):
+    zero_status = {"replicas": 0}
+
+    def default(self, obj: Obj) -> None:
+        default_replica_set(obj)
+
+
+_TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"
+
+
+class DaemonSetStrategy(WorkloadStrategy):
+    """A DaemonSet's internal ``templateGeneration`` shows as an annotation: 1 on create, one more
+    on each update that changes the template."""
+
+    zero_status = {"currentNumberScheduled": 0, "desiredNumberScheduled": 0, "numberMisscheduled": 0, "numberReady": 0}
+
+    def default(self, obj: Obj) -> None:
+        default_daemon_set(obj)
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        super().prepare_for_create(obj, now)
+        obj["metadata"].setdefault("annotations", {})[_TEMPLATE_GENERATION] = "1"
+
+    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+        super().prepare_for_update(new, old)
+        generation = str(get_in(old, "metadata", "annotations", _TEMPLATE_GENERATION) or "")
+        if generation.isdigit():
+            if semantic(get_in(new, "spec", "template")) != semantic(get_in(old, "spec", "template")):
+                generation = str(int(generation) + 1)
+            new["metadata"].setdefault("annotations", {})[_TEMPLATE_GENERATION] = generation
+
+
 RULES: dict[tuple[str, str], KindRules] = {
-    ("apps", "ReplicaSet"): KindRules(create=_replica_set_errors),
+    ("apps", "DaemonSet"): KindRules(
+        create=_daemon_set_errors, update=_selector_immutable,
+        strategy=lambda spec, options: DaemonSetStrategy(spec)),
+    ("apps", "Deployment"): KindRules(
+        create=_deployment_errors, update=_selector_immutable,
+        strategy=lambda spec, options: DeploymentStrategy(spec)),
+    ("apps", "ReplicaSet"): KindRules(
+        create=_replica_set_errors, update=_selector_immutable,
+        strategy=lambda spec, options: ReplicaSetStrategy(spec)),
     ("apps", "StatefulSet"): KindRules(
         create=_stateful_set_errors, update=_stateful_set_update_errors,
         strategy=lambda spec, options: StatefulSetStrategy(spec)),

@@ -33,6 +33,7 @@ from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._registry import (
     apiextensions,
     apps,
+    batch,
     coordination,
     core,
     disruption,
@@ -56,7 +57,7 @@ from fake_apiserver._registry.generic import (
 __all__ = ["RULES", "strategy_for"]
 
 RULES: dict[tuple[str, str], KindRules] = {
-    **apiextensions.RULES, **apps.RULES, **coordination.RULES, **core.RULES, **disruption.RULES, **events.RULES, **node.RULES,
+    **apiextensions.RULES, **apps.RULES, **batch.RULES, **coordination.RULES, **core.RULES, **disruption.RULES, **events.RULES, **node.RULES,
     **pod.RULES, **priority.RULES, **resource.RULES, **storage.RULES,
 }
 """Each kind's own rules by group and kind; a kind that is not here has none."""

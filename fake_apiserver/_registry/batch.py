@@ -1,0 +1,417 @@
+"""``batch/v1`` Jobs and CronJobs: their defaults, a Job's generated selector and labels, spec
+rules, the CronJob's schedule and the Job's immutable fields.
+
+A Job that does not ask for a manual selector gets one naming its own uid
+(``batch.kubernetes.io/controller-uid``), and its template gets that label, the legacy
+``controller-uid``, and the job name under ``batch.kubernetes.io/job-name`` and ``job-name``. The
+real strategy does this in ``PrepareForCreate``, where the uid is already filled in
+(``FillObjectMetaSystemFields`` runs before ``BeforeCreate``); the fake's store gives the uid only
+after ``prepare_for_create``, so the selector is generated at the start of :meth:`JobStrategy.
+validate_create` instead, on the same object before any rule reads it. ``SetDefaults_Job`` gives a
+Job with no labels its template's labels map itself (the same Go map), so the labels generated
+into the template show on the Job as well; the fake shares the dict the same way.
+
+A CronJob's schedule is parsed as robfig/cron's standard parser does (five fields or a
+``@descriptor``), with its error texts; names of months and weekdays are accepted as it accepts
+them. A changed Job template is refused as "field is immutable", but the real message prints the
+internal ``PodTemplateSpec`` as Go's ``encoding/json`` writes a struct without JSON tags (every
+field of the internal type, in declaration order); the fake prints the template's JSON instead.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Mapping
+
+from fake_apiserver._machinery.equality import semantic_omitzero
+from fake_apiserver._machinery.errors import FieldError, GoJSON
+from fake_apiserver._registry.apps import default_pod_template, go_selector, selector_matches
+from fake_apiserver._registry.fieldrules import get_in, immutable_errors, non_negative_errors, template_mismatch
+from fake_apiserver._registry.generic import KindRules, Strategy
+
+__all__ = ["CronJobStrategy", "JobStrategy", "RULES", "cron_schedule_errors", "default_job"]
+
+Obj = dict[str, Any]
+
+CONTROLLER_UID = "batch.kubernetes.io/controller-uid"
+JOB_NAME = "batch.kubernetes.io/job-name"
+LEGACY_CONTROLLER_UID = "controller-uid"
+LEGACY_JOB_NAME = "job-name"
+
+_COMPLETION_MODES = ["NonIndexed", "Indexed"]
+_REPLACEMENT_POLICIES = ["Failed", "TerminatingOrFailed"]  # sets.List: sorted
+_CONCURRENCY_POLICIES = ["Allow", "Forbid", "Replace"]
+_MAX_INDEXED_PARALLELISM = 100000
+
+
+def default_job(obj: Obj) -> None:
+    """``SetDefaults_Job`` (batch/v1, JobPodReplacementPolicy on) and the template's defaults."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return
+    if spec.get("completions") is None and spec.get("parallelism") is None:
+        spec["completions"] = 1
+    if spec.get("parallelism") is None:
+        spec["parallelism"] = 1
+    if spec.get("backoffLimit") is None:
+        spec["backoffLimit"] = 2**31 - 1 if spec.get("backoffLimitPerIndex") is not None else 6
+    template = spec.get("template")
+    labels = get_in(template, "metadata", "labels")
+    if isinstance(labels, dict) and not obj["metadata"].get("labels"):
+        obj["metadata"]["labels"] = labels  # the template's map itself, as in Go
+    if spec.get("completionMode") is None:
+        spec["completionMode"] = "NonIndexed"
+    if spec.get("suspend") is None:
+        spec["suspend"] = False
+    if spec.get("podReplacementPolicy") is None:
+        spec["podReplacementPolicy"] = "Failed" if spec.get("podFailurePolicy") is not None else "TerminatingOrFailed"
+    if spec.get("manualSelector") is None:
+        spec["manualSelector"] = False
+    default_pod_template(template)
+
+
+def _generate_selector(obj: Obj) -> None:
+    """``generateSelector``: the template's job name and uid labels (those the client left out),
+    and the selector's controller-uid label."""
+    spec = obj["spec"]
+    template = spec.setdefault("template", {})
+    meta = template.get("metadata")
+    if not isinstance(meta, dict):
+        meta = template["metadata"] = {}
+    labels = meta.get("labels")
+    if not isinstance(labels, dict):
+        labels = meta["labels"] = {}
+    name, uid = obj["metadata"].get("name") or "", obj["metadata"]["uid"]
+    for key, value in ((LEGACY_JOB_NAME, name), (JOB_NAME, name), (LEGACY_CONTROLLER_UID, uid), (CONTROLLER_UID, uid)):
+        labels.setdefault(key, value)
+    selector = spec.get("selector")
+    if not isinstance(selector, dict):
+        selector = spec["selector"] = {}
+    match = selector.get("matchLabels")
+    if not isinstance(match, dict):
+        match = selector["matchLabels"] = {}
+    match.setdefault(CONTROLLER_UID, uid)
+
+
+def _has_label(labels: Mapping[str, Any], key: str, expected: str) -> list[FieldError]:
+    """``ValidateHasLabel`` on the template's metadata."""
+    path = f"spec.template.metadata.labels[{key}]"
+    if key not in labels:
+        return [FieldError.required(path, f"must be '{expected}'")]
+    if labels[key] != expected:
+        return [FieldError.invalid(path, dict(labels), f"must be '{expected}'")]
+    return []
+
+
+def _generated_selector_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    """``validateGeneratedSelector`` (with the prefixed labels a new Job carries)."""
+    spec = get_in(obj, "spec") or {}
+    selector = spec.get("selector")
+    if spec.get("manualSelector") or not isinstance(selector, Mapping):
+        return []
+    name, uid = str(get_in(obj, "metadata", "name") or ""), str(get_in(obj, "metadata", "uid") or "")
+    labels = get_in(spec, "template", "metadata", "labels") or {}
+    errors = _has_label(labels, LEGACY_CONTROLLER_UID, uid) + _has_label(labels, LEGACY_JOB_NAME, name)
+    errors += _has_label(labels, CONTROLLER_UID, uid) + _has_label(labels, JOB_NAME, name)
+    expected = {CONTROLLER_UID: uid, JOB_NAME: name, LEGACY_CONTROLLER_UID: uid, LEGACY_JOB_NAME: name}
+    if not selector_matches(selector, expected):
+        errors.append(FieldError.invalid("spec.selector", go_selector(selector), "`selector` not auto-generated"))
+    return errors
+
+
+def _job_spec_errors(spec: Mapping[str, Any], path: str) -> list[FieldError]:
+    """``validateJobSpec``: counts, the completion mode, the replacement policy and the
+    template's restart policy (``path`` is the spec's)."""
+    errors: list[FieldError] = []
+    for key in ("parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "ttlSecondsAfterFinished",
+                "backoffLimitPerIndex", "maxFailedIndexes"):
+        value = spec.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+            errors.append(FieldError.invalid(f"{path}.{key}", value, "must be greater than or equal to 0"))
+    if spec.get("maxFailedIndexes") is not None and spec.get("backoffLimitPerIndex") is None:
+        errors.append(FieldError.required(f"{path}.backoffLimitPerIndex", "when maxFailedIndexes is specified"))
+    mode = spec.get("completionMode")
+    if mode is not None and mode not in _COMPLETION_MODES:
+        errors.append(FieldError.not_supported(f"{path}.completionMode", mode, _COMPLETION_MODES))
+    if mode == "Indexed":
+        if spec.get("completions") is None:
+            errors.append(FieldError.required(f"{path}.completions", "when completion mode is Indexed"))
+        parallelism = spec.get("parallelism")
+        if isinstance(parallelism, int) and parallelism > _MAX_INDEXED_PARALLELISM:
+            errors.append(FieldError.invalid(f"{path}.parallelism", parallelism,
+                                             f"must be less than or equal to {_MAX_INDEXED_PARALLELISM} "
+                                             "when completion mode is Indexed"))
+    elif mode in (None, "NonIndexed"):
+        for key in ("backoffLimitPerIndex", "maxFailedIndexes"):
+            if spec.get(key) is not None:
+                errors.append(FieldError.invalid(f"{path}.{key}", spec[key], "requires indexed completion mode"))
+    policy = spec.get("podReplacementPolicy")
+    if policy is not None:
+        if spec.get("podFailurePolicy") is not None:
+            if policy != "Failed":
+                errors.append(FieldError.not_supported(f"{path}.podReplacementPolicy", policy, ["Failed"]))
+        elif policy not in _REPLACEMENT_POLICIES:
+            errors.append(FieldError.not_supported(f"{path}.podReplacementPolicy", policy, _REPLACEMENT_POLICIES))
+    restart = get_in(spec, "template", "spec", "restartPolicy")
+    at = f"{path}.template.spec.restartPolicy"
+    if restart in (None, "", "Always"):
+        errors.append(FieldError.required(at, 'valid values: "OnFailure", "Never"'))
+    elif restart not in ("OnFailure", "Never"):
+        errors.append(FieldError.not_supported(at, restart, ["OnFailure", "Never"]))
+    elif spec.get("podFailurePolicy") is not None and restart != "Never":
+        errors.append(FieldError.invalid(at, restart, 'only "Never" is supported when podFailurePolicy is specified'))
+    return errors
+
+
+def _job_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    """``ValidateJob``: the generated selector, the spec, the selector and the template's labels."""
+    spec = get_in(obj, "spec") or {}
+    errors = _generated_selector_errors(obj) + _job_spec_errors(spec, "spec")
+    selector = spec.get("selector")
+    if not isinstance(selector, Mapping):
+        errors.append(FieldError.required("spec.selector"))
+    labels = get_in(spec, "template", "metadata", "labels") or {}
+    if isinstance(selector, Mapping) and not selector_matches(selector, labels):
+        errors.append(template_mismatch(labels))
+    return errors
+
+
+def _job_update_errors(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
+    """``ValidateJobSpecUpdate``'s immutable fields (the template only while the Job runs
+    unsuspended)."""
+    spec, old_spec = get_in(new, "spec") or {}, get_in(old, "spec") or {}
+    errors: list[FieldError] = []
+    if semantic_omitzero(spec.get("selector")) != semantic_omitzero(old_spec.get("selector")):
+        errors.append(FieldError.invalid("spec.selector", go_selector(spec.get("selector")), "field is immutable"))
+    if not old_spec.get("suspend") and \
+            semantic_omitzero(spec.get("template")) != semantic_omitzero(old_spec.get("template")):
+        template = json.dumps(spec.get("template"), sort_keys=True, separators=(",", ":"))
+        errors.append(FieldError.invalid("spec.template", GoJSON(template), "field is immutable"))
+    for key in ("completionMode", "podFailurePolicy", "backoffLimitPerIndex", "managedBy", "successPolicy"):
+        errors += immutable_errors(spec.get(key), old_spec.get(key), f"spec.{key}")
+    return errors
+
+
+class JobStrategy(Strategy):
+    """Defaults on every write; the generated selector on create (see the module docstring)."""
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        super().prepare_for_create(obj, now)
+        default_job(obj)
+        obj["status"] = {}
+
+    def validate_create(self, obj: Obj) -> list[FieldError]:
+        if isinstance(obj.get("spec"), dict) and not obj["spec"].get("manualSelector"):
+            _generate_selector(obj)
+        return super().validate_create(obj)
+
+    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+        default_job(new)
+        super().prepare_for_update(new, old)
+
+
+# ------------------------------------------------------------------------------- CronJobs
+
+
+_DESCRIPTORS = ("@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly")
+_MONTHS = {name: i + 1 for i, name in enumerate(
+    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))}
+_DAYS = {name: i for i, name in enumerate(("sun", "mon", "tue", "wed", "thu", "fri", "sat"))}
+# minute, hour, day of month, month, day of week: bounds and names
+_FIELDS: tuple[tuple[int, int, Mapping[str, int]], ...] = (
+    (0, 59, {}), (0, 23, {}), (1, 31, {}), (1, 12, _MONTHS), (0, 6, _DAYS))
+_DURATION = re.compile(r"([0-9]*(\.[0-9]*)?(ns|us|µs|ms|s|m|h))+")
+
+
+class _CronError(ValueError):
+    pass
+
+
+def _atoi(text: str) -> int:
+    if not re.fullmatch(r"[+-]?[0-9]+", text):
+        raise _CronError(f'failed to parse int from {text}: strconv.Atoi: parsing "{text}": invalid syntax')
+    return int(text)
+
+
+def _value(text: str, names: Mapping[str, int]) -> int:
+    return names[text.lower()] if text.lower() in names else _atoi(text)
+
+
+def _range(expr: str, low: int, high: int, names: Mapping[str, int]) -> None:
+    """robfig/cron's ``getRange`` on one comma-separated part of a field."""
+    range_and_step = expr.split("/")
+    low_and_high = range_and_step[0].split("-")
+    single_digit = len(low_and_high) == 1
+    if low_and_high[0] in ("*", "?"):
+        start, end = low, high
+    else:
+        start = _value(low_and_high[0], names)
+        if len(low_and_high) == 1:
+            end = start
+        elif len(low_and_high) == 2:
+            end = _value(low_and_high[1], names)
+        else:
+            raise _CronError(f"too many hyphens: {expr}")
+    if len(range_and_step) == 2:
+        step = _atoi(range_and_step[1])
+        if single_digit:
+            end = high
+        if step <= 0:
+            raise _CronError(f"step of range should be a positive number: {expr}")
+    elif len(range_and_step) > 2:
+        raise _CronError(f"too many slashes: {expr}")
+    if start < low:
+        raise _CronError(f"beginning of range ({start}) below minimum ({low}): {expr}")
+    if end > high:
+        raise _CronError(f"end of range ({end}) above maximum ({high}): {expr}")
+    if start > end:
+        raise _CronError(f"beginning of range ({start}) beyond end of range ({end}): {expr}")
+
+
+def _parse_schedule(schedule: str) -> None:
+    """robfig/cron's ``ParseStandard`` (with ``TZ=``/``CRON_TZ=`` prefixes allowed)."""
+    if not schedule:
+        raise _CronError("empty spec string")
+    if schedule.startswith(("TZ=", "CRON_TZ=")):
+        head, _, schedule = schedule.partition(" ")
+        zone = head.split("=", 1)[1]
+        if not zone or zone.startswith("/") or ".." in zone:  # time.LoadLocation's refusals the fake can tell
+            raise _CronError(f"provided bad location {zone}: unknown time zone {zone}")
+        schedule = schedule.strip()
+    if schedule.startswith("@"):
+        if schedule in _DESCRIPTORS:
+            return
+        if schedule.startswith("@every "):
+            duration = schedule[len("@every "):]
+            if not _DURATION.fullmatch(duration) or not any(c.isdigit() for c in duration):
+                raise _CronError(f'failed to parse duration {schedule}: time: invalid duration "{duration}"')
+            return
+        raise _CronError(f"unrecognized descriptor: {schedule}")
+    fields = schedule.split()
+    if len(fields) != 5:
+        raise _CronError(f"expected exactly 5 fields, found {len(fields)}: [{' '.join(fields)}]")
+    for text, (low, high, names) in zip(fields, _FIELDS):
+        for part in text.split(","):
+            _range(part, low, high, names)
+
+
+def cron_schedule_errors(schedule: str, path: str, *, allow_tz: bool = False, time_zone: Any = None) -> list[FieldError]:
+    """``validateScheduleFormat``: the parser's error, then the TZ rules."""
+    errors: list[FieldError] = []
+    try:
+        _parse_schedule(schedule)
+    except _CronError as e:
+        errors.append(FieldError.invalid(path, schedule, str(e)))
+    if "TZ" in schedule:
+        if allow_tz and time_zone is not None:
+            errors.append(FieldError.invalid(path, schedule, "cannot use both timeZone field and TZ or CRON_TZ in schedule"))
+        elif not allow_tz:
+            errors.append(FieldError.invalid(path, schedule, "cannot use TZ or CRON_TZ in schedule, use timeZone field instead"))
+    return errors
+
+
+_TIME_ZONE_PART = re.compile(r"[A-Za-z.\-_0-9+]{1,14}")
+
+
+def _time_zone_errors(zone: Any, path: str) -> list[FieldError]:
+    """``validateTimeZone`` as far as the name's form goes (the tz database is not consulted)."""
+    if zone is None:
+        return []
+    if zone == "":
+        return [FieldError.invalid(path, zone, "timeZone must be nil or non-empty string")]
+    for part in str(zone).split("/"):
+        if part in (".", "..") or part.startswith("-") or not _TIME_ZONE_PART.fullmatch(part):
+            return [FieldError.invalid(path, zone, f"unknown time zone {zone}")]
+    if str(zone).lower() == "local":
+        return [FieldError.invalid(path, zone, "timeZone must be an explicit time zone as defined in "
+                                               "https://www.iana.org/time-zones")]
+    return []
+
+
+def _cron_spec_errors(obj: Mapping[str, Any], old: Mapping[str, Any] | None) -> list[FieldError]:
+    """``validateCronJobSpec``."""
+    spec = get_in(obj, "spec") or {}
+    old_spec = get_in(old, "spec") if old is not None else None
+    errors: list[FieldError] = []
+    schedule = str(spec.get("schedule") or "")
+    if not schedule:
+        errors.append(FieldError.required("spec.schedule"))
+    else:
+        allow_tz = isinstance(old_spec, Mapping) and "TZ" in str(old_spec.get("schedule") or "")
+        errors += cron_schedule_errors(schedule, "spec.schedule", allow_tz=allow_tz, time_zone=spec.get("timeZone"))
+    errors += non_negative_errors(obj, "startingDeadlineSeconds")
+    if not isinstance(old_spec, Mapping) or old_spec.get("timeZone") != spec.get("timeZone"):
+        errors += _time_zone_errors(spec.get("timeZone"), "spec.timeZone")
+    policy = spec.get("concurrencyPolicy") or ""
+    if not policy:
+        errors.append(FieldError.required("spec.concurrencyPolicy"))
+    elif policy not in _CONCURRENCY_POLICIES:
+        errors.append(FieldError.not_supported("spec.concurrencyPolicy", policy, _CONCURRENCY_POLICIES))
+    job_spec = get_in(spec, "jobTemplate", "spec") or {}
+    errors += _job_spec_errors(job_spec, "spec.jobTemplate.spec")
+    if job_spec.get("selector") is not None:
+        errors.append(FieldError.invalid("spec.jobTemplate.spec.selector", go_selector(job_spec["selector"]),
+                                         "`selector` will be auto-generated"))
+    if job_spec.get("manualSelector"):
+        errors.append(FieldError.not_supported("spec.jobTemplate.spec.manualSelector", True, ["nil", "false"]))
+    return errors + non_negative_errors(obj, "successfulJobsHistoryLimit", "failedJobsHistoryLimit")
+
+
+def _cron_job_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    return _cron_spec_errors(obj, None)
+
+
+def _cron_job_create_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    """``ValidateCronJobCreate``: the spec, and a name the controller can suffix (52 characters)."""
+    errors = _cron_job_errors(obj)
+    name = str(get_in(obj, "metadata", "name") or "")
+    if len(name) > 52:
+        errors.append(FieldError.invalid("metadata.name", name, "must be no more than 52 characters"))
+    return errors
+
+
+def default_cron_job(obj: Obj) -> None:
+    """``SetDefaults_CronJob`` and the job template's pod template defaults (the job template
+    itself gets no Job defaults)."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return
+    if not spec.get("concurrencyPolicy"):
+        spec["concurrencyPolicy"] = "Allow"
+    if spec.get("suspend") is None:
+        spec["suspend"] = False
+    spec.setdefault("successfulJobsHistoryLimit", 3)
+    spec.setdefault("failedJobsHistoryLimit", 1)
+    job_template = spec.get("jobTemplate")
+    if isinstance(job_template, dict):
+        if not isinstance(job_template.get("metadata"), dict):
+            job_template["metadata"] = {}  # a struct, encoded even when empty
+        default_pod_template(get_in(job_template, "spec", "template"))
+
+
+class CronJobStrategy(Strategy):
+    """Defaults on every write; create validation adds the name length rule, update validation
+    compares with the stored schedule and time zone."""
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        super().prepare_for_create(obj, now)
+        default_cron_job(obj)
+        obj["status"] = {}
+
+    def validate_create(self, obj: Obj) -> list[FieldError]:
+        return _cron_job_create_errors(obj)
+
+    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+        default_cron_job(new)
+        super().prepare_for_update(new, old)
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return _cron_spec_errors(new, old)
+
+
+RULES: dict[tuple[str, str], KindRules] = {
+    ("batch", "CronJob"): KindRules(strategy=lambda spec, options: CronJobStrategy(spec)),
+    ("batch", "Job"): KindRules(
+        create=_job_errors, update=_job_update_errors, strategy=lambda spec, options: JobStrategy(spec)),
+}

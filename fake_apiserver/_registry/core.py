@@ -1,9 +1,16 @@
-"""The other core/v1 kinds with rules of their own: Namespaces, Services, ReplicationControllers
-and ConfigMaps.
+"""The other core/v1 kinds with rules of their own: Namespaces, Services, ReplicationControllers,
+ConfigMaps, Secrets, PodTemplates, Endpoints, LimitRanges and ResourceQuotas.
+
+A Secret's ``stringData`` is merged into ``data`` (base64, overwriting) and dropped, and its type
+defaults to ``Opaque``, on every write as the real conversion and defaulting do; validation then
+sees only ``data``. The JSON a ``dockercfg``/``dockerconfigjson`` Secret must hold is checked with
+Python's parser, and only the start of Go's ``encoding/json`` error text is reproduced (the common
+"unexpected end" and "invalid character ... looking for beginning of value" cases).
 """
 
 from __future__ import annotations
 
+import base64
 import ipaddress
 import json
 import re
@@ -11,10 +18,20 @@ from typing import Any, Mapping
 
 from fake_apiserver._machinery.errors import FieldError, GoJSON
 from fake_apiserver._machinery.names import nbytes
-from fake_apiserver._registry.fieldrules import get_in, invalid_each, labels_errors, non_negative_errors, template_mismatch
+from fake_apiserver._machinery.equality import semantic
+from fake_apiserver._registry.apps import default_pod_template
+from fake_apiserver._registry.fieldrules import (
+    get_in,
+    immutable_errors,
+    invalid_each,
+    labels_errors,
+    non_negative_errors,
+    template_mismatch,
+)
 from fake_apiserver._registry.generic import KindRules, Strategy
 
-__all__ = ["NamespaceStrategy", "RULES"]
+__all__ = ["EndpointsStrategy", "NamespaceStrategy", "PodTemplateStrategy", "RULES", "ResourceQuotaStrategy",
+           "SecretStrategy", "default_secret"]
 
 Obj = dict[str, Any]
 
@@ -151,11 +168,194 @@ def _service_rules(obj: Mapping[str, Any]) -> list[FieldError]:
             + _service_type_errors(obj) + _service_cluster_ip_errors(obj))
 
 
+_IMMUTABLE_SET = "field is immutable when `immutable` is set"
+
+
+def _immutable_data_errors(new: Mapping[str, Any], old: Mapping[str, Any], keys: tuple[str, ...]) -> list[FieldError]:
+    """An object stored with ``immutable: true`` keeps that flag and its data."""
+    if old.get("immutable") is not True:
+        return []
+    errors = [] if new.get("immutable") is True else [FieldError.forbidden("immutable", _IMMUTABLE_SET)]
+    for key in keys:
+        if (new.get(key) or {}) != (old.get(key) or {}):
+            errors.append(FieldError.forbidden(key, _IMMUTABLE_SET))
+    return errors
+
+
+def _config_map_update_errors(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
+    return _immutable_data_errors(new, old, ("data", "binaryData"))
+
+
+def default_secret(obj: Obj) -> None:
+    """The v1 conversion's ``stringData`` merge (each value base64-encoded over ``data``'s) and
+    ``SetDefaults_Secret`` (type ``Opaque``)."""
+    strings = obj.pop("stringData", None)
+    if isinstance(strings, dict) and strings:
+        data = obj.get("data")
+        if not isinstance(data, dict):
+            data = obj["data"] = {}
+        for key, value in strings.items():
+            data[key] = base64.b64encode(str(value).encode()).decode()
+    if not obj.get("type"):
+        obj["type"] = "Opaque"
+
+
+_MAX_SECRET_SIZE = 1024 * 1024
+
+
+def _decoded_size(value: Any) -> int:
+    try:
+        return len(base64.b64decode(str(value)))
+    except ValueError:
+        return 0
+
+
+def _go_json_error(raw: bytes) -> str | None:
+    """Whether ``raw`` is a JSON object; if not, the start of Go's error (see the module docstring)."""
+    try:
+        value = json.loads(raw.decode("utf-8", "replace"))
+    except ValueError:
+        text = raw.lstrip()
+        if not text:
+            return "unexpected end of JSON input"
+        first = chr(text[0])
+        return f"invalid character '{first}' looking for beginning of value"
+    if not isinstance(value, dict):
+        return "json: cannot unmarshal " + _go_json_kind(value) + " into Go value of type map[string]interface {}"
+    return None
+
+
+def _go_json_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "bool"
+    return "number"
+
+
+def _secret_data(obj: Mapping[str, Any], key: str) -> bytes | None:
+    data = obj.get("data") or {}
+    if key not in data:
+        return None
+    try:
+        return base64.b64decode(str(data[key] or ""))
+    except ValueError:
+        return b""
+
+
+def _json_key_errors(obj: Mapping[str, Any], key: str) -> list[FieldError]:
+    raw = _secret_data(obj, key)
+    if raw is None:
+        return [FieldError.required(f"data[{key}]")]
+    problem = _go_json_error(raw)
+    return [] if problem is None else [FieldError.invalid(f"data[{key}]", "<secret contents redacted>", problem)]
+
+
+def _secret_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    """``ValidateSecret``: the data keys, the total size, the keys each type requires."""
+    errors: list[FieldError] = []
+    data = obj.get("data") or {}
+    for key in data:
+        errors += invalid_each(f"data[{key}]", key, _config_key_messages(key))
+    if sum(_decoded_size(v) for v in data.values()) > _MAX_SECRET_SIZE:
+        errors.append(FieldError("FieldValueTooLong", "data", f"may not be more than {_MAX_SECRET_SIZE} bytes"))
+    kind = obj.get("type") or ""
+    if kind == "kubernetes.io/service-account-token":
+        if not (get_in(obj, "metadata", "annotations") or {}).get("kubernetes.io/service-account.name"):
+            errors.append(FieldError.required("metadata.annotations[kubernetes.io/service-account.name]"))
+    elif kind == "kubernetes.io/dockercfg":
+        errors += _json_key_errors(obj, ".dockercfg")
+    elif kind == "kubernetes.io/dockerconfigjson":
+        errors += _json_key_errors(obj, ".dockerconfigjson")
+    elif kind == "kubernetes.io/basic-auth":
+        if "username" not in data and "password" not in data:  # either may be empty, but one must be there
+            errors += [FieldError.required("data[username]"), FieldError.required("data[password]")]
+    elif kind == "kubernetes.io/ssh-auth":
+        if not _secret_data(obj, "ssh-privatekey"):
+            errors.append(FieldError.required("data[ssh-privatekey]"))
+    elif kind == "kubernetes.io/tls":
+        for key in ("tls.crt", "tls.key"):
+            if key not in data:
+                errors.append(FieldError.required(f"data[{key}]"))
+    return errors
+
+
+def _secret_update_errors(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
+    """``ValidateSecretUpdate``'s own rules, which come before ``ValidateSecret``'s."""
+    return immutable_errors(new.get("type"), old.get("type"), "type") + _immutable_data_errors(new, old, ("data",))
+
+
+class SecretStrategy(Strategy):
+    """Defaults on every write; on update the immutability rules come before the Secret's own."""
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        super().prepare_for_create(obj, now)
+        default_secret(obj)
+
+    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+        default_secret(new)
+        super().prepare_for_update(new, old)
+
+    def update_rule_errors(self, new: Obj, old: Obj) -> list[FieldError]:
+        return self.rules.update(new, old) + self.rules.create(new)
+
+
+class PodTemplateStrategy(Strategy):
+    """A PodTemplate has no ``spec`` but counts generations of its ``template``, which gets the
+    pod spec's defaults."""
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        super().prepare_for_create(obj, now)
+        default_pod_template(obj.get("template"))
+        obj["metadata"]["generation"] = 1
+
+    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+        default_pod_template(new.get("template"))
+        super().prepare_for_update(new, old)
+        if "generation" in old["metadata"]:
+            changed = semantic(new.get("template")) != semantic(old.get("template"))
+            new["metadata"]["generation"] = old["metadata"]["generation"] + (1 if changed else 0)
+
+
+def _default_endpoints(obj: Obj) -> None:
+    """``SetDefaults_EndpointPort``: a port's protocol is TCP."""
+    for subset in obj.get("subsets") or []:
+        for port in (subset.get("ports") or []) if isinstance(subset, dict) else []:
+            if isinstance(port, dict) and not port.get("protocol"):
+                port["protocol"] = "TCP"
+
+
+class EndpointsStrategy(Strategy):
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        super().prepare_for_create(obj, now)
+        _default_endpoints(obj)
+
+    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+        _default_endpoints(new)
+        super().prepare_for_update(new, old)
+
+
+class ResourceQuotaStrategy(Strategy):
+    """A created quota answers with its empty status (a struct, encoded as ``{}``)."""
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        super().prepare_for_create(obj, now)
+        obj["status"] = {}
+
+
 RULES: dict[tuple[str, str], KindRules] = {
-    ("", "ConfigMap"): KindRules(create=_config_map_errors),
+    ("", "ConfigMap"): KindRules(create=_config_map_errors, update=_config_map_update_errors),
+    ("", "Endpoints"): KindRules(strategy=lambda spec, options: EndpointsStrategy(spec)),
+    ("", "LimitRange"): KindRules(generation=False),
     ("", "Namespace"): KindRules(  # its own REST answers a delete with the namespace
         returns_deleted_object=True, strategy=lambda spec, options: NamespaceStrategy(spec)),
+    ("", "PodTemplate"): KindRules(strategy=lambda spec, options: PodTemplateStrategy(spec)),
     ("", "ReplicationController"): KindRules(create=_replication_controller_rules),
+    ("", "ResourceQuota"): KindRules(generation=False, strategy=lambda spec, options: ResourceQuotaStrategy(spec)),
+    ("", "Secret"): KindRules(create=_secret_errors, update=_secret_update_errors,
+                              strategy=lambda spec, options: SecretStrategy(spec)),
     ("", "Service"): KindRules(
         create=_service_rules, update=_service_update_errors, create_on_update=True, returns_deleted_object=True,
         generation=False),

@@ -29,7 +29,7 @@ from fake_apiserver._endpoints.decoding import (
 )
 from fake_apiserver._endpoints.request import RequestInfo
 from fake_apiserver._endpoints.responses import EncodedObjects, json_response
-from fake_apiserver._endpoints.route_errors import RouteMethodNotAllowed, route_consumes_patch
+from fake_apiserver._endpoints.route_errors import RouteMethodNotAllowed, RouteNotFound, route_consumes_patch
 from fake_apiserver._endpoints.tables import TableStream, negotiate_table, render_table
 from fake_apiserver._endpoints.watchstream import DEFAULT_WATCH_TIMEOUT, error_stream, stream_watch
 from fake_apiserver._machinery.decode import (
@@ -40,11 +40,12 @@ from fake_apiserver._machinery.decode import (
     query_values,
     validate_write_options,
 )
-from fake_apiserver._machinery.errors import BadRequest, Expired, StatusError, Timeout
+from fake_apiserver._machinery.errors import BadRequest, Expired, NotFound, StatusError, Timeout
 from fake_apiserver._machinery.patch import patch_media_type
 from fake_apiserver._registry.meta import path_segment_errors
 from fake_apiserver._storage.effects import Effect, is_write
 from fake_apiserver._storage.eviction import evict
+from fake_apiserver._storage.scale import get_scale, patch_scale, scale_of, update_scale
 from fake_apiserver._storage.store import Store, kept_after_delete, too_large_resource_version
 from fake_apiserver._storage.watch import Watcher
 
@@ -87,6 +88,32 @@ def _check_export(query: Mapping[str, str]) -> None:
         raise BadRequest("the export parameter, deprecated since v1.14, is no longer supported")
 
 
+# Subresources the fake serves; the others a release lists (exec, attach, portforward, proxy, log,
+# serviceaccounts/token, namespaces/finalize, certificatesigningrequests/approval,
+# pods/ephemeralcontainers) answer 404: no kubelet runs behind the fake, and it signs no tokens.
+SERVED_SUBRESOURCES = frozenset({"status", "binding", "eviction", "resize", "scale"})
+
+
+def _check_verb(info: RequestInfo) -> None:
+    """go-restful's 405 for a verb the resource (or its subresource) does not serve, as discovery
+    lists them (``bindings`` and the reviews take only ``create``, ``componentstatuses`` only
+    ``get`` and ``list``); a subresource the fake does not serve is a 404."""
+    spec = info.spec
+    assert spec is not None
+    if info.subresource:
+        if info.subresource not in SERVED_SUBRESOURCES:
+            raise NotFound(f"the fake API server does not serve {spec.resource}/{info.subresource}: "
+                           "no kubelet runs behind it")
+        ref = spec.subresource(info.subresource)
+        if ref is not None and info.verb not in ref.verbs:
+            raise RouteMethodNotAllowed()
+        return
+    if info.name and not {"get", "update", "patch", "delete"} & set(spec.verbs):  # no item route at all
+        raise RouteNotFound()
+    if info.verb not in spec.verbs:
+        raise RouteMethodNotAllowed()
+
+
 class ResourceHandlers:
     """The verbs of the resource API over one store, and the dry run of a write (:meth:`preview`)."""
 
@@ -105,6 +132,16 @@ class ResourceHandlers:
         ns = info.namespace or None
         q = info.query
         verb = info.verb
+        _check_verb(info)
+        if info.subresource == "scale":
+            return self._scale(info)
+        if spec.resource == "bindings" and not spec.group and verb == "create":  # the legacy form of pods/binding
+            dry_run = validate_write_options("CreateOptions", q)
+            fields = field_validation(info, _warnings(info))
+            body = decode_object(info, "", "v1", "Binding", store.release)
+            target = str((body.get("metadata") or {}).get("name") or "")
+            return json_response(store.bind(info.namespace, target, body, dry_run=dry_run,
+                                            field_validation=fields), 201)
         if info.subresource == "binding":
             if verb != "create":
                 raise RouteMethodNotAllowed()
@@ -191,6 +228,10 @@ class ResourceHandlers:
         store = self.store
         try:
             before = store.get(spec, info.namespace or None, info.name) if info.name else None
+            if info.subresource == "scale":
+                if info.verb not in ("update", "patch"):
+                    return None
+                return Effect(*self._write_scale(info, dry_run=True))
             if info.subresource == "eviction":
                 return None  # it writes a pod and a budget, not one object
             if info.subresource == "binding":
@@ -206,6 +247,37 @@ class ResourceHandlers:
         if info.verb == "delete":  # an object still kept (finalizers, a grace period) is answered as it now is
             return Effect(before, after if kept_after_delete(after) else None)
         return Effect(before, after)
+
+    def _scale(self, info: RequestInfo) -> web.StreamResponse:
+        """``GET``, ``PUT`` or ``PATCH`` of a kind's ``scale`` (:mod:`~fake_apiserver._storage.scale`)."""
+        spec = info.spec
+        assert spec is not None
+        if info.verb == "get":
+            return json_response(get_scale(self.store, spec, info.namespace or None, info.name))
+        if info.verb == "patch":
+            route_consumes_patch(info.content_type)
+        _, after = self._write_scale(info, dry_run=None, warnings=_warnings(info))
+        return json_response(scale_of(spec, after))
+
+    def _write_scale(self, info: RequestInfo, *, dry_run: bool | None,
+                     warnings: list[str] | None = None) -> tuple[Obj, Obj]:
+        """The parent before and after a write of its Scale; ``dry_run`` None: as the request says."""
+        spec = info.spec
+        assert spec is not None
+        q = info.query
+        fields = field_validation(info, [] if warnings is None else warnings)
+        ns = info.namespace or None
+        if info.verb == "update":
+            requested = validate_write_options("UpdateOptions", q)
+            body = decode_object(info, "autoscaling", "v1", "Scale", self.store.release)
+            return update_scale(self.store, spec, ns, info.name, body, field_validation=fields,
+                                dry_run=requested if dry_run is None else dry_run)
+        if info.verb == "patch":
+            patch_type = patch_media_type(info.content_type)
+            requested = validate_write_options("PatchOptions", q, patch_type=patch_type)
+            return patch_scale(self.store, spec, ns, info.name, info.body, info.content_type, field_validation=fields,
+                               dry_run=requested if dry_run is None else dry_run)
+        raise RouteMethodNotAllowed()
 
     def _store_write(self, info: RequestInfo, *, dry_run: bool, warnings: list[str] | None = None) -> Obj:
         """The store's answer to a create, update, patch or delete of one object: what serving

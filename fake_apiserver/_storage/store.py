@@ -598,6 +598,9 @@ class Store:
         now = self._now()
         strategy.prepare_for_create(obj, now)
         meta = obj["metadata"]  # a strategy may rebuild the object
+        # FillObjectMetaSystemFields, before validation (a Job's generated selector names its uid)
+        meta["uid"] = self._new_uid()
+        meta["creationTimestamp"] = now
         errors = object_meta.validate_object_meta(spec, obj, create=True) + strategy.validate_create(obj)
         object_meta.check(spec, name, errors)
         strategy.validate_admission(obj, None)
@@ -607,8 +610,6 @@ class Store:
             raise UnknownError("resourceVersion should not be set on objects to be created")
         if self._key(spec, meta.get("namespace"), name) in self._bucket(spec):
             raise AlreadyExists.of(spec.resource, spec.group, name)
-        meta["uid"] = self._new_uid()
-        meta["creationTimestamp"] = now
         if dry_run:  # DryRunnableStorage: the object as it would be stored, with no version
             return _ordered(obj)
         rv = self._next_rv()

@@ -1,0 +1,149 @@
+"""The ``scale`` subresource: a workload's replica count read and written as an ``autoscaling/v1``
+``Scale`` (``kubectl scale``, the HorizontalPodAutoscaler controller, ``client-go``'s scale client).
+
+A kind has it where its discovery lists ``scale`` (Deployments, ReplicaSets, StatefulSets,
+ReplicationControllers; a custom resource whose CRD declares it). What the real ``ScaleREST``
+(``pkg/registry/apps/deployment/storage``, ``.../replicaset/storage``, ...) does, and this module:
+
+* ``GET`` answers the parent's ``Scale``: the parent's name, namespace, uid, resourceVersion and
+  creationTimestamp, ``spec.replicas``, and in ``status`` the parent's ``status.replicas`` (0
+  when unset) and its selector as a string (``metav1.LabelSelectorAsSelector`` of an
+  ``apps/v1`` selector, ``labels.SelectorFromSet`` of a ReplicationController's map);
+* ``PUT`` decodes a ``Scale`` (the name must be the URL's), validates it (``spec.replicas`` at
+  least 0, the error named ``Scale.autoscaling``), takes its ``resourceVersion`` as a
+  precondition on the parent, and updates the parent's ``spec.replicas`` through the parent's
+  own update (its strategy and validation); ``PATCH`` applies the patch to the current ``Scale``
+  first. The answer is the parent's new ``Scale``.
+
+For a custom resource the replica and status paths are the CRD's ``specReplicasPath``,
+``statusReplicasPath`` and ``labelSelectorPath``, given as :class:`ScalePaths`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fake_apiserver._machinery import typed
+from fake_apiserver._machinery.errors import BadRequest, FieldError, Invalid
+from fake_apiserver._machinery.fieldvalidation import FieldValidation, decode_body
+from fake_apiserver._machinery.jsonutil import json_copy
+from fake_apiserver._machinery.kindspec import KindSpec
+from fake_apiserver._machinery.patch import apply_patch
+from fake_apiserver._machinery.selectors import label_selector_from_dict
+from fake_apiserver._registry.scheme import resolve_kind
+from fake_apiserver._storage.store import Store
+
+__all__ = ["ScalePaths", "get_scale", "patch_scale", "scale_of", "update_scale"]
+
+Obj = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ScalePaths:
+    """Where a kind keeps what its Scale shows, as dotted paths (a CRD's ``.spec.replicas``
+    without the leading dot); ``selector`` is None for a kind whose Scale shows none."""
+
+    spec_replicas: str = "spec.replicas"
+    status_replicas: str = "status.replicas"
+    selector: str | None = "spec.selector"
+    #: the selector path holds a string already (a CRD's ``labelSelectorPath``), not a selector
+    selector_is_text: bool = False
+
+
+BUILT_IN = ScalePaths()
+
+
+def _get(obj: Any, path: str) -> Any:
+    for step in path.split("."):
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(step)
+    return obj
+
+
+def _set(obj: Obj, path: str, value: Any) -> None:
+    *parents, last = path.split(".")
+    for step in parents:
+        child = obj.get(step)
+        if not isinstance(child, dict):
+            child = obj[step] = {}
+        obj = child
+    obj[last] = value
+
+
+def _selector_text(spec: KindSpec, obj: Obj, paths: ScalePaths) -> str | None:
+    if paths.selector is None:
+        return None
+    value = _get(obj, paths.selector)
+    if paths.selector_is_text:
+        return value if isinstance(value, str) else None
+    if spec.group == "":  # a ReplicationController's selector is a plain map of labels
+        return str(label_selector_from_dict({"matchLabels": value or {}}))
+    return str(label_selector_from_dict(value)) if isinstance(value, dict) else ""
+
+
+def scale_of(spec: KindSpec, obj: Obj, paths: ScalePaths = BUILT_IN) -> Obj:
+    """The ``autoscaling/v1`` Scale of ``obj``, a stored object of ``spec``'s kind."""
+    meta = obj.get("metadata") or {}
+    scale_meta = {key: meta[key] for key in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
+                  if key in meta}
+    replicas = _get(obj, paths.spec_replicas)
+    status: Obj = {"replicas": _get(obj, paths.status_replicas) or 0}
+    selector = _selector_text(spec, obj, paths)
+    if selector:
+        status["selector"] = selector
+    return {"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": scale_meta,
+            "spec": {"replicas": replicas} if replicas is not None else {}, "status": status}
+
+
+def get_scale(store: Store, spec: KindSpec, namespace: str | None, name: str, paths: ScalePaths = BUILT_IN) -> Obj:
+    return scale_of(spec, store.get(spec, namespace, name), paths)
+
+
+def _decoded_scale(body: Any, name: str, release: str, validation: FieldValidation | None) -> Obj:
+    if not isinstance(body, dict):
+        raise BadRequest("the object provided is unrecognized (must be of type Scale)")
+    body = dict(body)
+    resolve_kind("autoscaling", "v1", "Scale", body)
+    body = decode_body(typed.kind_node("autoscaling", "v1", "Scale", release), "Scale", "v1", body, validation)
+    if ((body.get("metadata") or {}).get("name") or "") != name:
+        raise BadRequest(f"the name of the object ({(body.get('metadata') or {}).get('name') or ''}) does not "
+                         f"match the name on the URL ({name})")
+    return body
+
+
+def _scaled(store: Store, spec: KindSpec, namespace: str | None, name: str, scale: Obj, paths: ScalePaths,
+            dry_run: bool) -> Obj:
+    """Write ``scale``'s replicas into the parent through the parent's update; the parent as stored."""
+    replicas = (scale.get("spec") or {}).get("replicas", 0) or 0
+    if replicas < 0:
+        raise Invalid.of("Scale", "autoscaling", name, [
+            FieldError.invalid("spec.replicas", replicas, "must be greater than or equal to 0")])
+    parent = json_copy(store.get(spec, namespace, name))
+    wanted_rv = (scale.get("metadata") or {}).get("resourceVersion")
+    if wanted_rv:  # the Scale's version is a precondition on the parent
+        parent["metadata"]["resourceVersion"] = wanted_rv
+    _set(parent, paths.spec_replicas, replicas)
+    return store.update(spec, namespace, name, parent, dry_run=dry_run)
+
+
+def update_scale(store: Store, spec: KindSpec, namespace: str | None, name: str, body: Any, *,
+                 paths: ScalePaths = BUILT_IN, dry_run: bool = False,
+                 field_validation: FieldValidation | None = None) -> tuple[Obj, Obj]:
+    """PUT of a Scale: the parent before and after (the answer is :func:`scale_of` the latter)."""
+    scale = _decoded_scale(body, name, store.release, field_validation)
+    before = store.get(spec, namespace, name)
+    return before, _scaled(store, spec, namespace, name, scale, paths, dry_run)
+
+
+def patch_scale(store: Store, spec: KindSpec, namespace: str | None, name: str, patch_body: bytes,
+                content_type: str, *, paths: ScalePaths = BUILT_IN, dry_run: bool = False,
+                field_validation: FieldValidation | None = None) -> tuple[Obj, Obj]:
+    """PATCH of a Scale: the patch applied to the current Scale, then written as a PUT."""
+    before = store.get(spec, namespace, name)
+    current = scale_of(spec, before, paths)
+    patched = apply_patch(current, patch_body, content_type, {}, kind="Scale", group="autoscaling", name=name,
+                          node=typed.kind_node("autoscaling", "v1", "Scale", store.release),
+                          validation=field_validation)
+    return before, _scaled(store, spec, namespace, name, patched, paths, dry_run)

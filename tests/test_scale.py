@@ -1,0 +1,137 @@
+"""The ``scale`` subresource and the verbs each resource serves, against kube-apiserver v1.37.2.
+
+One sequence of requests (:data:`STEPS`) is answered by the fake and compared with the answers a
+real kube-apiserver v1.37.2 gave (``tests/data/scale/kube-apiserver-v1.37.2.json``); with
+``KUBEBUILDER_ASSETS`` set, the real server is asked again and must still give them. Compared:
+every status code; every ``Scale`` and ``Status`` whole, but the uid, resourceVersion and
+creationTimestamp a server assigns; of the workloads themselves, ``spec.replicas`` and
+``metadata.generation``.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import ssl
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+import yaml
+
+from harness._envtest import ControlPlane, envtest_unavailable, find_assets
+
+RECORDED = Path(__file__).parent / "data" / "scale" / "kube-apiserver-v1.37.2.json"
+D = "/apis/apps/v1/namespaces/default/deployments"
+RC_PATH = "/api/v1/namespaces/default/replicationcontrollers"
+DEPLOYMENT = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}, "spec": {
+    "replicas": 2,
+    "selector": {"matchLabels": {"app": "web"},
+                 "matchExpressions": [{"key": "tier", "operator": "In", "values": ["b", "a"]}]},
+    "template": {"metadata": {"labels": {"app": "web", "tier": "a"}},
+                 "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+RC = {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc"}, "spec": {
+    "replicas": 1, "selector": {"b": "2", "a": "1"},
+    "template": {"metadata": {"labels": {"a": "1", "b": "2"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+
+
+def _scale(name: str, replicas: int, **meta: str) -> dict[str, Any]:
+    return {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": name, **meta},
+            "spec": {"replicas": replicas}}
+
+
+MERGE = "application/merge-patch+json"
+STEPS: list[tuple[str, str, Any, str]] = [
+    ("POST", D, DEPLOYMENT, ""),
+    ("GET", D + "/web/scale", None, ""),
+    ("PUT", D + "/web/scale", _scale("web", -1), ""),
+    ("PUT", D + "/web/scale", _scale("other", 1), ""),
+    ("PUT", D + "/web/scale", _scale("web", 1, resourceVersion="1"), ""),
+    ("PATCH", D + "/web/scale", {"spec": {"replicas": 5}}, MERGE),
+    ("PUT", D + "/web/scale", _scale("web", 3), ""),
+    ("GET", D + "/web", None, ""),
+    ("GET", D + "/nope/scale", None, ""),
+    ("POST", D + "/web/scale", {}, ""),
+    ("POST", RC_PATH, RC, ""),
+    ("GET", RC_PATH + "/rc/scale", None, ""),
+    ("GET", "/api/v1/namespaces/default/bindings", None, ""),
+    ("GET", "/apis/authentication.k8s.io/v1/tokenreviews", None, ""),
+    ("POST", "/api/v1/componentstatuses", {}, ""),
+    ("DELETE", "/api/v1/componentstatuses/x", None, ""),
+    ("PUT", "/apis/authorization.k8s.io/v1/subjectaccessreviews/x", {}, ""),
+]
+
+Call = Callable[[str, str, Any, str], list[Any]]
+
+
+def _caller(server: str, token: str | None = None, context: ssl.SSLContext | None = None) -> Call:
+    def call(method: str, path: str, body: Any, content_type: str) -> list[Any]:
+        headers = {"Content-Type": content_type or "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(server + path, method=method, data=data, headers=headers)
+        try:
+            with urllib.request.urlopen(request, context=context, timeout=30) as answer:
+                return [answer.status, json.loads(answer.read())]
+        except urllib.error.HTTPError as e:
+            text = e.read()
+            try:
+                return [e.code, json.loads(text)]
+            except ValueError:
+                return [e.code, text.decode()]
+    return call
+
+
+def _normal(answer: list[Any]) -> list[Any]:
+    code, body = answer
+    if not isinstance(body, dict):
+        return [code, body]
+    if body.get("kind") in ("Scale", "Status"):
+        body = json.loads(json.dumps(body))
+        for key in ("uid", "resourceVersion", "creationTimestamp"):
+            body.get("metadata", {}).pop(key, None)
+        return [code, body]
+    # a workload itself: what the scale writes changed
+    return [code, {"kind": body.get("kind"), "replicas": (body.get("spec") or {}).get("replicas"),
+                   "generation": (body.get("metadata") or {}).get("generation")}]
+
+
+def test_the_fake_answers_as_kube_apiserver_v1_37_did(threaded_server: Any) -> None:
+    recorded = json.loads(RECORDED.read_text())
+    call = _caller(threaded_server.url)
+    answers = [call(*step) for step in STEPS]
+    assert len(recorded) == len(STEPS)
+    for step, real, ours in zip(STEPS, recorded, answers):
+        assert _normal(ours) == _normal(real), step[:2]
+
+
+def test_a_scale_write_is_one_write_of_the_parent(threaded_server: Any) -> None:
+    """The journal sees a scale write as a write of the workload (the effect is on its replicas)."""
+    call = _caller(threaded_server.url)
+    call("POST", D, DEPLOYMENT, "")
+    before = call("GET", D + "/web", None, "")[1]
+    dry = call("PUT", D + "/web/scale?dryRun=All", _scale("web", 7), "")
+    assert (dry[0], dry[1]["spec"]) == (200, {"replicas": 7})
+    assert call("GET", D + "/web", None, "")[1] == before  # a dry run writes nothing
+    assert call("PUT", D + "/web/scale", _scale("web", 7), "")[0] == 200
+    after = call("GET", D + "/web", None, "")[1]
+    assert (after["spec"]["replicas"], after["metadata"]["generation"]) == (7, 2)
+    assert int(after["metadata"]["resourceVersion"]) > int(before["metadata"]["resourceVersion"])
+
+
+def test_kube_apiserver_still_answers_as_recorded(tmp_path: Path) -> None:
+    reason = envtest_unavailable()
+    if reason:
+        pytest.skip(reason)
+    with ControlPlane(assets=find_assets(), logdir=tmp_path) as plane:
+        config = yaml.safe_load(Path(plane.kubeconfig_path).read_text())
+        cluster, user = config["clusters"][0]["cluster"], config["users"][0]["user"]
+        context = ssl.create_default_context(cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
+        call = _caller(cluster["server"], user["token"], context)
+        answers = [call(*step) for step in STEPS]
+    recorded = json.loads(RECORDED.read_text())
+    for step, real, now in zip(STEPS, recorded, answers):
+        assert _normal(now) == _normal(real), step[:2]

@@ -135,3 +135,31 @@ def test_kube_apiserver_still_answers_as_recorded(tmp_path: Path) -> None:
     recorded = json.loads(RECORDED.read_text())
     for step, real, now in zip(STEPS, recorded, answers):
         assert _normal(now) == _normal(real), step[:2]
+
+
+def test_reviews_are_answered_and_not_stored(threaded_server: Any) -> None:
+    """kubectl auth can-i and whoami: the fake allows everything, as AlwaysAllow does."""
+    call = _caller(threaded_server.url)
+    asked = {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+             "spec": {"resourceAttributes": {"verb": "create", "resource": "pods", "namespace": "default"}}}
+    code, answer = call("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", asked, "")
+    assert (code, answer["status"], answer["spec"]) == (201, {"allowed": True}, asked["spec"])
+    code, who = call("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+                     {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}, "")
+    assert (code, who["status"]["userInfo"]["username"]) == (201, "system:admin")
+    assert call("GET", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", None, "")[0] == 405
+    kinds = {k.resource for k in threaded_server.call(lambda: threaded_server.server.store.kinds)}
+    assert "selfsubjectaccessreviews" in kinds
+
+
+def test_posting_a_binding_to_bindings_binds_the_pod(threaded_server: Any) -> None:
+    """``POST namespaces/{ns}/bindings`` (the form before pods/binding) binds the pod it names."""
+    call = _caller(threaded_server.url)
+    pods = "/api/v1/namespaces/default/pods"
+    call("POST", "/api/v1/nodes", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}, "")
+    assert call("POST", pods, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                               "spec": {"containers": [{"name": "c", "image": "x"}]}}, "")[0] == 201
+    binding = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "p"}, "target": {"kind": "Node", "name": "n1"}}
+    code, answer = call("POST", "/api/v1/namespaces/default/bindings", binding, "")
+    assert (code, answer["status"]) == (201, "Success")
+    assert call("GET", pods + "/p", None, "")[1]["spec"]["nodeName"] == "n1"

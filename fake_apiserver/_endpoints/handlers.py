@@ -42,7 +42,10 @@ from fake_apiserver._machinery.decode import (
 )
 from fake_apiserver._machinery.errors import BadRequest, Expired, NotFound, StatusError, Timeout
 from fake_apiserver._machinery.patch import patch_media_type
+from fake_apiserver._machinery import typed
+from fake_apiserver._machinery.fieldvalidation import decode_body
 from fake_apiserver._registry.meta import path_segment_errors
+from fake_apiserver._registry.reviews import answer_review, is_review
 from fake_apiserver._storage.effects import Effect, is_write
 from fake_apiserver._storage.eviction import evict
 from fake_apiserver._storage.scale import get_scale, patch_scale, scale_of, update_scale
@@ -135,6 +138,13 @@ class ResourceHandlers:
         _check_verb(info)
         if info.subresource == "scale":
             return self._scale(info)
+        if is_review(spec.group, spec.kind):  # answered, never stored
+            validate_write_options("CreateOptions", q)
+            fields = field_validation(info, _warnings(info))
+            body = decode_object(info, spec.group, spec.version, spec.kind, store.release)
+            node = typed.kind_node(spec.group, spec.version, spec.kind, store.release)
+            body = decode_body(node, spec.kind, spec.version, body, fields)
+            return json_response(answer_review(spec.group, spec.kind, body), 201)
         if spec.resource == "bindings" and not spec.group and verb == "create":  # the legacy form of pods/binding
             dry_run = validate_write_options("CreateOptions", q)
             fields = field_validation(info, _warnings(info))

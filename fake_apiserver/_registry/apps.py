@@ -65,8 +65,10 @@ def selector_matches(selector: Any, labels: Any) -> bool:
         return True
 
 
-def default_stateful_set(obj: dict[str, Any]) -> None:
-    """``SetDefaults_StatefulSet`` (apps/v1) on the fields validation and the update rule read."""
+def default_stateful_set(obj: dict[str, Any], max_unavailable: bool = False) -> None:
+    """``SetDefaults_StatefulSet`` (apps/v1) and the template's defaults; ``max_unavailable``:
+    the MaxUnavailableStatefulSet gate (on from v1.37) defaults a rolling update's
+    ``maxUnavailable`` to 1."""
     spec = obj.get("spec")
     if not isinstance(spec, dict):
         return
@@ -80,7 +82,8 @@ def default_stateful_set(obj: dict[str, Any]) -> None:
         rolling = strategy.setdefault("rollingUpdate", {})
         if isinstance(rolling, dict):
             rolling.setdefault("partition", 0)
-    _default_rolling_update(strategy)
+    if max_unavailable:
+        _default_rolling_update(strategy)
     spec["updateStrategy"] = strategy
     spec.setdefault("revisionHistoryLimit", 10)
     retention = spec.get("persistentVolumeClaimRetentionPolicy") or {}
@@ -92,7 +95,6 @@ def default_stateful_set(obj: dict[str, Any]) -> None:
 
 
 def _default_rolling_update(strategy: dict[str, Any]) -> None:
-    """MaxUnavailableStatefulSet (on in v1.37): a rolling update's ``maxUnavailable`` defaults to 1."""
     rolling = strategy.get("rollingUpdate")
     if isinstance(rolling, dict) and strategy.get("type") == "RollingUpdate":
         rolling.setdefault("maxUnavailable", 1)
@@ -329,7 +331,7 @@ class StatefulSetStrategy(WorkloadStrategy):
     zero_status = {"availableReplicas": 0, "replicas": 0}
 
     def default(self, obj: Obj) -> None:
-        default_stateful_set(obj)
+        default_stateful_set(obj, self.features.enabled("MaxUnavailableStatefulSet"))
 
 
 class DeploymentStrategy(WorkloadStrategy):
@@ -381,5 +383,5 @@ RULES: dict[tuple[str, str], KindRules] = {
         strategy=lambda spec, options: ReplicaSetStrategy(spec)),
     ("apps", "StatefulSet"): KindRules(
         create=_stateful_set_errors, update=_stateful_set_update_errors,
-        strategy=lambda spec, options: StatefulSetStrategy(spec)),
+        strategy=lambda spec, options: StatefulSetStrategy(spec, features=options.features)),
 }

@@ -13,9 +13,13 @@ into the template show on the Job as well; the fake shares the dict the same way
 
 A CronJob's schedule is parsed as robfig/cron's standard parser does (five fields or a
 ``@descriptor``), with its error texts; names of months and weekdays are accepted as it accepts
-them. A changed Job template is refused as "field is immutable", but the real message prints the
-internal ``PodTemplateSpec`` as Go's ``encoding/json`` writes a struct without JSON tags (every
-field of the internal type, in declaration order); the fake prints the template's JSON instead.
+them. A changed Job template is refused as "field is immutable" with the internal
+``PodTemplateSpec`` as Go's ``encoding/json`` writes it: its metadata by JSON tags, its spec, a
+struct without tags, as every field of the internal type in declaration order under its Go name
+(:func:`go_pod_template`). The field lists of the internal ``PodSpec``, ``Container``,
+``ResourceRequirements`` and ``PodSecurityContext`` are data read off kube-apiserver v1.37.2's
+answer; a value nested deeper (a probe, a volume) is written as its JSON, which the real server
+would again write under Go names, so only templates made of those four types print exactly.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from fake_apiserver._registry.apps import default_pod_template, go_selector, sel
 from fake_apiserver._registry.fieldrules import get_in, immutable_errors, non_negative_errors, template_mismatch
 from fake_apiserver._registry.generic import KindRules, Strategy
 
-__all__ = ["CronJobStrategy", "JobStrategy", "RULES", "cron_schedule_errors", "default_job"]
+__all__ = ["CronJobStrategy", "JobStrategy", "RULES", "cron_schedule_errors", "default_job", "go_pod_template"]
 
 Obj = dict[str, Any]
 
@@ -186,8 +190,7 @@ def _job_update_errors(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[F
         errors.append(FieldError.invalid("spec.selector", go_selector(spec.get("selector")), "field is immutable"))
     if not old_spec.get("suspend") and \
             semantic_omitzero(spec.get("template")) != semantic_omitzero(old_spec.get("template")):
-        template = json.dumps(spec.get("template"), sort_keys=True, separators=(",", ":"))
-        errors.append(FieldError.invalid("spec.template", GoJSON(template), "field is immutable"))
+        errors.append(FieldError.invalid("spec.template", go_pod_template(spec.get("template")), "field is immutable"))
     for key in ("completionMode", "podFailurePolicy", "backoffLimitPerIndex", "managedBy", "successPolicy"):
         errors += immutable_errors(spec.get(key), old_spec.get(key), f"spec.{key}")
     return errors
@@ -209,6 +212,81 @@ class JobStrategy(Strategy):
     def prepare_for_update(self, new: Obj, old: Obj) -> None:
         default_job(new)
         super().prepare_for_update(new, old)
+
+
+# --------------------------------------------------------- the internal template as Go prints it
+
+
+def _layout(text: str) -> tuple[tuple[str, str], ...]:
+    return tuple((name, kind) for name, _, kind in (item.partition(":") for item in text.split()))
+
+
+# Go name:kind, in declaration order (v1.37.2); S a string, B a bool, P a pointer, slice or map
+# (null when unset), [T] a slice of struct T, T a struct, *T a pointer to struct T
+_LAYOUTS: dict[str, tuple[tuple[str, str], ...]] = {
+    "PodSpec": _layout(
+        "Volumes:P InitContainers:[Container] Containers:[Container] EphemeralContainers:P RestartPolicy:S "
+        "TerminationGracePeriodSeconds:P ActiveDeadlineSeconds:P DNSPolicy:S NodeSelector:P ServiceAccountName:S "
+        "DeprecatedServiceAccount:S AutomountServiceAccountToken:P NodeName:S HostNetwork:B HostPID:B HostIPC:B "
+        "ShareProcessNamespace:P SecurityContext:*PodSecurityContext ImagePullSecrets:P Hostname:S Subdomain:S "
+        "Affinity:P SchedulerName:S Tolerations:P HostAliases:P PriorityClassName:S Priority:P DNSConfig:P "
+        "ReadinessGates:P RuntimeClassName:P EnableServiceLinks:P PreemptionPolicy:P Overhead:P "
+        "TopologySpreadConstraints:P SetHostnameAsFQDN:P OS:P HostUsers:P SchedulingGates:P ResourceClaims:P "
+        "Resources:P HostnameOverride:P SchedulingGroup:P EvictionResponders:P"),
+    "Container": _layout(
+        "Name:S Image:S Command:P Args:P WorkingDir:S Ports:P EnvFrom:P Env:P Resources:ResourceRequirements "
+        "ResizePolicy:P RestartPolicy:P RestartPolicyRules:P VolumeMounts:P VolumeDevices:P LivenessProbe:P "
+        "ReadinessProbe:P StartupProbe:P Lifecycle:P TerminationMessagePath:S TerminationMessagePolicy:S "
+        "ImagePullPolicy:S SecurityContext:P Stdin:B StdinOnce:B TTY:B"),
+    "ResourceRequirements": _layout("Limits:P Requests:P Claims:P"),
+    "PodSecurityContext": _layout(
+        "SELinuxOptions:P WindowsOptions:P RunAsUser:P RunAsGroup:P RunAsNonRoot:P SupplementalGroups:P "
+        "SupplementalGroupsPolicy:P FSGroup:P Sysctls:P FSGroupChangePolicy:P SeccompProfile:P AppArmorProfile:P "
+        "SELinuxChangePolicy:P"),
+}
+_JSON_NAMES = {"DNSPolicy": "dnsPolicy", "HostPID": "hostPID", "HostIPC": "hostIPC", "DNSConfig": "dnsConfig",
+               "OS": "os", "TTY": "tty", "DeprecatedServiceAccount": "serviceAccount",
+               "SELinuxOptions": "seLinuxOptions", "FSGroup": "fsGroup", "FSGroupChangePolicy": "fsGroupChangePolicy",
+               "SELinuxChangePolicy": "seLinuxChangePolicy"}
+_META_ORDER = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+               "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
+               "ownerReferences", "finalizers")
+
+
+def _plain(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _go_value(value: Any, kind: str) -> str:
+    if kind == "S":
+        return _plain(value if isinstance(value, str) else "")
+    if kind == "B":
+        return "true" if value is True else "false"
+    if kind == "P" or value is None and (kind.startswith("*") or kind.startswith("[")):
+        return "null" if value is None else _plain(value)
+    if kind.startswith("["):
+        items = value if isinstance(value, list) else []
+        return "[" + ",".join(_go_struct(item, kind[1:-1]) for item in items) + "]"
+    return _go_struct(value, kind.lstrip("*"))
+
+
+def _go_struct(value: Any, name: str) -> str:
+    value = value if isinstance(value, Mapping) else {}
+    fields = []
+    for go_name, kind in _LAYOUTS[name]:
+        json_name = _JSON_NAMES.get(go_name, go_name[:1].lower() + go_name[1:])
+        fields.append(f'"{go_name}":{_go_value(value.get(json_name), kind)}')
+    return "{" + ",".join(fields) + "}"
+
+
+def go_pod_template(template: Any) -> GoJSON:
+    """The internal ``PodTemplateSpec`` of a template as ``encoding/json`` writes it."""
+    template = template if isinstance(template, Mapping) else {}
+    meta = template.get("metadata") if isinstance(template.get("metadata"), Mapping) else {}
+    fields = [f'"{key}":{_plain(meta[key])}' for key in _META_ORDER if meta.get(key) not in (None, "", {}, [], 0)]
+    fields.append(f'"Spec":{_go_struct(template.get("spec"), "PodSpec")}')
+    text = "{" + ",".join(fields) + "}"
+    return GoJSON(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
 # ------------------------------------------------------------------------------- CronJobs

@@ -1,0 +1,184 @@
+"""The cell formats kube-apiserver's printers share: ages, placeholders, selectors, lists.
+
+``HumanDuration`` ages from the injected clock, label maps and selectors as ``labels.FormatLabels``
+and ``labels.Selector.String`` print them (and a ``*LabelSelector`` as Go's ``%v`` prints it),
+``layoutContainerCells``, "+ N more..." lists, and the readers the printers use on stored JSON
+(:func:`at` reads a path where a missing or null map is None). Split from the printers
+(:mod:`~fake_apiserver._endpoints.printers`) so that each printer module stays one role.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+__all__ = ["age_of", "at", "bool_text", "condition", "condition_true", "container_cells", "count_of", "default_row", "format_labels", "format_selector", "go_selector", "human_duration", "later", "load_balancer_points", "name_age", "name_of", "parse_time", "selector_string", "since", "with_more"]
+
+Obj = dict[str, Any]
+Cells = list[Any]
+
+
+def human_duration(seconds_total: float) -> str:
+    """``apimachinery/pkg/util/duration.HumanDuration``, on a duration in seconds."""
+    micros = int(seconds_total * 1_000_000)
+    seconds = -(-micros // 1_000_000) if micros < 0 else micros // 1_000_000  # Go truncates to zero
+    if seconds < -1:
+        return "<invalid>"
+    if seconds < 0:
+        return "0s"
+    if seconds < 60 * 2:
+        return f"{seconds}s"
+    minutes = seconds // 60
+    if minutes < 10:
+        s = seconds % 60
+        return f"{minutes}m" if s == 0 else f"{minutes}m{s}s"
+    if minutes < 60 * 3:
+        return f"{minutes}m"
+    hours = seconds // 3600
+    if hours < 8:
+        m = minutes % 60
+        return f"{hours}h" if m == 0 else f"{hours}h{m}m"
+    if hours < 48:
+        return f"{hours}h"
+    if hours < 24 * 8:
+        h = hours % 24
+        return f"{hours // 24}d" if h == 0 else f"{hours // 24}d{h}h"
+    if hours < 24 * 365 * 2:
+        return f"{hours // 24}d"
+    if hours < 24 * 365 * 8:
+        dy = (hours // 24) % 365
+        return f"{hours // 24 // 365}y" if dy == 0 else f"{hours // 24 // 365}y{dy}d"
+    return f"{hours // 24 // 365}y"
+
+
+def parse_time(value: Any) -> datetime | None:
+    """An RFC 3339 time a client wrote, as an aware datetime (UTC when it names no zone), or None."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        t = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return t if t.tzinfo is not None else t.replace(tzinfo=timezone.utc)
+
+
+def since(timestamp: Any, now: datetime) -> str:
+    """``translateTimestampSince``: ``<unknown>`` for a missing time."""
+    then = parse_time(timestamp)
+    return "<unknown>" if then is None else human_duration((now - then).total_seconds())
+
+
+def later(a: str | None, b: Any) -> str | None:
+    """The later of two times (``lastRestartDate.Before(&terminatedDate)``); None is the zero time."""
+    tb = parse_time(b)
+    if tb is None:
+        return a
+    ta = parse_time(a)
+    return b if ta is None or ta < tb else a
+
+
+def count_of(value: Any) -> int:
+    """A count from what the client wrote; anything but an integer counts as 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def at(obj: Obj, *path: str) -> Any:
+    """The value at ``path`` or None; a missing or null map on the way is None."""
+    value: Any = obj
+    for key in path:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def name_of(obj: Obj) -> str:
+    return str(at(obj, "metadata", "name") or "")
+
+
+def age_of(obj: Obj, now: datetime) -> str:
+    return since(at(obj, "metadata", "creationTimestamp"), now)
+
+
+def format_labels(labels: Any) -> str:
+    """``labels.FormatLabels``: sorted ``k=v`` pairs, ``<none>`` when there are none."""
+    if not isinstance(labels, dict) or not labels:
+        return "<none>"
+    return ",".join(f"{k}={labels[k]}" for k in sorted(labels))
+
+
+def selector_string(selector: Any) -> str:
+    """``metav1.LabelSelectorAsSelector(s).String()``: requirements sorted by key; "" for none."""
+    if not isinstance(selector, dict):
+        return ""
+    requirements: list[tuple[str, str]] = []
+    for key, value in (selector.get("matchLabels") or {}).items():
+        requirements.append((key, f"{key}={value}"))
+    for expr in selector.get("matchExpressions") or []:
+        key, op = str(expr.get("key", "")), expr.get("operator")
+        values = ",".join(sorted(str(v) for v in expr.get("values") or []))
+        text = {"In": f"{key} in ({values})", "NotIn": f"{key} notin ({values})", "Exists": key,
+                "DoesNotExist": f"!{key}"}.get(str(op), key)
+        requirements.append((key, text))
+    return ",".join(text for _, text in sorted(requirements, key=lambda r: r[0]))
+
+
+def format_selector(selector: Any) -> str:
+    """``metav1.FormatLabelSelector``: ``<none>`` for a nil or empty selector."""
+    return selector_string(selector) or "<none>"
+
+
+def go_selector(selector: Obj) -> str:
+    """A ``*metav1.LabelSelector`` formatted with ``%v``/``String()`` (gogo-protobuf's form)."""
+    labels = selector.get("matchLabels") or {}
+    pairs = "".join(f"{k}: {labels[k]}," for k in sorted(labels))
+    exprs = "".join(
+        f"LabelSelectorRequirement{{Key:{e.get('key', '')},Operator:{e.get('operator', '')},"
+        f"Values:[{' '.join(str(v) for v in e.get('values') or [])}],}},"
+        for e in selector.get("matchExpressions") or [])
+    return (f"&LabelSelector{{MatchLabels:map[string]string{{{pairs}}},"
+            f"MatchExpressions:[]LabelSelectorRequirement{{{exprs}}},}}")
+
+
+def container_cells(spec: Any) -> tuple[str, str]:
+    """``layoutContainerCells``: names and images, comma-joined."""
+    containers = (spec or {}).get("containers") or [] if isinstance(spec, dict) else []
+    return (",".join(str(c.get("name", "")) for c in containers),
+            ",".join(str(c.get("image", "")) for c in containers))
+
+
+def with_more(items: list[str], count: int, limit: int, empty: str = "<unset>") -> str:
+    """``listWithMoreString``: the first ``limit`` items and "+ N more..." for the rest."""
+    text = ",".join(items[:limit])
+    if count > limit:
+        return f"{text} + {count - limit} more..."
+    return text or empty
+
+
+def bool_text(value: Any) -> str:
+    """``printBoolPtr``."""
+    return "<unset>" if value is None else "True" if value else "False"
+
+
+def condition(obj: Obj, type_: str) -> Obj | None:
+    return next((c for c in at(obj, "status", "conditions") or [] if c.get("type") == type_), None)
+
+
+def condition_true(status: Obj, type_: str) -> bool:
+    return any(c.get("type") == type_ and c.get("status") == "True" for c in status.get("conditions") or [])
+
+
+def default_row(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    """``rest.NewDefaultTableConvertor``: the name and the creationTimestamp as written (RFC 3339)."""
+    return [name_of(obj), at(obj, "metadata", "creationTimestamp")], []
+
+
+def name_age(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    return [name_of(obj), age_of(obj, now)], []
+
+
+def load_balancer_points(status: Any) -> list[str]:
+    """The ingress points of a load balancer status, IPs or else hostnames, sorted and unique."""
+    found = {str(i.get("ip") or i.get("hostname")) for i in (status or {}).get("ingress") or []
+             if i.get("ip") or i.get("hostname")}
+    return sorted(found)

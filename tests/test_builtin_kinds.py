@@ -125,6 +125,26 @@ def _set_schedule(obj: Obj) -> None:
     obj["spec"]["schedule"] = "*/5 * * * *"
 
 
+def _set_suspend(obj: Obj) -> None:
+    obj["spec"]["suspend"] = True
+
+
+def _set_completions(obj: Obj) -> None:
+    obj["spec"]["completions"] = 4
+
+
+def _set_mutable(obj: Obj) -> None:
+    obj["immutable"] = False
+
+
+def _set_template_image(obj: Obj) -> None:
+    obj["template"]["spec"]["containers"][0]["image"] = "nginx:1.28"
+
+
+def _set_binary(obj: Obj) -> None:
+    obj["binaryData"] = {"b": _b64("3")}
+
+
 CASES: list[Case] = [
     # -------------------------------------------------------------------------------- apps
     Case("deployment", APPS + "/deployments", _deployment("dep")),
@@ -142,12 +162,32 @@ CASES: list[Case] = [
     Case("deployment-update-selector", APPS + "/deployments", _deployment("dep-upd-sel"), _set_selector),
     Case("deployment-update-image", APPS + "/deployments", _deployment("dep-upd-img"), _set_image),
     Case("deployment-update-replicas", APPS + "/deployments", _deployment("dep-upd-rep"), _set_replicas),
+    Case("deployment-zero-surge-and-unavailable", APPS + "/deployments", _deployment(
+        "dep-zero", strategy={"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 0}})),
+    Case("deployment-unavailable-over-100", APPS + "/deployments", _deployment(
+        "dep-150", strategy={"rollingUpdate": {"maxUnavailable": "150%"}})),
+    Case("deployment-recreate-with-rolling-update", APPS + "/deployments", _deployment(
+        "dep-recreate-rolling", strategy={"type": "Recreate", "rollingUpdate": {"maxSurge": 1}})),
+    Case("deployment-deadline-not-above-min-ready", APPS + "/deployments", _deployment(
+        "dep-deadline", minReadySeconds=10, progressDeadlineSeconds=10)),
+    Case("deployment-empty-selector", APPS + "/deployments", _obj("apps/v1", "Deployment", "dep-empty", spec={
+        "selector": {}, "template": _template({"app": "x"})})),
+    Case("deployment-restart-never", APPS + "/deployments", _obj("apps/v1", "Deployment", "dep-never", spec={
+        "selector": {"matchLabels": {"app": "n"}}, "template": _template({"app": "n"}, "Never")})),
     Case("daemonset", APPS + "/daemonsets", _obj("apps/v1", "DaemonSet", "ds", spec={
         "selector": {"matchLabels": {"app": "ds"}}, "template": _template({"app": "ds"})})),
     Case("daemonset-no-selector", APPS + "/daemonsets", _obj("apps/v1", "DaemonSet", "ds-nosel", spec={
         "template": _template({"app": "ds"})})),
     Case("daemonset-update-selector", APPS + "/daemonsets", _obj("apps/v1", "DaemonSet", "ds-upd", spec={
         "selector": {"matchLabels": {"app": "ds"}}, "template": _template({"app": "ds"})}), _set_selector),
+    Case("daemonset-update-template", APPS + "/daemonsets", _obj("apps/v1", "DaemonSet", "ds-upd-tpl", spec={
+        "selector": {"matchLabels": {"app": "ds"}}, "template": _template({"app": "ds"})}), _set_image),
+    Case("daemonset-empty-selector", APPS + "/daemonsets", _obj("apps/v1", "DaemonSet", "ds-empty", spec={
+        "selector": {}, "template": _template({"app": "ds"})})),
+    Case("statefulset-update-replicas", APPS + "/statefulsets", _obj("apps/v1", "StatefulSet", "sts-upd", spec={
+        "selector": {"matchLabels": {"app": "sts"}}, "template": _template({"app": "sts"})}), _set_replicas),
+    Case("replicaset-update-selector", APPS + "/replicasets", _obj("apps/v1", "ReplicaSet", "rs-upd", spec={
+        "selector": {"matchLabels": {"app": "rs"}}, "template": _template({"app": "rs"})}), _set_selector),
     Case("statefulset", APPS + "/statefulsets", _obj("apps/v1", "StatefulSet", "sts", spec={
         "selector": {"matchLabels": {"app": "sts"}}, "serviceName": "sts", "template": _template({"app": "sts"})})),
     Case("statefulset-mismatch", APPS + "/statefulsets", _obj("apps/v1", "StatefulSet", "sts-mismatch", spec={
@@ -165,7 +205,34 @@ CASES: list[Case] = [
     Case("job-selector-without-manual", BATCH + "/jobs", _job("job-sel", selector={"matchLabels": {"app": "job-sel"}})),
     Case("job-update-template", BATCH + "/jobs", _job("job-upd-tpl"), _set_image),
     Case("job-update-parallelism", BATCH + "/jobs", _job("job-upd-par"), _set_parallelism),
+    Case("job-own-labels", BATCH + "/jobs", {**_job("job-labels"), "metadata": {"name": "job-labels",
+                                                                               "labels": {"team": "a"}}}),
+    Case("job-manual-selector", BATCH + "/jobs", _job("job-manual", manualSelector=True,
+                                                      selector={"matchLabels": {"app": "job-manual"}})),
+    Case("job-manual-selector-mismatch", BATCH + "/jobs", _job("job-manual-bad", manualSelector=True,
+                                                               selector={"matchLabels": {"app": "other"}})),
+    Case("job-indexed-without-completions", BATCH + "/jobs", _job("job-idx-nc", completionMode="Indexed",
+                                                                  parallelism=2)),
+    Case("job-negative-counts", BATCH + "/jobs", _job("job-neg", backoffLimit=-1, parallelism=-2,
+                                                      activeDeadlineSeconds=-3)),
+    Case("job-bad-replacement-policy", BATCH + "/jobs", _job("job-repl", podReplacementPolicy="Sometimes")),
+    Case("job-update-suspend", BATCH + "/jobs", _job("job-upd-susp"), _set_suspend),
+    Case("job-update-completions", BATCH + "/jobs", _job("job-upd-comp"), _set_completions),
     Case("cronjob", BATCH + "/cronjobs", _cronjob("cron", "*/1 * * * *")),
+    Case("cronjob-above-maximum", BATCH + "/cronjobs", _cronjob("cron-max", "61 * * * *")),
+    Case("cronjob-every", BATCH + "/cronjobs", _cronjob("cron-every", "@every 5m")),
+    Case("cronjob-unknown-descriptor", BATCH + "/cronjobs", _cronjob("cron-desc", "@sometimes")),
+    Case("cronjob-tz-in-schedule", BATCH + "/cronjobs", _cronjob("cron-tz", "CRON_TZ=UTC 0 * * * *")),
+    Case("cronjob-names", BATCH + "/cronjobs", _cronjob("cron-names", "0 0 * JAN-mar MON,fri")),
+    Case("cronjob-zero-step", BATCH + "/cronjobs", _cronjob("cron-step", "*/0 * * * *")),
+    Case("cronjob-bad-number", BATCH + "/cronjobs", _cronjob("cron-num", "x * * * *")),
+    Case("cronjob-time-zone", BATCH + "/cronjobs", _cronjob("cron-zone", "0 * * * *", timeZone="Europe/Berlin")),
+    Case("cronjob-unknown-time-zone", BATCH + "/cronjobs", _cronjob("cron-nozone", "0 * * * *",
+                                                                    timeZone="Mars/Olympus")),
+    Case("cronjob-template-selector", BATCH + "/cronjobs", _obj("batch/v1", "CronJob", "cron-sel", spec={
+        "schedule": "@daily", "jobTemplate": {"spec": {"selector": {"matchLabels": {"a": "b"}},
+                                                       "template": _template({"a": "b"}, "Never")}}})),
+    Case("cronjob-long-name", BATCH + "/cronjobs", _cronjob("c" * 53, "@daily")),
     Case("cronjob-bad-schedule", BATCH + "/cronjobs", _cronjob("cron-bad", "every minute")),
     Case("cronjob-bad-policy", BATCH + "/cronjobs", _cronjob("cron-policy", "@hourly", concurrencyPolicy="Sometimes")),
     Case("cronjob-update-schedule", BATCH + "/cronjobs", _cronjob("cron-upd", "@daily"), _set_schedule),
@@ -180,6 +247,20 @@ CASES: list[Case] = [
     Case("secret-dockerconfigjson-missing", CORE + "/secrets", _secret(
         "sec-docker", type="kubernetes.io/dockerconfigjson", data={"x": _b64("y")})),
     Case("secret-basic-auth-empty", CORE + "/secrets", _secret("sec-basic", type="kubernetes.io/basic-auth")),
+    Case("secret-sa-token-without-annotation", CORE + "/secrets", _secret(
+        "sec-sa", type="kubernetes.io/service-account-token")),
+    Case("secret-dockercfg-bad-json", CORE + "/secrets", _secret(
+        "sec-dockercfg", type="kubernetes.io/dockercfg", data={".dockercfg": _b64("nope")})),
+    Case("secret-dockerconfigjson-trailing-comma", CORE + "/secrets", _secret(
+        "sec-dcj-comma", type="kubernetes.io/dockerconfigjson", data={".dockerconfigjson": _b64('{"auths":{},}')})),
+    Case("secret-dockerconfigjson-array", CORE + "/secrets", _secret(
+        "sec-dcj-array", type="kubernetes.io/dockerconfigjson", data={".dockerconfigjson": _b64("[1]")})),
+    Case("secret-dockerconfigjson-null", CORE + "/secrets", _secret(
+        "sec-dcj-null", type="kubernetes.io/dockerconfigjson", data={".dockerconfigjson": _b64("null")})),
+    Case("secret-ssh-auth-empty", CORE + "/secrets", _secret(
+        "sec-ssh", type="kubernetes.io/ssh-auth", data={"ssh-privatekey": ""})),
+    Case("secret-update-mutable-again", CORE + "/secrets", _secret("sec-mut", data={"k": _b64("v")}, immutable=True),
+         _set_mutable),
     Case("secret-bad-base64", CORE + "/secrets", _secret("sec-b64", data={"k": "not base64!"})),
     Case("secret-bad-key", CORE + "/secrets", _secret("sec-key", data={"a/b": _b64("v")})),
     Case("secret-update-immutable", CORE + "/secrets", _secret("sec-imm", data={"k": _b64("v")}, immutable=True),
@@ -190,6 +271,10 @@ CASES: list[Case] = [
     Case("configmap-update-immutable", CORE + "/configmaps", _obj("v1", "ConfigMap", "cm-imm", data={"a": "1"},
                                                                   immutable=True),
          lambda obj: obj.update(data={"a": "2"})),
+    Case("configmap-update-binary-immutable", CORE + "/configmaps", _obj(
+        "v1", "ConfigMap", "cm-imm-bin", binaryData={"b": _b64("2")}, immutable=True), _set_binary),
+    Case("podtemplate-update-image", CORE + "/podtemplates", _obj(
+        "v1", "PodTemplate", "pt-upd", template=_template({"app": "pt"})), _set_template_image),
     Case("podtemplate", CORE + "/podtemplates", _obj("v1", "PodTemplate", "pt", template=_template({"app": "pt"}))),
     Case("limitrange", CORE + "/limitranges", _obj("v1", "LimitRange", "lr", spec={"limits": [
         {"type": "Container", "default": {"cpu": "500m"}, "defaultRequest": {"cpu": "100m"}, "max": {"cpu": "2"}}]})),

@@ -73,6 +73,7 @@ def default_stateful_set(obj: dict[str, Any], max_unavailable: bool = False) -> 
     if not isinstance(spec, dict):
         return
     spec.setdefault("replicas", 1)
+    spec.setdefault("serviceName", "")  # a string without omitempty: encoded even when empty
     if not spec.get("podManagementPolicy"):
         spec["podManagementPolicy"] = "OrderedReady"
     strategy = spec.get("updateStrategy") or {}

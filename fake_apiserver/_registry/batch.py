@@ -13,7 +13,8 @@ into the template show on the Job as well; the fake shares the dict the same way
 
 A CronJob's schedule is parsed as robfig/cron's standard parser does (five fields or a
 ``@descriptor``), with its error texts; names of months and weekdays are accepted as it accepts
-them. A changed Job template is refused as "field is immutable" with the internal
+them. A ``timeZone`` is looked up in the system's tz database (:mod:`zoneinfo`), as Go's
+``time.LoadLocation`` does (with no database installed, any well-formed name passes). A changed Job template is refused as "field is immutable" with the internal
 ``PodTemplateSpec`` as Go's ``encoding/json`` writes it: its metadata by JSON tags, its spec, a
 struct without tags, as every field of the internal type in declaration order under its Go name
 (:func:`go_pod_template`). The field lists of the internal ``PodSpec``, ``Container``,
@@ -24,8 +25,10 @@ would again write under Go names, so only templates made of those four types pri
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+import zoneinfo
 from typing import Any, Mapping
 
 from fake_apiserver._machinery.equality import semantic_omitzero
@@ -186,6 +189,13 @@ def _job_update_errors(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[F
     unsuspended)."""
     spec, old_spec = get_in(new, "spec") or {}, get_in(old, "spec") or {}
     errors: list[FieldError] = []
+    completions = spec.get("completions")
+    if completions != old_spec.get("completions"):  # validateCompletions
+        if spec.get("completionMode") != "Indexed":
+            errors.append(FieldError.invalid("spec.completions", completions, "field is immutable"))
+        elif completions is not None and completions != spec.get("parallelism"):
+            errors.append(FieldError.invalid("spec.completions", completions,
+                                             "can only be modified in tandem with spec.parallelism"))
     if semantic_omitzero(spec.get("selector")) != semantic_omitzero(old_spec.get("selector")):
         errors.append(FieldError.invalid("spec.selector", go_selector(spec.get("selector")), "field is immutable"))
     if not old_spec.get("suspend") and \
@@ -392,6 +402,12 @@ def cron_schedule_errors(schedule: str, path: str, *, allow_tz: bool = False, ti
 _TIME_ZONE_PART = re.compile(r"[A-Za-z.\-_0-9+]{1,14}")
 
 
+@functools.cache
+def _zones() -> frozenset[str]:
+    """The tz database's names (Go's ``time.LoadLocation`` reads the same files), read once."""
+    return frozenset(zoneinfo.available_timezones() | {"UTC"})
+
+
 def _time_zone_errors(zone: Any, path: str) -> list[FieldError]:
     """``validateTimeZone`` as far as the name's form goes (the tz database is not consulted)."""
     if zone is None:
@@ -404,6 +420,8 @@ def _time_zone_errors(zone: Any, path: str) -> list[FieldError]:
     if str(zone).lower() == "local":
         return [FieldError.invalid(path, zone, "timeZone must be an explicit time zone as defined in "
                                                "https://www.iana.org/time-zones")]
+    if len(_zones()) > 1 and zone not in _zones():
+        return [FieldError.invalid(path, zone, f"unknown time zone {zone}")]
     return []
 
 

@@ -3,9 +3,9 @@ ConfigMaps, Secrets, PodTemplates, Endpoints, LimitRanges and ResourceQuotas.
 
 A Secret's ``stringData`` is merged into ``data`` (base64, overwriting) and dropped, and its type
 defaults to ``Opaque``, on every write as the real conversion and defaulting do; validation then
-sees only ``data``. The JSON a ``dockercfg``/``dockerconfigjson`` Secret must hold is checked with
-Python's parser, and only the start of Go's ``encoding/json`` error text is reproduced (the common
-"unexpected end" and "invalid character ... looking for beginning of value" cases).
+sees only ``data``. The JSON a ``dockercfg``/``dockerconfigjson`` Secret must hold is checked by a
+small scanner that names the first syntax error in ``encoding/json``'s words (Go's scanner is a
+state machine over bytes; this one reads characters, so a non-ASCII character is quoted as one).
 """
 
 from __future__ import annotations
@@ -210,19 +210,146 @@ def _decoded_size(value: Any) -> int:
         return 0
 
 
+class _GoSyntaxError(ValueError):
+    pass
+
+
+def _quote_char(c: str) -> str:
+    """``encoding/json``'s ``quoteChar``."""
+    if c == "'":
+        return "'\\''"
+    if c == '"':
+        return "'\"'"
+    quoted = json.dumps(c)[1:-1] if not c.isprintable() else c
+    return f"'{quoted}'"
+
+
+class _GoJSONScanner:
+    """Just enough of ``encoding/json``'s scanner to name the first syntax error as Go does."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.i = 0
+
+    def fail(self, context: str) -> _GoSyntaxError:
+        if self.i >= len(self.text):
+            return _GoSyntaxError("unexpected end of JSON input")
+        return _GoSyntaxError(f"invalid character {_quote_char(self.text[self.i])} {context}")
+
+    def peek(self) -> str:
+        while self.i < len(self.text) and self.text[self.i] in " \t\r\n":
+            self.i += 1
+        if self.i >= len(self.text):
+            raise _GoSyntaxError("unexpected end of JSON input")
+        return self.text[self.i]
+
+    def value(self) -> None:
+        c = self.peek()
+        if c == "{":
+            self.i += 1
+            self.members("}", self.member, "after object key:value pair")
+        elif c == "[":
+            self.i += 1
+            self.members("]", self.value, "after array element")
+        elif c == '"':
+            self.string()
+        elif c == "-" or c.isdigit():
+            self.number()
+        elif c in "tfn":
+            word = {"t": "true", "f": "false", "n": "null"}[c]
+            for expected in word[1:]:
+                self.i += 1
+                if self.i >= len(self.text) or self.text[self.i] != expected:
+                    raise self.fail(f"in literal {word} (expecting {_quote_char(expected)})")
+            self.i += 1
+        else:
+            raise self.fail("looking for beginning of value")
+
+    def members(self, close: str, item: Any, after: str) -> None:
+        if self.peek() == close:
+            self.i += 1
+            return
+        while True:
+            item()
+            c = self.peek()
+            self.i += 1
+            if c == close:
+                return
+            if c != ",":
+                self.i -= 1
+                raise self.fail(after)
+
+    def member(self) -> None:
+        if self.peek() != '"':
+            raise self.fail("looking for beginning of object key string")
+        self.string()
+        if self.peek() != ":":
+            raise self.fail("after object key")
+        self.i += 1
+        self.value()
+
+    def string(self) -> None:
+        self.i += 1
+        while True:
+            if self.i >= len(self.text):
+                raise self.fail("")
+            c = self.text[self.i]
+            if c == '"':
+                self.i += 1
+                return
+            if c == "\\":
+                self.i += 1
+                if self.i >= len(self.text):
+                    raise self.fail("")
+                if self.text[self.i] == "u":
+                    for _ in range(4):
+                        self.i += 1
+                        if self.i >= len(self.text) or self.text[self.i] not in "0123456789abcdefABCDEF":
+                            raise self.fail("in \\u hexadecimal character escape")
+                elif self.text[self.i] not in 'bfnrt"\\/':
+                    raise self.fail("in string escape code")
+            elif ord(c) < 0x20:
+                raise self.fail("in string literal")
+            self.i += 1
+
+    def digits(self, context: str) -> None:
+        if self.i >= len(self.text) or not self.text[self.i].isdigit():
+            raise self.fail(context)
+        while self.i < len(self.text) and self.text[self.i].isdigit():
+            self.i += 1
+
+    def number(self) -> None:
+        if self.text[self.i] == "-":
+            self.i += 1
+        if self.i < len(self.text) and self.text[self.i] == "0":
+            self.i += 1
+        else:
+            self.digits("in numeric literal")
+        if self.i < len(self.text) and self.text[self.i] == ".":
+            self.i += 1
+            self.digits("after decimal point in numeric literal")
+        if self.i < len(self.text) and self.text[self.i] in "eE":
+            self.i += 1
+            if self.i < len(self.text) and self.text[self.i] in "+-":
+                self.i += 1
+            self.digits("in exponent of numeric literal")
+
+
 def _go_json_error(raw: bytes) -> str | None:
-    """Whether ``raw`` is a JSON object; if not, the start of Go's error (see the module docstring)."""
+    """What ``json.Unmarshal`` into a ``map[string]interface{}`` says of ``raw`` (None: nothing)."""
+    text = raw.decode("utf-8", "replace")
+    scanner = _GoJSONScanner(text)
     try:
-        value = json.loads(raw.decode("utf-8", "replace"))
-    except ValueError:
-        text = raw.lstrip()
-        if not text:
-            return "unexpected end of JSON input"
-        first = chr(text[0])
-        return f"invalid character '{first}' looking for beginning of value"
-    if not isinstance(value, dict):
-        return "json: cannot unmarshal " + _go_json_kind(value) + " into Go value of type map[string]interface {}"
-    return None
+        scanner.value()
+        if text[scanner.i:].strip(" \t\r\n"):
+            scanner.peek()
+            raise scanner.fail("after top-level value")
+    except _GoSyntaxError as e:
+        return str(e)
+    value = json.loads(text)
+    if value is None or isinstance(value, dict):
+        return None
+    return f"json: cannot unmarshal {_go_json_kind(value)} into Go value of type map[string]interface {{}}"
 
 
 def _go_json_kind(value: Any) -> str:

@@ -275,6 +275,12 @@ CASES: list[Case] = [
         "v1", "ConfigMap", "cm-imm-bin", binaryData={"b": _b64("2")}, immutable=True), _set_binary),
     Case("podtemplate-update-image", CORE + "/podtemplates", _obj(
         "v1", "PodTemplate", "pt-upd", template=_template({"app": "pt"})), _set_template_image),
+    Case("replicationcontroller", CORE + "/replicationcontrollers", _obj("v1", "ReplicationController", "rc", spec={
+        "selector": {"app": "rc"}, "template": _template({"app": "rc"})})),
+    Case("replicationcontroller-no-selector", CORE + "/replicationcontrollers", _obj(
+        "v1", "ReplicationController", "rc-nosel", spec={"template": _template({"app": "rc"})})),
+    Case("replicationcontroller-restart-never", CORE + "/replicationcontrollers", _obj(
+        "v1", "ReplicationController", "rc-never", spec={"selector": {"app": "n"}, "template": _template({"app": "n"}, "Never")})),
     Case("podtemplate", CORE + "/podtemplates", _obj("v1", "PodTemplate", "pt", template=_template({"app": "pt"}))),
     Case("limitrange", CORE + "/limitranges", _obj("v1", "LimitRange", "lr", spec={"limits": [
         {"type": "Container", "default": {"cpu": "500m"}, "defaultRequest": {"cpu": "100m"}, "max": {"cpu": "2"}}]})),

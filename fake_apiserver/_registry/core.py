@@ -30,8 +30,8 @@ from fake_apiserver._registry.fieldrules import (
 )
 from fake_apiserver._registry.generic import KindRules, Strategy
 
-__all__ = ["EndpointsStrategy", "NamespaceStrategy", "PodTemplateStrategy", "RULES", "ResourceQuotaStrategy",
-           "SecretStrategy", "default_secret"]
+__all__ = ["EndpointsStrategy", "NamespaceStrategy", "PodTemplateStrategy", "RULES", "ReplicationControllerStrategy",
+           "ResourceQuotaStrategy", "SecretStrategy", "default_replication_controller", "default_secret"]
 
 Obj = dict[str, Any]
 
@@ -129,12 +129,22 @@ def _config_map_errors(obj: Mapping[str, Any]) -> list[FieldError]:
 
 
 def _replication_controller_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    """``ValidatePodTemplateSpecForRC``'s own checks: a selector that is set selects the
+    template's labels, the template restarts Always and has no active deadline."""
     spec = get_in(obj, "spec") or {}
     selector = spec.get("selector") or {}
     labels = get_in(spec, "template", "metadata", "labels") or {}
-    if not selector or not isinstance(selector, Mapping) or all(labels.get(k) == v for k, v in selector.items()):
-        return []
-    return [template_mismatch(labels)]
+    errors: list[FieldError] = []
+    if selector and isinstance(selector, Mapping) and not all(labels.get(k) == v for k, v in selector.items()):
+        errors.append(template_mismatch(labels))
+    if isinstance(spec.get("template"), Mapping):
+        restart = get_in(spec, "template", "spec", "restartPolicy")
+        if restart != "Always":
+            errors.append(FieldError.not_supported("spec.template.spec.restartPolicy", restart or "", ["Always"]))
+        if get_in(spec, "template", "spec", "activeDeadlineSeconds") is not None:
+            errors.append(FieldError.forbidden("spec.template.spec.activeDeadlineSeconds",
+                                               "activeDeadlineSeconds in ReplicationController is not Supported"))
+    return errors
 
 
 def _service_errors(obj: Mapping[str, Any]) -> list[FieldError]:
@@ -160,7 +170,41 @@ def _service_errors(obj: Mapping[str, Any]) -> list[FieldError]:
 
 
 def _replication_controller_rules(obj: Mapping[str, Any]) -> list[FieldError]:
-    return _replication_controller_errors(obj) + non_negative_errors(obj, "minReadySeconds", "replicas")
+    """``ValidateReplicationControllerSpec``, in its order."""
+    errors = non_negative_errors(obj, "minReadySeconds")
+    if not get_in(obj, "spec", "selector"):
+        errors.append(FieldError.required("spec.selector"))
+    return errors + non_negative_errors(obj, "replicas") + _replication_controller_errors(obj)
+
+
+def default_replication_controller(obj: Obj) -> None:
+    """``SetDefaults_ReplicationController``: the template's labels stand for a missing selector
+    and missing labels; one replica; the template's defaults."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return
+    labels = get_in(spec, "template", "metadata", "labels")
+    if isinstance(labels, dict):
+        if not spec.get("selector"):
+            spec["selector"] = dict(labels)
+        if not obj["metadata"].get("labels"):
+            obj["metadata"]["labels"] = dict(labels)
+    spec.setdefault("replicas", 1)
+    if isinstance(spec.get("template"), dict):
+        default_pod_template(spec["template"])
+
+
+class ReplicationControllerStrategy(Strategy):
+    """Defaults on every write; a create answers with the status' replica count 0."""
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        super().prepare_for_create(obj, now)
+        default_replication_controller(obj)
+        obj["status"] = {"replicas": 0}
+
+    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+        default_replication_controller(new)
+        super().prepare_for_update(new, old)
 
 
 def _service_rules(obj: Mapping[str, Any]) -> list[FieldError]:
@@ -479,7 +523,8 @@ RULES: dict[tuple[str, str], KindRules] = {
     ("", "Namespace"): KindRules(  # its own REST answers a delete with the namespace
         returns_deleted_object=True, strategy=lambda spec, options: NamespaceStrategy(spec)),
     ("", "PodTemplate"): KindRules(strategy=lambda spec, options: PodTemplateStrategy(spec)),
-    ("", "ReplicationController"): KindRules(create=_replication_controller_rules),
+    ("", "ReplicationController"): KindRules(
+        create=_replication_controller_rules, strategy=lambda spec, options: ReplicationControllerStrategy(spec)),
     ("", "ResourceQuota"): KindRules(generation=False, strategy=lambda spec, options: ResourceQuotaStrategy(spec)),
     ("", "Secret"): KindRules(create=_secret_errors, update=_secret_update_errors,
                               strategy=lambda spec, options: SecretStrategy(spec)),

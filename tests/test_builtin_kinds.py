@@ -174,6 +174,11 @@ CASES: list[Case] = [
         "selector": {}, "template": _template({"app": "x"})})),
     Case("deployment-restart-never", APPS + "/deployments", _obj("apps/v1", "Deployment", "dep-never", spec={
         "selector": {"matchLabels": {"app": "n"}}, "template": _template({"app": "n"}, "Never")})),
+    Case("deployment-container-without-image", APPS + "/deployments", _obj("apps/v1", "Deployment", "dep-noimg", spec={
+        "selector": {"matchLabels": {"app": "i"}}, "template": {
+            "metadata": {"labels": {"app": "i"}}, "spec": {"containers": [{"name": "c"}]}}})),
+    Case("deployment-bad-template-label", APPS + "/deployments", _obj("apps/v1", "Deployment", "dep-badlabel", spec={
+        "selector": {"matchLabels": {"app": "i"}}, "template": _template({"app": "i", "bad key!": "v"})})),
     Case("daemonset", APPS + "/daemonsets", _obj("apps/v1", "DaemonSet", "ds", spec={
         "selector": {"matchLabels": {"app": "ds"}}, "template": _template({"app": "ds"})})),
     Case("daemonset-no-selector", APPS + "/daemonsets", _obj("apps/v1", "DaemonSet", "ds-nosel", spec={
@@ -188,6 +193,11 @@ CASES: list[Case] = [
         "selector": {"matchLabels": {"app": "sts"}}, "template": _template({"app": "sts"})}), _set_replicas),
     Case("replicaset-update-selector", APPS + "/replicasets", _obj("apps/v1", "ReplicaSet", "rs-upd", spec={
         "selector": {"matchLabels": {"app": "rs"}}, "template": _template({"app": "rs"})}), _set_selector),
+    Case("daemonset-duplicate-containers", APPS + "/daemonsets", _obj("apps/v1", "DaemonSet", "ds-dup", spec={
+        "selector": {"matchLabels": {"app": "ds"}}, "template": {"metadata": {"labels": {"app": "ds"}}, "spec": {
+            "containers": [{"name": "c", "image": "a"}, {"name": "c", "image": "b"}]}}})),
+    Case("statefulset-no-containers", APPS + "/statefulsets", _obj("apps/v1", "StatefulSet", "sts-empty", spec={
+        "selector": {"matchLabels": {"app": "s"}}, "template": {"metadata": {"labels": {"app": "s"}}, "spec": {}}})),
     Case("statefulset", APPS + "/statefulsets", _obj("apps/v1", "StatefulSet", "sts", spec={
         "selector": {"matchLabels": {"app": "sts"}}, "serviceName": "sts", "template": _template({"app": "sts"})})),
     Case("statefulset-mismatch", APPS + "/statefulsets", _obj("apps/v1", "StatefulSet", "sts-mismatch", spec={
@@ -205,6 +215,8 @@ CASES: list[Case] = [
     Case("job-selector-without-manual", BATCH + "/jobs", _job("job-sel", selector={"matchLabels": {"app": "job-sel"}})),
     Case("job-update-template", BATCH + "/jobs", _job("job-upd-tpl"), _set_image),
     Case("job-update-parallelism", BATCH + "/jobs", _job("job-upd-par"), _set_parallelism),
+    Case("job-bad-container-name", BATCH + "/jobs", _obj("batch/v1", "Job", "job-cname", spec={"template": {
+        "spec": {"containers": [{"name": "C_1", "image": "x"}], "restartPolicy": "Never"}}})),
     Case("job-own-labels", BATCH + "/jobs", {**_job("job-labels"), "metadata": {"name": "job-labels",
                                                                                "labels": {"team": "a"}}}),
     Case("job-manual-selector", BATCH + "/jobs", _job("job-manual", manualSelector=True,
@@ -232,6 +244,9 @@ CASES: list[Case] = [
     Case("cronjob-template-selector", BATCH + "/cronjobs", _obj("batch/v1", "CronJob", "cron-sel", spec={
         "schedule": "@daily", "jobTemplate": {"spec": {"selector": {"matchLabels": {"a": "b"}},
                                                        "template": _template({"a": "b"}, "Never")}}})),
+    Case("cronjob-template-without-image", BATCH + "/cronjobs", _obj("batch/v1", "CronJob", "cron-noimg", spec={
+        "schedule": "@daily", "jobTemplate": {"spec": {"template": {"spec": {
+            "containers": [{"name": "c"}], "restartPolicy": "Never"}}}}})),
     Case("cronjob-long-name", BATCH + "/cronjobs", _cronjob("c" * 53, "@daily")),
     Case("cronjob-bad-schedule", BATCH + "/cronjobs", _cronjob("cron-bad", "every minute")),
     Case("cronjob-bad-policy", BATCH + "/cronjobs", _cronjob("cron-policy", "@hourly", concurrencyPolicy="Sometimes")),
@@ -281,6 +296,11 @@ CASES: list[Case] = [
         "v1", "ReplicationController", "rc-nosel", spec={"template": _template({"app": "rc"})})),
     Case("replicationcontroller-restart-never", CORE + "/replicationcontrollers", _obj(
         "v1", "ReplicationController", "rc-never", spec={"selector": {"app": "n"}, "template": _template({"app": "n"}, "Never")})),
+    Case("replicationcontroller-without-image", CORE + "/replicationcontrollers", _obj(
+        "v1", "ReplicationController", "rc-noimg", spec={"template": {"metadata": {"labels": {"app": "r"}}, "spec": {
+            "containers": [{"name": "c"}]}}})),
+    Case("podtemplate-no-containers", CORE + "/podtemplates", _obj("v1", "PodTemplate", "pt-empty", template={
+        "metadata": {"labels": {"app": "pt"}}, "spec": {}})),
     Case("podtemplate", CORE + "/podtemplates", _obj("v1", "PodTemplate", "pt", template=_template({"app": "pt"}))),
     Case("limitrange", CORE + "/limitranges", _obj("v1", "LimitRange", "lr", spec={"limits": [
         {"type": "Container", "default": {"cpu": "500m"}, "defaultRequest": {"cpu": "100m"}, "max": {"cpu": "2"}}]})),

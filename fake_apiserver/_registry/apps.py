@@ -12,6 +12,7 @@ kube-apiserver v1.37.2 (``tests/test_builtin_kinds.py``).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any, Mapping
 
@@ -21,17 +22,18 @@ from fake_apiserver._machinery.selectors import label_selector_from_dict
 from fake_apiserver._registry.fieldrules import (
     get_in,
     immutable_errors,
+    labels_errors,
     non_negative_errors,
     selector_template_errors,
     template_mismatch,
-    unsupported_errors,
 )
 from fake_apiserver._registry.generic import KindRules, Strategy
 from fake_apiserver._registry.pod import default_pod
+from fake_apiserver._registry.pod_validation import validate_pod_create
 
 __all__ = ["DaemonSetStrategy", "DeploymentStrategy", "RULES", "ReplicaSetStrategy", "StatefulSetStrategy",
            "WorkloadStrategy", "default_pod_template", "default_stateful_set", "go_selector",
-           "selector_matches"]
+           "pod_template_errors", "selector_matches"]
 
 Obj = dict[str, Any]
 
@@ -52,6 +54,24 @@ def default_pod_template(template: Any) -> None:
             spec[key] = given[key]
         else:
             spec.pop(key, None)
+
+
+def pod_template_errors(template: Any, path: str) -> list[FieldError]:
+    """``ValidatePodTemplateSpec`` of the template at ``path``: its labels (reported at
+    ``<path>.labels``, as Go names them), the pod spec's rules
+    (:func:`~fake_apiserver._registry.pod_validation.validate_pod_create` less what only a pod's
+    create checks), and no ephemeral containers."""
+    template = template if isinstance(template, Mapping) else {}
+    spec = template.get("spec") if isinstance(template.get("spec"), Mapping) else {}
+    errors = labels_errors(get_in(template, "metadata", "labels"), f"{path}.labels")
+    for error in validate_pod_create({"spec": spec}):
+        if error.field in ("spec.ephemeralContainers", "spec.nodeName") and error.type == "FieldValueForbidden":
+            continue  # a pod's create rules, not a template's
+        errors.append(dataclasses.replace(error, field=path + "." + error.field))
+    if spec.get("ephemeralContainers"):
+        errors.append(FieldError.forbidden(f"{path}.spec.ephemeralContainers",
+                                           "ephemeral containers not allowed in pod template"))
+    return errors
 
 
 def selector_matches(selector: Any, labels: Any) -> bool:
@@ -178,7 +198,8 @@ def _stateful_set_errors(obj: Mapping[str, Any]) -> list[FieldError]:
         go_strategy = {"Type": kind, "RollingUpdate": _go_rolling(strategy.get("rollingUpdate"))}
         errors.append(FieldError.invalid("spec.updateStrategy", _go(go_strategy), "must be 'RollingUpdate' or 'OnDelete'"))
     return (errors + non_negative_errors(obj, "replicas", "minReadySeconds")
-            + selector_template_errors(obj, "statefulset"))
+            + selector_template_errors(obj, "statefulset")
+            + pod_template_errors(spec.get("template"), "spec.template") + _restart_errors(spec, "StatefulSet"))
 
 
 # The fields of a StatefulSet's spec an update may change (``ValidateStatefulSetUpdate``).
@@ -198,12 +219,10 @@ def _stateful_set_update_errors(new: Mapping[str, Any], old: Mapping[str, Any]) 
 
 
 def _replica_set_errors(obj: Mapping[str, Any]) -> list[FieldError]:
-    errors = non_negative_errors(obj, "replicas")
-    errors += selector_template_errors(obj, "deployment")
-    minimum = get_in(obj, "spec", "minReadySeconds")
-    if isinstance(minimum, int) and minimum < 0:
-        errors.append(FieldError.invalid("spec.minReadySeconds", minimum, "must be greater than or equal to 0"))
-    return errors + unsupported_errors(obj, "spec.template.spec.restartPolicy", ["Always"])
+    """``ValidateReplicaSetSpec``, in its order (an empty selector is worded as a Deployment's)."""
+    spec = get_in(obj, "spec") or {}
+    errors = non_negative_errors(obj, "replicas", "minReadySeconds")
+    return errors + _selector_required_errors(spec, "deployment") + _template_errors(spec, "ReplicaSet")
 
 
 def go_selector(selector: Any) -> GoJSON:
@@ -223,6 +242,12 @@ def _template_errors(spec: Mapping[str, Any], kind: str) -> list[FieldError]:
     errors: list[FieldError] = []
     if not selector_matches(spec.get("selector"), labels):
         errors.append(template_mismatch(labels))
+    return errors + pod_template_errors(spec.get("template"), "spec.template") + _restart_errors(spec, kind)
+
+
+def _restart_errors(spec: Mapping[str, Any], kind: str) -> list[FieldError]:
+    """A workload's template restarts Always and has no active deadline."""
+    errors: list[FieldError] = []
     restart = get_in(spec, "template", "spec", "restartPolicy")
     if restart != "Always":
         errors.append(FieldError.not_supported("spec.template.spec.restartPolicy", restart or "", ["Always"]))
@@ -303,9 +328,7 @@ def _daemon_set_errors(obj: Mapping[str, Any]) -> list[FieldError]:
     selector = spec.get("selector")
     if isinstance(selector, Mapping) and not selector.get("matchLabels") and not selector.get("matchExpressions"):
         errors.append(FieldError.invalid("spec.selector", go_selector(selector), "empty selector is invalid for daemonset"))
-    restart = get_in(spec, "template", "spec", "restartPolicy")
-    if restart != "Always":
-        errors.append(FieldError.not_supported("spec.template.spec.restartPolicy", restart or "", ["Always"]))
+    errors += pod_template_errors(spec.get("template"), "spec.template") + _restart_errors(spec, "DaemonSet")
     return errors + non_negative_errors(obj, "minReadySeconds", "revisionHistoryLimit")
 
 

@@ -33,7 +33,7 @@ from typing import Any, Mapping
 
 from fake_apiserver._machinery.equality import semantic_omitzero
 from fake_apiserver._machinery.errors import FieldError, GoJSON
-from fake_apiserver._registry.apps import default_pod_template, go_selector, selector_matches
+from fake_apiserver._registry.apps import default_pod_template, go_selector, pod_template_errors, selector_matches
 from fake_apiserver._registry.fieldrules import get_in, immutable_errors, non_negative_errors, template_mismatch
 from fake_apiserver._registry.generic import KindRules, Strategy
 
@@ -160,6 +160,7 @@ def _job_spec_errors(spec: Mapping[str, Any], path: str) -> list[FieldError]:
                 errors.append(FieldError.not_supported(f"{path}.podReplacementPolicy", policy, ["Failed"]))
         elif policy not in _REPLACEMENT_POLICIES:
             errors.append(FieldError.not_supported(f"{path}.podReplacementPolicy", policy, _REPLACEMENT_POLICIES))
+    errors += pod_template_errors(spec.get("template"), f"{path}.template")
     restart = get_in(spec, "template", "spec", "restartPolicy")
     at = f"{path}.template.spec.restartPolicy"
     if restart in (None, "", "Always"):

@@ -19,7 +19,7 @@ from typing import Any, Mapping
 from fake_apiserver._machinery.errors import FieldError, GoJSON
 from fake_apiserver._machinery.names import nbytes
 from fake_apiserver._machinery.equality import semantic
-from fake_apiserver._registry.apps import default_pod_template
+from fake_apiserver._registry.apps import default_pod_template, pod_template_errors
 from fake_apiserver._registry.fieldrules import (
     get_in,
     immutable_errors,
@@ -138,6 +138,7 @@ def _replication_controller_errors(obj: Mapping[str, Any]) -> list[FieldError]:
     if selector and isinstance(selector, Mapping) and not all(labels.get(k) == v for k, v in selector.items()):
         errors.append(template_mismatch(labels))
     if isinstance(spec.get("template"), Mapping):
+        errors += pod_template_errors(spec["template"], "spec.template")
         restart = get_in(spec, "template", "spec", "restartPolicy")
         if restart != "Always":
             errors.append(FieldError.not_supported("spec.template.spec.restartPolicy", restart or "", ["Always"]))
@@ -522,7 +523,8 @@ RULES: dict[tuple[str, str], KindRules] = {
     ("", "LimitRange"): KindRules(generation=False),
     ("", "Namespace"): KindRules(  # its own REST answers a delete with the namespace
         returns_deleted_object=True, strategy=lambda spec, options: NamespaceStrategy(spec)),
-    ("", "PodTemplate"): KindRules(strategy=lambda spec, options: PodTemplateStrategy(spec)),
+    ("", "PodTemplate"): KindRules(create=lambda obj: pod_template_errors(obj.get("template"), "template"),
+                                   strategy=lambda spec, options: PodTemplateStrategy(spec)),
     ("", "ReplicationController"): KindRules(
         create=_replication_controller_rules, strategy=lambda spec, options: ReplicationControllerStrategy(spec)),
     ("", "ResourceQuota"): KindRules(generation=False, strategy=lambda spec, options: ResourceQuotaStrategy(spec)),

@@ -357,6 +357,95 @@ CASES: list[Case] = [
         "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {"type": "object"}}},
                      {"name": "v2", "served": False, "storage": False,
                       "schema": {"openAPIV3Schema": {"type": "object"}}}]}}),
+    # edge cases of the formats
+    Case("networking.k8s.io", "v1", "ingresses", {"metadata": _meta("three"), "spec": {"rules": [
+        {"host": "a.example.com"}, {}, {"host": "b.example.com"}, {"host": "c.example.com"}]}}),
+    Case("batch", "v1", "jobs", {"metadata": _meta("broken"), "spec": {"backoffLimit": 0, "template": _JOB_TEMPLATE}},
+         {"startTime": T0, "failed": 1, "conditions": [
+             {"type": "FailureTarget", "status": "True", "reason": "BackoffLimitExceeded", "lastProbeTime": T1,
+              "lastTransitionTime": T1},
+             {"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded", "lastProbeTime": T1,
+              "lastTransitionTime": T1}]}),
+    Case("batch", "v1", "jobs", {"metadata": _meta("paused"), "spec": {"suspend": True, "completions": 4,
+                                                                      "parallelism": 2, "template": _JOB_TEMPLATE}},
+         {"conditions": [{"type": "Suspended", "status": "True", "reason": "JobSuspended", "lastProbeTime": T0,
+                          "lastTransitionTime": T0}]}),
+    Case("", "v1", "pods", {"metadata": _meta("init"), "spec": {
+        "initContainers": [{"name": "setup", "image": "busybox:1.36"},
+                           {"name": "proxy", "image": "busybox:1.36", "restartPolicy": "Always"}],
+        "containers": _POD_SPEC["containers"][:1]}},
+         {"phase": "Pending", "initContainerStatuses": [
+             {"name": "setup", "image": "busybox:1.36", "imageID": "", "ready": False, "restartCount": 1,
+              "state": {"running": {"startedAt": T0}}},
+             {"name": "proxy", "image": "busybox:1.36", "imageID": "", "ready": False, "restartCount": 0,
+              "state": {"waiting": {"reason": "PodInitializing"}}}]}),
+    Case("", "v1", "pods", {"metadata": _meta("finished"), "spec": {**_POD_SPEC, "restartPolicy": "Never"}},
+         {"phase": "Succeeded", "containerStatuses": [
+             {"name": "app", "image": "registry.k8s.io/pause:3.10", "imageID": "", "ready": False, "restartCount": 0,
+              "state": {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": T0, "finishedAt": T1}}},
+             {"name": "side", "image": "busybox:1.36", "imageID": "", "ready": False, "restartCount": 0,
+              "state": {"terminated": {"exitCode": 2, "startedAt": T0, "finishedAt": T1}}}]}),
+    Case("", "v1", "pods", {"metadata": _meta("half"), "spec": {**_POD_SPEC, "restartPolicy": "Never"}},
+         {"phase": "Running", "containerStatuses": [
+             {"name": "app", "image": "registry.k8s.io/pause:3.10", "imageID": "", "ready": False, "restartCount": 0,
+              "state": {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": T0, "finishedAt": T1}}},
+             {"name": "side", "image": "busybox:1.36", "imageID": "", "ready": True, "restartCount": 0,
+              "started": True, "state": {"running": {"startedAt": T0}}}]}),
+    Case("autoscaling", "v2", "horizontalpodautoscalers", {"metadata": _meta("objects"), "spec": {
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 3,
+        "metrics": [
+            {"type": "Object", "object": {"describedObject": {"apiVersion": "v1", "kind": "Service", "name": "web"},
+                                          "metric": {"name": "rps"}, "target": {"type": "AverageValue",
+                                                                                "averageValue": "2k"}}},
+            {"type": "ContainerResource", "containerResource": {"name": "cpu", "container": "app", "target": {
+                "type": "Utilization", "averageUtilization": 70}}}]}},
+        {"currentReplicas": 2, "desiredReplicas": 2, "currentMetrics": [
+            {"type": "Object", "object": {"describedObject": {"apiVersion": "v1", "kind": "Service", "name": "web"},
+                                          "metric": {"name": "rps"}, "current": {"averageValue": "1500"}}},
+            {"type": "ContainerResource", "containerResource": {"name": "cpu", "container": "app",
+                                                                "current": {"averageUtilization": 35}}}]}),
+    Case("", "v1", "endpoints", {"metadata": _meta("six"), "subsets": [
+        {"addresses": [{"ip": "fd00::1"}], "ports": [{"port": 80}]}]}),
+    Case("", "v1", "services", {"metadata": _meta("lb-ext"), "spec": {
+        "type": "LoadBalancer", "clusterIP": "10.0.0.54", "allocateLoadBalancerNodePorts": False,
+        "externalIPs": ["192.0.2.20"], "ports": [{"port": 8443, "protocol": "SCTP"}]}},
+        {"loadBalancer": {"ingress": [{"ip": "203.0.113.9"}]}}),
+    Case("", "v1", "nodes", {"metadata": _meta("tables-cordoned", labels={"kubernetes.io/role": "edge",
+                                                                          "node-role.kubernetes.io/gpu": ""}),
+                             "spec": {"unschedulable": True}}),
+    Case("apps", "v1", "statefulsets", {"metadata": _meta("single"), "spec": {
+        "serviceName": "single", "selector": _SELECTOR, "template": _TEMPLATE}}),
+    Case("policy", "v1", "poddisruptionbudgets", {"metadata": _meta("pdb-max"), "spec": {
+        "maxUnavailable": 1, "selector": _SELECTOR}}),
+    Case("", "v1", "secrets", {"metadata": _meta("nothing")}),
+    Case("", "v1", "configmaps", {"metadata": _meta("binary"), "binaryData": {"x": "AA==", "y": "AQ=="}}),
+    Case("", "v1", "persistentvolumes", {"metadata": _meta("pv-beta", annotations={
+        "volume.beta.kubernetes.io/storage-class": "legacy"}), "spec": {
+        "capacity": {"storage": "2Gi"}, "accessModes": ["ReadWriteOncePod"], "hostPath": {"path": "/beta"},
+        "persistentVolumeReclaimPolicy": "Delete"}}),
+    Case("resource.k8s.io", "v1", "resourceclaims", {"metadata": _meta("free-claim"), "spec": {"devices": {
+        "requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}}},
+        {"allocation": {"devices": {"results": [{"request": "gpu", "driver": "gpu.example.com", "pool": "node-a",
+                                                 "device": "gpu-1"}]}}}),
+    Case("resource.k8s.io", "v1", "devicetaintrules", {"metadata": _meta("taint-old"), "spec": {
+        "deviceSelector": {"driver": "gpu.example.com"}, "taint": {"key": "example.com/gone", "effect": "NoExecute",
+                                                                   "timeAdded": T0}}}),
+    Case("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations", {"metadata": _meta("mwc-two"), "webhooks": [
+        {"name": "a.example.com", "clientConfig": {"url": "https://a.example.com/m"}, "sideEffects": "None",
+         "admissionReviewVersions": ["v1"]},
+        {"name": "b.example.com", "clientConfig": {"url": "https://b.example.com/m"}, "sideEffects": "None",
+         "admissionReviewVersions": ["v1"]}]}),
+    Case("flowcontrol.apiserver.k8s.io", "v1", "flowschemas", {"metadata": _meta("tables-fs-plain"), "spec": {
+        "priorityLevelConfiguration": {"name": "tables-pl"}, "matchingPrecedence": 1000}},
+        {"conditions": [{"type": "Dangling", "status": "False", "lastTransitionTime": T0}]}),
+    Case("events.k8s.io", "v1", "events", {"metadata": _meta("runner.2"), "eventTime": "2026-03-01T11:00:00.000000Z",
+        "series": {"count": 4, "lastObservedTime": "2026-03-01T11:05:30.000000Z"},
+        "reportingController": "example.com/ctl", "reportingInstance": "ctl-1", "action": "Probe",
+        "reason": "Unhealthy", "regarding": {"kind": "Pod", "namespace": NS, "name": "runner"},
+        "note": "probe failed", "type": "Warning"}),
+    Case("storagemigration.k8s.io", "v1", "storageversionmigrations", {"metadata": _meta("migrating"), "spec": {
+        "resource": {"group": "", "resource": "secrets"}}},
+        {"conditions": [{"type": "Running", "status": "True", "lastTransitionTime": T0, "reason": "r", "message": "m"}]}),
     # last: once it exists, quota admission wants limits on every pod
     Case("", "v1", "resourcequotas", {"metadata": _meta("quota"), "spec": {"hard": {
         "requests.cpu": "2", "limits.memory": "4Gi", "pods": "10"}}},
@@ -444,7 +533,8 @@ def tables(client: Client) -> dict[str, dict[str, Any]]:
         if code != 200:
             out[f"{gv}/{resource}"] = {"columns": [], "rows": [], "code": code}
             continue
-        rows = [{"cells": row["cells"], "created": row["object"]["metadata"]["creationTimestamp"],
+        rows = [{"cells": row["cells"], "conditions": row.get("conditions"),
+                 "created": row["object"]["metadata"]["creationTimestamp"],
                  "uid": row["object"]["metadata"]["uid"]} for row in table["rows"] or []]
         out[f"{gv}/{resource}"] = {"columns": table["columnDefinitions"], "rows": rows}
     return out
@@ -473,7 +563,7 @@ def normalized(table: dict[str, Any]) -> dict[str, Any]:
             cells.append(cell)
         for cell in row["cells"][len(names):]:  # a printer may print more cells than columns (IPAddress: its age)
             cells.append("<duration>" if isinstance(cell, str) and _DURATION.match(cell) else cell)
-        rows.append(cells)
+        rows.append({"cells": cells, "conditions": row.get("conditions")})
     return {"columns": table["columns"], "rows": rows, "code": table.get("code", 200)}
 
 

@@ -111,18 +111,21 @@ def _pod(pod: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     if not initializing or condition_true(status, "Initialized"):
         restarts, last_restart = restartable_restarts, last_restartable_restart
         has_running = False
+        set_by_container = False  # v1.37: a "Completed" container does not hide another's reason
         for cs in reversed(status.get("containerStatuses") or []):
             restarts += count_of(cs.get("restartCount"))
             last_restart = later(last_restart, ((cs.get("lastState") or {}).get("terminated") or {}).get("finishedAt"))
             state = cs.get("state") or {}
             terminated, waiting = state.get("terminated"), state.get("waiting")
             if waiting is not None and waiting.get("reason"):
-                reason = waiting["reason"]
+                reason, set_by_container = waiting["reason"], True
             elif terminated is not None and terminated.get("reason"):
-                reason = terminated["reason"]
+                if terminated["reason"] != "Completed" or not set_by_container:
+                    reason, set_by_container = terminated["reason"], True
             elif terminated is not None:
                 signal = terminated.get("signal")
                 reason = f"Signal:{signal}" if signal else f"ExitCode:{terminated.get('exitCode') or 0}"
+                set_by_container = True
             elif cs.get("ready") and state.get("running") is not None:
                 has_running = True
                 ready += 1

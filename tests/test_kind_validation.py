@@ -263,7 +263,8 @@ UPDATES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
         "selector": {"matchLabels": {"a": "b"}}, "template": TEMPLATE}},
      {"spec": {"updateStrategy": {"type": "Bogus"}}},
      'StatefulSet.apps "ss3" is invalid: spec.updateStrategy: Invalid value: '
-     '{"Type":"Bogus","RollingUpdate":{"Partition":0,"MaxUnavailable":null}}: must be \'RollingUpdate\' or \'OnDelete\''),
+     # kube-apiserver v1.37.2 (MaxUnavailableStatefulSet on by default: maxUnavailable defaults to 1)
+     '{"Type":"Bogus","RollingUpdate":{"Partition":0,"MaxUnavailable":1}}: must be \'RollingUpdate\' or \'OnDelete\''),
     (DTR, {"metadata": {"name": "dtr7"}, "spec": {"taint": {"key": "k", "effect": "NoSchedule"}}},
      {"spec": {"taint": {"effect": "Bogus"}}},
      'DeviceTaintRule.resource.k8s.io "dtr7" is invalid: spec.taint.effect: Unsupported value: "Bogus": '
@@ -285,7 +286,8 @@ def test_update_is_refused_with_the_real_message(path: str, created: dict[str, A
 
 
 def test_a_stateful_set_is_defaulted_and_only_its_mutable_fields_change() -> None:
-    # kube-apiserver v1.36: the spec as stored, then merge patches that keep the fixed fields
+    # kube-apiserver v1.37.2: the spec as stored (serviceName written empty, maxUnavailable 1 with
+    # MaxUnavailableStatefulSet on), then merge patches that keep the fixed fields
     # (podManagementPolicy named with its default, cleared, or the counts) are taken
     path = "/apis/apps/v1/namespaces/default/statefulsets"
 
@@ -293,8 +295,9 @@ def test_a_stateful_set_is_defaulted_and_only_its_mutable_fields_change() -> Non
         made = await api.ok("POST", path, {"metadata": {"name": "ss4"}, "spec": {
             "selector": {"matchLabels": {"a": "b"}}, "template": TEMPLATE}})
         assert {k: v for k, v in made["spec"].items() if k != "template"} == {
-            "replicas": 1, "selector": {"matchLabels": {"a": "b"}}, "podManagementPolicy": "OrderedReady",
-            "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}, "revisionHistoryLimit": 10,
+            "replicas": 1, "selector": {"matchLabels": {"a": "b"}}, "serviceName": "", "podManagementPolicy": "OrderedReady",
+            "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 0, "maxUnavailable": 1}},
+            "revisionHistoryLimit": 10,
             "persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Retain", "whenScaled": "Retain"}}
         for change in ({"podManagementPolicy": "OrderedReady"}, {"podManagementPolicy": None, "updateStrategy": None},
                        {"podManagementPolicy": ""}, {"replicas": 3, "minReadySeconds": 2}):

@@ -443,6 +443,10 @@ def _assert_holds(stored: dict[str, Any], meant: dict[str, Any], where: str = ""
         if isinstance(value, dict):
             assert isinstance(stored[key], dict), f"{where}.{key}"
             _assert_holds(stored[key], value, f"{where}.{key}")
+        elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            assert isinstance(stored[key], list) and len(stored[key]) == len(value), f"{where}.{key}"
+            for i, (got, item) in enumerate(zip(stored[key], value)):  # defaults go into list items too
+                _assert_holds(got, item, f"{where}.{key}[{i}]")
         else:
             assert stored[key] == value, f"{where}.{key}"
 

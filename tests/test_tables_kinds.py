@@ -607,8 +607,6 @@ def _recorded() -> dict[str, dict[str, Any]]:
 # fails and is taken off this list.
 NOT_THE_PRINTERS = {
     "autoscaling/v1/horizontalpodautoscalers": "the fake serves a resource at its group's preferred version only",
-    "apiextensions.k8s.io/v1/customresourcedefinitions": "the fake's store does not yet apply the naming "
-    "controller's status (apiextensions.names_status), so ESTABLISHED is false",
     "certificates.k8s.io/v1/certificatesigningrequests": "the fake authenticates no user, so a CSR's "
     "spec.username (REQUESTOR) is empty",
 }

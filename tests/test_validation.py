@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from fake_apiserver._registry.apps import default_pod_template
 from fake_apiserver._registry.claim_validation import validate_claim_spec, validate_claim_update
 from fake_apiserver._machinery.equality import semantic
 from fake_apiserver._registry.generic import KindRules
@@ -799,6 +800,12 @@ POOL = {"name": "p", "resourceSliceCount": 1}
 def test_kind_rules(group: str, kind: str, obj: dict[str, Any], message: str) -> None:
     spec = by_kind(group, kind)
     assert spec is not None
+    template = (obj.get("spec") or {}).get("template")
+    if isinstance(template, dict):  # a workload's template as the real server saw it: one container, defaulted
+        obj = copy.deepcopy(obj)
+        template = obj["spec"]["template"]
+        template.setdefault("spec", {}).setdefault("containers", [{"name": "c", "image": "i"}])
+        default_pod_template(template)
     errors = RULES.get((group, kind), KindRules()).create(obj)
     qualified = f"{kind}.{group}" if group else kind
     assert Invalid.of(kind, group, "x", errors).message == f'{qualified} "x" is invalid: {message}'

@@ -41,14 +41,14 @@ from fake_apiserver._machinery.decode import (
     validate_write_options,
 )
 from fake_apiserver._machinery.errors import BadRequest, Expired, NotFound, StatusError, Timeout
-from fake_apiserver._machinery.patch import patch_media_type
+from fake_apiserver._machinery.patch import custom_patch_media_type, patch_media_type
 from fake_apiserver._machinery import typed
 from fake_apiserver._machinery.fieldvalidation import decode_body
 from fake_apiserver._registry.meta import path_segment_errors
 from fake_apiserver._registry.reviews import answer_review, is_review
 from fake_apiserver._storage.effects import Effect, is_write
 from fake_apiserver._storage.eviction import evict
-from fake_apiserver._storage.scale import get_scale, patch_scale, scale_of, update_scale
+from fake_apiserver._storage.scale import get_scale, patch_scale, paths_for, scale_of, update_scale
 from fake_apiserver._storage.store import Store, kept_after_delete, too_large_resource_version
 from fake_apiserver._storage.watch import Watcher
 
@@ -210,7 +210,7 @@ class ResourceHandlers:
             return self.encoded.response(updated, 201 if creating else 200)
         if verb == "patch" and info.name:
             route_consumes_patch(info.content_type)
-            patch_type = patch_media_type(info.content_type)
+            patch_type = (custom_patch_media_type if spec.custom else patch_media_type)(info.content_type)
             dry_run = validate_write_options("PatchOptions", q, patch_type=patch_type)
             # an apply may create its object, not a subresource's: a missing one is a 404 first
             if patch_type == "application/apply-patch+yaml" and (
@@ -262,12 +262,13 @@ class ResourceHandlers:
         """``GET``, ``PUT`` or ``PATCH`` of a kind's ``scale`` (:mod:`~fake_apiserver._storage.scale`)."""
         spec = info.spec
         assert spec is not None
+        paths = paths_for(self.store, spec)
         if info.verb == "get":
-            return json_response(get_scale(self.store, spec, info.namespace or None, info.name))
+            return json_response(get_scale(self.store, spec, info.namespace or None, info.name, paths))
         if info.verb == "patch":
             route_consumes_patch(info.content_type)
         _, after = self._write_scale(info, dry_run=None, warnings=_warnings(info))
-        return json_response(scale_of(spec, after))
+        return json_response(scale_of(spec, after, paths))
 
     def _write_scale(self, info: RequestInfo, *, dry_run: bool | None,
                      warnings: list[str] | None = None) -> tuple[Obj, Obj]:
@@ -281,12 +282,12 @@ class ResourceHandlers:
             requested = validate_write_options("UpdateOptions", q)
             body = decode_object(info, "autoscaling", "v1", "Scale", self.store.release)
             return update_scale(self.store, spec, ns, info.name, body, field_validation=fields,
-                                dry_run=requested if dry_run is None else dry_run)
+                                paths=paths_for(self.store, spec), dry_run=requested if dry_run is None else dry_run)
         if info.verb == "patch":
             patch_type = patch_media_type(info.content_type)
             requested = validate_write_options("PatchOptions", q, patch_type=patch_type)
             return patch_scale(self.store, spec, ns, info.name, info.body, info.content_type, field_validation=fields,
-                               dry_run=requested if dry_run is None else dry_run)
+                               paths=paths_for(self.store, spec), dry_run=requested if dry_run is None else dry_run)
         raise RouteMethodNotAllowed()
 
     def _store_write(self, info: RequestInfo, *, dry_run: bool, warnings: list[str] | None = None) -> Obj:

@@ -44,7 +44,18 @@ class ApiHandler:
         self.interceptors = interceptors
         self.server_address = ""
         self.resources = ResourceHandlers(store)
-        self.openapi = OpenAPIService(store.kinds, store.clock, store.release)  # documents built on first request, then kept
+        self._openapi = OpenAPIService(store.kinds, store.clock, store.release)  # documents built on first request, then kept
+        self._openapi_generation = store.kinds_generation
+
+    @property
+    def openapi(self) -> OpenAPIService:
+        """The OpenAPI documents of what is served now: built again once the served kinds change
+        (a CRD established or deleted), as kube-apiserver republishes its documents."""
+        if self._openapi_generation != self.store.kinds_generation:
+            self._openapi = OpenAPIService(self.store.kinds, self.store.clock, self.store.release,
+                                           self.store.custom_resources.definitions())
+            self._openapi_generation = self.store.kinds_generation
+        return self._openapi
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         if not self.server_address and request.host:

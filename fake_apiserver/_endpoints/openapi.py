@@ -63,6 +63,7 @@ from aiohttp import web
 from fake_apiserver._machinery import schema as _schema
 from fake_apiserver._machinery.clock import Clock
 from fake_apiserver._machinery.kindspec import KindSpec
+from fake_apiserver._registry.customresource import custom_definition_name
 from fake_apiserver._endpoints.openapi_params import FIELD_MANAGER_PATCH, QUERY_PARAMETERS
 
 __all__ = ["OpenAPIService", "PROTOBUF_V2", "v2_document", "v3_document", "v3_names"]
@@ -188,6 +189,12 @@ def _object_responses(definition: str, *codes: str) -> tuple[tuple[str, str | No
     return tuple((c, definition) for c in codes) + (("401", None),)
 
 
+def _definition_name(spec: KindSpec, kind: str) -> str:
+    if spec.custom:
+        return custom_definition_name(spec.group, spec.version, kind)
+    return _schema.definition_name(spec.group, spec.version, kind)
+
+
 def kind_paths(spec: KindSpec) -> list[PathItem]:
     """The paths of one served kind, with the operations its verbs and subresources allow."""
     g, v, kind = spec.group, spec.version, spec.kind
@@ -196,9 +203,9 @@ def kind_paths(spec: KindSpec) -> list[PathItem]:
     ns = "/namespaces/{namespace}" if spec.namespaced else ""
     scope = "Namespaced" if spec.namespaced else ""
     gvk = (g, v, kind)
-    definition = _schema.definition_name(g, v, kind)
+    definition = _definition_name(spec, kind)
     verbs = set(spec.verbs)
-    list_definition = _schema.definition_name(g, v, spec.list_kind) if "list" in verbs else ""
+    list_definition = _definition_name(spec, spec.list_kind) if "list" in verbs else ""
     scoped = (_namespace_param(),) if spec.namespaced else ()
     named = (_name_param(kind), *scoped)
     out: list[PathItem] = []
@@ -305,7 +312,10 @@ def _subresource(spec: KindSpec, sub: str, base: str, ident: str, named: tuple[P
                        gvk, (), own, responses=_object_responses(own, "200", "201", "202"))
         return PathItem(path, (op,), _sorted((*_params(_WRITE), *named, _pretty())))
     gvk = (ref.group, ref.version, ref.kind) if ref is not None else (spec.group, spec.version, kind)
-    definition = _schema.definition_name(*gvk)
+    if spec.custom and gvk[:2] == (spec.group, spec.version):
+        definition = custom_definition_name(*gvk)
+    else:
+        definition = _schema.definition_name(*gvk)
     ops: list[Operation] = []
     verbs = ref.verbs if ref is not None else _SUBRESOURCE_VERBS.get(sub, ("get",))
     if "get" in verbs:
@@ -432,24 +442,35 @@ def _direct_refs(name: str, release: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def reachable(roots: Iterable[str], release: str = _schema.KUBERNETES_VERSION) -> list[str]:
-    """``roots`` and every definition they reach, sorted."""
+def reachable(roots: Iterable[str], release: str = _schema.KUBERNETES_VERSION,
+              extra: Mapping[str, Obj] | None = None) -> list[str]:
+    """``roots`` and every definition they reach, sorted (``extra``: definitions beyond the
+    release's, the custom resources', in the schema package's form)."""
     seen: set[str] = set()
     pending = list(roots)
     while pending:
         name = pending.pop()
         if name not in seen:
             seen.add(name)
-            pending.extend(_direct_refs(name, release) - seen)
+            if extra and name in extra:
+                found: set[str] = set()
+                _refs(extra[name], found)
+                pending.extend(found - seen)
+            else:
+                pending.extend(_direct_refs(name, release) - seen)
     return sorted(seen)
 
 
-def _schemas(paths: Sequence[PathItem], v3: bool, group_version: tuple[str, str] | None, release: str) -> Obj:
+def _schemas(paths: Sequence[PathItem], v3: bool, group_version: tuple[str, str] | None, release: str,
+             extra: Mapping[str, Obj] | None = None) -> Obj:
     roots = {d for item in paths for op in item.operations
              for d in (op.body, *(r for _, r in op.responses)) if d is not None}
     out: Obj = {}
-    for name in reachable(roots, release):
-        converted = _definition(name, v3, release)
+    for name in reachable(roots, release, extra):
+        if extra and name in extra:
+            converted = _convert(extra[name], _V3_REF if v3 else _V2_REF, v3)
+        else:
+            converted = _definition(name, v3, release)
         gvks = converted.get("x-kubernetes-group-version-kind")
         if group_version is not None and gvks and len(gvks) > 1:  # a meta kind: core v1 and this group-version
             keep = [x for x in gvks if (x["group"], x["version"]) in (("", "v1"), group_version)]
@@ -555,7 +576,8 @@ def v3_names(kinds: Iterable[KindSpec]) -> list[str]:
     return sorted(names)
 
 
-def v3_document(kinds: Sequence[KindSpec], name: str, release: str = _schema.KUBERNETES_VERSION) -> Obj:
+def v3_document(kinds: Sequence[KindSpec], name: str, release: str = _schema.KUBERNETES_VERSION,
+                extra: Mapping[str, Obj] | None = None) -> Obj:
     """The OpenAPI v3 document ``/openapi/v3/<name>`` (``api/v1``, ``apis/apps/v1``, ``apis``...)
     with the schemas of ``release``."""
     parts = name.split("/")
@@ -566,11 +588,12 @@ def v3_document(kinds: Sequence[KindSpec], name: str, release: str = _schema.KUB
         group_version = (parts[1], parts[2])
     paths = group_version_paths(kinds, *group_version) if group_version else _discovery_paths(name)
     return {"openapi": "3.0.0", "info": _info(release), "paths": _render_paths(paths, True),
-            "components": {"schemas": _schemas(paths, True, group_version, release),
+            "components": {"schemas": _schemas(paths, True, group_version, release, extra),
                            "securitySchemes": _SECURITY_SCHEME}}
 
 
-def v2_document(kinds: Sequence[KindSpec], release: str = _schema.KUBERNETES_VERSION) -> Obj:
+def v2_document(kinds: Sequence[KindSpec], release: str = _schema.KUBERNETES_VERSION,
+                extra: Mapping[str, Obj] | None = None) -> Obj:
     """The Swagger 2.0 document of ``/openapi/v2``: every served path, every reachable definition
     (of ``release``)."""
     paths: list[PathItem] = []
@@ -583,7 +606,7 @@ def v2_document(kinds: Sequence[KindSpec], release: str = _schema.KUBERNETES_VER
         else:
             paths.extend(_discovery_paths(name))
     return {"swagger": "2.0", "info": _info(release), "paths": _render_paths(paths, False),
-            "definitions": _schemas(paths, False, None, release), "securityDefinitions": _SECURITY_SCHEME,
+            "definitions": _schemas(paths, False, None, release, extra), "securityDefinitions": _SECURITY_SCHEME,
             "security": [{"BearerToken": []}]}
 
 
@@ -605,8 +628,10 @@ def _encode(document: Obj, now: str) -> Encoded:
 class OpenAPIService:
     """One server's OpenAPI documents, each built and encoded on first request, then kept."""
 
-    def __init__(self, kinds: Sequence[KindSpec], clock: Clock, release: str = _schema.KUBERNETES_VERSION) -> None:
+    def __init__(self, kinds: Sequence[KindSpec], clock: Clock, release: str = _schema.KUBERNETES_VERSION,
+                 extra: Mapping[str, Obj] | None = None) -> None:
         self.kinds = tuple(kinds)
+        self.extra = dict(extra or {})
         self.release = release
         self.names = v3_names(self.kinds)
         self.clock = clock
@@ -617,12 +642,12 @@ class OpenAPIService:
     def v3(self, name: str) -> Encoded:
         encoded = self._v3.get(name)
         if encoded is None:
-            encoded = self._v3[name] = _encode(v3_document(self.kinds, name, self.release), self._built)
+            encoded = self._v3[name] = _encode(v3_document(self.kinds, name, self.release, self.extra), self._built)
         return encoded
 
     def v2(self) -> Encoded:
         if self._v2 is None:
-            self._v2 = _encode(v2_document(self.kinds, self.release), self._built)
+            self._v2 = _encode(v2_document(self.kinds, self.release, self.extra), self._built)
         return self._v2
 
     def root(self) -> Obj:

@@ -72,6 +72,9 @@ class KindSpec:
     categories: tuple[str, ...] = ()
     field_errors: str = ""
     subresource_refs: tuple[Subresource, ...] = ()
+    #: a custom resource (a CustomResourceDefinition's kind): no schema of the release, no
+    #: strategic merge patch
+    custom: bool = False
     verbs: tuple[str, ...] = (
         "create",
         "delete",
@@ -119,4 +122,6 @@ class KindSpec:
     @property
     def patch_schema(self) -> PatchSchema:
         """How strategic merge patch merges this kind's lists, read from its schema."""
+        if self.custom:
+            return {}
         return _patch_schema(self.group, self.version, self.kind)

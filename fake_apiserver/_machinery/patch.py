@@ -38,6 +38,7 @@ from typing import Any
 import jsonpatch
 import jsonpointer
 
+from fake_apiserver._machinery.jsonutil import json_copy
 from fake_apiserver._machinery.errors import (
     BadRequest,
     FieldError,
@@ -53,7 +54,7 @@ from fake_apiserver._machinery.jsonutil import go_json_type, go_syntax_error
 from fake_apiserver._machinery.strategic import PatchSchema
 from fake_apiserver._machinery.strategic import InvalidPatch, strategic_merge
 
-__all__ = ["PATCH_TYPES", "apply_patch", "merge_patch", "patch_media_type", "strategic_merge"]
+__all__ = ["PATCH_TYPES", "apply_patch", "custom_patch_media_type", "merge_patch", "patch_media_type", "strategic_merge"]
 
 JSON_PATCH = "application/json-patch+json"
 MERGE_PATCH = "application/merge-patch+json"
@@ -196,6 +197,15 @@ def patch_media_type(content_type: str) -> str:
     return media_type
 
 
+def custom_patch_media_type(content_type: str) -> str:
+    """:func:`patch_media_type` for a custom resource, which takes no strategic merge patch (its
+    kind has no Go type to read patch strategies from): the 415 lists the types it takes."""
+    media_type = patch_media_type(content_type)
+    if media_type == STRATEGIC_MERGE_PATCH:
+        raise UnsupportedMediaType(_UNKNOWN_FORMAT + ", ".join((JSON_PATCH, MERGE_PATCH, APPLY_PATCH_YAML)))
+    return media_type
+
+
 def merge_patch(original: Any, patch: Any) -> Any:
     """RFC 7386 as evanphx/json-patch applies it: objects merge key by key, ``null`` deletes, any
     other value replaces, and a stored value keeps no ``null`` object members. Returns new values;
@@ -223,6 +233,27 @@ def _copy(value: Any, *, drop_nulls: bool = False) -> Any:
     return value
 
 
+def _replace_as_add(document: Any, operation: Any) -> Any:
+    """evanphx/json-patch v4 (kube-apiserver's) reads a missing member of an object as null
+    rather than an error, so a ``replace`` of a member the object lacks adds it (kube-apiserver
+    v1.37.2 answers 200); an RFC 6902 library refuses it, so such a ``replace`` is sent as ``add``."""
+    if not isinstance(operation, dict) or operation.get("op") != "replace" or not isinstance(operation.get("path"), str):
+        return operation
+    try:
+        pointer = jsonpointer.JsonPointer(operation["path"])
+    except jsonpointer.JsonPointerException:
+        return operation
+    if not pointer.parts:
+        return operation
+    try:
+        parent = jsonpointer.JsonPointer.from_parts(pointer.parts[:-1]).resolve(document)
+    except jsonpointer.JsonPointerException:
+        return operation
+    if isinstance(parent, dict) and pointer.parts[-1] not in parent:
+        return {**operation, "op": "add"}
+    return operation
+
+
 def _json_patch(original: dict[str, Any], body: bytes, strict: bool) -> tuple[dict[str, Any], list[str]]:
     """The patched object, and with ``strict`` the strict errors of decoding the operations into
     ``[]jsonPatchOp`` (``json patch unknown field "[0].x"``, ``json patch duplicate field
@@ -235,7 +266,9 @@ def _json_patch(original: dict[str, Any], body: bytes, strict: bool) -> tuple[di
             f"{_MAX_JSON_PATCH_OPERATIONS}, got {len(operations)}"
         )
     try:
-        result = jsonpatch.JsonPatch(operations).apply(original)
+        result: Any = json_copy(original)
+        for operation in operations:
+            result = jsonpatch.JsonPatch([_replace_as_add(result, operation)]).apply(result, in_place=True)
     except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException) as exc:
         raise InvalidPatch() from exc
     if not isinstance(result, dict):

@@ -1173,6 +1173,20 @@ class CustomResourceDefinitionStrategy(Strategy):
     def validate_status_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return _status_update_errors(new, old)
 
+    def mark_deleted(self, obj: Obj, now: str) -> bool:
+        """``REST.Delete``: the CRD is marked (:func:`mark_for_cleanup`) with a ``Terminating``
+        condition and kept until the finalizer controller has deleted its objects; a CRD marked
+        already stays as it is."""
+        if not obj["metadata"].get("deletionTimestamp"):
+            status = obj.setdefault("status", {})
+            conditions = status.get("conditions") or []
+            _set_condition(conditions, {"type": "Terminating", "status": "True", "reason": "InstanceDeletionPending",
+                                        "message": "CustomResourceDefinition marked for deletion; CustomResource "
+                                                   "deletion will begin soon"}, now)
+            status["conditions"] = conditions
+        mark_for_cleanup(obj, now)
+        return True
+
 
 def mark_for_cleanup(obj: Obj, now: str) -> None:
     """The first delete of a CRD (``REST.Delete``): ``deletionTimestamp`` set and the

@@ -34,7 +34,7 @@ from fake_apiserver._machinery.selectors import label_selector_from_dict
 from fake_apiserver._registry.scheme import resolve_kind
 from fake_apiserver._storage.store import Store
 
-__all__ = ["ScalePaths", "get_scale", "patch_scale", "scale_of", "update_scale"]
+__all__ = ["ScalePaths", "get_scale", "patch_scale", "paths_for", "scale_of", "update_scale"]
 
 Obj = dict[str, Any]
 
@@ -52,6 +52,17 @@ class ScalePaths:
 
 
 BUILT_IN = ScalePaths()
+
+
+def paths_for(store: Store, spec: KindSpec) -> ScalePaths:
+    """Where ``spec``'s kind keeps what its Scale shows: a CRD's paths, or the built-in ones."""
+    declared = store.scale_paths(spec)
+    if declared is None:
+        return BUILT_IN
+    selector = declared.get("labelSelectorPath")
+    return ScalePaths(str(declared.get("specReplicasPath") or "").removeprefix("."),
+                      str(declared.get("statusReplicasPath") or "").removeprefix("."),
+                      str(selector).removeprefix(".") if selector else None, selector_is_text=True)
 
 
 def _get(obj: Any, path: str) -> Any:

@@ -42,7 +42,7 @@ import random
 import uuid
 from collections import deque
 from datetime import datetime, timedelta
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from fake_apiserver._machinery.jsonutil import in_order, json_copy
 from fake_apiserver._machinery.clock import Clock, SystemClock, format_time, parse_time
@@ -73,6 +73,7 @@ from fake_apiserver._registry import resize
 from fake_apiserver._machinery import schema as schemas
 from fake_apiserver._machinery.selectors import FieldSelector, LabelSelector
 from fake_apiserver._registry.generic import KindRules, Strategy
+from fake_apiserver._storage.crds import CustomResourceDefinitions
 from fake_apiserver._registry.strategy import strategy_for
 from fake_apiserver._machinery import typed
 from fake_apiserver._registry import binding
@@ -167,29 +168,84 @@ class Store:
         self._lag: dict[tuple[str, str], float] = {}
         self._held: dict[tuple[str, str], deque[Change]] = {}
         self._on_hold: dict[tuple[str, str], Callable[[], None]] = {}
+        self._version_strategies: dict[tuple[str, str], dict[str, Strategy]] = {}
         #: the rows this release serves (by default every resource of the release, each at one
         #: version; of ``kinds``, those the release's schemas define)
         self.kinds = served_kinds(self.release, kinds)
         self._spec_by_key = {(k.group, k.resource): k for k in self.kinds}
+        #: served versions beside the preferred one, by group and resource (a custom resource's)
+        self._other_versions: dict[tuple[str, str], dict[str, KindSpec]] = {}
+        self._history = history
+        self._options = dict(taint_not_ready=taint_not_ready_nodes, storage_protection=storage_protection,
+                             priority_classes=self._priority_classes, now=self._now,
+                             storage_classes=self._storage_classes)
+        #: bumped whenever the served kinds change (discovery and OpenAPI documents are rebuilt)
+        self.kinds_generation = 0
         for spec in self.kinds:
-            key = (spec.group, spec.resource)
-            self._objects[key] = {}
-            cache = WatchCache(spec, history, self._rv)
-            held: deque[Change] = deque()
-            self._held[key] = held
-            cache.bind_store(lambda: self._rv, lambda h=held: h[0].rv if h else None)  # type: ignore[misc]
-            self._caches[key] = cache
-            self._strategies[key] = strategy_for(spec, taint_not_ready=taint_not_ready_nodes,
-                                                 storage_protection=storage_protection,
-                                                 priority_classes=self._priority_classes,
-                                                 now=self._now,
-                                                 storage_classes=self._storage_classes, features=self.features)
+            self._register(spec, strategy_for(spec, features=self.features, **self._options))  # type: ignore[arg-type]
+        self.custom_resources = CustomResourceDefinitions(self)
         for name in DEFAULT_NAMESPACES:
             self.create(NAMESPACES, None, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
         if (PRIORITY_CLASSES.group, PRIORITY_CLASSES.resource) in self._objects:
             # kube-apiserver's scheduling/bootstrap-system-priority-classes post-start hook
             for body in system_priority_classes():
                 self.create(PRIORITY_CLASSES, None, body)
+
+    def _register(self, spec: KindSpec, strategy: Strategy) -> None:
+        key = (spec.group, spec.resource)
+        self._objects[key] = {}
+        cache = WatchCache(spec, self._history, self._rv)
+        held: deque[Change] = deque()
+        self._held[key] = held
+        cache.bind_store(lambda: self._rv, lambda h=held: h[0].rv if h else None)  # type: ignore[misc]
+        self._caches[key] = cache
+        self._strategies[key] = strategy
+
+    def _strategy(self, spec: KindSpec) -> Strategy:
+        """The strategy of ``spec``'s kind at its version (a CRD's versions have their own schemas)."""
+        key = (spec.group, spec.resource)
+        versions = self._version_strategies.get(key)
+        if versions is not None and spec.version in versions:
+            return versions[spec.version]
+        return self._strategies[key]
+
+    def scale_paths(self, spec: KindSpec) -> Mapping[str, Any] | None:
+        """A custom resource's ``scale`` subresource as its CRD declares it (``specReplicasPath``,
+        ``statusReplicasPath``, ``labelSelectorPath``); None for a built-in kind."""
+        return getattr(self._strategy(spec), "scale", None)
+
+    def serve_kinds(self, specs: Sequence[KindSpec], strategies: Sequence[Strategy]) -> None:
+        """Serve a new resource (a custom resource once its CRD is established) at the versions of
+        ``specs`` (one storage: the first is the one its objects are kept at), each version with
+        its strategy; a resource served already keeps its objects and takes the new rows."""
+        first = specs[0]
+        key = (first.group, first.resource)
+        if key in self._spec_by_key:
+            self.kinds = tuple(k for k in self.kinds if (k.group, k.resource) != key)
+        else:
+            self._register(first, strategies[0])
+        self._strategies[key] = strategies[0]
+        self._caches[key].spec = first
+        self._spec_by_key[key] = first
+        self._other_versions[key] = {spec.version: spec for spec in specs[1:]}
+        self._version_strategies[key] = {spec.version: strategy for spec, strategy in zip(specs, strategies)}
+        self.kinds = self.kinds + (first,) + tuple(specs[1:])
+        self.kinds_generation += 1
+
+    def stop_serving(self, group: str, resource: str) -> None:
+        """Stop serving a resource (its CRD deleted): its objects are gone, its watches end."""
+        key = (group, resource)
+        if key not in self._spec_by_key:
+            return
+        self.kinds = tuple(k for k in self.kinds if (k.group, k.resource) != key)
+        del self._spec_by_key[key]
+        self._other_versions.pop(key, None)
+        self._version_strategies.pop(key, None)
+        self._caches.pop(key).close("the resource is no longer served")
+        self._objects.pop(key, None)
+        self._held.pop(key, None)
+        self._strategies.pop(key, None)
+        self.kinds_generation += 1
 
     def set_feature_gates(self, feature_gates: Mapping[str, bool] | None) -> None:
         """Serve from now on with these feature gates (the release's defaults with them applied),
@@ -224,7 +280,9 @@ class Store:
     def lookup(self, group: str, version: str, resource: str) -> KindSpec | None:
         """The served row of ``resource`` at ``group/version``, or None."""
         served = self._spec_by_key.get((group, resource))
-        return served if served is not None and served.version == version else None
+        if served is not None and served.version != version:
+            return self._other_versions.get((group, resource), {}).get(version)
+        return served
 
     @property
     def resource_version(self) -> int:
@@ -235,6 +293,10 @@ class Store:
 
     def _now(self) -> str:
         return format_time(self.clock.now())
+
+    def now(self) -> str:
+        """The time of a write now (``metav1.Time``, seconds), as the store stamps it."""
+        return self._now()
 
     def _new_uid(self) -> str:
         return str(uuid.UUID(int=self._rng.getrandbits(128), version=4))
@@ -252,6 +314,7 @@ class Store:
         The request being served learns its effect (:func:`~fake_apiserver._storage.effects.record_commit`).
         With an ``event_ttl``, Events due to expire go after it."""
         self._commit_change(spec, old, new, rv)
+        self.custom_resources.observe(spec, old, new)
         if self.storage_protection and spec.group == "" and spec.resource in _PROTECTED_VOLUMES + ("pods",):
             self._release_volumes(spec, old, new)
         if self.event_ttl is not None and not self._expiring:
@@ -420,9 +483,11 @@ class Store:
         obj = body if decoded else dict(body)  # resolve_kind sets the top-level kind and apiVersion
         resolve_kind(spec.group, spec.version, spec.kind, obj)
         node = _node(spec, self.release)
-        if node is None:  # a kind the schemas lack (a test's own): its hand-written shape
-            obj = json_copy(obj)
-            self._strategies[(spec.group, spec.resource)].check_shape(obj)
+        if node is None:  # a custom resource, or a kind of a test's own: its strategy decodes it
+            obj = self._strategy(spec).decode_untyped(obj, field_validation)
+            stored = self._spec_by_key.get((spec.group, spec.resource))
+            if spec.custom and stored is not None and stored.version != spec.version:
+                obj["apiVersion"] = stored.api_version  # None conversion: the storage version's
         elif not decoded:
             obj = decode_body(node, spec.kind, spec.version, obj, field_validation)
         meta = obj.setdefault("metadata", {})
@@ -449,7 +514,7 @@ class Store:
 
     def creates_on_update(self, spec: KindSpec) -> bool:
         """Whether a PUT of a missing object of the kind creates it (its ``KindRules``)."""
-        return self._strategies[(spec.group, spec.resource)].rules.create_on_update
+        return self._strategy(spec).rules.create_on_update
 
     def exists(self, spec: KindSpec, namespace: str | None, name: str) -> bool:
         return self._key(spec, namespace, name) in self._bucket(spec)
@@ -503,6 +568,8 @@ class Store:
         if start:
             items = [o for o in items if _item_key(o) > start]
         meta: Obj = {"resourceVersion": str(list_rv)}
+        if spec.custom:  # an unstructured list writes its continue token even when empty
+            meta["continue"] = ""
         if limit and len(items) > limit:
             remaining = len(items) - limit
             items = items[:limit]
@@ -582,7 +649,7 @@ class Store:
         the client sees as a 500 with no reason (``storage.ErrResourceVersionSetOnCreate``).
         """
         obj = self._check_body(spec, body, namespace, field_validation=field_validation)
-        strategy = self._strategies[(spec.group, spec.resource)]
+        strategy = self._strategy(spec)
         strategy.admit_create(obj, body)
         meta = obj["metadata"]
         if not meta.get("name") and meta.get("generateName"):
@@ -642,7 +709,7 @@ class Store:
         if uid and uid != old["metadata"]["uid"]:
             raise Conflict.of(spec.resource, spec.group, name, _precondition_failed(
                 spec, namespace, name, "UID", uid, old["metadata"]["uid"]))
-        _check_resource_version(spec, name, obj, old, self._strategies[(spec.group, spec.resource)].rules)
+        _check_resource_version(spec, name, obj, old, self._strategy(spec).rules)
         return self._write(spec, old, obj, subresource, dry_run)
 
     def patch(
@@ -670,14 +737,14 @@ class Store:
         body_name = obj["metadata"].get("name") or ""
         if body_name != name:
             raise BadRequest(f"the name of the object ({body_name}) does not match the name on the URL ({name})")
-        _check_resource_version(spec, name, obj, old, self._strategies[(spec.group, spec.resource)].rules)
+        _check_resource_version(spec, name, obj, old, self._strategy(spec).rules)
         return self._write(spec, old, obj, subresource, dry_run)
 
     def _write(self, spec: KindSpec, old: Obj, obj: Obj, subresource: str | None, dry_run: bool = False) -> Obj:
         """``rest.BeforeUpdate`` and the storage write: system fields come from the stored object
         (a missing ``uid`` too, a different one fails validation), then the strategy and
         validation run; nothing is written when the result equals what is stored."""
-        strategy = self._strategies[(spec.group, spec.resource)]
+        strategy = self._strategy(spec)
         meta = obj["metadata"]
         old_meta = old["metadata"]
         for key in ("generation", "creationTimestamp", "resourceVersion"):
@@ -763,7 +830,7 @@ class Store:
         """
         options = options or {}
         if registry:
-            self._strategies[(spec.group, spec.resource)].check_delete(name)
+            self._strategy(spec).check_delete(name)
         old = self.get(spec, namespace, name)
         pre = options.get("preconditions") or {}
         old_meta = old["metadata"]
@@ -783,11 +850,13 @@ class Store:
         if requested is not None and requested < 0:  # "Negative values will be treated as the value `1s`"
             requested = 1
         new = json_copy(old)
+        if registry and self._strategy(spec).mark_deleted(new, self._now()):
+            return self._mark(spec, old, new, dry_run)
         meta = new["metadata"]
         if (meta.get("deletionGracePeriodSeconds") or 0) < 0:
             meta["deletionGracePeriodSeconds"] = 1
         now = self.clock.now()
-        period = self._strategies[(spec.group, spec.resource)].grace_period(old, requested)
+        period = self._strategy(spec).grace_period(old, requested)
         graceful = False
         if period is not None and meta.get("deletionTimestamp"):
             current = meta.get("deletionGracePeriodSeconds")
@@ -841,7 +910,7 @@ class Store:
 
     def _finalize_delete(self, spec: KindSpec, obj: Obj) -> Obj:
         """``Store.finalizeDelete``: the object, or a ``Status`` naming it."""
-        if self._strategies[(spec.group, spec.resource)].rules.returns_deleted_object:
+        if self._strategy(spec).rules.returns_deleted_object:
             return obj
         details: Obj = {"name": obj["metadata"]["name"]}
         if spec.group:
@@ -931,6 +1000,8 @@ def _claims_spec(store: Store) -> KindSpec:
 
 def _node(spec: KindSpec, release: str) -> typed.Node | None:
     """The compiled type of a kind in ``release``, or None for a kind the schemas lack."""
+    if spec.custom:
+        return None
     try:
         return typed.kind_node(spec.group, spec.version, spec.kind, release)
     except KeyError:

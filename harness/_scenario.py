@@ -45,6 +45,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from fake_apiserver import FaultRule, Journal, JournalEntry, UnfiredFaults
@@ -60,6 +61,8 @@ from harness._expectations import (
 )
 from harness._kubeclient import PATCH_TYPES, Informer, KubeClient, resolve_kind, resource_path
 from harness._kubelet import Kubelet, KubeletStandIns
+from harness._manifests import load_manifests
+from harness._objects import ObjectMaker
 from harness._shared_cluster import JOURNAL_CATCH_UP, SharedCluster, unjournaled
 from harness._virtual_time import VirtualEventLoop
 from harness._writes import Write, delivered, writes_of
@@ -102,6 +105,8 @@ class Scenario:
         self._cluster = SharedCluster(self._request, namespace, backend.name) if self.shared else None
         self.kubelets = KubeletStandIns(self)
         self.pods.listeners.append(self.kubelets.on_pod)
+        self.objects = ObjectMaker(self._request, self.client, namespace,
+                                   self._cluster.made if self._cluster is not None else None)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -126,7 +131,10 @@ class Scenario:
         await self.pods.stop()
         try:
             if self._cluster is not None:
-                await self._cluster.clean_up()
+                try:
+                    await self.objects.clean_up()
+                finally:
+                    await self._cluster.clean_up()
         finally:
             await self.client.close()
 
@@ -191,6 +199,19 @@ class Scenario:
         if not spec.namespaced and self._cluster is not None:
             self._cluster.made(spec, result["metadata"]["name"])
         return result
+
+    async def create_object(self, manifest: Obj) -> Obj:
+        """Create a whole manifest (``apiVersion``, ``kind``, ``metadata.name``, ...) of any kind
+        the server serves, a custom one included: its resource comes from the server's discovery.
+        A namespaced object goes to the scenario's namespace; a CustomResourceDefinition is
+        returned once ``Established``, its kind then ready to create (:mod:`harness._objects`)."""
+        return await self.objects.create(manifest)
+
+    async def create_objects(self, manifests: Iterable[Obj] | str | Path) -> list[Obj]:
+        """Create manifests in order (:meth:`create_object`): a list of them, or the path of a
+        YAML file of one or more documents (``---``); a CRD first, then objects of its kind."""
+        items = load_manifests(manifests) if isinstance(manifests, (str, Path)) else list(manifests)
+        return [await self.objects.create(manifest, index) for index, manifest in enumerate(items)]
 
     async def create_node(
         self, name: str, cpu: str = "4", memory: str = "8Gi", pods: int = 110, *,

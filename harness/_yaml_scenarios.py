@@ -47,6 +47,7 @@ from fake_apiserver._machinery.quantity import is_quantity
 from fake_apiserver._machinery.quantity import parse as quantity
 from harness._kubeclient import PATCH_TYPES, resolve_kind
 from harness._kubelet import Kubelet
+from harness._manifests import ManifestError, check_kinds, check_manifest, load_manifests
 from harness._scenario import ExpectationFailed, Scenario, parse_taint
 
 __all__ = ["FIXTURES", "OPS", "VALUES", "YamlScenario", "YamlScenarioError", "load_scenario", "parse_duration",
@@ -212,6 +213,10 @@ async def _patch(run: _Run, op: Obj) -> None:
                       subresource=op.get("subresource"))
 
 
+async def _create_objects(run: _Run, op: Obj) -> None:
+    await run.s.create_objects(op["manifests"])
+
+
 async def _delete(run: _Run, op: Obj) -> None:
     await run.s.delete(str(op["kind"]), str(op["name"]))
 
@@ -308,6 +313,16 @@ def _condition_value(key: str, value: Any) -> None:
             _TEXT(f"{key}: {name}", value[name])
 
 
+def _manifests(key: str, value: Any) -> None:
+    if not isinstance(value, list) or not value:
+        raise ValueError(f"{key} {value!r}: give a list of manifests (each with apiVersion, kind and metadata)")
+    for index, manifest in enumerate(value):
+        try:
+            check_manifest(manifest, index)
+        except ManifestError as e:
+            raise ValueError(f"{key}: {e}") from None
+
+
 def _kind(key: str, value: Any) -> None:
     _TEXT(key, value)
     resolve_kind(value)  # its message names the value and the kinds there are
@@ -326,6 +341,7 @@ VALUES: dict[str, Check] = {
     "unschedulable": _FLAG, "never": _FLAG,
     "duration": _duration, "within": _duration,
     "taints": _taints, "kubelet": _kubelet_value, "condition": _condition_value, "status": _STATUS, "kind": _kind,
+    "manifests": _manifests, "file": _TEXT,
 }
 
 
@@ -355,6 +371,7 @@ OPS: dict[str, OpSpec] = {
     "patch": _op("kind name body", "type subresource", _patch, values={"type": _PATCH_TYPE, "body": lambda k, v: None},
                  check=_patch_body),
     "delete": _op("kind name", "", _delete),
+    "createObjects": _op("", "manifests file", _create_objects, ("manifests", "file")),
 }
 
 
@@ -442,19 +459,33 @@ def _check_op(path: Path, fixtures: Path, index: int, op: Any) -> Obj:
             raise _Invalid(f"{where} {name}: {e}", "ops", index) from None
     if "manifest" in op:
         return {**op, "manifest": str(_find_manifest(path, fixtures, op["manifest"], f"{where} {name}", index))}
+    if "file" in op:
+        found = _find_file(path, fixtures, op["file"], f"{where} {name}", ("ops", index, "file"), "file")
+        try:
+            return {**op, "manifests": load_manifests(found)}  # read once, at load: the run sends these
+        except ManifestError as e:
+            message = str(e).replace(repr(str(found)), repr(op["file"]), 1)
+            raise _Invalid(f"{where} {name}: {message}", "ops", index, "file") from None
     return dict(op)
+
+
+def _find_file(path: Path, fixtures: Path, relative: str, where: str, at: tuple[str | int, ...], what: str) -> Path:
+    """The file ``relative`` beside the scenario or under ``fixtures`` (the scenario's own
+    directory first), as an absolute path: what the op reads at run time."""
+    bases = [path.parent.resolve(), fixtures.resolve()]
+    found = [m for base in bases if (m := (base / relative).resolve()).is_relative_to(base) and m.is_file()]
+    if not found:
+        if not any((base / relative).resolve().is_relative_to(base) for base in bases):
+            raise _Invalid(f"{where}: {what} {relative!r} is outside {path.parent} and {fixtures}", *at)
+        raise _Invalid(f"{where}: {what} {relative!r} not found under {path.parent} or {fixtures}", *at)
+    return found[0]
 
 
 def _find_manifest(path: Path, fixtures: Path, relative: str, where: str, index: int) -> Path:
     """The manifest file beside the scenario or under ``fixtures``, read once to be sure it is
     one YAML mapping; an absolute path: what the op reads at run time."""
-    bases = [path.parent.resolve(), fixtures.resolve()]  # the scenario's own directory first
-    found = [m for base in bases if (m := (base / relative).resolve()).is_relative_to(base) and m.is_file()]
     at = ("ops", index, "manifest")
-    if not found:
-        if not any((base / relative).resolve().is_relative_to(base) for base in bases):
-            raise _Invalid(f"{where}: manifest {relative!r} is outside {path.parent} and {fixtures}", *at)
-        raise _Invalid(f"{where}: manifest {relative!r} not found under {path.parent} or {fixtures}", *at)
+    found = [_find_file(path, fixtures, relative, where, at, "manifest")]
     try:
         data = yaml.safe_load(found[0].read_text())
     except (OSError, UnicodeDecodeError) as e:
@@ -465,6 +496,22 @@ def _find_manifest(path: Path, fixtures: Path, relative: str, where: str, index:
     if not isinstance(data, dict):
         raise _Invalid(f"{where}: manifest {relative!r} is not one YAML mapping (a Pod)", *at)
     return found[0]
+
+
+def _check_kinds(ops: list[Obj]) -> None:
+    """Each kind a ``createObjects`` op creates is built in or defined by a CRD created before it
+    (:func:`harness._manifests.check_kinds`)."""
+    custom: set[tuple[str, str]] = set()
+    for index, op in enumerate(ops):
+        if op["op"] != "createObjects":
+            continue
+        try:
+            check_kinds(op["manifests"], custom)
+        except ManifestError as e:
+            inline = "file" not in op
+            at = ("ops", index, "manifests", e.index or 0) if inline else ("ops", index, "file")
+            source = "" if inline else f"file {op['file']!r}: "
+            raise _Invalid(f"ops[{index}] createObjects: {source}{e}", *at) from None
 
 
 def _yaml_problem(e: yaml.YAMLError) -> str:
@@ -545,6 +592,7 @@ def load_scenario(path: str | Path, *, fixtures: str | Path | None = None) -> Ya
         name, criterion, reading = _text(data, "name"), _text(data, "criterion"), _text(data, "reading")
         kep, gates = _kep(data.get("kep")), _feature_gates(data.get("featureGates"))  # the header first, then the ops
         ops = [_check_op(p, base, i, op) for i, op in enumerate(data["ops"])]
+        _check_kinds(ops)
         return YamlScenario(path=p, name=name or p.stem, ops=ops, kep=kep, feature_gates=gates, criterion=criterion,
                             reading=reading, fixtures=base)
     except _Invalid as e:

@@ -16,8 +16,10 @@ PreEnqueue (``pkg/scheduler/framework/plugins``; ``k8s-semantics.md`` A.5, B.3, 
   ``0/N nodes are available: resourceclaim "<name>" is being deleted.``; the scheduler calls
   :meth:`DynamicResources.pre_filter` for that. Allocation is in :mod:`reference_scheduler._dra`.
 * :class:`GangQuorum` is the example of an out-of-tree plugin (KEP-5501 user story "Using custom
-  Gang Scheduling implementation"): pods labelled ``gang.schedharness.io/name`` wait until the
-  number of non-terminal pods of that gang in the namespace reaches the
+  Gang Scheduling implementation"): a pod labelled ``scheduling.x-k8s.io/pod-group: <name>`` waits
+  until the number of non-terminal pods of that PodGroup in its namespace reaches the PodGroup's
+  ``spec.minMember`` (a custom resource, the one scheduler-plugins' Coscheduling reads); pods
+  labelled ``gang.schedharness.io/name`` wait until their gang reaches the
   ``gang.schedharness.io/min-available`` annotation.
 
 Each plugin says which cluster events may make a rejected pod pass (:meth:`requeue_on`, the
@@ -52,6 +54,8 @@ __all__ = [
     "GANG_LABEL",
     "GANG_MIN_ANNOTATION",
     "GATED_MESSAGE",
+    "POD_GROUP_LABEL",
+    "POD_GROUP_RESOURCE",
     "ClusterEvent",
     "DynamicResources",
     "FILTERS",
@@ -191,27 +195,57 @@ def _controlled_by(obj: Obj, uid: str) -> bool:
 
 GANG_LABEL = "gang.schedharness.io/name"
 GANG_MIN_ANNOTATION = "gang.schedharness.io/min-available"
+#: The label that makes a pod a member of a PodGroup of its namespace (scheduler-plugins' API).
+POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
+#: Where PodGroups are served: group, version, resource.
+POD_GROUP_RESOURCE = ("scheduling.x-k8s.io", "v1alpha1", "podgroups")
 
 
 class GangQuorum:
-    """Reject a gang member until ``min-available`` members exist (an example out-of-tree plugin).
+    """Reject a gang member until enough members exist (an example out-of-tree plugin).
 
-    Message: ``waiting for gang "ns/name": 1/3 pods present`` — it changes as members arrive,
-    which is what makes it the suite's example of a changing rejection."""
+    A gang is named one of two ways:
+
+    * **a PodGroup** (``scheduling.x-k8s.io/v1alpha1``, the custom resource scheduler-plugins'
+      Coscheduling reads): a pod labelled ``scheduling.x-k8s.io/pod-group: <name>`` belongs to the
+      PodGroup ``<name>`` of its namespace and waits until ``spec.minMember`` such pods exist. A pod
+      whose PodGroup is not (yet) known waits too, as Coscheduling's Permit denies it
+      ("PodGroup not found"); it is looked at again when a PodGroup of that name is added or
+      changed. Message: ``waiting for PodGroup "ns/name": 2/3 pods present`` or
+      ``waiting for PodGroup "ns/name": not found``.
+    * **labels** (this project's own, kept for the suites that use it): ``gang.schedharness.io/name``
+      names the gang and the ``gang.schedharness.io/min-available`` annotation its size. Message:
+      ``waiting for gang "ns/name": 1/3 pods present``.
+
+    The PodGroup label wins when a pod carries both. Either message changes as members arrive, which
+    is what makes this plugin the suites' example of a changing rejection. ``podgroup`` looks a
+    PodGroup up by ``ns/name`` in the scheduler's cache (None: unknown)."""
 
     name = "GangQuorum"
-    events = frozenset({"pods"})
+    events = frozenset({"pods", "podgroups"})
 
-    def __init__(self, pods: Callable[[], list[Obj]]) -> None:
+    def __init__(self, pods: Callable[[], list[Obj]], podgroup: Callable[[str], Obj | None] = lambda key: None) -> None:
         self.pods = pods  # every non-terminal pod the informer holds
+        self.podgroup = podgroup
 
     @staticmethod
     def gang_of(pod: Obj) -> tuple[str, str] | None:
+        """``(namespace, name)`` of the pod's gang by labels (:data:`GANG_LABEL`), or None."""
         meta = pod.get("metadata") or {}
         name = (meta.get("labels") or {}).get(GANG_LABEL)
         return (str(meta.get("namespace", "")), str(name)) if name else None
 
+    @staticmethod
+    def pod_group_of(pod: Obj) -> tuple[str, str] | None:
+        """``(namespace, name)`` of the pod's PodGroup (:data:`POD_GROUP_LABEL`), or None."""
+        meta = pod.get("metadata") or {}
+        name = (meta.get("labels") or {}).get(POD_GROUP_LABEL)
+        return (str(meta.get("namespace", "")), str(name)) if name else None
+
     def pre_enqueue(self, pod: Obj) -> str | None:
+        group = self.pod_group_of(pod)
+        if group is not None:
+            return self._pod_group_check(group)
         gang = self.gang_of(pod)
         if gang is None:
             return None
@@ -224,8 +258,28 @@ class GangQuorum:
             return None
         return f'waiting for gang "{gang[0]}/{gang[1]}": {have}/{need} pods present'
 
+    def _pod_group_check(self, group: tuple[str, str]) -> str | None:
+        key = f"{group[0]}/{group[1]}"
+        found = self.podgroup(key)
+        if found is None:
+            return f'waiting for PodGroup "{key}": not found'
+        need = (found.get("spec") or {}).get("minMember", 1)
+        need = need if isinstance(need, int) and not isinstance(need, bool) else 1
+        have = sum(1 for p in self.pods() if self.pod_group_of(p) == group)
+        if have >= need:
+            return None
+        return f'waiting for PodGroup "{key}": {have}/{need} pods present'
+
     def requeue_on(self, event: ClusterEvent, pod: Obj) -> bool:
-        return event.resource == "pods" and event.action in ("add", "delete") and self.gang_of(event.obj) == self.gang_of(pod)
+        group = self.pod_group_of(pod)
+        if event.resource == "podgroups":
+            meta = event.obj.get("metadata") or {}
+            return group == (str(meta.get("namespace", "")), str(meta.get("name", "")))
+        if event.resource != "pods" or event.action not in ("add", "delete"):
+            return False
+        if group is not None:
+            return self.pod_group_of(event.obj) == group
+        return self.gang_of(event.obj) == self.gang_of(pod)
 
 
 # ---- Filters -----------------------------------------------------------------------------

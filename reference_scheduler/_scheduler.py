@@ -27,6 +27,13 @@ nothing for the pod itself (:mod:`reference_scheduler._resize`, KEP-5836). The n
 pod at ``max(spec, allocated, actual)`` while ``InPlacePodVerticalScaling`` is on
 (:mod:`reference_scheduler._resources`).
 
+PodGroups (``scheduling.x-k8s.io/v1alpha1``, a custom resource that GangQuorum reads) have an
+informer like every kind a plugin reads, with one difference: it starts when a pod first asks for
+its PodGroup. A cluster without the PodGroup CRD, which is most of them, thus costs no request and
+no journal entry, and the conformance runs see the traffic they always saw. Until its first list,
+and while the CRD is absent (the informer then looks again every 30 s), a pod of a PodGroup is
+held as one whose group is not found; the list's adds re-queue it.
+
 A failed status patch never stops scheduling: "This failure is logged, but it does not crash the
 scheduler or affect the scheduling" (KEP-5501, Troubleshooting); see
 :mod:`reference_scheduler._reporting` for the retry.
@@ -53,6 +60,7 @@ from reference_scheduler._plugins import (
     ClusterEvent,
     DynamicResources,
     FilterPlugin,
+    POD_GROUP_RESOURCE,
     GangQuorum,
     NodeInfo,
     PreEnqueuePlugin,
@@ -127,6 +135,7 @@ class Scheduler:
         self.classes = Informer(self.client, "resource.k8s.io", "v1", "deviceclasses")
         self.pdbs = Informer(self.client, "policy", "v1", "poddisruptionbudgets")
         self.informers = [self.pods, self.nodes, self.claims, self.slices, self.classes, self.pdbs]
+        self.podgroups = Informer(self.client, *POD_GROUP_RESOURCE)  # started on demand (module docstring)
         self.recorder = EventRecorder(self.client, clock, reporting_instance=reporting_instance)
         self.dispatcher: ApiDispatcher | None = None
         if self.gates.async_api_calls:
@@ -136,7 +145,7 @@ class Scheduler:
         self.plugins: list[PreEnqueuePlugin] = [
             self.scheduling_gates,
             self.dynamic_resources,
-            GangQuorum(self._unassigned_and_assigned_pods),
+            GangQuorum(self._unassigned_and_assigned_pods, self._podgroup),
             *pre_enqueue,
         ]
         self.writer: ConditionWriter = STRATEGIC
@@ -162,6 +171,7 @@ class Scheduler:
         self.bound = 0
         self.attempts = 0
         self._tasks: list[asyncio.Task[None]] = []
+        self._podgroups_started = False
         self._bindings: set[asyncio.Task[None]] = set()
         self._direct: set[asyncio.Task[Any]] = set()
         if self.mutant is not None:
@@ -180,7 +190,7 @@ class Scheduler:
         self.pods.on_add.append(self._pod_added)
         self.pods.on_update.append(self._pod_updated)
         self.pods.on_delete.append(self._pod_deleted)
-        for informer in (self.nodes, self.claims, self.slices, self.classes):
+        for informer in (self.nodes, self.claims, self.slices, self.classes, self.podgroups):
             self._forward(informer)
         self.recorder.start()
         if self.dispatcher is not None:
@@ -205,7 +215,7 @@ class Scheduler:
             except (asyncio.CancelledError, Exception):
                 pass
         self._tasks.clear()
-        for informer in self.informers:
+        for informer in [*self.informers, self.podgroups]:
             await informer.stop()
         if self.dispatcher is not None:
             await self.dispatcher.close()
@@ -256,6 +266,13 @@ class Scheduler:
 
     def _unassigned_and_assigned_pods(self) -> list[Obj]:
         return self.pods.values()
+
+    def _podgroup(self, key: str) -> Obj | None:
+        """The PodGroup ``ns/name`` in the cache; the first ask starts the informer (module docstring)."""
+        if not self._podgroups_started:
+            self._podgroups_started = True
+            self.podgroups.start()
+        return self.podgroups.get(key)
 
     def _pod_added(self, pod: Obj) -> None:
         if self._ours(pod) and pod_key(pod) not in self.assumed:

@@ -1,0 +1,118 @@
+"""Creating whole manifests in a scenario: any kind the server serves, custom ones included.
+
+:meth:`~harness._scenario.Scenario.create_objects` hands each manifest to :class:`ObjectMaker`,
+which
+
+* finds the resource through the server's discovery (:mod:`harness._discovery`), so a custom
+  resource, or a kind the fake's table lacks, is created on any backend;
+* sends a namespaced object to the scenario's namespace (a manifest naming another one is refused:
+  on a shared cluster the scenario owns only its own namespace, and cleans up only that);
+* after a CustomResourceDefinition, waits until it is ``Established`` (the condition the API
+  server sets once it serves the kind) by watching that one CRD: an explicit wait on its state,
+  no sleep; then its kind is known without asking discovery again. On the fake the CRD is
+  established at once and the wait ends at the first event. A CRD that exists already (a shared
+  cluster where the kind is installed, as a scheduler's plugins install theirs) is taken as it is
+  and left there at close;
+* on a shared backend, records what it made that the namespace's cleanup does not reach: custom
+  objects (deleted at close, before the CRDs) and cluster-scoped objects (deleted by
+  :class:`~harness._shared_cluster.SharedCluster`, the CRDs among them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any, Awaitable, Callable
+
+from fake_apiserver import KINDS, KindSpec
+from harness._discovery import Discovery, established
+from harness._expectations import ExpectationFailed
+from harness._kubeclient import ApiError, Informer, KubeClient, resource_path
+from harness._manifests import CRD_API_VERSION, CRD_KIND, check_manifest
+
+__all__ = ["ESTABLISH_TIMEOUT", "ObjectMaker"]
+
+Obj = dict[str, Any]
+Request = Callable[..., Awaitable[Any]]
+_BUILT_IN = {(spec.group, spec.resource) for spec in KINDS}  # the namespace's cleanup reaches these
+#: How long a new CustomResourceDefinition may take to be Established (seconds on the loop's clock).
+ESTABLISH_TIMEOUT = 60.0
+
+
+class ObjectMaker:
+    """Creates manifests for one scenario (module docstring).
+
+    ``request`` is the scenario's own request function and ``client`` its client (the CRD watch
+    goes through it, so it counts as the scenario's own); ``made`` records a cluster-scoped object
+    for the shared cluster's cleanup (None on a backend of the scenario's own)."""
+
+    def __init__(self, request: Request, client: KubeClient, namespace: str,
+                 made: Callable[[KindSpec, str], None] | None) -> None:
+        self.request = request
+        self.client = client
+        self.namespace = namespace
+        self.made = made
+        self.discovery = Discovery(lambda method, path: request(method, path))
+        self.custom: list[str] = []  # paths of custom objects made on a shared backend
+
+    async def create(self, manifest: Obj, index: int = 0) -> Obj:
+        """Create one manifest; the server's answer (for a CRD: as it is once Established)."""
+        check_manifest(manifest, index)
+        meta = manifest["metadata"]
+        spec = await self.discovery.resolve(manifest["apiVersion"], manifest["kind"])
+        namespace = meta.get("namespace")
+        if spec.namespaced and namespace not in (None, "", self.namespace):
+            raise ValueError(f"{spec.kind} {meta['name']}: metadata.namespace {namespace!r} is not the scenario's "
+                             f"namespace {self.namespace!r}; leave it out (namespaced objects go to the scenario's)")
+        path = resource_path(spec, self.namespace if spec.namespaced else None)
+        crd = (manifest["apiVersion"], manifest["kind"]) == (CRD_API_VERSION, CRD_KIND)
+        try:
+            result: Obj = await self.request("POST", path, body=json.loads(json.dumps(manifest)))
+        except ApiError as e:
+            if not (crd and e.code == 409):
+                raise
+            result = await self.request("GET", resource_path(spec, None, meta["name"]))  # installed already: kept
+        else:
+            if self.made is not None and (spec.group, spec.resource) not in _BUILT_IN:
+                self.custom.append(resource_path(spec, self.namespace if spec.namespaced else None, meta["name"]))
+            elif self.made is not None and not spec.namespaced:
+                self.made(spec, meta["name"])
+        if crd:
+            result = await self._established(result)
+            self.discovery.learn(result)
+        return result
+
+    async def _established(self, crd: Obj) -> Obj:
+        """``crd`` as it is once Established, watched from the version the create returned."""
+        if established(crd):
+            return crd
+        name = crd["metadata"]["name"]
+        informer = Informer(self.client, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                            params={"fieldSelector": f"metadata.name={name}"})
+        done = asyncio.Event()
+
+        def check(event: str, obj: Obj) -> None:
+            if established(informer.objects.get(name, {})):
+                done.set()
+
+        informer.listeners.append(check)
+        await informer.start()
+        try:
+            if not established(informer.objects.get(name, {})):
+                await asyncio.wait_for(done.wait(), ESTABLISH_TIMEOUT)
+        except asyncio.TimeoutError:
+            conditions = (informer.objects.get(name, crd).get("status") or {}).get("conditions") or []
+            raise ExpectationFailed(f"CustomResourceDefinition {name} was not Established within "
+                                    f"{ESTABLISH_TIMEOUT:g} s; its conditions: {json.dumps(conditions)}") from None
+        finally:
+            await informer.stop()
+        return informer.objects[name]
+
+    async def clean_up(self) -> None:
+        """Delete the custom objects made on a shared backend, newest first (404: gone already)."""
+        for path in reversed(self.custom):
+            try:
+                await self.request("DELETE", path)
+            except ApiError as e:
+                if e.code != 404:
+                    raise

@@ -97,6 +97,35 @@ STEPS: list[tuple[str, str, Any, str]] = [
     ("GET", GROUPS, None, ""),
 ]
 
+WIDGETS = "widgets.versions.example.com"
+_WIDGET_SCHEMA = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+    "size": {"type": "integer", "default": 1}, "color": {"type": "string"}}}}}
+VERSIONED_CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                 "metadata": {"name": WIDGETS},
+                 "spec": {"group": "versions.example.com", "scope": "Cluster",
+                          "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+                          "versions": [
+                              {"name": "v1beta1", "served": True, "storage": False,
+                               "schema": {"openAPIV3Schema": _WIDGET_SCHEMA}},
+                              {"name": "v1", "served": True, "storage": True,
+                               "schema": {"openAPIV3Schema": _WIDGET_SCHEMA}}]}}
+V1, V1BETA1 = "/apis/versions.example.com/v1/widgets", "/apis/versions.example.com/v1beta1/widgets"
+VERSION_STEPS: list[tuple[str, str, Any, str]] = [
+    ("POST", CRDS, VERSIONED_CRD, ""),
+    ("WAIT", CRDS + "/" + WIDGETS, None, ""),
+    ("POST", V1BETA1, {"apiVersion": "versions.example.com/v1beta1", "kind": "Widget", "metadata": {"name": "w"},
+                       "spec": {"color": "red"}}, ""),
+    ("GET", V1 + "/w", None, ""),
+    ("GET", V1BETA1 + "/w", None, ""),
+    ("LIST", V1BETA1, None, ""),
+    ("PATCH", V1BETA1 + "/w", {"spec": {"size": 3}}, MERGE),
+    ("POST", V1, {"apiVersion": "versions.example.com/v1beta1", "kind": "Widget", "metadata": {"name": "x"}}, ""),
+    ("GET", "/apis/versions.example.com", None, ""),
+    ("DELETE", CRDS + "/" + WIDGETS, None, ""),
+    ("GONE", CRDS + "/" + WIDGETS, None, ""),
+]
+SEQUENCES = {"podgroups": STEPS, "versions": VERSION_STEPS}
+
 Call = Callable[[str, str, Any, str], list[Any]]
 _ASSIGNED = ("uid", "resourceVersion", "creationTimestamp", "managedFields", "deletionTimestamp")
 
@@ -150,28 +179,49 @@ def _normal(answer: list[Any]) -> list[Any]:
     return [answer[0], _scrub(answer[1]), *answer[2:]]
 
 
-def test_the_fake_answers_as_kube_apiserver_v1_37_did(threaded_server: Any) -> None:
-    recorded = json.loads(RECORDED.read_text())
+def _recorded(sequence: str) -> Path:
+    return RECORDED if sequence == "podgroups" else RECORDED.with_name(f"{sequence}-kube-apiserver-v1.37.2.json")
+
+
+@pytest.mark.parametrize("sequence", sorted(SEQUENCES))
+def test_the_fake_answers_as_kube_apiserver_v1_37_did(threaded_server: Any, sequence: str) -> None:
+    steps = SEQUENCES[sequence]
+    recorded = json.loads(_recorded(sequence).read_text())
     call = _caller(threaded_server.url)
-    answers = [call(*step) for step in STEPS]
-    assert len(recorded) == len(STEPS)
-    for step, real, ours in zip(STEPS, recorded, answers):
+    answers = [call(*step) for step in steps]
+    assert len(recorded) == len(steps)
+    for step, real, ours in zip(steps, recorded, answers):
         assert _normal(ours) == _normal(real), step[:2]
 
 
-def test_kube_apiserver_still_answers_as_recorded(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sequence", sorted(SEQUENCES))
+def test_kube_apiserver_still_answers_as_recorded(tmp_path: Path, sequence: str) -> None:
     reason = envtest_unavailable()
     if reason:
         pytest.skip(reason)
+    steps = SEQUENCES[sequence]
     with ControlPlane(assets=find_assets(), logdir=tmp_path) as plane:
         config = yaml.safe_load(Path(plane.kubeconfig_path).read_text())
         cluster, user = config["clusters"][0]["cluster"], config["users"][0]["user"]
         context = ssl.create_default_context(cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
         call = _caller(cluster["server"], user["token"], context)
-        answers = [call(*step) for step in STEPS]
-    if not RECORDED.exists():  # the first capture
-        RECORDED.parent.mkdir(parents=True, exist_ok=True)
-        RECORDED.write_text(json.dumps(answers, indent=1) + "\n")
-    recorded = json.loads(RECORDED.read_text())
-    for step, real, now in zip(STEPS, recorded, answers):
+        answers = [call(*step) for step in steps]
+    path = _recorded(sequence)
+    if not path.exists():  # the first capture
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(answers, indent=1) + "\n")
+    recorded = json.loads(path.read_text())
+    for step, real, now in zip(steps, recorded, answers):
         assert _normal(now) == _normal(real), step[:2]
+
+
+def test_a_watch_at_another_version_sees_that_version(threaded_server: Any) -> None:
+    """None conversion on a watch too: events of a custom resource watched at a version other
+    than its storage version carry the watched version (kube-apiserver converts every object)."""
+    call = _caller(threaded_server.url)
+    call("POST", CRDS, VERSIONED_CRD, "")
+    call("POST", V1, {"apiVersion": "versions.example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}, "")
+    request = urllib.request.Request(threaded_server.url + V1BETA1 + "?watch=1&timeoutSeconds=1")
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        events = [json.loads(line) for line in answer.read().splitlines() if line]
+    assert [(e["type"], e["object"]["apiVersion"]) for e in events] == [("ADDED", "versions.example.com/v1beta1")]

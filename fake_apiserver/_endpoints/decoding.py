@@ -15,7 +15,7 @@ request's content type into that JSON value, so the handlers and a write's previ
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 from fake_apiserver._endpoints.request import BODY_TYPES, RequestInfo, media_type
 from fake_apiserver._machinery import goyaml, protobuf
@@ -89,11 +89,12 @@ _JSON_DECODER = json.JSONDecoder(parse_constant=_not_json)
 
 
 def decode_object(info: RequestInfo, group: str, version: str, kind: str,
-                  release: str = schemas.KUBERNETES_VERSION) -> Obj:
+                  release: str = schemas.KUBERNETES_VERSION,
+                  served: Callable[[str, str, str], bool] | None = None) -> Obj:
     """:func:`parse_body`, then the kind and version checks of decoding into the URL's type
     (:func:`~fake_apiserver._machinery.decode.interpret_errors`, :func:`~fake_apiserver._registry.scheme.resolve_kind`);
     a protobuf body is decoded and checked by :func:`~fake_apiserver._machinery.protobuf.decode_object`
-    with the Go types of the server's ``release``."""
+    with the Go types of the server's ``release``; ``served`` as for :func:`resolve_kind`."""
     if info.content_type and media_type(info.content_type) == protobuf.CONTENT_TYPE:
         return protobuf.decode_object(info.body, group, version, kind, release)
     body = parse_body(info, kind)
@@ -101,7 +102,7 @@ def decode_object(info: RequestInfo, group: str, version: str, kind: str,
         body = _yaml_key_order(body)
     interpret_errors(kind, body, info.body)
     obj: Obj = {} if body is None else body
-    resolve_kind(group, version, kind, obj, info.body)
+    resolve_kind(group, version, kind, obj, info.body, served)
     return obj
 
 

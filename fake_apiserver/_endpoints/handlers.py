@@ -41,6 +41,7 @@ from fake_apiserver._machinery.decode import (
     validate_write_options,
 )
 from fake_apiserver._machinery.errors import BadRequest, Expired, NotFound, StatusError, Timeout
+from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.patch import custom_patch_media_type, patch_media_type
 from fake_apiserver._machinery import typed
 from fake_apiserver._machinery.fieldvalidation import decode_body
@@ -117,6 +118,16 @@ def _check_verb(info: RequestInfo) -> None:
         raise RouteMethodNotAllowed()
 
 
+def _at_version(spec: KindSpec, obj: Obj) -> Obj:
+    """A custom object (or a list of them) as served at ``spec``'s version: a CRD's versions
+    share one storage, and ``None`` conversion changes only ``apiVersion``."""
+    if not spec.custom or obj.get("kind") == "Status":
+        return obj
+    if isinstance(obj.get("items"), list):
+        return {**obj, "items": [_at_version(spec, item) for item in obj["items"]]}
+    return obj if obj.get("apiVersion") == spec.api_version else {**obj, "apiVersion": spec.api_version}
+
+
 class ResourceHandlers:
     """The verbs of the resource API over one store, and the dry run of a write (:meth:`preview`)."""
 
@@ -182,6 +193,7 @@ class ResourceHandlers:
                 resource_version=options.resource_version,
                 resource_version_match=options.resource_version_match,
             ))
+            listed = _at_version(spec, listed)
             return json_response(render_table(spec, listed, table, store.clock.now()) if table else listed)
         if verb == "watch":
             if table is not None:
@@ -195,19 +207,20 @@ class ResourceHandlers:
                 await asyncio.sleep(_BLOCK_TIMEOUT)  # the cacher waits for a version it has not reached
                 if wanted > store.resource_version:
                     raise too_large_resource_version(wanted, store.cache(spec).rv)
-            got = store.get(spec, ns, info.name)
+            got = _at_version(spec, store.get(spec, ns, info.name))
             return json_response(render_table(spec, got, table, store.clock.now())) if table else self.encoded.response(got)
         if verb == "create" and not info.name:
             if spec.namespaced and not ns:
                 raise RouteMethodNotAllowed()
             dry_run = validate_write_options("CreateOptions", q)
-            return self.encoded.response(self._store_write(info, dry_run=dry_run, warnings=_warnings(info)), 201)
+            created = self._store_write(info, dry_run=dry_run, warnings=_warnings(info))
+            return self.encoded.response(_at_version(spec, created), 201)
         if verb == "update" and info.name:
             dry_run = validate_write_options("UpdateOptions", q)
             creating = store.creates_on_update(spec) and not info.subresource \
                 and not store.exists(spec, ns, info.name)
             updated = self._store_write(info, dry_run=dry_run, warnings=_warnings(info))
-            return self.encoded.response(updated, 201 if creating else 200)
+            return self.encoded.response(_at_version(spec, updated), 201 if creating else 200)
         if verb == "patch" and info.name:
             route_consumes_patch(info.content_type)
             patch_type = (custom_patch_media_type if spec.custom else patch_media_type)(info.content_type)
@@ -216,9 +229,10 @@ class ResourceHandlers:
             if patch_type == "application/apply-patch+yaml" and (
                     not info.subresource or store.exists(spec, ns, info.name)):
                 check_apply_body(info.body, spec)
-            return self.encoded.response(self._store_write(info, dry_run=dry_run, warnings=_warnings(info)))
+            patched = self._store_write(info, dry_run=dry_run, warnings=_warnings(info))
+            return self.encoded.response(_at_version(spec, patched))
         if verb == "delete" and not info.subresource:
-            return self.encoded.response(self._store_write(info, dry_run=False))
+            return self.encoded.response(_at_version(spec, self._store_write(info, dry_run=False)))
         if verb == "deletecollection":
             options = decode_list_options(q, spec)
             delete = delete_options(info)
@@ -301,10 +315,10 @@ class ResourceHandlers:
         if info.verb in ("create", "update", "patch"):
             fields = field_validation(info, [] if warnings is None else warnings)
         if info.verb == "create":
-            body = decode_object(info, spec.group, spec.version, spec.kind, store.release)
+            body = decode_object(info, spec.group, spec.version, spec.kind, store.release, store.serves_kind)
             return store.create(spec, ns, body, dry_run=dry_run, field_validation=fields)
         if info.verb == "update":
-            body = decode_object(info, spec.group, spec.version, spec.kind, store.release)
+            body = decode_object(info, spec.group, spec.version, spec.kind, store.release, store.serves_kind)
             return store.update(spec, ns, info.name, body, subresource=sub, dry_run=dry_run, field_validation=fields)
         if info.verb == "patch":
             return store.patch(spec, ns, info.name, info.body, info.content_type, subresource=sub, dry_run=dry_run,
@@ -344,6 +358,8 @@ class ResourceHandlers:
             # The watch cache answers these with 200 and one ERROR event (cacher's
             # newErrWatcher); client-go's reflector re-lists on an Expired one.
             return await error_stream(request, e)
+        if spec.custom:
+            watcher.api_version = spec.api_version  # None conversion, as for a GET
         info.extra["watcher"] = watcher
         try:
             return await stream_watch(

@@ -9,7 +9,7 @@ result is decoded the same way (:func:`reconcile_patched_kind`).
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 from fake_apiserver._machinery.decode import SCHEME_NAME, internal_type, interpret_errors, raw_body
 from fake_apiserver._machinery.errors import BadRequest, FieldError, Invalid
@@ -25,7 +25,8 @@ Obj = dict[str, Any]
 _EXTRA_KINDS = {("", "v1", "Binding")}
 
 
-def resolve_kind(group: str, version: str, kind: str, body: Obj, data: bytes | None = None) -> None:
+def resolve_kind(group: str, version: str, kind: str, body: Obj, data: bytes | None = None,
+                 served: Callable[[str, str, str], bool] | None = None) -> None:
     """Decode ``body`` as the URL's ``group/version, Kind=kind``, the way the real handlers do.
 
     The JSON serializer fills a missing ``kind`` and ``apiVersion`` from the URL's type
@@ -36,7 +37,8 @@ def resolve_kind(group: str, version: str, kind: str, body: Obj, data: bytes | N
     fake's table count as unregistered (a real server knows more, e.g. Deployments, and would
     report a conversion error for those instead). ``body`` gets the URL's ``kind`` and
     ``apiVersion``; ``data`` is the raw body that some errors quote (compact JSON of ``body`` for
-    in-process callers).
+    in-process callers). ``served`` tells whether a server serves a group-version-kind beyond
+    the table (a custom resource's other versions).
     """
     expected_gv = f"{group}/{version}" if group else version
     if body.get("kind") == kind and body.get("apiVersion") == expected_gv:
@@ -58,7 +60,7 @@ def resolve_kind(group: str, version: str, kind: str, body: Obj, data: bytes | N
     if (body_group, body_version, body_kind) != (group, version, kind):
         known = (body_group, body_version, body_kind) in _EXTRA_KINDS or any(
             (k.group, k.version, k.kind) == (body_group, body_version, body_kind) for k in KINDS
-        )
+        ) or (served is not None and served(body_group, body_version, body_kind))
         prefix = f"{body_kind} in version {json.dumps(body_version)} cannot be handled as a {kind}: "
         if not known:
             raise BadRequest(

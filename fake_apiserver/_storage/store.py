@@ -277,6 +277,10 @@ class Store:
         served = self._spec_by_key.get((spec.group, spec.resource))
         return served is not None and served.version == spec.version
 
+    def serves_kind(self, group: str, version: str, kind: str) -> bool:
+        """Whether a kind is served at ``group/version`` (a custom resource's versions included)."""
+        return any((k.group, k.version, k.kind) == (group, version, kind) for k in self.kinds)
+
     def lookup(self, group: str, version: str, resource: str) -> KindSpec | None:
         """The served row of ``resource`` at ``group/version``, or None."""
         served = self._spec_by_key.get((group, resource))
@@ -481,7 +485,7 @@ class Store:
         if not isinstance(body, dict):
             raise BadRequest(f"the object provided is unrecognized (must be of type {spec.kind})")
         obj = body if decoded else dict(body)  # resolve_kind sets the top-level kind and apiVersion
-        resolve_kind(spec.group, spec.version, spec.kind, obj)
+        resolve_kind(spec.group, spec.version, spec.kind, obj, served=self.serves_kind)
         node = _node(spec, self.release)
         if node is None:  # a custom resource, or a kind of a test's own: its strategy decodes it
             obj = self._strategy(spec).decode_untyped(obj, field_validation)
@@ -728,8 +732,11 @@ class Store:
         update path (``patcher.applyPatch`` checks the namespace, then the name, of the result)."""
         old = self.get(spec, namespace, name)
         node = _node(spec, self.release)
+        seen = old
+        if spec.custom and old.get("apiVersion") != spec.api_version:  # None conversion to the URL's version
+            seen = {**old, "apiVersion": spec.api_version}
         patched = apply_patch(
-            old, patch_body, content_type, spec.patch_schema, kind=spec.kind, group=spec.group, name=name,
+            seen, patch_body, content_type, spec.patch_schema, kind=spec.kind, group=spec.group, name=name,
             node=node, validation=field_validation,
         )
         reconcile_patched_kind(patched, group=spec.group, version=spec.version, kind=spec.kind)

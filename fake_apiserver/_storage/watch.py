@@ -99,6 +99,9 @@ class Watcher:
         self.stop_reason: str | None = None
         self.on_ready: Callable[[], None] = lambda: None
         self.last_rv = 0
+        #: the apiVersion events are delivered at (a custom resource watched at a version other
+        #: than its storage version: ``None`` conversion); None: as stored
+        self.api_version: str | None = None
 
     def _push(self, event: WatchEvent) -> None:
         was_empty = not self.pending
@@ -136,6 +139,9 @@ class Watcher:
         """Everything queued so far, in order."""
         out = list(self.pending)
         self.pending.clear()
+        if self.api_version is not None:
+            out = [WatchEvent(e.type, {**e.object, "apiVersion": self.api_version}, e.rv)
+                   if e.type != "ERROR" else e for e in out]
         return out
 
     def stop(self, reason: str = "stopped") -> None:

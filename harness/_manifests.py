@@ -28,7 +28,7 @@ from fake_apiserver import KINDS
 from harness._discovery import split_api_version
 
 __all__ = ["CRD_API_VERSION", "CRD_KIND", "ManifestError", "check_kinds", "check_manifest", "defined_kinds",
-           "load_manifests"]
+           "is_manifest_file", "load_manifests"]
 
 Obj = dict[str, Any]
 CRD_API_VERSION = "apiextensions.k8s.io/v1"
@@ -109,6 +109,19 @@ def load_manifests(path: str | Path) -> list[Obj]:
         raise ManifestError(f"manifest file {str(path)!r}: {e}", e.index) from None
 
 
+def is_manifest_file(path: str | Path) -> bool:
+    """Whether a YAML file holds Kubernetes manifests (each document a mapping with ``apiVersion``
+    and ``kind``, none with ``ops``) rather than a scenario: a scenario's manifests may sit beside
+    it, and a directory run leaves them out. A file that cannot be read or parsed is no manifest
+    file (the scenario loader then says what is wrong with it)."""
+    try:
+        documents = [d for d in yaml.safe_load_all(Path(path).read_text()) if d is not None]
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return False
+    return bool(documents) and all(isinstance(d, dict) and "apiVersion" in d and "kind" in d and "ops" not in d
+                                   for d in documents)
+
+
 def defined_kinds(crd: Obj) -> set[tuple[str, str]]:
     """``(apiVersion, kind)`` of each version a CustomResourceDefinition manifest serves."""
     spec: Obj = crd["spec"] if isinstance(crd.get("spec"), dict) else {}
@@ -130,8 +143,8 @@ def check_kinds(manifests: Iterable[Obj], custom: set[tuple[str, str]]) -> None:
         api_version, kind = manifest["apiVersion"], manifest["kind"]
         group, _ = split_api_version(api_version)
         if (group, kind) not in _BUILT_IN and (api_version, kind) not in custom:
-            defined = sorted(k for v, k in custom if split_api_version(v)[0] == group)
-            hint = (f"; {group} defines {', '.join(sorted(set(defined)))} at other versions" if defined else
+            versions = sorted(v for v, k in custom if k == kind and split_api_version(v)[0] == group)
+            hint = (f"; its CustomResourceDefinition serves it at {', '.join(versions)}" if versions else
                     "; create its CustomResourceDefinition before it")
             raise ManifestError(f"{_what(index, manifest)}: unknown kind {kind!r} of {api_version}: neither a built-in "
                                 f"kind nor one defined by a CustomResourceDefinition created earlier{hint}", index)

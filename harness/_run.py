@@ -46,6 +46,7 @@ from harness._adapters import PLACEHOLDERS, AdapterError, ProcessAdapter, format
 from harness._apiserver_gates import options_problem
 from harness._backend import FakeBackend, backend_problem
 from harness._envtest import EnvtestError, find_assets
+from harness._manifests import is_manifest_file
 from harness._report import NOT_JUDGED, RunInfo, judge_suite, load_results, suite_name, write_report
 from harness._suite_registry import SuiteCollection, SuiteRegistryError, builtin_suites, registered_readings
 from harness._yaml_scenarios import YamlScenarioError, load_scenario
@@ -157,8 +158,9 @@ def user_targets(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:
     """``schedharness run PATH...``: the pytest targets and the YAML scenarios among ``paths``.
 
     A directory contributes itself as a pytest target when it holds ``test_*.py`` files, and its
-    YAML files as scenarios; each YAML file is loaded (and validated) here, so a mistake in one is
-    one :class:`RunError` before anything runs."""
+    YAML files as scenarios, but for those holding Kubernetes manifests (a CRD a scenario creates);
+    each YAML file is loaded (and validated) here, so a mistake in one is one :class:`RunError`
+    before anything runs."""
     targets: list[Path] = []
     yaml: list[Path] = []
     for raw in paths:
@@ -166,7 +168,8 @@ def user_targets(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:
         if path.is_dir():
             if any(path.rglob("test_*.py")):
                 targets.append(path)
-            yaml += sorted(p for suffix in YAML_SUFFIXES for p in path.rglob(f"*{suffix}"))
+            yaml += sorted(p for suffix in YAML_SUFFIXES for p in path.rglob(f"*{suffix}")
+                           if not is_manifest_file(p))  # a scenario's manifests beside it are not scenarios
         elif path.is_file() and path.suffix == ".py":
             targets.append(path)
         elif path.is_file() and path.suffix in YAML_SUFFIXES:

@@ -316,11 +316,6 @@ def _condition_value(key: str, value: Any) -> None:
 def _manifests(key: str, value: Any) -> None:
     if not isinstance(value, list) or not value:
         raise ValueError(f"{key} {value!r}: give a list of manifests (each with apiVersion, kind and metadata)")
-    for index, manifest in enumerate(value):
-        try:
-            check_manifest(manifest, index)
-        except ManifestError as e:
-            raise ValueError(f"{key}: {e}") from None
 
 
 def _kind(key: str, value: Any) -> None:
@@ -459,6 +454,11 @@ def _check_op(path: Path, fixtures: Path, index: int, op: Any) -> Obj:
             raise _Invalid(f"{where} {name}: {e}", "ops", index) from None
     if "manifest" in op:
         return {**op, "manifest": str(_find_manifest(path, fixtures, op["manifest"], f"{where} {name}", index))}
+    for item, manifest in enumerate(op.get("manifests") or ()):  # each one's own line
+        try:
+            check_manifest(manifest, item)
+        except ManifestError as e:
+            raise _Invalid(f"{where} {name}: manifests: {e}", "ops", index, "manifests", item) from None
     if "file" in op:
         found = _find_file(path, fixtures, op["file"], f"{where} {name}", ("ops", index, "file"), "file")
         try:

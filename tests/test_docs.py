@@ -25,13 +25,15 @@ def test_the_guides_examples_pass_against_the_reference_scheduler(tmp_path: Path
     verdicts = {c["id"]: c["status"] for c in result.report["criteria"]}
     assert verdicts == {"guide.gated-pod-waits": "passed", "guide.unschedulable-then-node": "passed",
                         "guide.status-write-refused-once": "passed", "guide.victim-terminates": "passed",
-                        "guide.yaml-gated-pods": "passed"}
+                        "guide.yaml-gated-pods": "passed", "guide.gang-waits": "passed",
+                        "guide.yaml-gang-scheduling": "passed"}
     assert result.exit_code == 0
 
 
 def test_the_code_in_the_guide_is_the_examples_code() -> None:
     """Every Python and YAML block of the guide that shows an example is in the example files."""
-    sources = (EXAMPLES / "test_first_scenarios.py").read_text() + (EXAMPLES / "gated-pods.yaml").read_text()
+    sources = "".join((EXAMPLES / name).read_text()
+                      for name in ("test_first_scenarios.py", "gated-pods.yaml", "gang-scheduling.yaml"))
     blocks = re.findall(r"```(?:python|yaml)\n(.*?)```", GUIDE, re.S)
     assert blocks
     for block in blocks:

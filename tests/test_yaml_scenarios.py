@@ -125,8 +125,8 @@ ops:
         run_yaml(path, tmp_path / "run")
 
 
-KNOWN_OPS = ("addFault, barrier, createClaims, createNodes, createPods, delete, expectCondition, expectRequests, "
-             "patch, removeFault, removeGates, sleep")
+KNOWN_OPS = ("addFault, barrier, createClaims, createNodes, createObjects, createPods, delete, expectCondition, "
+             "expectRequests, patch, removeFault, removeGates, sleep")
 NOT_A_DURATION = "write seconds (5, 2.5) or a number with ms, s, m or h (500ms, 2m)"
 STRINGS_TO_STRINGS = 'give a mapping of strings to strings (quote a number or a boolean: "1", "true")'
 
@@ -329,3 +329,84 @@ ops:
 def test_parse_duration() -> None:
     assert [parse_duration(v) for v in (5, 2.5, "500ms", "5s", "2m", "1h", " 1.5 s ")] == [
         5.0, 2.5, 0.5, 5.0, 120.0, 3600.0, 1.5]
+
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
+POD_GROUP = "{apiVersion: scheduling.x-k8s.io/v1alpha1, kind: PodGroup, metadata: {name: g}, spec: {minMember: 2}}"
+UNKNOWN_POD_GROUP = ("unknown kind 'PodGroup' of scheduling.x-k8s.io/v1alpha1: neither a built-in kind nor one defined "
+                     "by a CustomResourceDefinition created earlier")
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("ops:\n- op: createObjects\n  manifests:\n  - {kind: ConfigMap, metadata: {name: a}}",
+     "s.yaml: line 4: ops[0] createObjects: manifests: manifest 0 (ConfigMap a): missing apiVersion"),
+    ("ops:\n- op: createObjects\n  manifests:\n  - {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n"
+     "  - {apiVersion: v1, metadata: {name: b}}",
+     "s.yaml: line 5: ops[0] createObjects: manifests: manifest 1: missing kind"),
+    ("ops: [{op: createObjects, manifests: [{apiVersion: v1, kind: ConfigMap, metadata: {generateName: a-}}]}]",
+     "s.yaml: line 1: ops[0] createObjects: manifests: manifest 0: missing metadata.name; generateName is not "
+     "enough: the scenario refers to its objects by name"),
+    ("ops: [{op: createObjects, manifests: [{apiVersion: a/b/c, kind: X, metadata: {name: a}}]}]",
+     "s.yaml: line 1: ops[0] createObjects: manifests: manifest 0 (X a): apiVersion 'a/b/c': give group/version or "
+     "v1"),
+    ("ops: [{op: createObjects, manifests: []}]",
+     "s.yaml: line 1: ops[0] createObjects: manifests []: give a list of manifests (each with apiVersion, kind and "
+     "metadata)"),
+    ("ops: [{op: createObjects}]", "s.yaml: line 1: ops[0] createObjects: give exactly one of manifests, file"),
+    ("ops: [{op: createObjects, file: nothere.yaml}]",
+     "s.yaml: line 1: ops[0] createObjects: file 'nothere.yaml' not found under {dir} or " + str(FIXTURES)),
+    ("ops: [{op: createObjects, file: ../../etc/passwd}]",
+     "s.yaml: line 1: ops[0] createObjects: file '../../etc/passwd' is outside {dir} and " + str(FIXTURES)),
+    (f"ops:\n- {{op: createNodes}}\n- op: createObjects\n  manifests:\n  - {POD_GROUP}",
+     f"s.yaml: line 5: ops[1] createObjects: manifest 0 (PodGroup g): {UNKNOWN_POD_GROUP}; create its "
+     "CustomResourceDefinition before it"),
+    ("ops: [{op: createObjects, manifests: [{apiVersion: apps/v1, kind: Deploy, metadata: {name: d}}]}]",
+     "s.yaml: line 1: ops[0] createObjects: manifest 0 (Deploy d): unknown kind 'Deploy' of apps/v1: neither a "
+     "built-in kind nor one defined by a CustomResourceDefinition created earlier; create its "
+     "CustomResourceDefinition before it"),
+])
+def test_create_objects_is_refused_on_load(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(YamlScenarioError) as info:
+        load_scenario(write(tmp_path, text))
+    assert str(info.value) == message.replace("{dir}", str(tmp_path))
+
+
+def test_create_objects_files_are_read_and_checked_on_load(tmp_path: Path) -> None:
+    """A file beside the scenario, of several documents; a kind of a CRD created earlier (in the
+    file or an earlier op) is known, at the versions the CRD serves only."""
+    (tmp_path / "crd.yaml").write_text((EXAMPLES / "podgroup-crd.yaml").read_text())
+    (tmp_path / "two.yaml").write_text(f"---\n{POD_GROUP}\n---\n---\napiVersion: v1\nkind: ConfigMap\n"
+                                       "metadata: {name: c}\n")
+    loaded = load_scenario(write(tmp_path, "ops:\n- {op: createObjects, file: crd.yaml}\n"
+                                           "- {op: createObjects, file: two.yaml}\n"))
+    assert [[m["kind"] for m in op["manifests"]] for op in loaded.ops] == [
+        ["CustomResourceDefinition"], ["PodGroup", "ConfigMap"]]
+    (tmp_path / "v2.yaml").write_text("apiVersion: scheduling.x-k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\n")
+    with pytest.raises(YamlScenarioError) as info:
+        load_scenario(write(tmp_path, "ops:\n- {op: createObjects, file: crd.yaml}\n"
+                                      "- {op: createObjects, file: v2.yaml}\n"))
+    assert str(info.value) == (
+        "s.yaml: line 3: ops[1] createObjects: file 'v2.yaml': manifest 0 (PodGroup g): unknown kind 'PodGroup' of "
+        "scheduling.x-k8s.io/v1beta1: neither a built-in kind nor one defined by a CustomResourceDefinition created "
+        "earlier; its CustomResourceDefinition serves it at scheduling.x-k8s.io/v1alpha1")
+    (tmp_path / "empty.yaml").write_text("---\n")
+    with pytest.raises(YamlScenarioError) as info:
+        load_scenario(write(tmp_path, "ops: [{op: createObjects, file: empty.yaml}]"))
+    assert str(info.value) == "s.yaml: line 1: ops[0] createObjects: manifest file 'empty.yaml' holds no manifest"
+
+
+def test_create_objects_makes_a_crd_and_its_objects(tmp_path: Path) -> None:
+    (tmp_path / "podgroup-crd.yaml").write_text((EXAMPLES / "podgroup-crd.yaml").read_text())
+    s, backend = run_yaml(write(tmp_path, f"""
+ops:
+- {{op: createObjects, file: podgroup-crd.yaml}}
+- op: createObjects
+  manifests:
+  - {POD_GROUP}
+  - {{apiVersion: v1, kind: ConfigMap, metadata: {{name: c}}, data: {{a: b}}}}
+"""), tmp_path)
+    created = [(e.verb, e.path, e.code) for e in backend.journal.requests("create")]
+    assert created == [
+        ("create", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", 201),
+        ("create", "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/default/podgroups", 201),
+        ("create", "/api/v1/namespaces/default/configmaps", 201)]

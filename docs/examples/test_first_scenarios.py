@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from fake_apiserver import FaultRule, Match, Respond, sets_condition
 from harness import Kubelet, Scenario
+
+HERE = Path(__file__).parent
 
 
 @pytest.mark.kep("KEP-3521", "Proposal")
@@ -58,3 +62,18 @@ async def test_a_deleted_pod_terminates_on_its_kubelet(scenario: Scenario) -> No
     await scenario.delete("pods", "v")
     await scenario.never(lambda: scenario.pod("v") is None, within=39)
     await scenario.eventually(lambda: scenario.pod("v") is None, within=2)
+
+
+@pytest.mark.criterion("guide.gang-waits")
+async def test_no_gang_member_is_bound_until_the_gang_is_complete(scenario: Scenario) -> None:
+    """Two members of a PodGroup of three are never bound; once the third exists, all three are."""
+    await scenario.create_objects(HERE / "podgroup-crd.yaml")
+    await scenario.create_object({"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
+                                  "metadata": {"name": "trio"}, "spec": {"minMember": 3}})
+    await scenario.create_node("n1")
+    member = {"scheduling.x-k8s.io/pod-group": "trio"}
+    for name in ("m0", "m1"):
+        await scenario.create_pod(name, "500m", labels=member)
+    await scenario.never(scenario.pod_bound("m0") | scenario.pod_bound("m1"), within=30)
+    await scenario.create_pod("m2", "500m", labels=member)
+    await scenario.eventually(scenario.pods_bound("m", count=3), within=60)

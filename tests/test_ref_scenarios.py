@@ -10,13 +10,17 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+from pathlib import Path
 from typing import Any
+
+import yaml
 
 from recorded_requests import RECORDED, recorded_body
 from test_ref_support import MERGE, Env, gates, with_env
 
 from harness._virtual_time import run
 from reference_scheduler import GANG_LABEL, GANG_MIN_ANNOTATION, GATED_MESSAGE
+from reference_scheduler._plugins import POD_GROUP_LABEL
 
 CLAIM_MISSING = 'could not find ResourceClaim "default/claim"'
 
@@ -511,5 +515,42 @@ def test_a_claim_that_starts_being_deleted_after_pre_enqueue_fails_the_attempt_a
                                        (1.0, '0/1 nodes are available: resourceclaim "claim" is being deleted.')]
         claim = await env.get(f"{CLAIMS_PATH}/claim")
         assert claim["metadata"]["finalizers"] == ["example.com/keep"] and "allocation" not in claim.get("status", {})
+
+    run(with_env(main))
+
+
+PODGROUP_CRD = Path(__file__).resolve().parents[1] / "docs" / "examples" / "podgroup-crd.yaml"
+PODGROUPS = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/default/podgroups"
+
+
+def test_pod_group_members_wait_for_their_group_and_its_min_member() -> None:
+    """GangQuorum reads a PodGroup: a member whose group does not exist waits; once the group
+    exists, members wait until ``spec.minMember`` of them exist; a change of the group (its
+    minMember lowered) re-queues them and they are bound. A scheduler that has seen no member has
+    sent no request for PodGroups."""
+
+    async def main(env: Env) -> None:
+        await env.create_node("n1")
+        scheduler = await env.start_scheduler()
+        await env.create_pod("solo")
+        await asyncio.sleep(1)
+        assert scheduler.podgroups.lists == 0
+        await env.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", yaml.safe_load(PODGROUP_CRD.read_text()))
+        member: dict[str, Any] = {"labels": {POD_GROUP_LABEL: "g"}}
+        await env.create_pod("a", **member)
+        await asyncio.sleep(10)
+        assert _scheduled(await env.pod("a"))[0]["message"] == 'waiting for PodGroup "default/g": not found'
+        await env.post(PODGROUPS, {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
+                                   "metadata": {"name": "g"}, "spec": {"minMember": 3}})
+        await env.create_pod("b", **member)
+        await asyncio.sleep(10)
+        for name in "ab":
+            pod = await env.pod(name)
+            assert not pod["spec"].get("nodeName")
+            assert _scheduled(pod)[0]["message"] == 'waiting for PodGroup "default/g": 2/3 pods present'
+        async with env.http.patch(f"{PODGROUPS}/g", data=json.dumps({"spec": {"minMember": 2}}), headers=MERGE) as r:
+            assert r.status == 200, await r.text()
+        await asyncio.sleep(1)
+        assert [(await env.pod(n))["spec"].get("nodeName") for n in ("solo", "a", "b")] == ["n1", "n1", "n1"]
 
     run(with_env(main))

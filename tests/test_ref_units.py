@@ -30,7 +30,7 @@ from reference_scheduler import (
     parse_feature_gates,
 )
 from reference_scheduler._conditions import status_patch, update_condition
-from reference_scheduler._plugins import NodeInfo, filter_node
+from reference_scheduler._plugins import POD_GROUP_LABEL, ClusterEvent, NodeInfo, filter_node
 from reference_scheduler._resources import pod_requests
 
 Obj = dict[str, Any]
@@ -195,6 +195,31 @@ def test_gang_quorum_message_counts_members() -> None:
     pods.append(member("c"))
     assert plugin.pre_enqueue(pods[0]) is None
     assert plugin.pre_enqueue(pods[2]) is None
+
+
+def test_gang_quorum_reads_the_pod_group_of_a_member() -> None:
+    """A pod labelled with a PodGroup waits for the group (held while it is unknown) and for
+    ``spec.minMember`` members of it in its namespace; the PodGroup label wins over the gang label;
+    group events and member adds and deletes of the same group re-queue it, others do not."""
+    def member(name: str, group: str = "g", namespace: str = "default") -> Obj:
+        pod = _pod(name)
+        pod["metadata"].update(namespace=namespace, labels={POD_GROUP_LABEL: group, "gang.schedharness.io/name": "x"})
+        return pod
+
+    groups: dict[str, Obj] = {}
+    pods = [member("a"), member("b"), member("c", namespace="other"), member("d", group="h")]
+    plugin = GangQuorum(lambda: pods, groups.get)
+    assert plugin.pre_enqueue(pods[0]) == 'waiting for PodGroup "default/g": not found'
+    groups["default/g"] = {"metadata": {"namespace": "default", "name": "g"}, "spec": {"minMember": 3}}
+    assert plugin.pre_enqueue(pods[0]) == 'waiting for PodGroup "default/g": 2/3 pods present'
+    pods.append(member("e"))
+    assert plugin.pre_enqueue(pods[0]) is None
+    group_event = ClusterEvent("podgroups", "update", groups["default/g"])
+    other_group = ClusterEvent("podgroups", "add", {"metadata": {"namespace": "other", "name": "g"}})
+    assert [plugin.requeue_on(e, pods[0]) for e in (
+        group_event, other_group, ClusterEvent("pods", "add", member("f")), ClusterEvent("pods", "delete", member("f")),
+        ClusterEvent("pods", "add", member("f", group="h")), ClusterEvent("pods", "update", member("f")),
+    )] == [True, False, True, True, False, False]
 
 
 def test_filters_and_reasons() -> None:

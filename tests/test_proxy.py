@@ -597,3 +597,36 @@ def test_tls_without_the_ca_is_refused_as_unreachable(pki: Path) -> None:
             await runner.cleanup()
 
     _run(main)
+
+
+# --- custom resources through the proxy -------------------------------------------------------
+
+WIDGETS = "widgets.proxy.example.com"
+_WIDGET_CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+               "metadata": {"name": "widgets.proxy.example.com"},
+               "spec": {"group": "proxy.example.com", "scope": "Namespaced",
+                        "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+                        "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                            "type": "object", "properties": {"spec": {"type": "object", "properties": {
+                                "size": {"type": "integer"}}}}}}}]}}
+
+
+def test_a_custom_resource_is_journaled_with_its_effect_and_fault_rules_apply(proxied: Proxied) -> None:
+    """A custom resource through the proxy is a resource like any other: journaled with its
+    verb, name and effect as the fake journals it, and a fault rule matched on it fires."""
+    custom = client.CustomObjectsApi(proxied.api)
+    client.ApiextensionsV1Api(proxied.api).create_custom_resource_definition(_WIDGET_CRD)
+    widget = {"apiVersion": "proxy.example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"size": 1}}
+    custom.create_namespaced_custom_object("proxy.example.com", "v1", "default", "widgets", widget)
+    custom.patch_namespaced_custom_object("proxy.example.com", "v1", "default", "widgets", "w", {"spec": {"size": 2}})
+    rule = proxied.call(lambda: proxied.proxy.faults.add(FaultRule(
+        Match(verb="patch", resource=WIDGETS), Respond(500), name="refuse", times=1)))
+    with pytest.raises(ApiException) as refused:
+        custom.patch_namespaced_custom_object("proxy.example.com", "v1", "default", "widgets", "w", {"spec": {"size": 3}})
+    assert (refused.value.status, rule.fired) == (500, 1)
+    writes = [(e.verb, e.name, e.code, e.effect) for e in proxied.proxy_journal() if e.resource == WIDGETS]
+    assert writes == [("create", "", 201, "applied"), ("patch", "w", 200, "applied"), ("patch", "w", 500, "")]
+    patch = [e for e in proxied.proxy_journal() if e.resource == WIDGETS][1]
+    assert (patch.before["spec"], patch.after["spec"]) == ({"size": 1}, {"size": 2})
+    assert [e.effect for e in proxied.fake_journal() if e.resource == WIDGETS and e.verb != "get"] == [
+        "applied", "applied"]

@@ -64,7 +64,7 @@ from fake_apiserver._server.faults import FaultInjector
 from fake_apiserver._endpoints.request import Interceptor, RequestInfo, answered, read_request, run_chain
 from fake_apiserver._endpoints.responses import status_response
 from fake_apiserver._server.journal import Journal
-from fake_apiserver._registry.kinds import KINDS
+from fake_apiserver._registry.kinds import KINDS, by_resource
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.protobuf import body_json
 from fake_apiserver._server.server import add_admin_routes, kubeconfig_for
@@ -72,6 +72,16 @@ from fake_apiserver._storage.store import kept_after_delete
 from fake_apiserver._storage.watch import WatchEvent
 
 __all__ = ["FaultProxy", "Upstream", "upstream_from_kubeconfig"]
+
+
+def _upstream_row(group: str, version: str, resource: str) -> KindSpec | None:
+    """The row of a resource the upstream may serve: the release's table, else (a custom
+    resource, or a kind of another release) a row the proxy knows only the path of, so that the
+    journal, effects and fault rules treat it as they treat a built-in kind."""
+    row = by_resource(group, version, resource)
+    if row is None and resource and version:
+        row = KindSpec(group, version, resource, "", True, "", custom=True)
+    return row
 
 CONNECT_TIMEOUT = 30.0  # seconds to open a connection to the upstream; answers themselves have no limit
 SHUTDOWN_TIMEOUT = 2.0  # seconds stop() lets in-flight requests (a Delay rule's) finish before cancelling
@@ -404,7 +414,7 @@ class FaultProxy:
         return await answered(self._serve(request))
 
     async def _serve(self, request: web.Request) -> web.StreamResponse:
-        return await run_chain(self.interceptors, await read_request(request), request, self._forward)
+        return await run_chain(self.interceptors, await read_request(request, _upstream_row), request, self._forward)
 
     def _unreachable(self, e: BaseException) -> web.Response:
         message = f"the fault proxy cannot reach the upstream API server {self.upstream_url}: {type(e).__name__}: {e}"

@@ -225,3 +225,53 @@ def test_a_watch_at_another_version_sees_that_version(threaded_server: Any) -> N
     with urllib.request.urlopen(request, timeout=30) as answer:
         events = [json.loads(line) for line in answer.read().splitlines() if line]
     assert [(e["type"], e["object"]["apiVersion"]) for e in events] == [("ADDED", "versions.example.com/v1beta1")]
+
+
+def _watch_through_crd_delete(call: Call, open_watch: Callable[[str], Any]) -> list[Any]:
+    """Watch the custom objects while their CRD is deleted: the events the watch got, and whether
+    the server ended it (before its ``timeoutSeconds`` of 30 s would have)."""
+    call("POST", CRDS, VERSIONED_CRD, "")
+    call("WAIT", CRDS + "/" + WIDGETS, None, "")
+    call("POST", V1, {"apiVersion": "versions.example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}, "")
+    stream = open_watch(V1 + "?watch=1&timeoutSeconds=30&resourceVersion=0")
+    events: list[Any] = []
+    first = stream.readline()  # the ADDED of w: the watch is open
+    events.append(json.loads(first)["type"])
+    call("DELETE", CRDS + "/" + WIDGETS, None, "")
+    started = time.monotonic()
+    for line in stream:
+        if line.strip():
+            event = json.loads(line)
+            events.append(event["type"])
+    ended_by_server = time.monotonic() - started < 25
+    call("GONE", CRDS + "/" + WIDGETS, None, "")
+    return [events, ended_by_server]
+
+
+WATCH_RECORDED = RECORDED.with_name("watch-kube-apiserver-v1.37.2.json")
+
+
+def test_a_watch_on_a_custom_resource_ends_when_its_crd_is_deleted(threaded_server: Any) -> None:
+    call = _caller(threaded_server.url)
+    got = _watch_through_crd_delete(call, lambda path: urllib.request.urlopen(threaded_server.url + path, timeout=60))
+    assert got == json.loads(WATCH_RECORDED.read_text())
+
+
+def test_kube_apiserver_still_ends_the_watch_as_recorded(tmp_path: Path) -> None:
+    reason = envtest_unavailable()
+    if reason:
+        pytest.skip(reason)
+    with ControlPlane(assets=find_assets(), logdir=tmp_path) as plane:
+        config = yaml.safe_load(Path(plane.kubeconfig_path).read_text())
+        cluster, user = config["clusters"][0]["cluster"], config["users"][0]["user"]
+        context = ssl.create_default_context(cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
+        call = _caller(cluster["server"], user["token"], context)
+
+        def open_watch(path: str) -> Any:
+            request = urllib.request.Request(cluster["server"] + path, headers={"Authorization": f"Bearer {user['token']}"})
+            return urllib.request.urlopen(request, context=context, timeout=60)
+
+        got = _watch_through_crd_delete(call, open_watch)
+    if not WATCH_RECORDED.exists():  # the first capture
+        WATCH_RECORDED.write_text(json.dumps(got) + "\n")
+    assert got == json.loads(WATCH_RECORDED.read_text())

@@ -194,10 +194,11 @@ class ResourceHandlers:
                 resource_version_match=options.resource_version_match,
             ))
             listed = _at_version(spec, listed)
-            return json_response(render_table(spec, listed, table, store.clock.now()) if table else listed)
+            return json_response(render_table(spec, listed, table, store.clock.now(),
+                                             columns=store.printer_columns(spec)) if table else listed)
         if verb == "watch":
             if table is not None:
-                info.extra["render"] = TableStream(spec, table, store.clock.now)
+                info.extra["render"] = TableStream(spec, table, store.clock.now, store.printer_columns(spec))
             return await self._watch(info, request)
         if verb == "get":
             _check_export(q)
@@ -208,7 +209,8 @@ class ResourceHandlers:
                 if wanted > store.resource_version:
                     raise too_large_resource_version(wanted, store.cache(spec).rv)
             got = _at_version(spec, store.get(spec, ns, info.name))
-            return json_response(render_table(spec, got, table, store.clock.now())) if table else self.encoded.response(got)
+            return json_response(render_table(spec, got, table, store.clock.now(), columns=store.printer_columns(spec))) \
+                if table else self.encoded.response(got)
         if verb == "create" and not info.name:
             if spec.namespaced and not ns:
                 raise RouteMethodNotAllowed()

@@ -20,8 +20,9 @@ Sources, followed field for field:
 
 A built-in kind without a printer (Role, ClusterRole, LimitRange, ...) gets the server's default
 table, NAME and "Created At" (the creationTimestamp as written, a "date" column); a custom resource
-gets NAME and AGE (its CRD's additionalPrinterColumns are not rendered). Ages come from the
-injected clock, never the machine's.
+gets its CRD version's ``additionalPrinterColumns`` (:mod:`~fake_apiserver._endpoints.printers_custom`,
+NAME and a ``date`` AGE when it declares none). Ages come from the injected clock, never the
+machine's.
 """
 
 from __future__ import annotations
@@ -29,10 +30,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any, Callable, Mapping, Sequence
 
-from fake_apiserver._endpoints.columns import COLUMNS, CREATED_DOC, DEFAULT_COLUMNS
+from fake_apiserver._endpoints.columns import COLUMNS, DEFAULT_COLUMNS
 from fake_apiserver._endpoints.printers import PRINTERS, Printer, default_row, human_duration
+from fake_apiserver._endpoints.printers_custom import custom_table
 from fake_apiserver._machinery.errors import BadRequest
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._registry.kinds import KINDS
@@ -44,31 +46,18 @@ Obj = dict[str, Any]
 _INCLUDE_OBJECT = ("Metadata", "Object", "None")
 _JSON_MEDIA = ("application/json", "application/*", "*/*")
 
-# A custom resource without additionalPrinterColumns: NAME and AGE (apiextensions-apiserver's
-# default column, a "date" there; printer columns of CRDs are not rendered here).
-_CUSTOM_COLUMNS = [DEFAULT_COLUMNS[0], {"name": "Age", "type": "string", "format": "", "description": CREATED_DOC,
-                                        "priority": 0}]
 _BUILT_IN = frozenset((k.group, k.kind) for k in KINDS)
 
 
-def _custom_row(obj: Obj, now: datetime) -> tuple[list[Any], list[Obj]]:
-    meta: Obj = obj.get("metadata") or {}
-    then = meta.get("creationTimestamp")
-    age = "<unknown>"
-    if isinstance(then, str) and then:
-        age = human_duration((now - datetime.fromisoformat(then.replace("Z", "+00:00"))).total_seconds())
-    return [meta.get("name", ""), age], []
-
-
-def _printer(spec: KindSpec) -> tuple[list[Obj], Printer]:
+def _printer(spec: KindSpec, custom_columns: Sequence[Mapping[str, Any]] | None) -> tuple[list[Obj], Printer]:
     """The columns and the row printer of ``spec``'s kind: its own, the default table of a built-in
-    kind without one, or NAME and AGE for a custom resource."""
+    kind without one, or a custom resource's from its CRD version's printer columns."""
     key = (spec.group, spec.kind)
+    if spec.custom or key not in _BUILT_IN:
+        return custom_table(custom_columns)
     if key in PRINTERS:
         return COLUMNS[key], PRINTERS[key]
-    if key in _BUILT_IN:
-        return DEFAULT_COLUMNS, default_row
-    return _CUSTOM_COLUMNS, _custom_row
+    return DEFAULT_COLUMNS, default_row
 
 
 # --- negotiation and rendering ---------------------------------------------------------------
@@ -140,13 +129,15 @@ def _row_object(obj: Obj, request: TableRequest) -> Obj | None:
     return {"kind": "PartialObjectMetadata", "apiVersion": request.api_version, "metadata": obj.get("metadata") or {}}
 
 
-def render_table(spec: KindSpec, result: Obj, request: TableRequest, now: datetime, *, headers: bool = True) -> Obj:
+def render_table(spec: KindSpec, result: Obj, request: TableRequest, now: datetime, *, headers: bool = True,
+                 columns: Sequence[Mapping[str, Any]] | None = None) -> Obj:
     """``result`` (one object or a ``<Kind>List``) as a ``meta.k8s.io`` Table.
 
     The list's ``resourceVersion``, ``continue`` and ``remainingItemCount`` carry over
     (``printers.GenerateTable``); ``headers=False`` leaves ``columnDefinitions`` null, as on every
-    watch event after the first."""
-    columns, printer = _printer(spec)
+    watch event after the first. ``columns`` are a custom resource's ``additionalPrinterColumns``
+    (its CRD version's; ignored for a built-in kind)."""
+    definitions, printer = _printer(spec, columns)
     is_list = isinstance(result.get("items"), list) and str(result.get("kind", "")).endswith("List")
     items: list[Obj] = result["items"] if is_list else [result]
     rows = []
@@ -169,7 +160,7 @@ def render_table(spec: KindSpec, result: Obj, request: TableRequest, now: dateti
         "kind": "Table",
         "apiVersion": request.api_version,
         "metadata": meta,
-        "columnDefinitions": list(columns) if headers else None,
+        "columnDefinitions": list(definitions) if headers else None,
         "rows": rows,
     }
 
@@ -177,16 +168,18 @@ def render_table(spec: KindSpec, result: Obj, request: TableRequest, now: dateti
 @dataclass
 class TableStream:
     """Renders the objects of one watch as Tables: column definitions with the first event only
-    (``watchEmbeddedEncoder``); ``Status`` objects (ERROR events) pass through unchanged."""
+    (``watchEmbeddedEncoder``); ``Status`` objects (ERROR events) pass through unchanged.
+    ``columns``: a custom resource's printer columns when the watch began."""
 
     spec: KindSpec
     request: TableRequest
     now: Callable[[], datetime]
+    columns: Sequence[Mapping[str, Any]] | None = None
     _headers: bool = field(default=True, init=False)
 
     def __call__(self, obj: Obj) -> Obj:
         if obj.get("kind") == "Status":
             return obj
-        table = render_table(self.spec, obj, self.request, self.now(), headers=self._headers)
+        table = render_table(self.spec, obj, self.request, self.now(), headers=self._headers, columns=self.columns)
         self._headers = False
         return table

@@ -186,6 +186,8 @@ class CustomResourceStrategy(Strategy):
         subresources = version.get("subresources") or {}
         self.has_status = "status" in subresources
         self.scale: Mapping[str, Any] | None = subresources.get("scale")
+        #: the version's additionalPrinterColumns, as declared (the Table's columns; none: the default)
+        self.printer_columns: tuple[Mapping[str, Any], ...] = tuple(version.get("additionalPrinterColumns") or ())
         self.use(KindRules(unconditional_update=False))
 
     def decode_untyped(self, obj: Obj, validation: FieldValidation | None) -> Obj:

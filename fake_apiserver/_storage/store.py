@@ -214,6 +214,11 @@ class Store:
         ``statusReplicasPath``, ``labelSelectorPath``); None for a built-in kind."""
         return getattr(self._strategy(spec), "scale", None)
 
+    def printer_columns(self, spec: KindSpec) -> Sequence[Mapping[str, Any]] | None:
+        """A custom resource's ``additionalPrinterColumns`` at ``spec``'s version as its CRD
+        declares them (its Table's columns); None for a built-in kind."""
+        return getattr(self._strategy(spec), "printer_columns", None)
+
     def serve_kinds(self, specs: Sequence[KindSpec], strategies: Sequence[Strategy]) -> None:
         """Serve a new resource (a custom resource once its CRD is established) at the versions of
         ``specs`` (one storage: the first is the one its objects are kept at), each version with

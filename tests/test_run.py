@@ -24,6 +24,7 @@ from harness._run import (
     run_argv,
     run_suites,
     suite_paths,
+    user_targets,
 )
 from harness.cli import main
 from reference_scheduler import VARIANTS
@@ -105,6 +106,17 @@ def _run(suites_dir: Path, out: Path, **options: object) -> tuple[int, dict, lis
     result = run_suites(RunOptions(suites_dir=suites_dir, report_dir=out, **options),  # type: ignore[arg-type]
                         progress=lines.append, now=lambda: datetime(2026, 11, 22, 6, 0, tzinfo=timezone.utc))
     return result.exit_code, result.report, lines
+
+
+def test_a_directory_run_leaves_out_manifest_files_but_not_a_named_one(tmp_path: Path) -> None:
+    """A scenario's manifests (a CRD) may sit beside it: a directory run takes only the scenarios;
+    named on its own, a manifest file is a scenario that does not load."""
+    (tmp_path / "s.yaml").write_text("ops: [{op: createNodes}]\n")
+    (tmp_path / "crd.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n"
+                                       "apiVersion: v1\nkind: Secret\nmetadata: {name: b}\n")
+    assert user_targets([tmp_path]) == ([], [tmp_path / "s.yaml"])
+    with pytest.raises(RunError, match=r"^crd\.yaml: line 4, column 1: not valid YAML: but found another document$"):
+        user_targets([tmp_path / "crd.yaml"])
 
 
 def test_normalize_scheduler() -> None:

@@ -174,6 +174,21 @@ def _has_rules(schema: Any) -> bool:
     return False
 
 
+def _whole_numbers(value: Any) -> Any:
+    """A custom object as it comes back from storage: encoding/json writes a whole float64 below
+    1e21 without a fraction (``2.0`` as ``2``), and the unstructured decoder reads that back as an
+    int64, so a whole number is stored, and answered, as an integer."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+        return int(value)
+    if isinstance(value, dict):
+        for key, item in value.items():
+            value[key] = _whole_numbers(item)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            value[i] = _whole_numbers(item)
+    return value
+
+
 class CustomResourceStrategy(Strategy):
     """The strategy of one CRD version's custom objects (see the module docstring)."""
 
@@ -205,7 +220,7 @@ class CustomResourceStrategy(Strategy):
         if validation is not None:
             validation.settle([f'unknown field "{path}"' for path in unknown], wrap)
         structural.apply_defaults(obj, self.schema)
-        return obj
+        return _whole_numbers(obj)
 
     def check_shape(self, obj: Obj) -> None:
         """The structural schema is the shape (:meth:`decode_untyped`)."""

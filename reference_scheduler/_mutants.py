@@ -18,8 +18,10 @@ not import the scheduler.
 * ``control``: not a scheduler at all, by design (``does-nothing``); must fail at least one
   criterion, so a suite that passes whatever happens is caught.
 * ``shape``: correct KEP-5501 behaviour, only the HTTP request that writes the pod's conditions
-  differs (:mod:`reference_scheduler._writers`); must pass every criterion, which shows a verdict
-  depends on what a write did at the API, not on the request's shape.
+  differs (:mod:`reference_scheduler._writers`), or the requests that record events (a repeat
+  aggregated into a series by PATCH, :mod:`reference_scheduler._events`), or another correct
+  choice; must pass every criterion, which shows a verdict depends on what a write did at the
+  API, not on the request's shape.
 
 Every variant is a name for ``--scheduler reference:<name>`` and ``--mutant <name>``
 (:func:`get_mutant`).
@@ -33,6 +35,7 @@ from typing import Literal, Protocol
 
 from reference_scheduler._conditions import UNSCHEDULABLE
 from reference_scheduler._dispatcher import ApiDispatcher
+from reference_scheduler._events import EventRecorder
 from reference_scheduler._plugins import DynamicResources, SchedulingGates
 from reference_scheduler._preemption import DefaultPreemption
 from reference_scheduler._queue import SchedulingQueue
@@ -68,9 +71,11 @@ class UnknownMutant(ValueError):
 
 class Switches(Protocol):
     """What a variant's function may touch on an assembled scheduler: the components whose
-    one-rule switches it flips, the scheduler's own switches and its condition writer."""
+    one-rule switches it flips (the event recorder's way of writing repeats among them), the
+    scheduler's own switches and its condition writer."""
 
     reporter: PreEnqueueStatusReporter
+    recorder: EventRecorder
     dispatcher: ApiDispatcher | None
     queue: SchedulingQueue
     scheduling_gates: SchedulingGates
@@ -490,6 +495,10 @@ def _kube_scheduler_claim_hint(s: Switches) -> None:
     s.dynamic_resources.kube_scheduler_hint = True
 
 
+def _events_as_series(s: Switches) -> None:
+    s.recorder.series = True
+
+
 SHAPES: tuple[Mutant, ...] = (
     Mutant("status-by-put", "writes the PodScheduled condition with PUT pods/<name>/status (the whole pod with its "
            "resourceVersion, client-go UpdateStatus); on 409 re-reads the pod and retries", "",
@@ -505,6 +514,10 @@ SHAPES: tuple[Mutant, ...] = (
            "queueing hint does (an add or update after which every claim of the pod is usable; deletes ignored), so a "
            "changed rejection message reaches the pod only at its next re-evaluation (a pod update)", "",
            _kube_scheduler_claim_hint, "shape"),
+    Mutant("events-as-series", "records a repeated event (the same type, action, reason, note and pod within 6 "
+           "minutes of the last) in its first Event's series, as client-go's events.k8s.io broadcaster does: a "
+           "strategic merge PATCH of events.k8s.io/v1 series.count and series.lastObservedTime, sent at each repeat",
+           "", _events_as_series, "shape"),
 )
 
 CONTROLS: tuple[Mutant, ...] = (

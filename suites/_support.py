@@ -7,8 +7,10 @@ criterion built on it stays honest against any scheduler. What a scheduler wrote
 type carried it. The API is small on purpose; each piece is a candidate for
 :mod:`harness._scenario`:
 
-* :func:`events` reads the events a scheduler wrote about a pod, from either API
-  (``events.k8s.io/v1`` with ``note``, core ``v1`` with ``message``), as :class:`SeenEvent`;
+* :func:`events` reads the events a scheduler recorded about a pod, from either API
+  (``events.k8s.io/v1`` with ``note``, core ``v1`` with ``message``), as :class:`SeenEvent`: one
+  per occurrence, read from the effect of every write to an Event (a create, or a PATCH or PUT
+  that aggregates a repeat into a series by raising ``series.count`` or ``count``);
 * :func:`condition_writes` lists the scheduler's writes of a pod that changed its ``PodScheduled``
   condition or changed nothing at all (a redundant write is an API call the KEP counts), stored
   or refused by a fault, leaving out bindings and writes that changed only other fields (such as
@@ -45,7 +47,7 @@ from typing import Any
 
 import pytest
 
-from fake_apiserver import Delay, EffectPredicate, FaultRule, Match, binds, removes_condition, sets_condition, sets_field
+from fake_apiserver import Delay, EffectPredicate, FaultRule, JournalEntry, Match, binds, removes_condition, sets_condition, sets_field
 from harness import DEFAULT_DEVICE_CLASS, ApiError, Scenario, Write, condition_of, format_condition, format_writes
 
 __all__ = [
@@ -98,7 +100,9 @@ CLAIMS = "resourceclaims.resource.k8s.io"
 
 @dataclass(frozen=True)
 class SeenEvent:
-    """One event a scheduler created: when, through which API, and what it said."""
+    """One occurrence of an event a scheduler recorded: when the write carrying it reached the
+    API, through which API, and what it said; ``via`` is the verb of that write and ``count``
+    the number the occurrence has in its Event's series (1 for an Event's first)."""
 
     time: float
     api: str  # "events.k8s.io/v1" or "v1"
@@ -106,31 +110,82 @@ class SeenEvent:
     reason: str
     message: str
     pod: str
+    via: str = "create"
+    count: int = 1
 
     def __str__(self) -> str:
-        return f"t={self.time:.3f} {self.api} {self.type} {self.reason} {json.dumps(self.message)}"
+        said = f"t={self.time:.3f} {self.api} {self.type} {self.reason} {json.dumps(self.message)}"
+        return said if (self.via, self.count) == ("create", 1) else f"{said} ({self.via}, occurrence {self.count})"
+
+
+#: What an Event says, per API: a write that changes one of these without raising the count
+#: rewrote the record for a new occurrence.
+_EVENT_SAYS = {"v1": ("type", "reason", "message", "involvedObject"),
+               "events.k8s.io/v1": ("type", "reason", "note", "regarding")}
+
+
+def _occurrences(event: Obj | None) -> int:
+    """How many times an Event says it happened: its ``series.count`` (``events.k8s.io/v1``, or
+    core ``v1``), or the ``count`` core ``v1`` keeps (``deprecatedCount`` in
+    ``events.k8s.io/v1``); once for an Event without either, none for no Event."""
+    if event is None:
+        return 0
+    series = event.get("series")
+    counts = (series.get("count") if isinstance(series, dict) else None, event.get("count"), event.get("deprecatedCount"))
+    return max([1, *(c for c in counts if isinstance(c, int) and not isinstance(c, bool))])
+
+
+def _event_effect(entry: JournalEntry) -> tuple[Obj | None, Obj | None] | None:
+    """The Event before and after a stored write, or ``None`` when it was not stored or its
+    effect is unknown; a create journaled without its effect is taken as its body, as created."""
+    if not 200 <= entry.code < 300:
+        return None
+    if entry.applied:
+        before = entry.before if isinstance(entry.before, dict) else None
+        after = entry.after if isinstance(entry.after, dict) else None
+        return before, after
+    if entry.verb == "create" and isinstance(entry.body, dict):
+        return None, entry.body
+    return None
 
 
 def events(scenario: Scenario, pod: str, reason: str | None = None) -> list[SeenEvent]:
-    """Events the scheduler created (and the server accepted) regarding ``pod`` since the scenario
-    started, oldest first; only those with ``reason`` when given.
+    """Every occurrence of an event the scheduler recorded (and the server stored) regarding
+    ``pod`` since the scenario started, oldest first; only those with ``reason`` when given.
 
-    Only creates count: an event series the real broadcaster aggregates with a PATCH is one event.
+    Judged by effect, whatever request carried it and in either API: each stored write to an
+    Event (create, patch of any type, update) adds as many occurrences as it raised the Event's
+    count (:func:`_occurrences`: a create adds one, a series' PATCH from ``count: n`` to
+    ``n + 1`` one more), each with what the Event says after the write and the write's time. A
+    write that changes what the Event says (type, reason, message, regarding object) without
+    raising the count is one occurrence too; a write that changes neither (a refresh of a series,
+    a label) is none. So a scheduler that aggregates a repeat into a series, as client-go's
+    broadcasters do (``events.k8s.io/v1``: ``series.count`` and ``lastObservedTime`` by strategic
+    merge PATCH; core ``v1``: ``count`` and ``lastTimestamp``), is judged as one that creates an
+    Event per occurrence. A series client-go writes only on its periodic refresh counts when the
+    write comes; an Event re-created with its series after it expired counts its series again.
     """
     out = []
-    for entry in scenario.requests("create", "events"):
-        body = entry.body if isinstance(entry.body, dict) else {}
-        if not 200 <= entry.code < 300:
+    for entry in scenario.requests(resource="events", where=lambda e: e.verb in ("create", "update", "patch")):
+        effect = _event_effect(entry)
+        if effect is None:
             continue
-        ref = body.get("regarding") or body.get("involvedObject") or {}
-        if ref.get("kind") != "Pod" or ref.get("name") != pod:
-            continue
-        if reason is not None and body.get("reason") != reason:
+        before, after = effect
+        if after is None:
             continue
         api = "events.k8s.io/v1" if entry.resource.endswith(".events.k8s.io") else "v1"
-        message = body.get("note") if api != "v1" else body.get("message")
-        out.append(SeenEvent(entry.time, api, str(body.get("type", "")), str(body.get("reason", "")),
-                             str(message or ""), pod))
+        ref = after.get("regarding") or after.get("involvedObject") or {}
+        if ref.get("kind") != "Pod" or ref.get("name") != pod:
+            continue
+        if reason is not None and after.get("reason") != reason:
+            continue
+        total, grew = _occurrences(after), _occurrences(after) - _occurrences(before)
+        if grew <= 0 and before is not None and any(before.get(k) != after.get(k) for k in _EVENT_SAYS[api]):
+            grew = 1
+        message = after.get("note") if api != "v1" else after.get("message")
+        for count in range(total - grew + 1, total + 1):
+            out.append(SeenEvent(entry.time, api, str(after.get("type", "")), str(after.get("reason", "")),
+                                 str(message or ""), pod, entry.verb, count))
     return out
 
 

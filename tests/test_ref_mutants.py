@@ -157,7 +157,7 @@ def test_every_mutant_has_a_kep_sentence_and_is_listed() -> None:
     assert [(m.name, m.kind, m.must_fail, bool(m.violates)) for m in VARIANTS if m.kind != "mutant"] == [
         ("status-by-put", "shape", False, False), ("status-by-json-patch", "shape", False, False),
         ("status-by-merge-patch", "shape", False, False), ("claim-hint-like-kube-scheduler", "shape", False, False),
-        ("does-nothing", "control", True, False)]
+        ("events-as-series", "shape", False, False), ("does-nothing", "control", True, False)]
     assert [m.name for m in VARIANTS] == [*(m.name for m in VARIANTS if m.kind == "shape"),
                                           *(m.name for m in MUTANTS), "does-nothing"]
     with pytest.raises(UnknownMutant,
@@ -436,7 +436,7 @@ def test_cli_lists_the_variants_by_kind_with_what_is_expected(capsys: pytest.Cap
         "    writes the PodScheduled condition with PUT pods/<name>/status (the whole pod with its resourceVersion, "
         "client-go UpdateStatus); on 409 re-reads the pod and retries",
         "    expected: must pass every criterion"]
-    assert shapes.count("expected: must pass every criterion") == 4 and "violates" not in shapes
+    assert shapes.count("expected: must pass every criterion") == 5 and "violates" not in shapes
     assert mutants.splitlines()[:5] == [
         "Mutants: each breaks one rule it names (of KEP-5501, kube-scheduler's core, DefaultPreemption or KEP-5836)",
         "no-delay",

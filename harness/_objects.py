@@ -12,7 +12,10 @@ which
   no sleep; then its kind is known without asking discovery again. On the fake the CRD is
   established at once and the wait ends at the first event. A CRD that exists already (a shared
   cluster where the kind is installed, as a scheduler's plugins install theirs) is taken as it is
-  and left there at close;
+  and left there at close; one being deleted (an earlier scenario's cleanup, which the API server
+  finishes once the CRD's objects are gone) is waited for, watched until it is gone, and made
+  anew. Scenarios that make the same CRD on one cluster at the same time would delete it under
+  each other: a shared cluster runs one scenario at a time (kind), envtest one per worker;
 * on a shared backend, records what it made that the namespace's cleanup does not reach: custom
   objects (deleted at close, before the CRDs) and cluster-scoped objects (deleted by
   :class:`~harness._shared_cluster.SharedCluster`, the CRDs among them).
@@ -66,47 +69,55 @@ class ObjectMaker:
                              f"namespace {self.namespace!r}; leave it out (namespaced objects go to the scenario's)")
         path = resource_path(spec, self.namespace if spec.namespaced else None)
         crd = (manifest["apiVersion"], manifest["kind"]) == (CRD_API_VERSION, CRD_KIND)
+        body = json.loads(json.dumps(manifest))
         try:
-            result: Obj = await self.request("POST", path, body=json.loads(json.dumps(manifest)))
+            result: Obj = await self.request("POST", path, body=body)
         except ApiError as e:
             if not (crd and e.code == 409):
                 raise
             result = await self.request("GET", resource_path(spec, None, meta["name"]))  # installed already: kept
-        else:
-            if self.made is not None and (spec.group, spec.resource) not in _BUILT_IN:
-                self.custom.append(resource_path(spec, self.namespace if spec.namespaced else None, meta["name"]))
-            elif self.made is not None and not spec.namespaced:
-                self.made(spec, meta["name"])
-        if crd:
-            result = await self._established(result)
-            self.discovery.learn(result)
-        return result
+            if not (result.get("metadata") or {}).get("deletionTimestamp"):
+                return await self._learn(result)
+            # being deleted (an earlier scenario's cleanup): wait until it is gone, then make it anew
+            await self._watch_crd(meta["name"], lambda crd: crd is None, "deleted")
+            result = await self.request("POST", path, body=body)
+        if self.made is not None and (spec.group, spec.resource) not in _BUILT_IN:
+            self.custom.append(resource_path(spec, self.namespace if spec.namespaced else None, meta["name"]))
+        elif self.made is not None and not spec.namespaced:
+            self.made(spec, meta["name"])
+        return await self._learn(result) if crd else result
 
-    async def _established(self, crd: Obj) -> Obj:
-        """``crd`` as it is once Established, watched from the version the create returned."""
-        if established(crd):
-            return crd
-        name = crd["metadata"]["name"]
+    async def _learn(self, crd: Obj) -> Obj:
+        """``crd`` once Established (:meth:`_watch_crd`), its kind then known to discovery."""
+        if not established(crd):
+            crd = await self._watch_crd(crd["metadata"]["name"], lambda now: now is not None and established(now),
+                                        "Established") or crd
+        self.discovery.learn(crd)
+        return crd
+
+    async def _watch_crd(self, name: str, until: Callable[[Obj | None], bool], what: str) -> Obj | None:
+        """Watch the CRD ``name`` (list, then watch, that one object) until ``until`` holds of it
+        (None: there is none); it as it then is. :class:`ExpectationFailed` after
+        :data:`ESTABLISH_TIMEOUT` seconds, naming ``what`` was awaited and the CRD's conditions."""
         informer = Informer(self.client, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
                             params={"fieldSelector": f"metadata.name={name}"})
         done = asyncio.Event()
 
         def check(event: str, obj: Obj) -> None:
-            if established(informer.objects.get(name, {})):
+            if until(informer.objects.get(name)):
                 done.set()
 
         informer.listeners.append(check)
-        await informer.start()
+        await informer.start()  # its first list calls check
         try:
-            if not established(informer.objects.get(name, {})):
-                await asyncio.wait_for(done.wait(), ESTABLISH_TIMEOUT)
+            await asyncio.wait_for(done.wait(), ESTABLISH_TIMEOUT)
         except asyncio.TimeoutError:
-            conditions = (informer.objects.get(name, crd).get("status") or {}).get("conditions") or []
-            raise ExpectationFailed(f"CustomResourceDefinition {name} was not Established within "
+            conditions = ((informer.objects.get(name) or {}).get("status") or {}).get("conditions") or []
+            raise ExpectationFailed(f"CustomResourceDefinition {name} was not {what} within "
                                     f"{ESTABLISH_TIMEOUT:g} s; its conditions: {json.dumps(conditions)}") from None
         finally:
             await informer.stop()
-        return informer.objects[name]
+        return informer.objects.get(name)
 
     async def clean_up(self) -> None:
         """Delete the custom objects made on a shared backend, newest first (404: gone already)."""

@@ -96,11 +96,23 @@ class ObjectMaker:
         return crd
 
     async def _watch_crd(self, name: str, until: Callable[[Obj | None], bool], what: str) -> Obj | None:
-        """Watch the CRD ``name`` (list, then watch, that one object) until ``until`` holds of it
-        (None: there is none); it as it then is. :class:`ExpectationFailed` after
-        :data:`ESTABLISH_TIMEOUT` seconds, naming ``what`` was awaited and the CRD's conditions."""
-        informer = Informer(self.client, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-                            params={"fieldSelector": f"metadata.name={name}"})
+        """Watch the CRD ``name`` until ``until`` holds of it (None: there is none); it as it then
+        is. :class:`ExpectationFailed` after :data:`ESTABLISH_TIMEOUT` seconds, naming ``what`` was
+        awaited and the CRD's conditions."""
+        met, crd = await self.watch("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", name, until,
+                                    ESTABLISH_TIMEOUT)
+        if not met:
+            conditions = ((crd or {}).get("status") or {}).get("conditions") or []
+            raise ExpectationFailed(f"CustomResourceDefinition {name} was not {what} within "
+                                    f"{ESTABLISH_TIMEOUT:g} s; its conditions: {json.dumps(conditions)}")
+        return crd
+
+    async def watch(self, collection: str, name: str, until: Callable[[Obj | None], bool],
+                    within: float) -> tuple[bool, Obj | None]:
+        """List, then watch, the one object ``name`` of ``collection`` (a path) until ``until`` holds
+        of it (None: there is none) or ``within`` seconds have passed: whether it held, and the
+        object as last seen."""
+        informer = Informer(self.client, collection, params={"fieldSelector": f"metadata.name={name}"})
         done = asyncio.Event()
 
         def check(event: str, obj: Obj) -> None:
@@ -110,14 +122,18 @@ class ObjectMaker:
         informer.listeners.append(check)
         await informer.start()  # its first list calls check
         try:
-            await asyncio.wait_for(done.wait(), ESTABLISH_TIMEOUT)
+            if not done.is_set():
+                await asyncio.wait_for(done.wait(), within)
         except asyncio.TimeoutError:
-            conditions = ((informer.objects.get(name) or {}).get("status") or {}).get("conditions") or []
-            raise ExpectationFailed(f"CustomResourceDefinition {name} was not {what} within "
-                                    f"{ESTABLISH_TIMEOUT:g} s; its conditions: {json.dumps(conditions)}") from None
+            pass
         finally:
             await informer.stop()
-        return informer.objects.get(name)
+        return done.is_set(), informer.objects.get(name)
+
+    async def path(self, api_version: str, kind: str, name: str | None = None) -> str:
+        """The REST path of ``kind``'s collection in the scenario's namespace (or of one object)."""
+        spec = await self.discovery.resolve(api_version, kind)
+        return resource_path(spec, self.namespace if spec.namespaced else None, name)
 
     async def clean_up(self) -> None:
         """Delete the custom objects made on a shared backend, newest first (404: gone already)."""

@@ -67,7 +67,7 @@ from harness._shared_cluster import JOURNAL_CATCH_UP, SharedCluster, unjournaled
 from harness._virtual_time import VirtualEventLoop
 from harness._writes import Write, delivered, writes_of
 
-__all__ = ["Expectation", "ExpectationFailed", "Scenario", "parse_taint"]
+__all__ = ["Expectation", "ExpectationFailed", "Scenario", "field_value", "parse_taint"]
 
 Obj = dict[str, Any]
 DEFAULT_IMAGE = "registry.k8s.io/pause:3.10"
@@ -212,6 +212,27 @@ class Scenario:
         YAML file of one or more documents (``---``); a CRD first, then objects of its kind."""
         items = load_manifests(manifests) if isinstance(manifests, (str, Path)) else list(manifests)
         return [await self.objects.create(manifest, index) for index, manifest in enumerate(items)]
+
+    async def get_object(self, api_version: str, kind: str, name: str) -> Obj:
+        """GET one object of any served kind, custom ones included (found through discovery)."""
+        result: Obj = await self._request("GET", await self.objects.path(api_version, kind, name))
+        return result
+
+    async def expect_field(self, api_version: str, kind: str, name: str, field: str, value: Any,
+                           within: float = 0.0) -> Obj | None:
+        """Wait until the object's ``field`` (a dotted path: ``spec.minMember``, ``status.phase``;
+        ``None``: absent) equals ``value``, watching that object; fail after ``within`` seconds
+        saying what it was. For objects of any kind, custom ones included; returns the object."""
+        __tracebackhide__ = True  # a failure points at the scenario's line
+        start = self.now
+        met, obj = await self.objects.watch(await self.objects.path(api_version, kind), name,
+                                            lambda now: field_value(now, field) == value, within)
+        if not met:
+            seen = "it does not exist" if obj is None else f"{field} is {json.dumps(field_value(obj, field))}"
+            raise ExpectationFailed(f"expected within {_secs(within)} s (t={start:.3f}..{start + within:.3f}): "
+                                    f"{kind} {name} has {field} {json.dumps(value)}\nobserved at t={self.now:.3f}: "
+                                    f"{seen}")
+        return obj
 
     async def create_node(
         self, name: str, cpu: str = "4", memory: str = "8Gi", pods: int = 110, *,
@@ -687,6 +708,14 @@ def parse_taint(taint: str | Obj) -> Obj:
     if value:
         out["value"] = value
     return out
+
+
+def field_value(obj: Obj | None, field: str) -> Any:
+    """The value at a dotted path of ``obj`` (``spec.minMember``); None where any step is absent."""
+    value: Any = obj
+    for step in field.split("."):
+        value = value.get(step) if isinstance(value, dict) else None
+    return value
 
 
 def _secs(seconds: float) -> str:

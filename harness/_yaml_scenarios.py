@@ -217,6 +217,11 @@ async def _create_objects(run: _Run, op: Obj) -> None:
     await run.s.create_objects(op["manifests"])
 
 
+async def _expect_field(run: _Run, op: Obj) -> None:
+    await run.s.expect_field(str(op["apiVersion"]), str(op["kind"]), str(op["name"]), str(op["field"]), op["equals"],
+                             parse_duration(op.get("within", "0s")))
+
+
 async def _delete(run: _Run, op: Obj) -> None:
     await run.s.delete(str(op["kind"]), str(op["name"]))
 
@@ -367,6 +372,8 @@ OPS: dict[str, OpSpec] = {
                  check=_patch_body),
     "delete": _op("kind name", "", _delete),
     "createObjects": _op("", "manifests file", _create_objects, ("manifests", "file")),
+    "expectField": _op("apiVersion kind name field equals", "within", _expect_field,
+                       values={"kind": _TEXT, "apiVersion": _TEXT, "field": _TEXT, "equals": lambda k, v: None}),
 }
 
 
@@ -503,6 +510,13 @@ def _check_kinds(ops: list[Obj]) -> None:
     (:func:`harness._manifests.check_kinds`)."""
     custom: set[tuple[str, str]] = set()
     for index, op in enumerate(ops):
+        if op["op"] == "expectField":
+            try:
+                check_kinds([{"apiVersion": op["apiVersion"], "kind": op["kind"], "metadata": {"name": op["name"]}}],
+                            custom)
+            except ManifestError as e:
+                message = str(e).split(": ", 1)[1]  # not "manifest 0 (...)": no manifest here
+                raise _Invalid(f"ops[{index}] expectField: {message}", "ops", index, "kind") from None
         if op["op"] != "createObjects":
             continue
         try:

@@ -22,7 +22,7 @@ from harness._discovery import UnknownKind
 from harness._envtest import ControlPlane, envtest_unavailable, find_assets
 from harness._kubeclient import ApiError, KubeClient
 from harness._manifests import ManifestError, is_manifest_file, load_manifests
-from harness._scenario import Scenario
+from harness._scenario import ExpectationFailed, Scenario
 from harness._virtual_time import run
 
 Obj = dict[str, Any]
@@ -236,3 +236,31 @@ def test_a_crd_being_deleted_is_waited_for_and_made_anew(tmp_path: Path) -> None
                 await backend.stop()
 
     asyncio.run(main())
+
+
+def test_expect_field_watches_a_custom_object_until_its_field_has_the_value(tmp_path: Path) -> None:
+    async def body(s: Scenario) -> None:
+        await s.create_objects([*load_manifests(CRD_FILE), pod_group("g", min_member=2)])
+        assert (await s.get_object(GROUP, "PodGroup", "g"))["spec"] == {"minMember": 2}
+        await s.expect_field(GROUP, "PodGroup", "g", "spec.minMember", 2)
+        await s.expect_field(GROUP, "PodGroup", "g", "status.phase", None)
+
+        async def later() -> None:
+            await s.advance(3)
+            await s.client.request("PATCH", f"/apis/{GROUP}/namespaces/default/podgroups/g/status",
+                                   body={"status": {"phase": "Running"}}, content_type="application/merge-patch+json")
+
+        task = asyncio.create_task(later())
+        found = await s.expect_field(GROUP, "PodGroup", "g", "status.phase", "Running", within=5)
+        assert s.now == 3.0 and (found or {})["status"] == {"phase": "Running"}
+        await task
+        with pytest.raises(ExpectationFailed) as failed:
+            await s.expect_field(GROUP, "PodGroup", "g", "spec.minMember", 3, within=2)
+        assert str(failed.value) == ("expected within 2 s (t=3.000..5.000): PodGroup g has spec.minMember 3\n"
+                                     "observed at t=5.000: spec.minMember is 2")
+        with pytest.raises(ExpectationFailed) as failed:
+            await s.expect_field(GROUP, "PodGroup", "nope", "spec.minMember", 3)
+        assert str(failed.value) == ("expected within 0 s (t=5.000..5.000): PodGroup nope has spec.minMember 3\n"
+                                     "observed at t=5.000: it does not exist")
+
+    with_fake_scenario(body, tmp_path)

@@ -478,7 +478,8 @@ def test_a_yaml_scenario_that_does_not_load_is_one_collection_error(pytester: py
     result.stdout.fnmatch_lines([
         "*_ ERROR collecting scenarios/bad.yaml _*",
         "bad.yaml: line 2: ops[0]: unknown op 'createNodez'; known ops: addFault, barrier, createClaims, createNodes, "
-        "createObjects, createPods, delete, expectCondition, expectRequests, patch, removeFault, removeGates, sleep",
+        "createObjects, createPods, delete, expectCondition, expectField, expectRequests, patch, removeFault, "
+        "removeGates, sleep",
         "*Interrupted: 1 error during collection*",
     ])
     assert "Traceback" not in result.stdout.str()

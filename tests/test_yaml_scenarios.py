@@ -126,7 +126,7 @@ ops:
 
 
 KNOWN_OPS = ("addFault, barrier, createClaims, createNodes, createObjects, createPods, delete, expectCondition, "
-             "expectRequests, patch, removeFault, removeGates, sleep")
+             "expectField, expectRequests, patch, removeFault, removeGates, sleep")
 NOT_A_DURATION = "write seconds (5, 2.5) or a number with ms, s, m or h (500ms, 2m)"
 STRINGS_TO_STRINGS = 'give a mapping of strings to strings (quote a number or a boolean: "1", "true")'
 
@@ -337,6 +337,14 @@ UNKNOWN_POD_GROUP = ("unknown kind 'PodGroup' of scheduling.x-k8s.io/v1alpha1: n
                      "by a CustomResourceDefinition created earlier")
 
 
+def test_expect_field_is_refused_on_load_for_a_kind_no_crd_defined_before(tmp_path: Path) -> None:
+    with pytest.raises(YamlScenarioError) as info:
+        load_scenario(write(tmp_path, "ops:\n- {op: expectField, apiVersion: scheduling.x-k8s.io/v1alpha1, kind: PodGroup, "
+                                      "name: g, field: spec.minMember, equals: 2}\n"))
+    assert str(info.value) == (f"s.yaml: line 2: ops[0] expectField: {UNKNOWN_POD_GROUP}; create its "
+                               "CustomResourceDefinition before it")
+
+
 @pytest.mark.parametrize(("text", "message"), [
     ("ops:\n- op: createObjects\n  manifests:\n  - {kind: ConfigMap, metadata: {name: a}}",
      "s.yaml: line 4: ops[0] createObjects: manifests: manifest 0 (ConfigMap a): missing apiVersion"),
@@ -404,6 +412,8 @@ ops:
   manifests:
   - {POD_GROUP}
   - {{apiVersion: v1, kind: ConfigMap, metadata: {{name: c}}, data: {{a: b}}}}
+- {{op: expectField, apiVersion: scheduling.x-k8s.io/v1alpha1, kind: PodGroup, name: g, field: spec.minMember, equals: 2}}
+- {{op: expectField, apiVersion: v1, kind: ConfigMap, name: c, field: data.a, equals: b, within: 1s}}
 """), tmp_path)
     created = [(e.verb, e.path, e.code) for e in backend.journal.requests("create")]
     assert created == [

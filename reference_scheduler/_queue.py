@@ -17,7 +17,8 @@ PreEnqueue re-runs (decision 8 of the suite, open question 8): on every update o
 one that changes nothing but the ``PodScheduled`` condition or ``nominatedNodeName`` (what the
 scheduler itself writes, and the binding sets; re-running then would only see its own patch), and for a parked pod on each cluster event the
 rejecting plugin registers (:meth:`~reference_scheduler._plugins.PreEnqueuePlugin.requeue_on`:
-ResourceClaim add/update/delete for DynamicResources, gang member add/delete for GangQuorum).
+ResourceClaim add/update/delete for DynamicResources, gang member add/delete and any change of the
+member's PodGroup for GangQuorum).
 
 KEP-5501's reporting lives in :mod:`reference_scheduler._reporting`; the queue calls it at the
 points the KEP's ``runPreEnqueuePlugins`` names: first sight, rejection and success, with the

@@ -1,0 +1,183 @@
+"""``metadata.managedFields`` after an Update (a create, PUT or non-apply PATCH), as kube-apiserver
+keeps it.
+
+An entry is one manager's ownership: ``manager``, ``operation`` (``Update`` here), ``apiVersion``,
+``time``, ``fieldsType: FieldsV1``, ``fieldsV1`` and ``subresource`` (left out when empty). An
+Update entry is identified by manager, operation, apiVersion and subresource together (an Apply
+entry by the same without apiVersion), so one manager writing the main resource and ``/status``
+keeps two entries.
+
+What a write changes (:func:`~fake_apiserver._machinery.fieldset.compare` of the object before and
+after, with the fields the resource's strategy resets left out) moves to the writer: every other
+entry loses what was added, modified or removed, the writer's entry loses what was removed and
+gains what was added or modified, minus the fields nobody owns (``apiVersion``, ``kind``,
+``metadata`` itself and its ``name``, ``namespace``, ``uid``, ``resourceVersion``, ``generation``,
+``creationTimestamp``, ``selfLink``, ``managedFields``; the members below ``metadata`` are
+owned). An entry left empty is dropped. The writer's entry gets the write's time only when the
+write gave it something: a write that changes nothing creates no entry and moves no time. A create
+compares with the kind's empty object (:func:`~fake_apiserver._machinery.fieldset.zero_object`;
+``{}`` for a custom resource), so that a struct the Go type always writes is not new as a whole.
+
+The list is kept sorted as kube-apiserver sorts it: by operation (``Apply`` before ``Update``),
+then time to the second, manager, apiVersion and subresource. With more than ten Update entries,
+the oldest are folded into one ``ancient-changes`` entry, as kube-apiserver caps them.
+
+The manager is the request's ``fieldManager``, or else the User-Agent up to its first ``/``
+(:func:`manager_name`).
+
+Checked against kube-apiserver v1.37.2 (``tests/test_managedfields.py`` replays the recorded
+answers). The objects compared must be the ones kube-apiserver compares: the request's object after
+decoding and defaulting, before the strategy's ``PrepareFor*`` and before mutating admission
+(fields admission adds, such as a Pod's service account volume, are nobody's).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from fake_apiserver._machinery.fieldset import FieldSet, FieldType, compare, path_of
+
+__all__ = [
+    "ANCIENT_CHANGES",
+    "MAX_UPDATE_MANAGERS",
+    "NEVER_OWNED",
+    "UNKNOWN_MANAGER",
+    "ManagedEntry",
+    "decode_managed_fields",
+    "encode_managed_fields",
+    "manager_name",
+    "update_managed_fields",
+]
+
+FIELDS_TYPE = "FieldsV1"
+MAX_UPDATE_MANAGERS = 10
+ANCIENT_CHANGES = "ancient-changes"
+UNKNOWN_MANAGER = "unknown"
+
+NEVER_OWNED = FieldSet([
+    path_of("apiVersion"), path_of("kind"), path_of("metadata"),
+    *(path_of("metadata", name) for name in ("name", "namespace", "creationTimestamp", "selfLink", "uid",
+                                             "clusterName", "generation", "managedFields", "resourceVersion")),
+])
+"""Paths no manager owns: removed from a writer's gain (not their descendants)."""
+
+
+def manager_name(field_manager: str | None, user_agent: str | None) -> str:
+    """The manager of a write: ``?fieldManager=``, else the User-Agent up to its first ``/``
+    (``kubectl/v1.37.2 (linux/amd64)`` is ``kubectl``), else ``unknown``."""
+    if field_manager:
+        return field_manager
+    return (user_agent or "").split("/", 1)[0] or UNKNOWN_MANAGER
+
+
+@dataclass
+class ManagedEntry:
+    """One managedFields entry, decoded."""
+
+    manager: str
+    operation: str
+    api_version: str
+    time: str | None
+    fields: FieldSet
+    subresource: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)  # a fieldsType other than FieldsV1, kept as is
+
+    @property
+    def identity(self) -> tuple[str, str, str, str]:
+        version = "" if self.operation == "Apply" else self.api_version
+        return (self.manager, self.operation, version, self.subresource)
+
+    def encode(self, unstructured: bool = False) -> dict[str, Any]:
+        """The entry as JSON: keys in the Go struct's order, or sorted (fieldsV1's too) for an
+        unstructured object (a custom resource), whose maps Go writes sorted by key."""
+        out: dict[str, Any] = {"manager": self.manager, "operation": self.operation,
+                               "apiVersion": self.api_version}
+        if self.time is not None:
+            out["time"] = self.time
+        out["fieldsType"] = FIELDS_TYPE
+        out["fieldsV1"] = self.fields.to_fields_v1()
+        if self.subresource:
+            out["subresource"] = self.subresource
+        return _sorted_keys(out) if unstructured else out
+
+
+def _sorted_keys(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _sorted_keys(value[k]) for k in sorted(value, key=str.encode)}
+    return value
+
+
+def decode_managed_fields(entries: Sequence[Mapping[str, Any]] | None) -> list[ManagedEntry]:
+    """The entries of ``metadata.managedFields``; ValueError for one that cannot be read."""
+    out: list[ManagedEntry] = []
+    for raw in entries or ():
+        if raw.get("fieldsType", FIELDS_TYPE) != FIELDS_TYPE:
+            raise ValueError(f"invalid fieldsType {raw.get('fieldsType')!r}")
+        out.append(ManagedEntry(manager=str(raw.get("manager", "")), operation=str(raw.get("operation", "")),
+                                api_version=str(raw.get("apiVersion", "")), time=raw.get("time"),
+                                fields=FieldSet.from_fields_v1(raw.get("fieldsV1") or {}),
+                                subresource=str(raw.get("subresource", ""))))
+    return out
+
+
+def _seconds(time: str | None) -> str:
+    return (time or "")[:19]  # RFC 3339 to the second sorts as text
+
+
+def encode_managed_fields(entries: Sequence[ManagedEntry], unstructured: bool = False) -> list[dict[str, Any]]:
+    """The entries as ``metadata.managedFields``, in kube-apiserver's order (``unstructured``:
+    :meth:`ManagedEntry.encode`)."""
+    ordered = sorted(entries, key=lambda e: (e.operation, _seconds(e.time), e.manager, e.api_version, e.subresource))
+    return [e.encode(unstructured) for e in ordered]
+
+
+def _cap(entries: list[ManagedEntry], time: str) -> list[ManagedEntry]:
+    """At most :data:`MAX_UPDATE_MANAGERS` Update entries: the oldest fold into ``ancient-changes``."""
+    updates = sorted((e for e in entries if e.operation == "Update"),
+                     key=lambda e: (_seconds(e.time), e.manager, e.api_version, e.subresource))
+    if len(updates) <= MAX_UPDATE_MANAGERS:
+        return entries
+    fold = updates[:len(updates) - MAX_UPDATE_MANAGERS + 1]
+    kept = [e for e in entries if all(e is not f for f in fold)]
+    merged = FieldSet().union(*(e.fields for e in fold))
+    ancient = ManagedEntry(ANCIENT_CHANGES, "Update", fold[-1].api_version, fold[-1].time, merged)
+    return kept + [ancient]
+
+
+def update_managed_fields(managed: Sequence[Mapping[str, Any]] | None, old: Any, new: Any, ftype: FieldType, *,
+                          manager: str, api_version: str, time: str, subresource: str = "",
+                          reset: FieldSet | None = None, creating: bool = False,
+                          unstructured: bool = False) -> list[dict[str, Any]]:
+    """``metadata.managedFields`` after ``manager`` turned ``old`` into ``new`` by an Update at
+    ``api_version`` (through ``subresource``, ``""`` for the main resource) at ``time``.
+
+    ``managed`` is the list before the write; ``reset`` the fields the resource's strategy resets
+    on this (sub)resource (a Pod's ``status`` on the main resource, its ``spec`` and ``metadata``
+    on ``/status``): they and everything below them are nobody's gain or loss. An object that
+    has no managedFields when it is updated (not ``creating``) is left without: nothing is
+    tracked until it is created again or applied to. ``unstructured``: the object is a custom
+    resource (:meth:`ManagedEntry.encode`). An empty list means the object has none."""
+    entries = decode_managed_fields(managed)
+    if not entries and not creating:
+        return []
+    changes = compare(old, new, ftype)
+    touched, gained = changes.all(), changes.changed()
+    if reset:
+        touched, gained = touched.without_subtrees(reset), gained.without_subtrees(reset)
+    gained = gained.difference(NEVER_OWNED)
+    kept: list[ManagedEntry] = []
+    for entry in entries:
+        entry.fields = entry.fields.difference(touched)
+        if entry.fields:
+            kept.append(entry)
+    if gained:
+        me = ManagedEntry(manager, "Update", api_version, time, gained, subresource)
+        for entry in kept:
+            if entry.identity == me.identity:
+                entry.fields, entry.time = entry.fields.union(gained), time
+                break
+        else:
+            kept.append(me)
+        kept = _cap(kept, time)
+    return encode_managed_fields(kept, unstructured)

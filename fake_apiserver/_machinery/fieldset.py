@@ -51,6 +51,7 @@ __all__ = [
     "Comparison",
     "FieldSet",
     "FieldType",
+    "KEY_DEFAULTS",
     "Path",
     "PathElement",
     "builtin_type",
@@ -255,6 +256,7 @@ class FieldType:
     atomic: bool = False
     relation: str = "atomic"
     keys: tuple[str, ...] = ()
+    key_defaults: Mapping[str, Any] = field(default_factory=dict)
     _fields: Callable[[], Mapping[str, FieldType]] | None = None
     _elem: Callable[[], FieldType | None] | None = None
 
@@ -289,6 +291,28 @@ def _list_relation(node: Mapping[str, Any]) -> tuple[str, tuple[str, ...]]:
     return "atomic", ()
 
 
+KEY_DEFAULTS: Mapping[str, Mapping[str, Any]] = {
+    "io.k8s.api.core.v1.ContainerPort": {"protocol": "TCP"},
+}
+"""Defaults of list-map keys that kube-apiserver's OpenAPI declares and the packaged schemas leave
+out, by definition: an applied port without ``protocol`` is keyed ``{"containerPort":80,"protocol":"TCP"}``."""
+
+
+def _key_defaults(items: Mapping[str, Any], resolve: Callable[[Mapping[str, Any]], Mapping[str, Any]],
+                  keys: tuple[str, ...]) -> dict[str, Any]:
+    """The defaults of a list item's key fields: its schema's ``default`` s, else :data:`KEY_DEFAULTS`."""
+    known = KEY_DEFAULTS.get(str(items.get("$ref", "")).rsplit("/", 1)[-1], {})
+    props = resolve(items).get("properties") or {}
+    out: dict[str, Any] = {}
+    for key in keys:
+        declared = props.get(key)
+        if isinstance(declared, Mapping) and "default" in declared:
+            out[key] = declared["default"]
+        elif key in known:
+            out[key] = known[key]
+    return out
+
+
 def _types_of(node: Mapping[str, Any]) -> set[str]:
     declared = node.get("type")
     if isinstance(declared, list):
@@ -309,7 +333,8 @@ def _compile(node: Mapping[str, Any], resolve: Callable[[Mapping[str, Any]], Map
     if "array" in types:
         relation, keys = _list_relation(outer if "x-kubernetes-list-type" in outer else node)
         items = node.get("items")
-        return FieldType("list", relation=relation, keys=keys,
+        defaults = _key_defaults(items, resolve, keys) if isinstance(items, Mapping) and keys else {}
+        return FieldType("list", relation=relation, keys=keys, key_defaults=defaults,
                          _elem=lambda: _compile(items, resolve) if isinstance(items, Mapping) else DEDUCED)
     if "object" in types or "properties" in node or "additionalProperties" in node:
         props = node.get("properties") or {}
@@ -398,7 +423,8 @@ def _item_element(ftype: FieldType, index: int, item: Any) -> PathElement | None
     if ftype.relation == "map" and ftype.keys:
         if not isinstance(item, dict):
             return None
-        keys = {k: item[k] for k in ftype.keys if k in item}
+        keys = {k: item[k] if k in item else ftype.key_defaults[k] for k in ftype.keys
+                if k in item or k in ftype.key_defaults}
         return PathElement.key(keys) if keys else None
     if ftype.relation == "set":
         return PathElement.value(item)

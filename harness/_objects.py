@@ -16,9 +16,14 @@ which
   finishes once the CRD's objects are gone) is waited for, watched until it is gone, and made
   anew. Scenarios that make the same CRD on one cluster at the same time would delete it under
   each other: a shared cluster runs one scenario at a time (kind), envtest one per worker;
-* on a shared backend, records what it made that the namespace's cleanup does not reach: custom
-  objects (deleted at close, before the CRDs) and cluster-scoped objects (deleted by
+* on a shared backend, records what it made that the namespace's cleanup does not reach: objects
+  of kinds outside the fake's table of built-in kinds, custom ones (deleted at close, before the
+  CRDs), and cluster-scoped built-in objects (deleted by
   :class:`~harness._shared_cluster.SharedCluster`, the CRDs among them).
+
+It also watches one object of any kind until a field has a value
+(:meth:`~harness._scenario.Scenario.expect_field`): the same list-then-watch of that one object,
+so waiting costs no polling requests.
 """
 
 from __future__ import annotations

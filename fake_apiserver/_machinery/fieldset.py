@@ -49,6 +49,7 @@ from fake_apiserver._machinery import schema as schemas
 
 __all__ = [
     "Comparison",
+    "DEDUCED",
     "FieldSet",
     "FieldType",
     "KEY_DEFAULTS",

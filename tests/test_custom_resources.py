@@ -125,7 +125,21 @@ VERSION_STEPS: list[tuple[str, str, Any, str]] = [
     ("DELETE", CRDS + "/" + WIDGETS, None, ""),
     ("GONE", CRDS + "/" + WIDGETS, None, ""),
 ]
-SEQUENCES = {"podgroups": STEPS, "versions": VERSION_STEPS}
+HELD = V1 + "/held"
+FINALIZER_STEPS: list[tuple[str, str, Any, str]] = [
+    ("POST", CRDS, VERSIONED_CRD, ""),
+    ("WAIT", CRDS + "/" + WIDGETS, None, ""),
+    ("POST", V1, {"apiVersion": "versions.example.com/v1", "kind": "Widget",
+                  "metadata": {"name": "held", "finalizers": ["example.com/hold"]}}, ""),
+    ("DELETE", CRDS + "/" + WIDGETS, None, ""),
+    ("SETTLE", HELD, None, ""),  # the held object marked for deletion
+    ("POST", V1, {"apiVersion": "versions.example.com/v1", "kind": "Widget", "metadata": {"name": "late"}}, ""),
+    ("GET", HELD, None, ""),
+    ("PATCH", HELD, {"metadata": {"finalizers": None}}, MERGE),
+    ("GONE", CRDS + "/" + WIDGETS, None, ""),
+    ("GET", V1, None, ""),
+]
+SEQUENCES = {"podgroups": STEPS, "versions": VERSION_STEPS, "finalizers": FINALIZER_STEPS}
 
 Call = Callable[[str, str, Any, str], list[Any]]
 _ASSIGNED = ("uid", "resourceVersion", "creationTimestamp", "managedFields", "deletionTimestamp")
@@ -149,6 +163,13 @@ def _caller(server: str, token: str | None = None, context: ssl.SSLContext | Non
                 return [e.code, text.decode(), []]
 
     def call(method: str, path: str, body: Any, content_type: str) -> list[Any]:
+        if method == "SETTLE":  # an explicit wait on state: the object marked for deletion
+            for _ in range(300):
+                answer = once("GET", path, None, "")
+                if answer[0] == 200 and answer[1]["metadata"].get("deletionTimestamp"):
+                    return [answer[0], method]
+                time.sleep(0.1)
+            return [answer[0], f"{method} timed out"]
         if method in ("WAIT", "GONE"):  # an explicit wait on state: established, or deleted
             for _ in range(300):
                 answer = once("GET", path, None, "")

@@ -29,7 +29,7 @@ from typing import Any, Mapping
 from fake_apiserver._machinery import crdcel, structural
 from fake_apiserver._machinery import schema as _schema
 from fake_apiserver._machinery.equality import semantic
-from fake_apiserver._machinery.errors import BadRequest, FieldError
+from fake_apiserver._machinery.errors import BadRequest, FieldError, Forbidden
 from fake_apiserver._machinery.fieldvalidation import FieldValidation
 from fake_apiserver._machinery.jsonutil import json_copy
 from fake_apiserver._machinery.kindspec import KindSpec, Subresource
@@ -201,9 +201,19 @@ class CustomResourceStrategy(Strategy):
         subresources = version.get("subresources") or {}
         self.has_status = "status" in subresources
         self.scale: Mapping[str, Any] | None = subresources.get("scale")
+        #: the CRD is being deleted: creates are refused (:meth:`admit_create`)
+        self.terminating = False
         #: the version's additionalPrinterColumns, as declared (the Table's columns; none: the default)
         self.printer_columns: tuple[Mapping[str, Any], ...] = tuple(version.get("additionalPrinterColumns") or ())
         self.use(KindRules(unconditional_update=False))
+
+    def admit_create(self, obj: Obj, sent: Obj) -> None:
+        """The custom resource handler refuses a create while the CRD is being deleted."""
+        if self.terminating:
+            name = str((obj.get("metadata") or {}).get("name") or "")
+            raise Forbidden(f'{self.spec.group_resource} "{name}" is forbidden: create not allowed while custom '
+                            "resource definition is terminating",
+                            details={"name": name, "group": self.spec.group, "kind": self.spec.resource})
 
     def decode_untyped(self, obj: Obj, validation: FieldValidation | None) -> Obj:
         """Pruning and defaulting as the decoder does them, unknown fields as ``validation`` says."""

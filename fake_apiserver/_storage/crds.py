@@ -61,6 +61,8 @@ class CustomResourceStore(Protocol):
 
     def stop_serving(self, group: str, resource: str) -> None: ...
 
+    def terminate(self, spec: KindSpec) -> None: ...
+
     def now(self) -> str: ...
 
 
@@ -72,6 +74,8 @@ class CustomResourceDefinitions:
         self._busy = False
         #: the CRDs whose kinds are served, by group and plural
         self.served: dict[tuple[str, str], Obj] = {}
+        #: the CRDs being deleted whose objects are still held by finalizers, by group and plural
+        self.terminating: dict[tuple[str, str], str] = {}
 
     def definitions(self) -> dict[str, Obj]:
         """The OpenAPI definitions of every served custom resource (see
@@ -87,7 +91,16 @@ class CustomResourceDefinitions:
     def observe(self, spec: KindSpec, old: Obj | None, new: Obj | None) -> None:
         """React to a commit of ``spec``'s kind (only CRDs matter); the controllers' own writes
         are not reacted to again."""
-        if (spec.group, spec.resource) != (CRD_GROUP, CRD_RESOURCE) or self._busy:
+        if self._busy:
+            return
+        if (spec.group, spec.resource) in self.terminating and new is None:  # one more object gone
+            self._busy = True
+            try:
+                self._finish(spec.group, spec.resource)
+            finally:
+                self._busy = False
+            return
+        if (spec.group, spec.resource) != (CRD_GROUP, CRD_RESOURCE):
             return
         self._busy = True
         try:
@@ -117,21 +130,40 @@ class CustomResourceDefinitions:
                 self.store.serve_kinds(specs, [CustomResourceStrategy(s, crd) for s in specs])
 
     def _clean_up(self, crd: Mapping[str, Any]) -> None:
-        """The finalizer controller: the CRD's objects deleted, its kind no longer served, then
-        its cleanup finalizer removed (the CRD goes with it when it was the last)."""
+        """The finalizer controller: the CRD's objects deleted; once none is left (finalizers may
+        hold some: the CRD stays ``Terminating`` and its kind served, creates refused, until they
+        go), its kind is no longer served and its cleanup finalizer removed (the CRD goes with it
+        when it was the last)."""
         spec = crd.get("spec") or {}
         group = str(spec.get("group") or "")
         names = (crd.get("status") or {}).get("acceptedNames") or {}
         plural = str(names.get("plural") or (spec.get("names") or {}).get("plural") or "")
-        for version in spec.get("versions") or []:
+        self.terminating[(group, plural)] = crd["metadata"]["name"]
+        served = self._served(group, plural)
+        if served is not None:
+            self.store.terminate(served)
+            self.store.delete_collection(served, None)
+        self._finish(group, plural)
+
+    def _served(self, group: str, plural: str) -> KindSpec | None:
+        crd = self.served.get((group, plural))
+        for version in ((crd or {}).get("spec") or {}).get("versions") or []:
             served = self.store.lookup(group, str(version.get("name")), plural)
             if served is not None:
-                self.store.delete_collection(served, None)
-                break
-        self._forget(crd)
+                return served
+        return None
+
+    def _finish(self, group: str, plural: str) -> None:
+        """The end of a CRD's deletion, once none of its objects is left."""
+        served = self._served(group, plural)
+        if served is not None and self.store.list(served, None)["items"]:
+            return
+        name = self.terminating.pop((group, plural))
         crds = self._crd_spec()
         assert crds is not None
-        body = json_copy(dict(crd))
+        crd = self.store.get(crds, None, name)
+        self._forget(crd)
+        body = json_copy(crd)
         finalizers = [f for f in body["metadata"].get("finalizers") or [] if f != CLEANUP_FINALIZER]
         if finalizers != (body["metadata"].get("finalizers") or []):
             if finalizers:

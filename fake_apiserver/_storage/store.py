@@ -237,6 +237,12 @@ class Store:
         self.kinds = self.kinds + (first,) + tuple(specs[1:])
         self.kinds_generation += 1
 
+    def terminate(self, spec: KindSpec) -> None:
+        """A custom resource whose CRD is being deleted: its objects may still be read, updated
+        and deleted, not created (:meth:`CustomResourceStrategy.admit_create`)."""
+        for strategy in self._version_strategies.get((spec.group, spec.resource), {}).values():
+            strategy.terminating = True  # type: ignore[attr-defined]
+
     def stop_serving(self, group: str, resource: str) -> None:
         """Stop serving a resource (its CRD deleted): its objects are gone, its watches end."""
         key = (group, resource)

@@ -9,7 +9,8 @@ applier's own Apply entry never conflicts (its own Update entries do). The messa
 kube-apiserver's: ``Apply failed with 1 conflict: conflict with "alpha" using apps/v1:
 .spec.replicas``, or for several ``Apply failed with 3 conflicts: conflicts with "alpha" using
 apps/v1:`` and one ``- <path>`` line per field, manager after manager; a manager that wrote
-through a subresource is ``"kubelet" with subresource "status"``. Paths are written as
+through a subresource is ``"kubelet" with subresource "status"``, an applier has no version
+(``conflict with "b": .data.a``). Paths are written as
 structured-merge-diff writes them (``.spec.template.spec.containers[name="c"].image``). Checked
 against kube-apiserver v1.37.2 (``tests/test_applyconflicts.py``).
 
@@ -24,39 +25,71 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from fake_apiserver._machinery.fieldset import DEDUCED, FieldSet, FieldType, Path, compare
-from fake_apiserver._machinery.managedfields import decode_managed_fields
+from fake_apiserver._machinery.managedfields import ManagedEntry, decode_managed_fields
 
-__all__ = ["Conflict", "conflict_causes", "conflict_message", "find_conflicts", "merge", "path_text"]
+__all__ = ["Conflict", "conflict_causes", "conflict_message", "conflicts_with", "find_conflicts", "merge", "path_text"]
 
 
 def merge(live: Any, config: Any, ftype: FieldType) -> Any:
-    """``config`` merged into ``live`` under ``ftype``'s merge rules."""
+    """``config`` merged into ``live`` under ``ftype``'s merge rules (module docstring)."""
     if config is None or live is None:
         return config
-    return _merge(live, config, ftype)
-
-
-def _merge(live: Any, config: Any, ftype: FieldType) -> Any:
     if ftype.kind == "list" and ftype.relation != "atomic" and isinstance(live, list) and isinstance(config, list):
-        elem = ftype.elem or DEDUCED
-        keyed = {_key(ftype, i, item): item for i, item in enumerate(live)}
-        out = list(live)
-        positions = {_key(ftype, i, item): i for i, item in enumerate(live)}
-        for i, item in enumerate(config):
-            key = _key(ftype, i, item)
-            if key in keyed:
-                out[positions[key]] = _merge(keyed[key], item, elem)
-            else:
-                out.append(item)
-        return out
+        return _merge_items(live, config, ftype)
     granular = (ftype.kind == "map" and not ftype.atomic) or ftype.kind == "deduced"
     if granular and isinstance(live, dict) and isinstance(config, dict):
         merged = dict(live)
         for name, value in config.items():
             child = ftype.child(name)
-            merged[name] = _merge(live[name], value, child) if name in live and child is not None else value
+            merged[name] = merge(live[name], value, child) if name in live and child is not None else value
         return merged
     return config
+
+
+def _merge_items(live: list[Any], config: list[Any], ftype: FieldType) -> list[Any]:
+    """An associative list's items merged. The order is structured-merge-diff's: the live items,
+    except that the items both lists hold come in the configuration's order, each new item where
+    the configuration puts it relative to them (live ``[a, b]`` and applied ``[c, a]`` give
+    ``[c, a, b]``)."""
+    elem = ftype.elem or DEDUCED
+    old = _keyed(ftype, live)
+    new = _keyed(ftype, config)
+    old_by_key, new_by_key = dict(old), dict(new)
+    shared = [key for key, _ in new if key in old_by_key]
+    out: list[Any] = []
+    i = j = s = 0
+    while i < len(old) or j < len(new):
+        if i < len(old) and j < len(new) and old[i][0] == new[j][0]:
+            out.append(merge(old[i][1], new[j][1], elem))
+            i, j, s = i + 1, j + 1, s + 1
+            continue
+        if i < len(old):
+            key = old[i][0]
+            if key not in new_by_key:
+                out.append(old[i][1])
+                i += 1
+                continue
+            if j >= len(new) or (s < len(shared) and shared[s] != key):
+                i += 1  # comes when the configuration reaches it
+                continue
+        key, item = new[j]
+        out.append(merge(old_by_key[key], item, elem) if key in old_by_key else item)
+        j += 1
+        if s < len(shared) and shared[s] == key:
+            s += 1
+    return out
+
+
+def _keyed(ftype: FieldType, items: list[Any]) -> list[tuple[str, Any]]:
+    """The items with their keys, a repeated key's later items left out."""
+    seen: set[str] = set()
+    out = []
+    for index, item in enumerate(items):
+        key = _key(ftype, index, item)
+        if key not in seen:
+            seen.add(key)
+            out.append((key, item))
+    return out
 
 
 def _key(ftype: FieldType, index: int, item: Any) -> str:
@@ -82,7 +115,8 @@ class Conflict:
     def owner(self) -> str:
         """The owner as the message names it."""
         via = f' with subresource "{self.subresource}"' if self.subresource else ""
-        return f'"{self.manager}"{via} using {self.api_version}'
+        version = "" if self.operation == "Apply" else f" using {self.api_version}"  # appliers are not by version
+        return f'"{self.manager}"{via}{version}'
 
     @property
     def identity(self) -> str:
@@ -118,11 +152,16 @@ def find_conflicts(managed: Sequence[Mapping[str, Any]] | None, live: Any, confi
     changes = compare(live, merge(live, config, ftype), ftype).changed()
     if reset:
         changes = changes.without_subtrees(reset)
+    others = [e for e in decode_managed_fields(managed)
+              if not (e.operation == "Apply" and e.manager == manager and e.subresource == subresource)]
+    return conflicts_with(others, changes)
+
+
+def conflicts_with(others: Sequence[ManagedEntry], taken: FieldSet) -> list[Conflict]:
+    """The fields of ``taken`` that ``others`` own, in the message's order."""
     found: list[Conflict] = []
-    for entry in decode_managed_fields(managed):
-        if entry.operation == "Apply" and entry.manager == manager and entry.subresource == subresource:
-            continue
-        for path in entry.fields.intersection(changes):
+    for entry in others:
+        for path in entry.fields.intersection(taken):
             found.append(Conflict(entry.manager, entry.operation, entry.api_version, entry.subresource, path))
     return sorted(found, key=lambda c: (c.identity, tuple(e.rank for e in c.path)))
 

@@ -59,6 +59,7 @@ __all__ = [
     "compare",
     "custom_type",
     "fieldset_of",
+    "item_element",
     "path_of",
     "zero_object",
 ]
@@ -419,7 +420,7 @@ def _empty(value: Any) -> bool:
     return value is _MISSING or value is None or (isinstance(value, (dict, list)) and not value)
 
 
-def _item_element(ftype: FieldType, index: int, item: Any) -> PathElement | None:
+def item_element(ftype: FieldType, index: int, item: Any) -> PathElement | None:
     """The path element of a list item (None when its keys cannot be read)."""
     if ftype.relation == "map" and ftype.keys:
         if not isinstance(item, dict):
@@ -436,7 +437,7 @@ def _index(ftype: FieldType, items: Any) -> dict[PathElement, Any]:
     out: dict[PathElement, Any] = {}
     if isinstance(items, list):
         for i, item in enumerate(items):
-            element = _item_element(ftype, i, item)
+            element = item_element(ftype, i, item)
             if element is not None and element not in out:  # a repeated item counts once
                 out[element] = item
     return out

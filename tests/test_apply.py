@@ -62,8 +62,8 @@ def _widget(version: str = "v1", **fields: Any) -> dict[str, Any]:
     return {"apiVersion": f"mf.example.com/{version}", "kind": "Widget", "metadata": {"name": "w"}, **fields}
 
 
-POD_APPLIED = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"l": "1"}},
-               "spec": {**POD_EXTRAS, "containers": [{"name": "c", "image": "img:1", "ports": [{"containerPort": 80}]}]}}
+POD_SPEC: dict[str, Any] = {**POD_EXTRAS, "containers": [{"name": "c", "image": "img:1", "ports": [{"containerPort": 80}]}]}
+POD_APPLIED: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"l": "1"}}, "spec": POD_SPEC}
 
 # label, verb (apply, force, update: a merge patch, or a JSON patch when a list; create), path, body, manager
 Step = tuple[str, str, str, Any, str]
@@ -89,8 +89,8 @@ STEPS: list[Step] = [
     ("cm2 applier drops the key the updater took", "apply", NS + "/configmaps/c2", {**_cm({"j": "1"}), "metadata": {"name": "c2"}}, "a"),
     ("pod created by apply", "apply", NS + "/pods/p", POD_APPLIED, "a"),
     ("pod image by an updater", "update", NS + "/pods/p", [{"op": "replace", "path": "/spec/containers/0/image", "value": "img:2"}], "u"),
-    ("pod re-applied with a label dropped, sharing the image", "apply", NS + "/pods/p", {**POD_APPLIED, "metadata": {"name": "p"}, "spec": {**POD_APPLIED["spec"], "containers": [{"name": "c", "image": "img:2", "ports": [{"containerPort": 80}]}]}}, "a"),
-    ("pod image conflict", "apply", NS + "/pods/p", {**POD_APPLIED, "metadata": {"name": "p"}, "spec": {**POD_APPLIED["spec"], "containers": [{"name": "c", "image": "img:3", "ports": [{"containerPort": 80}]}]}}, "a"),
+    ("pod re-applied with a label dropped, sharing the image", "apply", NS + "/pods/p", {**POD_APPLIED, "metadata": {"name": "p"}, "spec": {**POD_SPEC, "containers": [{"name": "c", "image": "img:2", "ports": [{"containerPort": 80}]}]}}, "a"),
+    ("pod image conflict", "apply", NS + "/pods/p", {**POD_APPLIED, "metadata": {"name": "p"}, "spec": {**POD_SPEC, "containers": [{"name": "c", "image": "img:3", "ports": [{"containerPort": 80}]}]}}, "a"),
     ("deploy created by apply", "apply", O, _deploy("ab", "ab", replicas=1), "x"),
     ("deploy second applier reorders", "apply", O, _deploy("ca", "ca"), "y"),
     ("deploy third applier", "apply", O, _deploy("dba", "dba"), "z"),

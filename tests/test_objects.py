@@ -197,17 +197,17 @@ def test_manifest_files(tmp_path: Path) -> None:
 
 
 
-def test_a_crd_being_deleted_is_waited_for_and_made_anew(tmp_path: Path) -> None:
+@pytest.mark.parametrize("cluster", ["fake", "envtest"])
+def test_a_crd_being_deleted_is_waited_for_and_made_anew(tmp_path: Path, cluster: str) -> None:
     """An earlier scenario's CRD still being deleted (kube-apiserver deletes its objects first, and
     one holds a finalizer): the create waits, watching it, until it is gone, then makes it again;
-    the new CRD is sent after the finalizer is taken off. On kube-apiserver only: the fake deletes
-    a CRD whose objects are still there (reported)."""
-    reason = envtest_unavailable()
-    if reason:
-        pytest.skip(reason)
+    the new CRD is sent after the finalizer is taken off."""
+    if cluster == "envtest" and envtest_unavailable():
+        pytest.skip(envtest_unavailable() or "")
+    make = _fake_cluster if cluster == "fake" else _envtest_cluster
 
     async def main() -> None:
-        async with _envtest_cluster(tmp_path) as kubeconfig:
+        async with make(tmp_path) as kubeconfig:
             backend = KubeconfigBackend(kubeconfig, tmp_path / "test")
             await backend.start()
             try:

@@ -24,15 +24,28 @@ from typing import Any
 
 import pytest
 import yaml
+from test_managedfields import (
+    APPS,
+    CRD,
+    CRDS,
+    KINDS,
+    NS,
+    POD_EXTRAS,
+    RECORDED,
+    UA,
+    W1,
+    W1B,
+    caller,
+    field_type,
+    reset_fields,
+    target_of,
+)
 
 from fake_apiserver._machinery.apply import apply
 from fake_apiserver._machinery.errors import Conflict
 from fake_apiserver._machinery.fieldset import zero_object
 from fake_apiserver._machinery.managedfields import update_managed_fields
 from harness._envtest import ControlPlane, envtest_unavailable, find_assets
-from test_managedfields import (
-    APPS, CRD, CRDS, KINDS, NS, POD_EXTRAS, RECORDED, UA, W1, W1B, _caller, _target, field_type, reset_fields,
-)
 
 STEPS_RECORDED = RECORDED.with_name("apply-steps-kube-apiserver-v1.37.2.json")
 APPLY, MERGE = "application/apply-patch+yaml", "application/merge-patch+json"
@@ -164,7 +177,7 @@ def check(records: list[dict[str, Any]]) -> list[str]:
         if verb == "create":
             assert record["status"] == 201
             continue
-        api_version, resource, _, subresource = _target(path)
+        api_version, resource, _, subresource = target_of(path)
         group, version, kind = KINDS[resource]
         before = record["before"]
         live = _strip(before) if before else ({} if resource == "widgets" else zero_object(group, version, kind))
@@ -220,7 +233,7 @@ def test_kube_apiserver_still_applies_so(tmp_path: Path) -> None:
         config = yaml.safe_load(Path(str(plane.kubeconfig_path)).read_text())
         cluster, user = config["clusters"][0]["cluster"], config["users"][0]["user"]
         context = ssl.create_default_context(cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
-        records = run_corpus(_caller(cluster["server"], user["token"], context))
+        records = run_corpus(caller(cluster["server"], user["token"], context))
     if not STEPS_RECORDED.exists():  # the first capture
         STEPS_RECORDED.write_text(json.dumps(records, indent=1) + "\n")
     failures = check(records)

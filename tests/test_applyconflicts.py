@@ -20,11 +20,15 @@ from typing import Any
 
 import pytest
 import yaml
+from test_managedfields import APPS, RECORDED, UA, caller
 
-from fake_apiserver._machinery.applyconflicts import conflict_causes, conflict_message, find_conflicts
+from fake_apiserver._machinery.applyconflicts import (
+    conflict_causes,
+    conflict_message,
+    find_conflicts,
+)
 from fake_apiserver._machinery.fieldset import FieldSet, builtin_type, path_of
 from harness._envtest import ControlPlane, envtest_unavailable, find_assets
-from test_managedfields import APPS, RECORDED, UA, _caller
 
 CONFLICTS = RECORDED.with_name("conflicts-kube-apiserver-v1.37.2.json")
 APPLY, MERGE = "application/apply-patch+yaml", "application/merge-patch+json"
@@ -98,7 +102,7 @@ def test_kube_apiserver_still_answers_them_so(tmp_path: Path) -> None:
         config = yaml.safe_load(Path(str(plane.kubeconfig_path)).read_text())
         cluster, user = config["clusters"][0]["cluster"], config["users"][0]["user"]
         context = ssl.create_default_context(cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
-        records = _record(_caller(cluster["server"], user["token"], context))
+        records = _record(caller(cluster["server"], user["token"], context))
     if not CONFLICTS.exists():  # the first capture
         CONFLICTS.write_text(json.dumps(records, indent=1) + "\n")
     _check(records)

@@ -21,13 +21,32 @@ from typing import Any
 
 import pytest
 import yaml
+from test_managedfields import (
+    APPS,
+    CRD,
+    CRDS,
+    DEPLOY,
+    NODE,
+    NS,
+    RECORDED,
+    UA,
+    W1,
+    WIDGET,
+    WIDGET_SCHEMA,
+    caller,
+    pod_manifest,
+)
 
-from fake_apiserver._machinery.fieldset import FieldSet, PathElement, builtin_type, custom_type, fieldset_of, path_of
+from fake_apiserver._machinery.fieldset import (
+    FieldSet,
+    PathElement,
+    builtin_type,
+    custom_type,
+    fieldset_of,
+    path_of,
+)
 from fake_apiserver._machinery.managedfields import NEVER_OWNED, ManagedEntry
 from harness._envtest import ControlPlane, envtest_unavailable, find_assets
-from test_managedfields import (
-    APPS, CRD, CRDS, DEPLOY, NODE, NS, RECORDED, UA, W1, WIDGET, WIDGET_SCHEMA, _caller, _pod,
-)
 
 APPLIED = RECORDED.with_name("apply-kube-apiserver-v1.37.2.json")
 APPLY = "application/apply-patch+yaml"
@@ -38,7 +57,7 @@ APPLIES: list[tuple[str, str, dict[str, Any]]] = [
                                           "metadata": {"name": "ap", "labels": {"a": "1"}, "annotations": {}},
                                           "data": {"k": "v", "e": ""}}),
     ("deployment", APPS + "/deployments/d", {**DEPLOY, "metadata": {"name": "d"}}),
-    ("pod", NS + "/pods/p", {**_pod("p", volumes=[{"name": "v", "emptyDir": {}}], nodeSelector={"a": "b"})}),
+    ("pod", NS + "/pods/p", {**pod_manifest("p", volumes=[{"name": "v", "emptyDir": {}}], nodeSelector={"a": "b"})}),
     ("node", "/api/v1/nodes/n1", NODE),
     ("widget", W1 + "/w", WIDGET),
 ]
@@ -142,7 +161,7 @@ def test_kube_apiserver_still_owns_applied_configurations_so(tmp_path: Path) -> 
         config = yaml.safe_load(Path(str(plane.kubeconfig_path)).read_text())
         cluster, user = config["clusters"][0]["cluster"], config["users"][0]["user"]
         context = ssl.create_default_context(cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
-        answers = _apply_all(_caller(cluster["server"], user["token"], context))
+        answers = _apply_all(caller(cluster["server"], user["token"], context))
     if not APPLIED.exists():  # the first capture
         APPLIED.write_text(json.dumps(answers, indent=1) + "\n")
     _check_applies(answers)

@@ -25,13 +25,21 @@ import ssl
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 import yaml
 
-from fake_apiserver._machinery.fieldset import FieldSet, FieldType, builtin_type, custom_type, path_of, zero_object
+from fake_apiserver._machinery.fieldset import (
+    FieldSet,
+    FieldType,
+    builtin_type,
+    custom_type,
+    path_of,
+    zero_object,
+)
 from fake_apiserver._machinery.managedfields import manager_name, update_managed_fields
 from harness._envtest import ControlPlane, envtest_unavailable, find_assets
 
@@ -79,7 +87,7 @@ POD_EXTRAS = {"serviceAccountName": "default", "automountServiceAccountToken": F
                               for k in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")]}
 
 
-def _pod(name: str, **spec: Any) -> dict[str, Any]:
+def pod_manifest(name: str, **spec: Any) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"app": name}},
             "spec": {**POD_EXTRAS, "containers": [{"name": "c", "image": "img:1", "ports": [{"containerPort": 80}],
                                                     "env": [{"name": "A", "value": "1"}]}], **spec}}
@@ -115,7 +123,7 @@ STEPS: list[Step] = [
       for i in range(1, 9)],
     ("cm2 create empty", "POST", NS + "/configmaps", {"metadata": {"name": "cm2"}}, "", "alpha", UA),
     ("cm2 add data", "PATCH", NS + "/configmaps/cm2", {"data": {"x": "y"}}, MERGE, "beta", UA),
-    ("pod create by alpha", "POST", NS + "/pods", _pod("p1"), "", "alpha", UA),
+    ("pod create by alpha", "POST", NS + "/pods", pod_manifest("p1"), "", "alpha", UA),
     ("pod image by beta (strategic)", "PATCH", NS + "/pods/p1", {"spec": {"containers": [{"name": "c", "image": "img:2"}]}}, STRATEGIC, "beta", UA),
     ("pod label by gamma", "PATCH", NS + "/pods/p1", {"metadata": {"labels": {"extra": "yes"}, "annotations": {"a": "b"}}}, MERGE, "gamma", UA),
     ("pod deadline by beta", "PATCH", NS + "/pods/p1", {"spec": {"activeDeadlineSeconds": 200}}, STRATEGIC, "beta", UA),
@@ -126,7 +134,7 @@ STEPS: list[Step] = [
     ("pod spec ignored on main status write", "PATCH", NS + "/pods/p1", {"status": {"phase": "Failed"}}, MERGE, "zeta", UA),
     ("pod put by alpha", "PUT", NS + "/pods/p1", {"metadata": {"labels": {"app": "p1b"}}, "spec": {"activeDeadlineSeconds": 100}}, "", "alpha", UA),
     ("pod tolerations atomic by delta", "PATCH", NS + "/pods/p1", [{"op": "add", "path": "/spec/tolerations/-", "value": {"key": "x", "operator": "Exists", "effect": "NoSchedule"}}], JSONPATCH, "delta", UA),
-    ("pod2 create with volumes", "POST", NS + "/pods", _pod("p2", volumes=[{"name": "v", "emptyDir": {}}], nodeSelector={"disk": "ssd"}), "", "alpha", UA),
+    ("pod2 create with volumes", "POST", NS + "/pods", pod_manifest("p2", volumes=[{"name": "v", "emptyDir": {}}], nodeSelector={"disk": "ssd"}), "", "alpha", UA),
     ("pod2 nodeSelector atomic by beta", "PATCH", NS + "/pods/p2", {"metadata": {"finalizers": ["example.com/f"]}}, MERGE, "beta", UA),
     ("pod2 drop finalizer", "PATCH", NS + "/pods/p2", {"metadata": {"finalizers": None}}, MERGE, "beta", UA),
     ("deploy create", "POST", APPS + "/deployments", DEPLOY, "", "alpha", UA),
@@ -167,7 +175,7 @@ KINDS = {"configmaps": ("", "v1", "ConfigMap"), "pods": ("", "v1", "Pod"), "depl
 HAS_STATUS = {"pods", "deployments", "nodes", "widgets", "customresourcedefinitions"}
 
 
-def _target(path: str) -> tuple[str, str, str, str]:
+def target_of(path: str) -> tuple[str, str, str, str]:
     """group/version, resource, name (or ""), subresource of a request path."""
     m = re.fullmatch(r"/(?:api/(v1)|apis/([^/]+)/([^/]+))(?:/namespaces/[^/]+)?/([^/]+)(?:/([^/]+))?(?:/([^/]+))?", path)
     assert m is not None, path
@@ -207,8 +215,8 @@ def _strip(obj: dict[str, Any]) -> dict[str, Any]:
 
 def expected_entries(step: Step, before: dict[str, Any] | None, after: dict[str, Any]) -> list[dict[str, Any]]:
     """What :func:`update_managed_fields` computes for a recorded write."""
-    _, method, path, _, _, field_manager, agent = step
-    api_version, resource, _, subresource = _target(path)
+    _, _, path, _, _, field_manager, agent = step
+    api_version, resource, _, subresource = target_of(path)
     manager = manager_name(field_manager, agent)
     if before is None:
         group, version, kind = KINDS[resource]
@@ -229,7 +237,7 @@ def expected_entries(step: Step, before: dict[str, Any] | None, after: dict[str,
 Call = Callable[[str, str, Any, str, str], tuple[int, Any]]
 
 
-def _caller(server: str, token: str, context: ssl.SSLContext) -> Call:
+def caller(server: str, token: str, context: ssl.SSLContext) -> Call:
     def call(method: str, path: str, body: Any, content_type: str, agent: str) -> tuple[int, Any]:
         headers = {"Content-Type": content_type or "application/json", "Authorization": f"Bearer {token}",
                    "User-Agent": agent}
@@ -313,7 +321,7 @@ def test_kube_apiserver_still_writes_them_so(tmp_path: Path) -> None:
         config = yaml.safe_load(Path(str(plane.kubeconfig_path)).read_text())
         cluster, user = config["clusters"][0]["cluster"], config["users"][0]["user"]
         context = ssl.create_default_context(cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
-        records = run_corpus(_caller(cluster["server"], user["token"], context))
+        records = run_corpus(caller(cluster["server"], user["token"], context))
     if not RECORDED.exists():  # the first capture
         RECORDED.parent.mkdir(parents=True, exist_ok=True)
         RECORDED.write_text(json.dumps(records, indent=1) + "\n")

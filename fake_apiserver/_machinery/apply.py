@@ -27,12 +27,26 @@ for any write. Checked against kube-apiserver v1.37.2 (``tests/test_apply.py``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
-from fake_apiserver._machinery.applyconflicts import conflict_causes, conflict_message, conflicts_with, merge
+from fake_apiserver._machinery.applyconflicts import (
+    conflict_causes,
+    conflict_message,
+    conflicts_with,
+    merge,
+)
 from fake_apiserver._machinery.errors import Conflict as ConflictError
-from fake_apiserver._machinery.fieldset import DEDUCED, FieldSet, FieldType, Path, compare, fieldset_of, item_element
+from fake_apiserver._machinery.fieldset import (
+    DEDUCED,
+    FieldSet,
+    FieldType,
+    Path,
+    compare,
+    fieldset_of,
+    item_element,
+)
 from fake_apiserver._machinery.managedfields import (
     NEVER_OWNED,
     ManagedEntry,

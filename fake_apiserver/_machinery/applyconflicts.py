@@ -21,10 +21,18 @@ ones) and the removal of fields an applier stopped applying are the next step's.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
-from fake_apiserver._machinery.fieldset import DEDUCED, FieldSet, FieldType, Path, compare
+from fake_apiserver._machinery.fieldset import (
+    DEDUCED,
+    FieldSet,
+    FieldType,
+    Path,
+    compare,
+    path_text,
+)
 from fake_apiserver._machinery.managedfields import ManagedEntry, decode_managed_fields
 
 __all__ = ["Conflict", "conflict_causes", "conflict_message", "conflicts_with", "find_conflicts", "merge", "path_text"]
@@ -127,23 +135,6 @@ class Conflict:
         if self.subresource:
             identity["subresource"] = self.subresource
         return json.dumps(identity, separators=(",", ":"))
-
-
-def path_text(path: Path) -> str:
-    """A path as structured-merge-diff writes it: ``.spec.containers[name="c"].image``."""
-    out = []
-    for element in path:
-        body = element.text[2:]
-        if element.kind == "f":
-            out.append("." + body)
-        elif element.kind == "k":
-            fields = json.loads(body)
-            out.append("[" + ",".join(f"{k}={json.dumps(v, separators=(',', ':'))}" for k, v in fields.items()) + "]")
-        elif element.kind == "v":
-            out.append("[=" + body + "]")
-        else:
-            out.append("[" + body + "]")
-    return "".join(out)
 
 
 def find_conflicts(managed: Sequence[Mapping[str, Any]] | None, live: Any, config: Any, ftype: FieldType, *,

@@ -41,18 +41,19 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any
 
 from fake_apiserver._machinery import gotypes
 from fake_apiserver._machinery import schema as schemas
 
 __all__ = [
-    "Comparison",
     "DEDUCED",
+    "KEY_DEFAULTS",
+    "Comparison",
     "FieldSet",
     "FieldType",
-    "KEY_DEFAULTS",
     "Path",
     "PathElement",
     "builtin_type",
@@ -61,6 +62,7 @@ __all__ = [
     "fieldset_of",
     "item_element",
     "path_of",
+    "path_text",
     "zero_object",
 ]
 
@@ -149,6 +151,24 @@ def path_of(*names: str) -> Path:
     return tuple(PathElement.field(n) for n in names)
 
 
+def path_text(path: Path) -> str:
+    """A path as structured-merge-diff writes it in messages: ``.spec.containers[name="c"].image``,
+    a set item ``[="x"]``, an index ``[0]``."""
+    out = []
+    for element in path:
+        body = element.text[2:]
+        if element.kind == "f":
+            out.append("." + body)
+        elif element.kind == "k":
+            fields = json.loads(body)
+            out.append("[" + ",".join(f"{k}={json.dumps(v, separators=(',', ':'))}" for k, v in fields.items()) + "]")
+        elif element.kind == "v":
+            out.append("[=" + body + "]")
+        else:
+            out.append("[" + body + "]")
+    return "".join(out)
+
+
 class FieldSet:
     """An immutable set of paths."""
 
@@ -193,10 +213,8 @@ class FieldSet:
         return FieldSet(p for p in self.paths if not any(p[:n] in roots for n in range(len(p) + 1)))
 
     def paths_text(self) -> list[str]:
-        """The paths as ``.spec.replicas`` style text, sorted (for messages and test failures)."""
-        def step(e: PathElement) -> str:
-            return "." + e.text[2:] if e.kind == "f" else "[" + e.text[2:] + "]" if e.kind != "k" else e.text[2:]
-        return sorted("".join(step(e) for e in p) for p in self.paths)
+        """The paths as :func:`path_text` writes them, sorted (for messages and test failures)."""
+        return sorted(path_text(p) for p in self.paths)
 
     # ---------------------------------------------------------------------- fieldsV1
 

@@ -33,8 +33,9 @@ decoding and defaulting, before the strategy's ``PrepareFor*`` and before mutati
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from fake_apiserver._machinery.fieldset import FieldSet, FieldType, compare, path_of
 
@@ -132,7 +133,7 @@ def encode_managed_fields(entries: Sequence[ManagedEntry], unstructured: bool = 
     return [e.encode(unstructured) for e in ordered]
 
 
-def _cap(entries: list[ManagedEntry], time: str) -> list[ManagedEntry]:
+def _cap(entries: list[ManagedEntry]) -> list[ManagedEntry]:
     """At most :data:`MAX_UPDATE_MANAGERS` Update entries: the oldest fold into ``ancient-changes``."""
     updates = sorted((e for e in entries if e.operation == "Update"),
                      key=lambda e: (_seconds(e.time), e.manager, e.api_version, e.subresource))
@@ -179,5 +180,5 @@ def update_managed_fields(managed: Sequence[Mapping[str, Any]] | None, old: Any,
                 break
         else:
             kept.append(me)
-        kept = _cap(kept, time)
+        kept = _cap(kept)
     return encode_managed_fields(kept, unstructured)

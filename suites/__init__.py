@@ -17,9 +17,13 @@ from harness import SuiteCollection
 from suites._readings import READINGS
 
 #: The suites' version, named by the report and the criteria catalog (``schedharness criteria``).
-#: A criterion's ID never changes meaning: a criterion whose check changes gets a new ID, and a
-#: release that adds, removes or renews criteria gets a new version.
-SUITE_VERSION = "2026.11"
+#: An ID never changes meaning within a version: its judgement (the fingerprint in
+#: ``docs/criteria.json``) is fixed, and ``docs/criteria-changes.md`` logs every judgement an ID
+#: has had. The version is raised when the judgement of an existing ID changes, or criteria are
+#: added or removed; each such change gets its line in the log (the rule is written there, and
+#: tests/test_catalog.py holds the catalog to it). ``YYYY.MM`` is a month's first version,
+#: ``YYYY.MM.N`` the N-th after it in the same month.
+SUITE_VERSION = "2026.11.1"
 
 #: What the harness learns of these suites (their files, version and readings), registered as
 #: ``schedharness`` in the ``schedharness.suites`` entry point group.

@@ -1,7 +1,9 @@
 """The suites' readings of the points where a KEP's text leaves a choice (KEP-5501's Q1-Q13,
 KEP-5836's R1-R9).
 
-``kep-5501-open-questions.md`` lists eight such points. A criterion that depends on one names
+``docs/readings.md`` states each point as a question (KEP-5501's Q1-Q8 where its text allows
+more than one behaviour, Q9-Q13 where the suites met another, KEP-5836's R1-R9 where its review
+left points open) and shows the reading chosen. A criterion that depends on one names
 the reading here in its ``criterion(..., reading=...)`` marker, and the report shows it next to
 the verdict, so a KEP reviewer can confirm the reading or ask for the other. Where another KEP
 sentence forces a reading, the text cites it.
@@ -77,7 +79,7 @@ READINGS: dict[str, str] = {
         "(a precondition) or not carry the others at all (a patch by merge key, as kube-scheduler's "
         "strategic merge patch). Read from: 'it will add one entry to the .status.conditions array of "
         "a Pod object when it is in a NotReadyForScheduling state' (PRR, Scalability) and the API's "
-        "merge key 'type' on status.conditions (k8s-semantics D.2)."
+        "merge key 'type' on status.conditions (docs/api-facts.md §status-write)."
     ),
     "gate-first": (
         "Q12 a gated pod's other rejections: while a pod has scheduling gates its PreEnqueue outcome is "
@@ -91,18 +93,19 @@ READINGS: dict[str, str] = {
         "Q13 a ResourceClaim being deleted (deletionTimestamp set, held by a finalizer) is a "
         "PreEnqueue rejection like a missing one, so KEP-5501 reports it after the delay as "
         "NotReadyForScheduling (kube-scheduler's DynamicResources PreEnqueue: 'resourceclaim \"<name>\" "
-        "is being deleted', k8s-semantics B.4), and the pod is neither allocated nor bound while it "
+        "is being deleted', docs/api-facts.md §dra-preenqueue), and the pod is neither allocated nor bound while it "
         "lasts. Forced by: 'This KEP will not change the core rejection logic of any existing "
         "PreEnqueue plugin, only how the outcome of that logic is communicated.' (Non-Goals)"
     ),
     "reevaluation": (
         "Q8 re-evaluation and timestamps: a pod update event re-runs PreEnqueue; lastTransitionTime "
-        "is kept on a False to False change of PodScheduled (UpdatePodCondition semantics)."
+        "is kept on a False to False change of PodScheduled (UpdatePodCondition semantics, "
+        "docs/api-facts.md §condition-update)."
     ),
     "fit-error": (
         "Core sanity, the fit-error message: no KEP defines the words of an Unschedulable message; "
         "the criterion reads kube-scheduler's format as the expected one ('0/<nodes> nodes are "
-        "available: <count> <reason>.' with its reasons sorted, k8s-semantics D.3, optionally followed "
+        "available: <count> <reason>.' with its reasons sorted, docs/api-facts.md §fit-error, optionally followed "
         "by a PostFilter sentence), since users and tools read it. A scheduler with other words fails "
         "only this criterion, and the report says which reading it failed."
     ),

@@ -1,7 +1,10 @@
 """Core sanity: the scheduler under test schedules at all, as kube-scheduler does.
 
 Needed to trust any run: a scheduler that fails these makes every other verdict meaningless.
-Every criterion here must pass against a real kube-scheduler (``k8s-semantics.md`` D.3, D.4).
+Every criterion here must pass against a real kube-scheduler (it does: ``docs/compatibility.md``).
+No KEP describes this behaviour, so the criteria claim none: each names the upstream behaviour
+and the kube-scheduler and API-server sources it is read from (``docs/api-facts.md`` §binding,
+§fit-error, §requeue), as a ``kep(None, <sources>, upstream=<behaviour>)`` marker.
 """
 
 from __future__ import annotations
@@ -14,8 +17,8 @@ from harness import Expectation, Scenario, format_pod
 from suites._readings import READINGS
 from suites._support import events, fit_error, seen_by_scheduler, watch_span
 
-#: D.3: 'Fit-error message format: 0/%v nodes are available: %v.'; a PostFilter (preemption)
-#: message may follow after a space, as the real kube-scheduler's does.
+#: kube-scheduler's fit-error format, '0/%v nodes are available: %v.' (docs/api-facts.md §fit-error);
+#: a PostFilter (preemption) message may follow after a space, as the real kube-scheduler's does.
 FIT_ERROR = re.compile(r"^0/(\d+) nodes are available: (.+?\.)(?: (.*))?$")
 
 
@@ -36,13 +39,16 @@ def _unschedulable(scenario: Scenario, pod: str, prefix: str) -> Expectation:
                        test, lambda: format_pod(scenario.namespace, pod, scenario.pod(pod)), (pod,))
 
 
-@pytest.mark.kep("KEP-5501", "Test Plan: Prerequisite testing updates (core sanity; k8s-semantics D.4)")
+@pytest.mark.kep(None, "pkg/scheduler/framework/plugins/defaultbinder/default_binder.go; pkg/scheduler/schedule_one.go "
+                 "(the Scheduled event); pkg/registry/core/pod/storage/storage.go (BindingREST); "
+                 "docs/api-facts.md §binding", upstream="kube-scheduler binding a pod (DefaultBinder, pods/binding)")
 @pytest.mark.feature_gates()
 @pytest.mark.criterion("core.binds-fitting-node")
 async def test_pod_is_bound_to_a_fitting_node(scenario: Scenario) -> None:
-    """k8s-semantics D.4: the scheduler binds with POST pods/binding, the server sets spec.nodeName
-    and 'sets PodScheduled=True with no reason or message', and the scheduler emits 'Normal /
-    Scheduled / action Binding / Successfully assigned %v/%v to %v'. Of two nodes only n2 has room
+    """kube-scheduler binds with POST pods/binding, the API server sets spec.nodeName and a
+    PodScheduled=True condition without reason or message, and the scheduler emits a Normal
+    'Scheduled' event 'Successfully assigned <namespace>/<pod> to <node>' (docs/api-facts.md
+    §binding). Of two nodes only n2 has room
     for the pod's 2 CPUs: the pod is bound to n2 within 5 s, with one binding and one Scheduled event."""
     n1 = await scenario.create_node("n1", cpu="1")
     n2 = await scenario.create_node("n2", cpu="4")
@@ -66,13 +72,15 @@ async def test_pod_is_bound_to_a_fitting_node(scenario: Scenario) -> None:
         f"{'; '.join(map(str, scheduled)) or '(none)'}")
 
 
-@pytest.mark.kep("KEP-5501", "Test Plan: Prerequisite testing updates (core sanity; k8s-semantics D.3)")
+@pytest.mark.kep(None, "pkg/scheduler/schedule_one.go (handleSchedulingFailure); pkg/scheduler/framework/types.go "
+                 "(FitError); docs/api-facts.md §fit-error",
+                 upstream="kube-scheduler reporting a failed scheduling attempt (Unschedulable, FailedScheduling)")
 @pytest.mark.feature_gates()
 @pytest.mark.criterion("core.unschedulable-message", reading=READINGS["fit-error"])
 async def test_pod_that_fits_nowhere_is_unschedulable_with_the_real_message(scenario: Scenario) -> None:
-    """k8s-semantics D.3: on a failed attempt the scheduler patches {PodScheduled, False,
-    Unschedulable, errMsg} with the fit-error format '0/%v nodes are available: %v.', and emits a
-    Warning FailedScheduling event. One node with 1 CPU, a pod asking 2: the message starts with
+    """On a failed attempt kube-scheduler patches the pod's PodScheduled condition to False, reason
+    Unschedulable, with its fit-error message ('0/<nodes> nodes are available: <reasons>.'), and
+    emits a Warning FailedScheduling event (docs/api-facts.md §fit-error). One node with 1 CPU, a pod asking 2: the message starts with
     '0/1 nodes are available: 1 Insufficient cpu.'; only that prefix and the '0/N nodes are
     available:' shape are checked, because the real kube-scheduler appends its preemption
     sentence ('preemption: 0/1 nodes are available: ...'). The pod stays unbound."""
@@ -88,12 +96,16 @@ async def test_pod_that_fits_nowhere_is_unschedulable_with_the_real_message(scen
         f"{'; '.join(map(str, failed)) or '(none)'}")
 
 
-@pytest.mark.kep("KEP-5501", "Test Plan: Prerequisite testing updates (core sanity; k8s-semantics D.3, D.4)")
+@pytest.mark.kep(None, "pkg/scheduler/backend/queue/scheduling_queue.go (moving unschedulable pods on a cluster "
+                 "event); pkg/scheduler/framework/plugins/noderesources/fit.go (its Node/Add queueing hint); "
+                 "docs/api-facts.md §fit-error, §requeue, §binding",
+                 upstream="kube-scheduler re-queueing an unschedulable pod when a Node is added")
 @pytest.mark.feature_gates()
 @pytest.mark.criterion("core.node-added", reading=READINGS["fit-error"])
 async def test_unschedulable_pod_is_bound_after_a_node_is_added(scenario: Scenario) -> None:
-    """k8s-semantics D.3/D.4: a pod that fits nowhere is Unschedulable; a node add is an event that
-    may make it fit, after which it is scheduled. The pod waits a minute Unschedulable on n1
+    """A pod that fits nowhere is Unschedulable; kube-scheduler takes a Node added as an event that
+    may make it fit and tries it again, and it is bound (docs/api-facts.md §fit-error, §requeue,
+    §binding). The pod waits a minute Unschedulable on n1
     (1 CPU), then n2 (4 CPUs) is added: bound to n2 within 15 s."""
     await seen_by_scheduler(scenario, ("nodes", await scenario.create_node("n1", cpu="1")))
     await scenario.create_pod("p", "2")

@@ -1,7 +1,7 @@
 """DRA claim lag: a pod waits for its ResourceClaim, which appears early, late, or never.
 
 A DRA scheduler rejects a pod at PreEnqueue while its claim is not in its informer-backed cache
-(kube-scheduler's DynamicResources plugin, ``k8s-semantics.md`` B.4; its words are not predicted
+(kube-scheduler's DynamicResources plugin, ``docs/api-facts.md`` §dra-preenqueue; its words are not predicted
 here, only compared with what the scheduler wrote). KEP-5501's user story "Diagnosing the Pods using DRA" is exactly this wait: a condition on
 the pod when the claim stays missing, and no noise when it "resolves in seconds". The claim
 appears before the pod, within the 5 s delay, after it, or never; with the fault
@@ -280,11 +280,11 @@ async def test_a_claim_deleted_after_the_scheduler_saw_it_is_reported_and_the_po
     PreEnqueue stage shortly after a rejection, a call to remove the NotReadyForScheduling
     condition will be enqueued'; Non-Goals: 'This KEP will not change the core rejection logic of
     any existing PreEnqueue plugin' (DynamicResources rejects a pod whose claim is not in its
-    informer cache, k8s-semantics B.4).
+    informer cache, docs/api-facts.md §dra-preenqueue).
 
     Claim ``gpu`` exists and the scheduler saw it; pod ``p`` claiming it is created held by a
     scheduling gate, so that no scheduler may bind it yet (the API server refuses to bind a gated
-    pod, k8s-semantics A.4) whatever it does with the claim; the claim is deleted, and the scheduler
+    pod, docs/api-facts.md §gated-binding) whatever it does with the claim; the claim is deleted, and the scheduler
     saw the deletion. Expected while gated (10 s): no scheduler write of ``PodScheduled``, the pod
     showing the API server's SchedulingGated condition (READINGS["gate-first"]). The gate is
     removed: the first moment PreEnqueue can reject the pod for its claim, so the delay counts
@@ -314,7 +314,7 @@ async def test_a_claim_held_by_a_finalizer_while_being_deleted_is_reported_and_n
     """KEP-5501 Non-Goals: 'This KEP will not change the core rejection logic of any existing
     PreEnqueue plugin, only how the outcome of that logic is communicated' (kube-scheduler's
     DynamicResources PreEnqueue rejects a claim with a deletionTimestamp: 'resourceclaim
-    \"<name>\" is being deleted', k8s-semantics B.4); Proposal: 'If the delay period expires, the
+    \"<name>\" is being deleted', docs/api-facts.md §dra-preenqueue); Proposal: 'If the delay period expires, the
     scheduler will asynchronously patch the Pod's status with the last-captured rejection message,
     using the new reason NotReadyForScheduling.'
 

@@ -9,7 +9,7 @@ other writers' conditions may be there before the scheduler decides, or appear w
 waits out the delay, or while the write is in flight. A scheduler that writes the whole list
 (a JSON merge patch or a PUT of the status) from the copy it had, without a resourceVersion
 precondition, deletes them; one that patches by the merge key ``type`` (kube-scheduler's strategic
-merge patch, ``k8s-semantics.md`` D.3) or refuses and redoes a write whose copy is stale does not.
+merge patch, ``docs/api-facts.md`` §status-write) or refuses and redoes a write whose copy is stale does not.
 
 Each criterion has the scenario write foreign conditions through ``pods/<name>/status`` as another
 controller would (a strategic merge patch: it adds its own elements and keeps the others) and
@@ -229,7 +229,8 @@ async def test_a_condition_added_while_the_write_is_in_flight_survives_it(scenar
 async def test_conditions_of_other_writers_survive_the_unschedulable_write(scenario: Scenario) -> None:
     """KEP-5501 Alternatives §4: once the pod passes PreEnqueue, the scheduling cycle 'will then
     result in a new state: either the PodScheduled condition becoming True or the Unschedulable
-    condition being added' (k8s-semantics D.3: that write is a status patch of PodScheduled only);
+    condition being added' (docs/api-facts.md §status-write: that write is a status patch of
+    PodScheduled only);
     PRR (Scalability) on the feature's own write: 'one entry to the .status.conditions array'.
 
     Node ``n1`` has 1 CPU; pod ``p`` asks for 2, names a readiness gate ``example.com/FeatureReady``

@@ -12,7 +12,7 @@ was handed the object (:meth:`~harness._scenario.Scenario.seen`) and allow the b
 printed in the report. The rejection message is the scheduler's own: it is never predicted, only
 compared with what the scheduler wrote elsewhere.
 
-No Kubernetes release implements KEP-5501 (``k8s-semantics.md`` B.1): against a real
+No Kubernetes release implements KEP-5501 (``docs/api-facts.md`` §kep5501-releases): against a real
 kube-scheduler these criteria fail, each saying which condition, write or event it expected and
 what it saw instead.
 """

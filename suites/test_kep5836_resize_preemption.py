@@ -178,6 +178,12 @@ async def test_a_deferred_resize_preempts_as_many_pods_as_it_needs(scenario: Sce
 @pytest.mark.feature_gates(**GATES)
 @pytest.mark.criterion("kep5836.policy-never", reading=READINGS["5836-eligibility"])
 async def test_a_resizing_pod_with_preemption_policy_never_preempts_nothing(scenario: Scenario) -> None:
+    """r (mid, 100m) grows to 300m on a 300m node that v (low, 200m) shares, as in
+    ``kep5836.one-victim``, but r's PriorityClass has ``preemptionPolicy: Never``: the kubelet defers
+    the resize, and in the 15 s that follow the scheduler deletes nothing (v is neither marked for
+    deletion nor removed), r's resize stays ``PodResizePending=True`` reason ``Deferred``, and the
+    scheduler changes nothing on r. A resizing pod that may not preempt as a pending pod does not
+    preempt for its resize either (reading R6)."""
     levels = await classes(scenario, never="mid")
     await _node(scenario, "n1", "300m", levels, {"r": ("100m", "mid"), "v": ("200m", "low")})
     await _deferred(scenario, "r", "300m")
@@ -214,6 +220,12 @@ async def test_a_deferred_resize_that_now_fits_preempts_nothing(scenario: Scenar
 @pytest.mark.feature_gates(**GATES)
 @pytest.mark.criterion("kep5836.disable-resize-preemption", reading=READINGS["5836-off"])
 async def test_a_node_that_disables_resize_preemption_gets_none(scenario: Scenario) -> None:
+    """The node of ``kep5836.one-victim`` (300m: r mid 100m growing to 300m, v low 200m) with
+    ``spec.podPreemptionPolicy.disableResizePreemption: [example.com/stateful-owner]``: the kubelet
+    defers r's resize, and in the 15 s that follow the scheduler deletes nothing (v stays) and
+    changes nothing on r. A non-empty list turns resize-induced preemption off on that node
+    (reading R8). An API server that does not store the field (a release before v1.37, or v1.37
+    with its gate off) cannot judge this: the criterion is then skipped, saying why."""
     levels = await classes(scenario)
     await _node(scenario, "n1", "300m", levels, {"r": ("100m", "mid"), "v": ("200m", "low")},
                 spec={"podPreemptionPolicy": {"disableResizePreemption": ["example.com/stateful-owner"]}})

@@ -123,8 +123,8 @@ async def test_a_message_that_changes_inside_the_delay_is_sent_once_at_the_first
     """KEP-5501 Proposal: 'If the Pod is retried and the rejection reason is resolved or changes
     during this period, the pending update will be cancelled or overwritten. If the delay period
     expires, the scheduler will asynchronously patch the Pod's status with the last-captured
-    rejection message'; design discussion (k8s-semantics.md B.2): 'If a previous API call for the
-    same Pod is already enqueued, its delay will not be reset.'
+    rejection message'; the KEP's design discussion (docs/readings.md Q5): a previous call for the
+    same pod that is already enqueued keeps its delay.
 
     The scheduler reports "only a missing" (message A) and then "only c missing" (message C).
     At T the state becomes "only b missing", and 2 s later "only a missing" again. Expected: no

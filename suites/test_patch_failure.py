@@ -18,7 +18,7 @@ or the write other than a binding that would remove it (:data:`~suites._support.
 
 Why the retry criterion keeps the fault on until the scenario removes it, where the others fail
 the patch once: a scheduler built on kube-scheduler's ``util.PatchPodStatus`` retries 500 and 503
-at once by itself (``retry.OnError(retry.DefaultBackoff, ...)``, ``k8s-semantics.md`` C), and
+at once by itself (``retry.OnError(retry.DefaultBackoff, ...)``, ``docs/api-facts.md`` §status-write), and
 client-go's REST client retries an answer carrying ``Retry-After``, and a scheduler that writes by
 PUT re-reads and retries a 409; a one-shot fault would be absorbed by those retries and the
 criterion would wrongly fail a correct scheduler. Held on for 30 s, every such immediate retry

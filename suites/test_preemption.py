@@ -35,12 +35,15 @@ Obj = dict[str, Any]
 
 #: How long a scheduler may take to act on a pod it can place by preemption (seconds).
 ACT_WITHIN = 5.0
-#: kube-scheduler's victim condition (``preemption.go``, ``prepareCandidate``; k8s-semantics D.3).
+#: kube-scheduler's victim condition (``preemption.go``, ``prepareCandidate``; docs/api-facts.md §preemption).
 DISRUPTION_TARGET = "DisruptionTarget"
 PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 
-KEP = ("kube-scheduler DefaultPreemption", "pkg/scheduler/framework/plugins/defaultpreemption, "
-       "pkg/scheduler/framework/preemption; k8s-semantics D.3")
+#: No KEP describes DefaultPreemption's choices: the criteria name the upstream behaviour and its
+#: sources (``kep(None, <sources>, upstream=<behaviour>)``), and claim no KEP.
+UPSTREAM = "kube-scheduler DefaultPreemption"
+SOURCES = ("pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go; "
+           "pkg/scheduler/framework/preemption/preemption.go; docs/api-facts.md §preemption")
 
 
 def _nomination(scenario: Scenario, pod: str) -> Write | None:
@@ -82,7 +85,7 @@ async def _two_candidates(scenario: Scenario) -> dict[str, str]:
     return classes
 
 
-@pytest.mark.kep(*KEP)
+@pytest.mark.kep(None, SOURCES, upstream=UPSTREAM)
 @pytest.mark.feature_gates()
 @pytest.mark.criterion("preemption.lowest-victim-best-node")
 async def test_the_lowest_priority_victim_on_the_best_node_is_preempted(scenario: Scenario) -> None:
@@ -102,7 +105,7 @@ async def test_the_lowest_priority_victim_on_the_best_node_is_preempted(scenario
     assert node == "n1", f"expected p bound to n1, where its victim was; it is bound to {node}"
 
 
-@pytest.mark.kep(*KEP)
+@pytest.mark.kep(None, SOURCES, upstream=UPSTREAM)
 @pytest.mark.feature_gates()
 @pytest.mark.criterion("preemption.victim-condition-and-event")
 async def test_a_victim_gets_the_disruption_target_condition_before_its_deletion_and_an_event(
@@ -139,7 +142,7 @@ def _has(condition: Obj | None, wanted: Obj) -> bool:
     return condition is not None and all(condition.get(k) == v for k, v in wanted.items())
 
 
-@pytest.mark.kep(*KEP)
+@pytest.mark.kep(None, SOURCES, upstream=UPSTREAM)
 @pytest.mark.feature_gates()
 @pytest.mark.criterion("preemption.nominated-then-bound-after-victim")
 async def test_the_preemptor_is_nominated_then_bound_only_once_its_victim_is_gone(scenario: Scenario) -> None:
@@ -169,7 +172,7 @@ async def test_the_preemptor_is_nominated_then_bound_only_once_its_victim_is_gon
     assert bound_to == nominated == "n1", f"expected p nominated to and bound on n1; nominated {nominated}, bound {bound_to}"
 
 
-@pytest.mark.kep(*KEP)
+@pytest.mark.kep(None, SOURCES, upstream=UPSTREAM)
 @pytest.mark.feature_gates()
 @pytest.mark.criterion("preemption.slow-kubelet-delays-binding-not-nomination")
 async def test_a_slow_kubelet_delays_the_binding_not_the_nomination(scenario: Scenario) -> None:
@@ -195,7 +198,7 @@ async def test_a_slow_kubelet_delays_the_binding_not_the_nomination(scenario: Sc
     assert nomination is not None and nomination.time <= seen + ACT_WITHIN + scenario.slack.late
 
 
-@pytest.mark.kep(*KEP)
+@pytest.mark.kep(None, SOURCES, upstream=UPSTREAM)
 @pytest.mark.feature_gates()
 @pytest.mark.criterion("preemption.policy-never")
 async def test_a_pod_with_preemption_policy_never_preempts_nothing(scenario: Scenario) -> None:
@@ -215,7 +218,7 @@ async def test_a_pod_with_preemption_policy_never_preempts_nothing(scenario: Sce
     assert victim is not None and not victim["metadata"].get("deletionTimestamp"), "v was marked for deletion"
 
 
-@pytest.mark.kep(*KEP)
+@pytest.mark.kep(None, SOURCES, upstream=UPSTREAM)
 @pytest.mark.feature_gates()
 @pytest.mark.criterion("preemption.pdb-avoided")
 async def test_a_victim_a_disruption_budget_protects_is_avoided_when_another_choice_exists(
@@ -244,7 +247,7 @@ async def test_a_victim_a_disruption_budget_protects_is_avoided_when_another_cho
                                      f"no disruption); it deleted {sorted(removed)}")
 
 
-@pytest.mark.kep(*KEP)
+@pytest.mark.kep(None, SOURCES, upstream=UPSTREAM)
 @pytest.mark.feature_gates()
 @pytest.mark.criterion("preemption.never-equal-or-higher")
 async def test_pods_of_equal_or_higher_priority_are_never_victims(scenario: Scenario) -> None:

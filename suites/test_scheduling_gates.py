@@ -1,6 +1,7 @@
 """Scheduling gates (KEP-3521), and how KEP-5501 must leave them alone.
 
-The gate rules are the API server's and kube-scheduler's of today (``k8s-semantics.md`` A), so
+The gate rules are the API server's and kube-scheduler's of today (``docs/api-facts.md``
+§gated-create, §gated-binding, §gated-scheduler), so
 every criterion here that does not name KEP-5501 must pass against a real kube-scheduler. The
 KEP-5501 ones check its message unification (Proposal §2): with ``SchedulerPreEnqueuePodStatus``
 on, the SchedulingGates plugin's message equals the API server's, the de-duplication cache is
@@ -58,18 +59,20 @@ async def _gated_pod_stays_gated(scenario: Scenario, seconds: float) -> None:
                           + "; ".join(map(str, failed)))
 
 
-@pytest.mark.kep("KEP-3521", "Proposal; k8s-semantics A.5 (scheduler side)")
+@pytest.mark.kep("KEP-3521", "Proposal (a gated pod is not considered for scheduling); docs/api-facts.md "
+                 "§gated-scheduler")
 @pytest.mark.feature_gates(SchedulerPreEnqueuePodStatus=False)
 @pytest.mark.criterion("gates.gated-pod-untouched.kep5501-off")
 async def test_gated_pod_is_never_bound_and_never_patched_with_kep5501_off(scenario: Scenario) -> None:
-    """k8s-semantics A.5: 'A gated pod is parked in unschedulablePods with pInfo.Gated = true.
-    There is no scheduling attempt, no FailedScheduling event and no status patch.' Checked over
+    """kube-scheduler parks a gated pod without trying it: no scheduling attempt, no
+    FailedScheduling event, no status write (docs/api-facts.md §gated-scheduler). Checked over
     5 minutes with a node that fits, SchedulerPreEnqueuePodStatus=false."""
     await _gated_pod_stays_gated(scenario, 300)
     _expect_no_writes(scenario, "p", "a gated pod")
 
 
-@pytest.mark.kep("KEP-5501", "Proposal §2 (Handling the SchedulingGated conflict); KEP-3521 k8s-semantics A.5")
+@pytest.mark.kep("KEP-5501", "Proposal §2 (Handling the SchedulingGated conflict); KEP-3521 as kube-scheduler "
+                 "implements it (docs/api-facts.md §gated-scheduler)")
 @pytest.mark.feature_gates(SchedulerPreEnqueuePodStatus=True, SchedulerAsyncAPICalls=True)
 @pytest.mark.criterion("gates.gated-pod-untouched.kep5501-on", reading=READINGS["seeding"])
 async def test_gated_pod_is_never_bound_and_keeps_schedulinggated_with_kep5501_on(scenario: Scenario) -> None:
@@ -122,14 +125,15 @@ async def test_pod_is_bound_only_after_its_last_gate_is_removed_first_then_secon
     await _remove_in_order(scenario, GATE_A, GATE_B)
 
 
-@pytest.mark.kep("KEP-3521", "Design Details (apiserver strategy); k8s-semantics A.3; KEP-5501 open question 2")
+@pytest.mark.kep("KEP-3521", "Design Details (apiserver strategy); docs/api-facts.md §gated-create; "
+                 "docs/readings.md Q2")
 @pytest.mark.feature_gates()
 @pytest.mark.criterion("gates.schedulinggated-condition", reading=READINGS["gated-clear"])
 async def test_schedulinggated_condition_is_set_on_create_and_left_until_binding(scenario: Scenario) -> None:
-    """k8s-semantics A.3: on create the API server adds {type: PodScheduled, status: False, reason:
-    SchedulingGated, message: 'Scheduling is blocked due to non-empty scheduling gates'}; 'When
-    the gates are removed, the apiserver does not touch the condition' until 'A successful bind
-    replaces it' with PodScheduled=True (no reason, no message). With KEP-5501 on, the scheduler
+    """The API server gives a pod created with gates the condition {type: PodScheduled, status:
+    False, reason: SchedulingGated, message: 'Scheduling is blocked due to non-empty scheduling
+    gates'}, and leaves it when the gates are removed, until the binding replaces it with
+    PodScheduled=True without reason or message (docs/api-facts.md §gated-create). With KEP-5501 on, the scheduler
     must not clear it either (the reading below): the only states ever seen are SchedulingGated,
     then True, and no status patch is sent."""
     history = condition_history(scenario, "p")

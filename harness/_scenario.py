@@ -326,13 +326,21 @@ class Scenario:
         return await self.patch("pods", pod, {"spec": {"schedulingGates": None}}, type="merge")
 
     async def patch(self, kind: str, name: str, body: Any, type: str = "strategic",
-                    subresource: str | None = None) -> Obj:
-        """PATCH with ``type`` ``strategic``, ``merge`` or ``json`` (RFC 6902, ``body`` a list)."""
+                    subresource: str | None = None, *, api_version: str | None = None) -> Obj:
+        """PATCH with ``type`` ``strategic``, ``merge`` or ``json`` (RFC 6902, ``body`` a list).
+        With ``api_version``, ``kind`` is found through discovery (a custom resource's kind; a
+        custom resource takes no strategic merge patch)."""
         if type not in PATCH_TYPES:
             raise ValueError(f"unknown patch type {type!r}: use strategic, merge or json")
-        result: Obj = await self._request("PATCH", self._path(kind, name, subresource), body=body,
-                                          content_type=PATCH_TYPES[type])
+        result: Obj = await self._request("PATCH", await self._any_path(kind, name, subresource, api_version),
+                                          body=body, content_type=PATCH_TYPES[type])
         return result
+
+    async def _any_path(self, kind: str, name: str, subresource: str | None, api_version: str | None) -> str:
+        if api_version is None:
+            return self._path(kind, name, subresource)
+        path = await self.objects.path(api_version, kind, name)
+        return f"{path}/{subresource}" if subresource else path
 
     async def resize(self, pod: str, cpu: str | None = None, *, memory: str | None = None,
                      container: str | None = None) -> Obj:
@@ -368,10 +376,11 @@ class Scenario:
             raise ValueError(f"node {node} has no kubelet stand-in (created with kubelet=None, or not by this scenario)")
         self.kubelets.reconfigure(node, kubelet)
 
-    async def delete(self, kind: str, name: str, *, options: Obj | None = None) -> Any:
+    async def delete(self, kind: str, name: str, *, options: Obj | None = None, api_version: str | None = None) -> Any:
         """DELETE with default options, or with ``options`` (a ``DeleteOptions`` body:
-        ``gracePeriodSeconds``, ``preconditions``, ``propagationPolicy``)."""
-        return await self._request("DELETE", self._path(kind, name), body=options)
+        ``gracePeriodSeconds``, ``preconditions``, ``propagationPolicy``); ``api_version`` as for
+        :meth:`patch`."""
+        return await self._request("DELETE", await self._any_path(kind, name, None, api_version), body=options)
 
     async def advance(self, seconds: float) -> None:
         """Let ``seconds`` pass: instant under virtual time, a real wait otherwise."""

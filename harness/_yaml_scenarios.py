@@ -210,7 +210,7 @@ async def _remove_fault(run: _Run, op: Obj) -> None:
 
 async def _patch(run: _Run, op: Obj) -> None:
     await run.s.patch(str(op["kind"]), str(op["name"]), op["body"], type=str(op.get("type", "strategic")),
-                      subresource=op.get("subresource"))
+                      subresource=op.get("subresource"), api_version=op.get("apiVersion"))
 
 
 async def _create_objects(run: _Run, op: Obj) -> None:
@@ -223,7 +223,7 @@ async def _expect_field(run: _Run, op: Obj) -> None:
 
 
 async def _delete(run: _Run, op: Obj) -> None:
-    await run.s.delete(str(op["kind"]), str(op["name"]))
+    await run.s.delete(str(op["kind"]), str(op["name"]), api_version=op.get("apiVersion"))
 
 
 def _condition(run: _Run, pod: str, spec: Obj) -> Any:
@@ -368,9 +368,9 @@ OPS: dict[str, OpSpec] = {
     "expectRequests": _op("count", "verb resource subresource name namespace", _expect_requests),
     "addFault": _op("match action", "name times every start until probability", _add_fault, check=_fault_rule),
     "removeFault": _op("name", "", _remove_fault),
-    "patch": _op("kind name body", "type subresource", _patch, values={"type": _PATCH_TYPE, "body": lambda k, v: None},
-                 check=_patch_body),
-    "delete": _op("kind name", "", _delete),
+    "patch": _op("kind name body", "type subresource apiVersion", _patch,
+                 values={"type": _PATCH_TYPE, "body": lambda k, v: None, "apiVersion": _TEXT}, check=_patch_body),
+    "delete": _op("kind name", "apiVersion", _delete, values={"apiVersion": _TEXT}),
     "createObjects": _op("", "manifests file", _create_objects, ("manifests", "file")),
     "expectField": _op("apiVersion kind name field equals", "within", _expect_field,
                        values={"kind": _TEXT, "apiVersion": _TEXT, "field": _TEXT, "equals": lambda k, v: None}),
@@ -449,6 +449,8 @@ def _check_op(path: Path, fixtures: Path, index: int, op: Any) -> Obj:
         raise _Invalid(f"{where} {name}: give exactly one of {', '.join(spec.one_of)}", "ops", index)
     for key in sorted(keys):
         check = spec.values.get(key) or VALUES.get(key)
+        if key == "kind" and "apiVersion" in op:  # a kind found through discovery: checked by _check_kinds
+            check = _TEXT
         if check is not None:
             try:
                 check(key, op[key])
@@ -510,13 +512,13 @@ def _check_kinds(ops: list[Obj]) -> None:
     (:func:`harness._manifests.check_kinds`)."""
     custom: set[tuple[str, str]] = set()
     for index, op in enumerate(ops):
-        if op["op"] == "expectField":
+        if op["op"] == "expectField" or (op["op"] in ("patch", "delete") and "apiVersion" in op):
             try:
                 check_kinds([{"apiVersion": op["apiVersion"], "kind": op["kind"], "metadata": {"name": op["name"]}}],
                             custom)
             except ManifestError as e:
                 message = str(e).split(": ", 1)[1]  # not "manifest 0 (...)": no manifest here
-                raise _Invalid(f"ops[{index}] expectField: {message}", "ops", index, "kind") from None
+                raise _Invalid(f"ops[{index}] {op['op']}: {message}", "ops", index, "kind") from None
         if op["op"] != "createObjects":
             continue
         try:

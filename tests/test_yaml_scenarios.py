@@ -420,3 +420,23 @@ ops:
         ("create", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", 201),
         ("create", "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/default/podgroups", 201),
         ("create", "/api/v1/namespaces/default/configmaps", 201)]
+
+
+def test_patch_and_delete_take_a_custom_kind_with_its_api_version(tmp_path: Path) -> None:
+    """``patch`` and ``delete`` with ``apiVersion`` find a custom kind through discovery; without
+    a CRD created before, the kind is refused on load as for ``expectField``."""
+    (tmp_path / "crd.yaml").write_text((EXAMPLES / "podgroup-crd.yaml").read_text())
+    gv = "scheduling.x-k8s.io/v1alpha1"
+    s, backend = run_yaml(load_scenario(write(tmp_path, (
+        "ops:\n- {op: createObjects, file: crd.yaml}\n"
+        f"- op: createObjects\n  manifests:\n  - {POD_GROUP}\n"
+        f"- {{op: patch, apiVersion: {gv}, kind: PodGroup, name: g, type: merge, body: {{spec: {{minMember: 4}}}}}}\n"
+        f"- {{op: expectField, apiVersion: {gv}, kind: PodGroup, name: g, field: spec.minMember, equals: 4}}\n"
+        f"- {{op: delete, apiVersion: {gv}, kind: PodGroup, name: g}}\n"))), tmp_path)
+    writes = [(e.verb, e.name, e.code) for e in backend.journal.entries
+              if e.type == "request" and e.resource == "podgroups.scheduling.x-k8s.io" and e.verb in ("patch", "delete")]
+    assert writes == [("patch", "g", 200), ("delete", "g", 200)]
+    with pytest.raises(YamlScenarioError) as info:
+        load_scenario(write(tmp_path, f"ops:\n- {{op: delete, apiVersion: {gv}, kind: PodGroup, name: g}}\n"))
+    assert str(info.value) == (f"s.yaml: line 2: ops[0] delete: {UNKNOWN_POD_GROUP}; create its "
+                               "CustomResourceDefinition before it")

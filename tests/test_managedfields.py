@@ -40,7 +40,7 @@ from fake_apiserver._machinery.fieldset import (
     path_of,
     zero_object,
 )
-from fake_apiserver._machinery.managedfields import manager_name, update_managed_fields
+from fake_apiserver._machinery.managedfields import managed_fields_before, manager_name, update_managed_fields
 from harness._envtest import ControlPlane, envtest_unavailable, find_assets
 
 RECORDED = Path(__file__).parent / "data" / "managedfields" / "kube-apiserver-v1.37.2.json"
@@ -123,6 +123,12 @@ STEPS: list[Step] = [
       for i in range(1, 9)],
     ("cm2 create empty", "POST", NS + "/configmaps", {"metadata": {"name": "cm2"}}, "", "alpha", UA),
     ("cm2 add data", "PATCH", NS + "/configmaps/cm2", {"data": {"x": "y"}}, MERGE, "beta", UA),
+    ("cm3 create by alpha", "POST", NS + "/configmaps", {"metadata": {"name": "cm3"}, "data": {"k1": "1", "k2": "2"}}, "", "alpha", UA),
+    ("cm3 put with a rewritten entry", "PUT", NS + "/configmaps/cm3", {"metadata": {"managedFields": [{"manager": "custom", "operation": "Update", "apiVersion": "v1", "fieldsType": "FieldsV1", "fieldsV1": {"f:data": {"f:k1": {}}}}]}, "data": {"k2": "two"}}, "", "beta", UA),
+    ("cm3 put with an unreadable entry", "PUT", NS + "/configmaps/cm3", {"metadata": {"managedFields": [{"manager": "x", "operation": "Update", "apiVersion": "v1", "fieldsType": "Bogus"}]}, "data": {"k3": "3"}}, "", "gamma", UA),
+    ("cm3 put with managedFields emptied", "PUT", NS + "/configmaps/cm3", {"metadata": {"managedFields": []}, "data": {"k4": "4"}}, "", "delta", UA),
+    ("cm3 put resetting managedFields", "PUT", NS + "/configmaps/cm3", {"metadata": {"managedFields": [{}]}, "data": {"k5": "5"}}, "", "delta", UA),
+    ("cm3 patched after the reset", "PATCH", NS + "/configmaps/cm3", {"data": {"k6": "6"}}, MERGE, "epsilon", UA),
     ("pod create by alpha", "POST", NS + "/pods", pod_manifest("p1"), "", "alpha", UA),
     ("pod image by beta (strategic)", "PATCH", NS + "/pods/p1", {"spec": {"containers": [{"name": "c", "image": "img:2"}]}}, STRATEGIC, "beta", UA),
     ("pod label by gamma", "PATCH", NS + "/pods/p1", {"metadata": {"labels": {"extra": "yes"}, "annotations": {"a": "b"}}}, MERGE, "gamma", UA),
@@ -213,8 +219,9 @@ def _strip(obj: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def expected_entries(step: Step, before: dict[str, Any] | None, after: dict[str, Any]) -> list[dict[str, Any]]:
-    """What :func:`update_managed_fields` computes for a recorded write."""
+def expected_entries(step: Step, before: dict[str, Any] | None, after: dict[str, Any],
+                     sent: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """What :func:`update_managed_fields` computes for a recorded write (``sent``: a PUT's body)."""
     _, _, path, _, _, field_manager, agent = step
     api_version, resource, _, subresource = target_of(path)
     manager = manager_name(field_manager, agent)
@@ -223,7 +230,9 @@ def expected_entries(step: Step, before: dict[str, Any] | None, after: dict[str,
         old: Any = {} if resource == "widgets" else zero_object(group, version, kind)
         previous: Any = None
     else:
-        old, previous = _strip(before), before["metadata"].get("managedFields")
+        old = _strip(before)
+        sent_fields = (sent or {}).get("metadata", {}).get("managedFields") if sent is not None else None
+        previous = managed_fields_before(before["metadata"].get("managedFields"), sent_fields, subresource)
     mine = [e for e in after["metadata"].get("managedFields", [])
             if e["manager"] == manager and e["operation"] == "Update" and e["apiVersion"] == api_version
             and e.get("subresource", "") == subresource]
@@ -281,7 +290,8 @@ def run_corpus(call: Call) -> list[dict[str, Any]]:
         if method == "PUT":
             body = _merge(before, body)
         status, answer = call(method, path + query, body, content_type, agent)
-        records.append({"step": label, "status": status, "before": before, "after": answer})
+        records.append({"step": label, "status": status, "before": before, "after": answer,
+                        **({"sent": body} if method == "PUT" else {})})
         if path == CRDS:  # wait until the custom resource is served
             for _ in range(300):
                 if call("GET", W1, None, "", UA)[0] == 200 and call("GET", W1B, None, "", UA)[0] == 200:
@@ -296,7 +306,7 @@ def check(records: list[dict[str, Any]]) -> list[str]:
     failures = []
     for step, record in zip(STEPS, records):
         assert record["status"] in (200, 201), (step[0], record["after"])
-        ours = expected_entries(step, record["before"], record["after"])
+        ours = expected_entries(step, record["before"], record["after"], record.get("sent"))
         theirs = record["after"]["metadata"].get("managedFields", [])
         if json.dumps(ours) != json.dumps(theirs):
             failures.append(f"{step[0]}:\n ours   {json.dumps(ours)}\n theirs {json.dumps(theirs)}")

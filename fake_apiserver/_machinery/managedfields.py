@@ -23,7 +23,10 @@ then time to the second, manager, apiVersion and subresource. With more than ten
 the oldest are folded into one ``ancient-changes`` entry, as kube-apiserver caps them.
 
 The manager is the request's ``fieldManager``, or else the User-Agent up to its first ``/``
-(:func:`manager_name`).
+(:func:`manager_name`). The entries a write starts from are the live object's, or those a PUT or
+patch of the main resource puts in the object (:func:`managed_fields_before`: a client may
+rewrite them, or clear them with ``[]``); an object without managedFields stays without on an
+Update, and gets them again on an apply.
 
 Checked against kube-apiserver v1.37.2 (``tests/test_managedfields.py`` replays the recorded
 answers). The objects compared must be the ones kube-apiserver compares: the request's object after
@@ -47,6 +50,7 @@ __all__ = [
     "ManagedEntry",
     "decode_managed_fields",
     "encode_managed_fields",
+    "managed_fields_before",
     "manager_name",
     "update_managed_fields",
 ]
@@ -120,6 +124,23 @@ def decode_managed_fields(entries: Sequence[Mapping[str, Any]] | None) -> list[M
                                 fields=FieldSet.from_fields_v1(raw.get("fieldsV1") or {}),
                                 subresource=str(raw.get("subresource", ""))))
     return out
+
+
+def managed_fields_before(live: Sequence[Mapping[str, Any]] | None, sent: Sequence[Mapping[str, Any]] | None,
+                          subresource: str = "") -> Sequence[Mapping[str, Any]] | None:
+    """The managedFields a write starts from: those the request's object carries (a client may
+    rewrite them), unless it writes through a subresource, carries none, or carries some that
+    cannot be read, when the live object's count; ``[]`` or ``[{}]`` (one empty entry) start
+    from none, which leaves the object without managedFields (:func:`update_managed_fields`)."""
+    if subresource or sent is None:
+        return live
+    if not sent or (len(sent) == 1 and not sent[0]):
+        return []
+    try:
+        readable = decode_managed_fields(sent)
+    except (ValueError, TypeError, AttributeError):
+        return live
+    return sent if readable else live
 
 
 def _seconds(time: str | None) -> str:

@@ -10,7 +10,8 @@ enforces it). What counts as "the code behind an ID" is decided here:
   a dict of messages), whatever suite module they live in. Code outside the suite's directory
   (``harness``, ``fake_apiserver``) is the harness's, versioned with it, and is not hashed;
 - each definition as Python's AST without positions (like ``ast.dump``: no line or column numbers,
-  and no empty fields, so that the same source gives the same text on Python 3.11 to 3.13):
+  and no empty fields, so that the same source gives the same text on Python 3.11 to 3.13; checked:
+  every fingerprint of the catalog is the same under 3.11.7, 3.12.1 and 3.13.0):
   whitespace, comments, line breaks and moving code around do not change a fingerprint; a changed
   comparison, number, message or call does;
 - docstrings are removed (module, class, function, nested function): they say what the check is,

@@ -2,7 +2,8 @@
 managers, and the ``409 Conflict`` kube-apiserver answers with.
 
 An apply merges the configuration into the live object (:func:`merge`: granular maps and
-associative lists member by member, scalars and atomic lists and maps replaced whole). Every field
+associative lists member by member, scalars and atomic lists and maps replaced whole; the items of
+an associative list in structured-merge-diff's order, see :func:`merge`). Every field
 the merge adds or changes (:func:`~fake_apiserver._machinery.fieldset.compare`) that another
 entry of managedFields owns is a conflict with that entry, unless the apply is forced; the
 applier's own Apply entry never conflicts (its own Update entries do). The message is
@@ -14,8 +15,9 @@ through a subresource is ``"kubelet" with subresource "status"``, an applier has
 structured-merge-diff writes them (``.spec.template.spec.containers[name="c"].image``). Checked
 against kube-apiserver v1.37.2 (``tests/test_applyconflicts.py``).
 
-Only what a conflict needs is here: the merged object's list order (live items first, then new
-ones) and the removal of fields an applier stopped applying are the next step's.
+:func:`find_conflicts` answers for a configuration as it is merged; an apply that also prunes
+(:mod:`~fake_apiserver._machinery.apply`) counts only what its pruned result takes
+(:func:`conflicts_with`).
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ __all__ = ["Conflict", "conflict_causes", "conflict_message", "conflicts_with", 
 
 
 def merge(live: Any, config: Any, ftype: FieldType) -> Any:
-    """``config`` merged into ``live`` under ``ftype``'s merge rules (module docstring)."""
+    """``config`` merged into ``live`` under ``ftype``'s merge rules (module docstring); maps keep
+    the live keys' order, new keys after."""
     if config is None or live is None:
         return config
     if ftype.kind == "list" and ftype.relation != "atomic" and isinstance(live, list) and isinstance(config, list):

@@ -129,6 +129,8 @@ STEPS: list[Step] = [
     ("cm3 put with managedFields emptied", "PUT", NS + "/configmaps/cm3", {"metadata": {"managedFields": []}, "data": {"k4": "4"}}, "", "delta", UA),
     ("cm3 put resetting managedFields", "PUT", NS + "/configmaps/cm3", {"metadata": {"managedFields": [{}]}, "data": {"k5": "5"}}, "", "delta", UA),
     ("cm3 patched after the reset", "PATCH", NS + "/configmaps/cm3", {"data": {"k6": "6"}}, MERGE, "epsilon", UA),
+    ("cm4 created with its own entry", "POST", NS + "/configmaps", {"metadata": {"name": "cm4", "managedFields": [{"manager": "custom", "operation": "Update", "apiVersion": "v1", "fieldsType": "FieldsV1", "fieldsV1": {"f:data": {"f:zz": {}, "f:k1": {}}}}]}, "data": {"k1": "1"}}, "", "alpha", UA),
+    ("cm5 created with managedFields reset", "POST", NS + "/configmaps", {"metadata": {"name": "cm5", "managedFields": [{}]}, "data": {"k1": "1"}}, "", "alpha", UA),
     ("pod create by alpha", "POST", NS + "/pods", pod_manifest("p1"), "", "alpha", UA),
     ("pod image by beta (strategic)", "PATCH", NS + "/pods/p1", {"spec": {"containers": [{"name": "c", "image": "img:2"}]}}, STRATEGIC, "beta", UA),
     ("pod label by gamma", "PATCH", NS + "/pods/p1", {"metadata": {"labels": {"extra": "yes"}, "annotations": {"a": "b"}}}, MERGE, "gamma", UA),
@@ -221,17 +223,18 @@ def _strip(obj: dict[str, Any]) -> dict[str, Any]:
 
 def expected_entries(step: Step, before: dict[str, Any] | None, after: dict[str, Any],
                      sent: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """What :func:`update_managed_fields` computes for a recorded write (``sent``: a PUT's body)."""
+    """What :func:`update_managed_fields` computes for a recorded write (``sent``: a POST's or
+    PUT's body, whose managedFields the write may start from)."""
     _, _, path, _, _, field_manager, agent = step
     api_version, resource, _, subresource = target_of(path)
     manager = manager_name(field_manager, agent)
+    sent_fields = (sent or {}).get("metadata", {}).get("managedFields")
     if before is None:
         group, version, kind = KINDS[resource]
         old: Any = {} if resource == "widgets" else zero_object(group, version, kind)
-        previous: Any = None
+        previous = managed_fields_before(None, sent_fields, subresource)
     else:
         old = _strip(before)
-        sent_fields = (sent or {}).get("metadata", {}).get("managedFields") if sent is not None else None
         previous = managed_fields_before(before["metadata"].get("managedFields"), sent_fields, subresource)
     mine = [e for e in after["metadata"].get("managedFields", [])
             if e["manager"] == manager and e["operation"] == "Update" and e["apiVersion"] == api_version
@@ -291,7 +294,7 @@ def run_corpus(call: Call) -> list[dict[str, Any]]:
             body = _merge(before, body)
         status, answer = call(method, path + query, body, content_type, agent)
         records.append({"step": label, "status": status, "before": before, "after": answer,
-                        **({"sent": body} if method == "PUT" else {})})
+                        **({"sent": body} if method in ("PUT", "POST") else {})})
         if path == CRDS:  # wait until the custom resource is served
             for _ in range(300):
                 if call("GET", W1, None, "", UA)[0] == 200 and call("GET", W1B, None, "", UA)[0] == 200:

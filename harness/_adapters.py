@@ -38,7 +38,7 @@ import shlex
 import signal
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import IO, Any, Awaitable, Callable, Generic, TypeVar
+from typing import Any, Awaitable, Callable, Generic, IO, Mapping, TypeVar
 
 import yaml
 
@@ -54,6 +54,7 @@ __all__ = [
     "ProcessAdapter",
     "SchedulerAdapter",
     "format_feature_gates",
+    "load_scheduler_config",
     "parse_feature_gates",
     "probe_scheduler",
 ]
@@ -201,6 +202,24 @@ def scheduler_config(kubeconfig_path: Path, content_type: str | None = None) -> 
     }
 
 
+def load_scheduler_config(path: str | Path) -> dict[str, Any]:
+    """A ``--scheduler-config`` file: a KubeSchedulerConfiguration (or a fragment of one: its
+    ``profiles``, ``extenders``...) whose keys join the configuration ``{config}`` writes;
+    ValueError with one line saying what is wrong."""
+    try:
+        data = yaml.safe_load(Path(path).read_text())
+    except OSError as e:
+        raise ValueError(f"{path}: {e.strerror or e}") from None
+    except yaml.YAMLError as e:
+        raise ValueError(f"{path}: not YAML: {str(e).splitlines()[0]}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: give a KubeSchedulerConfiguration (a YAML mapping)")
+    kind = data.get("kind", "KubeSchedulerConfiguration")
+    if kind != "KubeSchedulerConfiguration":
+        raise ValueError(f"{path}: kind {kind!r}: give a KubeSchedulerConfiguration")
+    return data
+
+
 #: what a scheduler command template may name, replaced in each argument
 PLACEHOLDERS = ("{config}", "{feature_gates}", "{kubeconfig}")
 
@@ -212,7 +231,10 @@ class ProcessAdapter(SchedulerAdapter):
     The template is split like a shell would (no shell runs); in each argument ``{kubeconfig}``,
     ``{feature_gates}`` (``A=true,B=false``) and ``{config}`` are replaced. ``{config}`` makes the
     adapter write :func:`scheduler_config` to ``workdir/scheduler-config.yaml``, with
-    ``content_type`` as its client's body type (None: the client's default, protobuf). Output and errors
+    ``content_type`` as its client's body type (None: the client's default, protobuf), and
+    ``config_overlay``'s keys beside the harness's (``profiles``, ``percentageOfNodesToScore``...:
+    what an out-of-tree plugin needs; the harness keeps ``clientConnection`` and
+    ``leaderElection``, so the scheduler talks to the run's API server). Output and errors
     go to ``workdir/scheduler.log``. Ready when the probe pod is bound within ``ready_timeout``;
     stopped with SIGTERM, then SIGKILL after ``stop_grace`` seconds.
     """
@@ -221,11 +243,13 @@ class ProcessAdapter(SchedulerAdapter):
 
     def __init__(self, command_template: str, workdir: str | Path, *, name: str = "cmd",
                  ready_timeout: float = 30.0, stop_grace: float = 5.0, probe: bool = True,
-                 content_type: str | None = None) -> None:
+                 content_type: str | None = None, config_overlay: Mapping[str, Any] | None = None) -> None:
         if not shlex.split(command_template):
             raise ValueError("the scheduler command template is empty")
         self.command_template = command_template
         self.content_type = content_type
+        #: what the run's ``--scheduler-config`` adds to the configuration ``{config}`` writes
+        self.config_overlay = dict(config_overlay or {})
         self.workdir = Path(workdir)
         self.name = name
         self.ready_timeout = ready_timeout
@@ -247,7 +271,8 @@ class ProcessAdapter(SchedulerAdapter):
         if "{config}" in self.command_template:
             path = self.workdir / "scheduler-config.yaml"
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(yaml.safe_dump(scheduler_config(kubeconfig_path, self.content_type), sort_keys=False))
+            written = {**self.config_overlay, **scheduler_config(kubeconfig_path, self.content_type)}
+            path.write_text(yaml.safe_dump(written, sort_keys=False))
             values["{config}"] = str(path)
         argv = []
         for part in shlex.split(self.command_template):

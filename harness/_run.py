@@ -42,7 +42,14 @@ import pytest
 
 from fake_apiserver._machinery.schema import KUBERNETES_VERSION
 from fake_apiserver._machinery.schema import release as schema_release
-from harness._adapters import PLACEHOLDERS, AdapterError, ProcessAdapter, format_feature_gates, parse_feature_gates
+from harness._adapters import (
+    PLACEHOLDERS,
+    AdapterError,
+    ProcessAdapter,
+    format_feature_gates,
+    load_scheduler_config,
+    parse_feature_gates,
+)
 from harness._apiserver_gates import options_problem
 from harness._backend import FakeBackend, backend_problem
 from harness._envtest import EnvtestError, find_assets
@@ -103,6 +110,8 @@ class RunOptions:
     #: the user's own scenarios instead of the built-in suites: pytest files, YAML scenario files,
     #: directories of either
     paths: tuple[Path, ...] = ()
+    #: a KubeSchedulerConfiguration whose keys a ``cmd:`` scheduler's ``{config}`` gets (profiles)
+    scheduler_config: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -229,7 +238,7 @@ def check_command(scheduler: str) -> None:
         raise RunError(f"the scheduler command cannot start: {program} {where}")
 
 
-def preflight(scheduler: str, gates: dict[str, bool], workdir: Path) -> None:
+def preflight(scheduler: str, gates: dict[str, bool], workdir: Path, overlay: dict[str, Any] | None = None) -> None:
     """Start a ``cmd:`` scheduler once against a fake API server before the first scenario, so a
     command that exits at once (a bad flag, a feature gate it does not know) or never gets ready
     stops the run with one message instead of failing every scenario. Its log stays in
@@ -240,7 +249,7 @@ def preflight(scheduler: str, gates: dict[str, bool], workdir: Path) -> None:
     async def start_once() -> None:
         backend = FakeBackend(workdir)
         await backend.start()
-        adapter = ProcessAdapter(scheduler[4:], workdir, name="preflight")
+        adapter = ProcessAdapter(scheduler[4:], workdir, name="preflight", config_overlay=overlay)
         try:
             await adapter.start(backend.kubeconfig_path, gates)
         finally:
@@ -338,6 +347,8 @@ def run_argv(paths: Sequence[Path], report_dir: Path, scheduler: str, options: R
         argv.append(f"--apiserver-feature-gates={options.apiserver_feature_gates}")
     if options.feature_gates:
         argv.append(f"--feature-gates={options.feature_gates}")
+    if options.scheduler_config is not None:
+        argv.append(f"--scheduler-config={options.scheduler_config.expanduser().resolve()}")
     if not options.timeline:
         argv.append("--no-timeline")
     jobs = _jobs(options, scheduler)
@@ -422,6 +433,14 @@ def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = 
     if problem is not None:
         raise RunError(problem)
     check_backend_options(options)
+    overlay = None
+    if options.scheduler_config is not None:
+        if not scheduler.startswith("cmd:"):
+            raise RunError(f"--scheduler-config is for a --scheduler command, not {scheduler}")
+        try:
+            overlay = load_scheduler_config(options.scheduler_config)
+        except ValueError as e:
+            raise RunError(f"--scheduler-config {e}") from None
     suites_dir = (options.suites_dir or suites_directory()).resolve()
     readings = _readings()  # read now: a registry problem stops the run before its first scenario
     yaml: list[Path] = []
@@ -436,7 +455,7 @@ def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = 
     report_dir = (options.report_dir or default_report_dir(started)).resolve()
     make_report_dir(report_dir)
     if options.backend == "fake":
-        preflight(scheduler, gates, report_dir / "preflight")
+        preflight(scheduler, gates, report_dir / "preflight", overlay)
     (report_dir / "results.jsonl").unlink(missing_ok=True)
     argv = run_argv([*paths, *yaml], report_dir, scheduler, options)  # the plugin collects YAML files it is given
     say = progress or (lambda line: None)

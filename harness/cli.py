@@ -172,6 +172,9 @@ def _run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    "(see 'schedharness mutants')")
     p.add_argument("--feature-gates", default="", metavar="A=true,B=false",
                    help="feature gates for the scheduler; criteria needing the other value are skipped")
+    p.add_argument("--scheduler-config", type=Path, default=None, metavar="FILE",
+                   help="with a scheduler command: a KubeSchedulerConfiguration (its profiles, plugin args...) "
+                        "whose keys join the one {config} writes (an out-of-tree plugin's profile)")
     p.add_argument("--suite", action="append", default=[], metavar="NAME",
                    help="run suites/test_<NAME>.py only (repeatable; default: every suite)")
     p.add_argument("paths", nargs="*", type=Path, metavar="PATH",
@@ -200,7 +203,7 @@ def _run(args: argparse.Namespace) -> int:
             kind_image=args.kind_image, kind_keep=args.kind_keep,
             kind_apiserver_feature_gates=args.kind_apiserver_feature_gates, envtest_assets=args.envtest_assets,
             kubernetes_version=args.kubernetes_version, apiserver_feature_gates=args.apiserver_feature_gates,
-            paths=tuple(args.paths))
+            paths=tuple(args.paths), scheduler_config=args.scheduler_config)
         return run_suites(options).exit_code
     except RunError as e:
         print(f"schedharness run: {e}", file=sys.stderr)

@@ -85,6 +85,7 @@ from harness._adapters import (
     ProcessAdapter,
     SchedulerAdapter,
     format_feature_gates,
+    load_scheduler_config,
     parse_feature_gates,
 )
 from harness._apiserver_gates import fake_apiserver_gates, options_problem
@@ -128,6 +129,8 @@ class Settings:
     kubernetes_version: str = KUBERNETES_VERSION  # the fake's release (--kubernetes-version)
     #: --apiserver-feature-gates (None: not given; on the fake, the scheduler's known gates instead)
     apiserver_feature_gates: dict[str, bool] | None = None
+    #: --scheduler-config: keys a ``cmd:`` scheduler's ``{config}`` gets beside the harness's
+    scheduler_config: dict[str, Any] | None = None
 
     @property
     def real_cluster(self) -> bool:
@@ -150,6 +153,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
              "{config} placeholders (any scheduler process, on real time), 'cluster' (the cluster's own "
              "kube-scheduler; --backend kind or kubeconfig:PATH only), or 'none' (tests that need a "
              "scheduler are skipped)")
+    group.addoption(
+        "--scheduler-config", default=None, metavar="FILE",
+        help="with --scheduler cmd:...: a KubeSchedulerConfiguration (its profiles, plugin args...) whose keys "
+             "join the one {config} writes; the harness keeps clientConnection and leaderElection")
     group.addoption(
         "--feature-gates", default="", metavar="A=true,B=false",
         help="feature gates given to the scheduler; tests needing the opposite value are skipped")
@@ -255,12 +262,21 @@ def _settings(config: pytest.Config) -> Settings:
                               scheduler_gates=gates)
     if problem is not None:
         raise pytest.UsageError(problem)
+    overlay = None
+    overlay_path = config.getoption("--scheduler-config", None)
+    if overlay_path is not None:
+        if not scheduler.startswith("cmd:"):
+            raise pytest.UsageError(f"--scheduler-config is for a --scheduler cmd:..., not {scheduler}")
+        try:
+            overlay = load_scheduler_config(str(overlay_path))
+        except ValueError as e:
+            raise pytest.UsageError(f"--scheduler-config {e}") from None
     report = config.getoption("--report-dir", None)
     report_dir = Path(str(report)).resolve() if report else None
     return Settings(scheduler, gates, backend, report_dir, int(config.getoption("--scenario-seed", 0) or 0),
                     timeline=not config.getoption("--no-timeline", False), kind=kind,
                     envtest_assets=config.getoption("--envtest-assets", None), kubernetes_version=release,
-                    apiserver_feature_gates=apiserver)
+                    apiserver_feature_gates=apiserver, scheduler_config=overlay)
 
 
 def marker_gates(item: pytest.Item) -> dict[str, bool]:
@@ -358,11 +374,12 @@ def sh_workdir(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
 def sh_adapter(request: pytest.FixtureRequest, sh_workdir: Path) -> SchedulerAdapter | None:
     """The scheduler adapter of this run (unstarted), from ``--scheduler``; None for ``none``.
     Override it in a conftest to run another scheduler."""
-    scheduler = request.config.stash[_SETTINGS].scheduler
+    settings = request.config.stash[_SETTINGS]
+    scheduler = settings.scheduler
     if scheduler == "cluster":
         return ClusterSchedulerAdapter()
     if scheduler.startswith("cmd:"):
-        return ProcessAdapter(scheduler[4:].strip(), sh_workdir)
+        return ProcessAdapter(scheduler[4:].strip(), sh_workdir, config_overlay=settings.scheduler_config)
     if scheduler == "reference" or scheduler.startswith("reference:"):
         return reference_adapter(scheduler.partition(":")[2] or None)
     return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ from harness._adapters import (
     ClusterSchedulerAdapter,
     ProcessAdapter,
     format_feature_gates,
+    load_scheduler_config,
     parse_feature_gates,
 )
 from harness._backend import FakeBackend
@@ -410,3 +412,33 @@ def test_callable_adapter_stop_after_a_failed_start_is_a_no_op(tmp_path: Path) -
 
     run(main())
     assert stopped == []
+
+
+def test_a_scheduler_config_overlay_joins_the_written_configuration(tmp_path: Path) -> None:
+    """``--scheduler-config``: an out-of-tree plugin's profile joins the configuration; the
+    harness keeps the client connection (the run's API server) and leader election."""
+    overlay = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+               "clientConnection": {"kubeconfig": "/elsewhere"}, "leaderElection": {"leaderElect": True},
+               "profiles": [{"schedulerName": "default-scheduler", "plugins": {"multiPoint": {"enabled": [
+                   {"name": "Coscheduling"}]}}}]}
+    (tmp_path / "overlay.yaml").write_text(yaml.safe_dump(overlay))
+    adapter = ProcessAdapter(command(tmp_path, "--config={config}"), tmp_path / "sched",
+                             config_overlay=load_scheduler_config(tmp_path / "overlay.yaml"))
+    adapter.command(tmp_path / "kc", {})
+    written = yaml.safe_load((tmp_path / "sched" / "scheduler-config.yaml").read_text())
+    assert written == {**overlay, "clientConnection": {"kubeconfig": str(tmp_path / "kc")},
+                       "leaderElection": {"leaderElect": False}}
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    (None, "{path}: No such file or directory"),
+    ("[a, b]", "{path}: give a KubeSchedulerConfiguration (a YAML mapping)"),
+    ("kind: Pod", "{path}: kind 'Pod': give a KubeSchedulerConfiguration"),
+    ("a: [", "{path}: not YAML: while parsing a flow node"),
+])
+def test_a_scheduler_config_that_is_none_says_why(tmp_path: Path, text: str | None, message: str) -> None:
+    path = tmp_path / "overlay.yaml"
+    if text is not None:
+        path.write_text(text)
+    with pytest.raises(ValueError, match=r"^" + re.escape(message.format(path=path)) + r"$"):
+        load_scheduler_config(path)

@@ -227,3 +227,18 @@ def test_compare_refuses_a_report_whose_criteria_are_malformed(criteria: str, tm
     assert (captured.out, captured.err) == (
         "", f"schedharness compare: {report}: not a schedharness report (criteria[0] is no mapping with an id and a "
             "status)\n")
+
+
+def test_a_scheduler_config_needs_a_scheduler_command_and_a_configuration(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``run --scheduler-config`` is refused before anything starts: with the reference scheduler
+    (which reads no configuration), and for a file that is no KubeSchedulerConfiguration."""
+    (tmp_path / "pod.yaml").write_text("kind: Pod\n")
+    assert main(["run", "--scheduler-config", str(tmp_path / "pod.yaml"), "--report-dir", str(tmp_path / "r")]) == 2
+    assert capsys.readouterr().err == (
+        "schedharness run: --scheduler-config is for a --scheduler command, not reference\n")
+    assert main(["run", "--scheduler", f"{sys.executable} --config={{config}}", "--scheduler-config",
+                 str(tmp_path / "pod.yaml"), "--report-dir", str(tmp_path / "r")]) == 2
+    assert capsys.readouterr().err == (
+        f"schedharness run: --scheduler-config {tmp_path / 'pod.yaml'}: kind 'Pod': give a KubeSchedulerConfiguration\n")
+    assert not (tmp_path / "r").exists()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from harness._run import RunOptions, run_suites
+from harness._run import RunError, RunOptions, run_suites
 
 BINARY = (os.environ.get("SCHEDHARNESS_KUBE_SCHEDULER") or "").split(":")[0]
 
@@ -51,3 +51,27 @@ def test_a_real_kube_scheduler_gets_an_honest_report(tmp_path: Path) -> None:
         assert cid.startswith(UNIMPLEMENTED), f"{cid} failed: {record['message']}"
         assert "expected" in record["message"], f"{cid}: the failure must say what was expected: {record['message']}"
     assert result.exit_code == 1
+
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
+
+
+def test_a_scheduler_config_reaches_the_real_kube_scheduler(tmp_path: Path) -> None:
+    """``--scheduler-config`` joins a profile to the configuration kube-scheduler is started with:
+    one that enables a plugin kube-scheduler does not have stops the run before the first scenario
+    (kube-scheduler refuses it), and a valid one runs the scenarios."""
+    command = f"cmd:{BINARY} --config={{config}} --secure-port=0"
+    unknown = tmp_path / "unknown.yaml"
+    unknown.write_text("profiles:\n- schedulerName: default-scheduler\n  plugins:\n    filter:\n"
+                       "      enabled: [{name: NoSuchPlugin}]\n")
+    with pytest.raises(RunError) as refused:
+        run_suites(RunOptions(scheduler=command, report_dir=tmp_path / "refused", timeline=False,
+                              paths=(EXAMPLES / "gated-pods.yaml",), scheduler_config=unknown), progress=lambda line: None)
+    assert "NoSuchPlugin" in (tmp_path / "refused" / "preflight" / "scheduler.log").read_text(), str(refused.value)
+    valid = tmp_path / "valid.yaml"
+    valid.write_text("profiles:\n- schedulerName: default-scheduler\n  percentageOfNodesToScore: 100\n")
+    result = run_suites(RunOptions(scheduler=command, report_dir=tmp_path / "valid", timeline=False,
+                                   paths=(EXAMPLES / "gated-pods.yaml",), scheduler_config=valid), progress=lambda line: None)
+    assert result.exit_code == 0
+    written = (tmp_path / "valid" / "preflight" / "scheduler-config.yaml").read_text()
+    assert "percentageOfNodesToScore: 100" in written

@@ -355,12 +355,6 @@ CASES: list[Case] = [
 
 
 KNOWN_DIFFERENCES: dict[str, str] = {
-    "endpointslice": "discovery.k8s.io rules: generation 1, an endpoint's conditions {}, a port's name \"\" and "
-                     "protocol TCP",
-    "hpa": "autoscaling rules: minReplicas 1, status {currentMetrics: null, desiredReplicas: 0}",
-    "ingress": "networking rules: status {loadBalancer: {}}",
-    "networkpolicy": "networking rules: a port's protocol TCP, policyTypes [Ingress] (and Egress with egress rules)",
-    "validatingwebhookconfiguration": "admissionregistration rules: generation 1 (the kind has no spec)",
     "volumeattributesclass": "storage rules: the kubernetes.io/vac-protection finalizer",
 }
 """Cases where the fake still answers otherwise, each with what it lacks (rules of kinds outside

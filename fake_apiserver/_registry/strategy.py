@@ -31,13 +31,16 @@ from typing import Callable
 from fake_apiserver._machinery.features import FeatureGates
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._registry import (
+    admissionregistration,
     apiextensions,
     apps,
+    autoscaling,
     batch,
     coordination,
     core,
     disruption,
     events,
+    networking,
     node,
     pod,
     priority,
@@ -57,7 +60,8 @@ from fake_apiserver._registry.generic import (
 __all__ = ["RULES", "strategy_for"]
 
 RULES: dict[tuple[str, str], KindRules] = {
-    **apiextensions.RULES, **apps.RULES, **batch.RULES, **coordination.RULES, **core.RULES, **disruption.RULES, **events.RULES, **node.RULES,
+    **admissionregistration.RULES, **apiextensions.RULES, **apps.RULES, **autoscaling.RULES, **batch.RULES,
+    **coordination.RULES, **core.RULES, **disruption.RULES, **events.RULES, **networking.RULES, **node.RULES,
     **pod.RULES, **priority.RULES, **resource.RULES, **storage.RULES,
 }
 """Each kind's own rules by group and kind; a kind that is not here has none."""

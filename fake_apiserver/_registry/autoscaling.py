@@ -1,0 +1,40 @@
+"""``autoscaling/v2`` HorizontalPodAutoscalers: defaults and the status a create writes.
+
+Checked against kube-apiserver v1.37.2 (``tests/test_builtin_kinds.py``): ``spec.minReplicas``
+defaults to 1, and a created HPA carries the zero status its type writes
+(``{currentMetrics: null, desiredReplicas: 0}``), which the horizontal-pod-autoscaler controller
+would fill (none runs here).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fake_apiserver._registry.generic import KindRules, Strategy
+
+__all__ = ["HorizontalPodAutoscalerStrategy", "RULES"]
+
+Obj = dict[str, Any]
+
+
+class HorizontalPodAutoscalerStrategy(Strategy):
+    @staticmethod
+    def default(obj: Obj) -> None:
+        spec = obj.get("spec")
+        if isinstance(spec, dict) and spec.get("minReplicas") is None:
+            spec["minReplicas"] = 1
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        self.default(obj)
+        super().prepare_for_create(obj, now)
+        obj["status"] = {"currentMetrics": None, "desiredReplicas": 0}
+
+    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+        self.default(new)
+        super().prepare_for_update(new, old)
+
+
+RULES: dict[tuple[str, str], KindRules] = {
+    ("autoscaling", "HorizontalPodAutoscaler"): KindRules(
+        strategy=lambda spec, options: HorizontalPodAutoscalerStrategy(spec)),
+}

@@ -354,9 +354,7 @@ CASES: list[Case] = [
 """The corpus, in the order it is posted (later cases name objects earlier ones made)."""
 
 
-KNOWN_DIFFERENCES: dict[str, str] = {
-    "volumeattributesclass": "storage rules: the kubernetes.io/vac-protection finalizer",
-}
+KNOWN_DIFFERENCES: dict[str, str] = {}
 """Cases where the fake still answers otherwise, each with what it lacks (rules of kinds outside
 the modules this corpus was built for). The replay asserts they still differ, so that one fixed
 leaves this list."""

@@ -1230,6 +1230,30 @@ def test_volumes_and_claims_get_protection_finalizers_held_while_in_use() -> Non
     serve(scenario)
 
 
+def test_an_attributes_class_is_protected_while_a_claim_names_it() -> None:
+    """kube-apiserver v1.37.2 gives a new VolumeAttributesClass the ``kubernetes.io/vac-protection``
+    finalizer (tests/test_builtin_kinds.py); the vac-protection controller a real cluster runs
+    lets a deleted one go once no claim or volume names it."""
+
+    async def scenario(api: Api) -> None:
+        classes = "/apis/storage.k8s.io/v1/volumeattributesclasses"
+        vac = {"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttributesClass", "metadata": {"name": "gold"},
+               "driverName": "csi.example.com", "parameters": {"iops": "1000"}}
+        assert (await api.ok("POST", classes, vac))["metadata"]["finalizers"] == ["kubernetes.io/vac-protection"]
+        claims = "/api/v1/namespaces/default/persistentvolumeclaims"
+        await api.ok("POST", claims, {**PVC, "metadata": {"name": "c1"},
+                                      "spec": {**PVC["spec"], "volumeAttributesClassName": "gold"}})
+        deleted = await api.delete(f"{classes}/gold")
+        assert deleted.status == 200 and deleted.body["metadata"]["deletionTimestamp"]
+        assert (await api.get(f"{classes}/gold")).status == 200  # the claim names it
+        await api.ok("PATCH", f"{claims}/c1", {"metadata": {"finalizers": None}}, MERGE)
+        await api.delete(f"{claims}/c1")
+        assert (await api.get(f"{claims}/c1")).status == 404
+        assert (await api.get(f"{classes}/gold")).status == 404
+
+    serve(scenario)
+
+
 def test_a_volume_phase_change_stamps_its_transition_time() -> None:
     """``persistentvolumeStatusStrategy`` on kube-apiserver v1.36: a new volume is Pending since
     its creation, whatever status it was sent with; a status write that changes the phase gets a

@@ -15,7 +15,8 @@ from fake_apiserver._machinery.names import is_dns1123_subdomain, is_qualified_n
 from fake_apiserver._registry.fieldrules import get_in, immutable_errors, invalid_each, unsupported_errors
 from fake_apiserver._registry.generic import KindRules, StorageClasses, Strategy, StrategyOptions, no_classes
 
-__all__ = ["RULES", "StorageClassStrategy", "VolumeStrategy", "persistent_volume_capacity_errors"]
+__all__ = ["RULES", "StorageClassStrategy", "VolumeAttributesClassStrategy", "VolumeStrategy",
+           "persistent_volume_capacity_errors"]
 
 Obj = dict[str, Any]
 
@@ -236,6 +237,24 @@ def _csi_driver_errors(obj: Mapping[str, Any]) -> list[FieldError]:
     return unsupported_errors(obj, "spec.fsGroupPolicy", ["File", "None", "ReadWriteOnceWithFSType"])
 
 
+class VolumeAttributesClassStrategy(Strategy):
+    """The StorageObjectInUseProtection admission plugin on a VolumeAttributesClass: a created
+    one gets the ``kubernetes.io/vac-protection`` finalizer (the store plays the controller that
+    removes it from one being deleted that no volume or claim names). ``protect=False`` is the
+    plugin disabled."""
+
+    def __init__(self, spec: KindSpec, *, protect: bool) -> None:
+        super().__init__(spec)
+        self.protect = protect
+
+    def admit_create(self, obj: Obj, sent: Obj) -> None:
+        if self.protect:
+            meta = obj.setdefault("metadata", {})
+            finalizers = meta.get("finalizers") or []
+            if "kubernetes.io/vac-protection" not in finalizers:
+                meta["finalizers"] = [*finalizers, "kubernetes.io/vac-protection"]
+
+
 def _volume_strategy(spec: KindSpec, options: StrategyOptions) -> Strategy:
     return VolumeStrategy(spec, protect=options.storage_protection, storage_classes=options.storage_classes)
 
@@ -252,6 +271,8 @@ RULES: dict[tuple[str, str], KindRules] = {
     ("storage.k8s.io", "StorageClass"): KindRules(
         create=_storage_class_errors, update=_storage_class_update_errors, returns_deleted_object=True,
         strategy=lambda spec, options: StorageClassStrategy(spec)),
+    ("storage.k8s.io", "VolumeAttributesClass"): KindRules(
+        strategy=lambda spec, options: VolumeAttributesClassStrategy(spec, protect=options.storage_protection)),
     ("storage.k8s.io", "VolumeAttachment"): KindRules(
         create=_volume_attachment_errors, unconditional_update=False, generation=False, status_resets_meta=True),
 }

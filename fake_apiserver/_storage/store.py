@@ -332,6 +332,8 @@ class Store:
         self.custom_resources.observe(spec, old, new)
         if self.storage_protection and spec.group == "" and spec.resource in _PROTECTED_VOLUMES + ("pods",):
             self._release_volumes(spec, old, new)
+        if self.storage_protection and (spec.group, spec.resource) in _USES_ATTRIBUTES_CLASSES:
+            self._release_attributes_classes()
         if self.event_ttl is not None and not self._expiring:
             if spec.resource == "events":
                 obj = new if new is not None else old
@@ -385,6 +387,38 @@ class Store:
             self._commit(spec, obj, released, rv)
         else:
             self._commit(spec, obj, None, rv)
+
+    def _release_attributes_classes(self) -> None:
+        """The vac-protection controller, at once: a VolumeAttributesClass being deleted loses
+        its ``kubernetes.io/vac-protection`` finalizer when no volume or claim names it (in its
+        spec, or a claim's status as current or target); with no finalizer left, it goes."""
+        key = ("storage.k8s.io", "volumeattributesclasses")
+        classes = self._objects.get(key)
+        if not classes:
+            return
+        named: set[str] = set()
+        for resource in ("persistentvolumes", "persistentvolumeclaims"):
+            for obj in self._objects.get(("", resource), {}).values():
+                status = obj.get("status") or {}
+                for value in ((obj.get("spec") or {}).get("volumeAttributesClassName"),
+                              status.get("currentVolumeAttributesClassName"),
+                              (status.get("modifyVolumeStatus") or {}).get("targetVolumeAttributesClassName")):
+                    if value:
+                        named.add(str(value))
+        spec = self._spec_by_key[key]
+        for (_, name), vac in list(classes.items()):
+            meta = vac["metadata"]
+            if not meta.get("deletionTimestamp") or name in named or _VAC_FINALIZER not in (meta.get("finalizers") or []):
+                continue
+            rest = [f for f in meta["finalizers"] if f != _VAC_FINALIZER]
+            rv = self._next_rv()
+            if rest:
+                released = json_copy(vac)
+                released["metadata"]["finalizers"] = rest
+                released["metadata"]["resourceVersion"] = str(rv)
+                self._commit(spec, vac, released, rv)
+            else:
+                self._commit(spec, vac, None, rv)
 
     def _claim_in_use(self, namespace: str, claim: str) -> bool:
         for (ns, name), pod in self._objects.get((PODS.group, PODS.resource), {}).items():
@@ -1006,6 +1040,10 @@ class Store:
 _PROTECTION_FINALIZERS = {"persistentvolumes": "kubernetes.io/pv-protection",
                           "persistentvolumeclaims": "kubernetes.io/pvc-protection"}
 _PROTECTED_VOLUMES = tuple(_PROTECTION_FINALIZERS)
+_VAC_FINALIZER = "kubernetes.io/vac-protection"
+# writes after which a VolumeAttributesClass being deleted may be free to go
+_USES_ATTRIBUTES_CLASSES = {("", "persistentvolumes"), ("", "persistentvolumeclaims"),
+                            ("storage.k8s.io", "volumeattributesclasses")}
 
 
 def _pod_done(pod: Obj) -> bool:

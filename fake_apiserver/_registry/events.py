@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from fake_apiserver._machinery.jsonutil import in_order
-from fake_apiserver._machinery.errors import FieldError
+from fake_apiserver._machinery.equality import semantic
+from fake_apiserver._machinery.errors import FieldError, GoJSON
 from fake_apiserver._machinery.names import is_qualified_name
 from fake_apiserver._registry.fieldrules import get_in, invalid_each
 from fake_apiserver._registry.generic import KindRules
@@ -93,7 +94,19 @@ def _event_errors(event: Mapping[str, Any], *, strict: bool) -> list[FieldError]
     kind = str(event.get("type") or "")
     if kind not in ("Normal", "Warning"):
         errors.append(FieldError.invalid("type", "", f"has invalid value: {kind}"))
+    series = event.get("series")
+    if isinstance(series, dict):  # validateV1EventSeries
+        if not isinstance(series.get("count"), int) or series["count"] < 2:
+            errors.append(FieldError.invalid("series.count", "", "should be at least 2"))
+        if not series.get("lastObservedTime"):
+            errors.append(FieldError.required("series.lastObservedTime"))
     return errors
+
+
+# ValidateEventUpdate: through events.k8s.io/v1 these keep their value (core v1 field names)
+_IMMUTABLE = ("involvedObject", "reason", "message", "source", "firstTimestamp", "lastTimestamp", "count",
+              "type", "eventTime", "action", "related", "reportingComponent", "reportingInstance")
+_IMMUTABLE_PATHS = {"reportingComponent": "reportingController"}
 
 
 def _core_event_errors(obj: Mapping[str, Any]) -> list[FieldError]:
@@ -104,7 +117,21 @@ def _events_v1_errors(obj: Mapping[str, Any]) -> list[FieldError]:
     return _event_errors(convert_event(dict(obj), ""), strict=True)
 
 
+def _events_v1_update_errors(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
+    """``ValidateEventUpdate``'s rules for a write through events.k8s.io/v1: what an Event
+    records stays as it was (a series grows through ``series``, nothing else)."""
+    now, before = convert_event(dict(new), ""), convert_event(dict(old), "")
+    errors = []
+    for key in _IMMUTABLE:
+        if semantic(now.get(key)) != semantic(before.get(key)):
+            value = now.get(key)
+            shown = value if value is None or isinstance(value, (str, int, bool)) else GoJSON(value)
+            errors.append(FieldError.invalid(_IMMUTABLE_PATHS.get(key, key), shown, "field is immutable"))
+    return errors
+
+
 RULES: dict[tuple[str, str], KindRules] = {
     ("", "Event"): KindRules(create=_core_event_errors, create_on_update=True),
-    ("events.k8s.io", "Event"): KindRules(create=_events_v1_errors, create_on_update=True),
+    ("events.k8s.io", "Event"): KindRules(create=_events_v1_errors, update=_events_v1_update_errors,
+                                          create_on_update=True),
 }

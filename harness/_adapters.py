@@ -23,6 +23,19 @@ creation is retried while a new namespace has no ``default`` ServiceAccount yet 
 server refuses pods until then). The namespace is left in place (deleting one is asynchronous in
 a real cluster).
 
+**A scheduler name of its own.** Where another scheduler may run (the ``kubeconfig:`` backend,
+:attr:`~harness._backend.Backend.other_schedulers`), :func:`scheduler_name_for` gives the
+scheduler under test the name :data:`~harness._shared_cluster.SCHEDULER_NAME` for the run: the
+scenario's pods and the probe pod carry it in ``spec.schedulerName``, and the scheduler must
+schedule exactly those pods (``scheduler_name``, set before ``start``). An adapter says whether
+it can be told (``takes_scheduler_name``): :class:`ProcessAdapter` can when its command names
+``{config}`` (the KubeSchedulerConfiguration's profile takes the name) or ``{scheduler_name}``
+(for a scheduler with a flag of its own, e.g. the reference scheduler's ``--scheduler-name``);
+a :class:`CallableAdapter` when it is made with ``takes_scheduler_name=True`` (its start
+function reads ``adapter.scheduler_name``); the cluster's own scheduler never (it is the one
+under test, and schedules ``default-scheduler`` pods). An adapter that cannot be told keeps
+``default-scheduler`` pods, and the run logs that another scheduler may race it.
+
 A scenario may stop the scheduler and start it again (``restartable``; a criterion about what a
 scheduler does with objects it finds when it starts). :class:`ProcessAdapter` then appends the
 second run's output to the same log, and a crash after the restart is reported as one before it
@@ -42,8 +55,15 @@ from typing import Any, Awaitable, Callable, Generic, IO, Mapping, TypeVar
 
 import yaml
 
+from harness._backend import Backend
 from harness._kubeclient import ApiError, Informer, KubeClient, server_from_kubeconfig
-from harness._shared_cluster import FAKE_NODE_LABEL, make_default_service_account
+from harness._shared_cluster import (
+    DEFAULT_SCHEDULER_NAME,
+    FAKE_NODE_LABEL,
+    SCHEDULER_NAME,
+    make_default_service_account,
+    with_scheduler_name,
+)
 
 __all__ = [
     "AdapterError",
@@ -57,6 +77,7 @@ __all__ = [
     "load_scheduler_config",
     "parse_feature_gates",
     "probe_scheduler",
+    "scheduler_name_for",
 ]
 
 T = TypeVar("T")
@@ -98,6 +119,14 @@ class SchedulerAdapter(ABC):
     #: ``stop`` then ``start`` runs it again on the same backend (module docstring)
     restartable: bool = True
     feature_gates: dict[str, bool] = {}  # what the last start was given (for reports and tests)
+    #: the ``spec.schedulerName`` it must schedule, set before ``start`` (module docstring);
+    #: None: ``default-scheduler``, what the API server gives a pod that names none
+    scheduler_name: str | None = None
+
+    @property
+    def takes_scheduler_name(self) -> bool:
+        """Whether ``scheduler_name`` reaches the scheduler (module docstring)."""
+        return False
 
     @abstractmethod
     async def start(self, kubeconfig_path: Path, feature_gates: dict[str, bool]) -> None:
@@ -116,8 +145,18 @@ class SchedulerAdapter(ABC):
         return None
 
 
-async def probe_scheduler(kubeconfig_path: Path, *, timeout: float = 30.0) -> None:
-    """Wait until a scheduler binds a probe pod (module docstring); raise ``TimeoutError`` if not."""
+def scheduler_name_for(backend: Backend, adapter: SchedulerAdapter | None) -> str | None:
+    """The scheduler name of the run's pods and scheduler on ``backend`` (module docstring):
+    :data:`~harness._shared_cluster.SCHEDULER_NAME` where another scheduler may run and the
+    adapter can be told, else None (``default-scheduler``)."""
+    if adapter is None or not backend.other_schedulers or not adapter.takes_scheduler_name:
+        return None
+    return SCHEDULER_NAME
+
+
+async def probe_scheduler(kubeconfig_path: Path, *, timeout: float = 30.0, scheduler_name: str | None = None) -> None:
+    """Wait until a scheduler binds a probe pod (module docstring), one naming ``scheduler_name``
+    when given; raise ``TimeoutError`` if not."""
     client = KubeClient(server_from_kubeconfig(kubeconfig_path))
     node_path = f"/api/v1/nodes/{PROBE_NAME}"
     pods_path = f"/api/v1/namespaces/{PROBE_NAMESPACE}/pods"
@@ -140,7 +179,7 @@ async def probe_scheduler(kubeconfig_path: Path, *, timeout: float = 30.0) -> No
         informer.listeners.append(check)
         await informer.start()
         try:
-            await asyncio.wait_for(_create_probe_pod(client, pods_path), timeout)
+            await asyncio.wait_for(_create_probe_pod(client, pods_path, scheduler_name), timeout)
             await asyncio.wait_for(bound.wait(), timeout)
         finally:
             await informer.stop()
@@ -153,10 +192,11 @@ async def probe_scheduler(kubeconfig_path: Path, *, timeout: float = 30.0) -> No
         await client.close()
 
 
-async def _create_probe_pod(client: KubeClient, pods_path: str) -> None:
+async def _create_probe_pod(client: KubeClient, pods_path: str, scheduler_name: str | None) -> None:
+    pod = _probe_pod() if scheduler_name is None else with_scheduler_name(_probe_pod(), scheduler_name)
     while True:
         try:
-            await client.request("POST", pods_path, body=_probe_pod())
+            await client.request("POST", pods_path, body=pod)
             return
         except ApiError as e:
             if not (e.code == 403 and "service account" in e.message):
@@ -185,21 +225,32 @@ def _probe_pod() -> Obj:
                                       "effect": "NoSchedule"}]}}
 
 
-def scheduler_config(kubeconfig_path: Path, content_type: str | None = None) -> Obj:
+def scheduler_config(kubeconfig_path: Path, content_type: str | None = None, *,
+                     scheduler_name: str | None = None, profiles: list[Obj] | None = None) -> Obj:
     """A KubeSchedulerConfiguration with no leader election (no Lease traffic, no wait). Its
     client sends ``content_type`` bodies; by default (None) ``contentType`` is left out, so
     kube-scheduler sends what it sends in a cluster, protobuf (k8s-semantics F.1), which the fake
     decodes. kube-scheduler v1.35.4 and v1.30.0 get the same verdict on every criterion of the
-    suites either way; ``"application/json"`` is the configuration runs used before."""
+    suites either way; ``"application/json"`` is the configuration runs used before.
+
+    With ``scheduler_name`` (module docstring) the configuration has ``profiles``: ``profiles``
+    (a ``--scheduler-config``'s) with the one for ``default-scheduler`` (named so, or naming none)
+    renamed, or else one profile of that name and kube-scheduler's default plugins."""
     connection = {"kubeconfig": str(kubeconfig_path)}
     if content_type is not None:
         connection["contentType"] = content_type
-    return {
+    config: Obj = {
         "apiVersion": "kubescheduler.config.k8s.io/v1",
         "kind": "KubeSchedulerConfiguration",
         "clientConnection": connection,
         "leaderElection": {"leaderElect": False},
     }
+    if scheduler_name is not None:
+        config["profiles"] = [
+            {**profile, "schedulerName": scheduler_name}
+            if profile.get("schedulerName", DEFAULT_SCHEDULER_NAME) == DEFAULT_SCHEDULER_NAME else profile
+            for profile in profiles or [{}]]
+    return config
 
 
 def load_scheduler_config(path: str | Path) -> dict[str, Any]:
@@ -221,7 +272,7 @@ def load_scheduler_config(path: str | Path) -> dict[str, Any]:
 
 
 #: what a scheduler command template may name, replaced in each argument
-PLACEHOLDERS = ("{config}", "{feature_gates}", "{kubeconfig}")
+PLACEHOLDERS = ("{config}", "{feature_gates}", "{kubeconfig}", "{scheduler_name}")
 
 
 class ProcessAdapter(SchedulerAdapter):
@@ -229,12 +280,15 @@ class ProcessAdapter(SchedulerAdapter):
     --feature-gates={feature_gates}``.
 
     The template is split like a shell would (no shell runs); in each argument ``{kubeconfig}``,
-    ``{feature_gates}`` (``A=true,B=false``) and ``{config}`` are replaced. ``{config}`` makes the
+    ``{feature_gates}`` (``A=true,B=false``), ``{scheduler_name}`` (the ``spec.schedulerName`` of
+    the pods to schedule: ``scheduler_name``, else ``default-scheduler``) and ``{config}`` are
+    replaced. ``{config}`` makes the
     adapter write :func:`scheduler_config` to ``workdir/scheduler-config.yaml``, with
     ``content_type`` as its client's body type (None: the client's default, protobuf), and
     ``config_overlay``'s keys beside the harness's (``profiles``, ``percentageOfNodesToScore``...:
     what an out-of-tree plugin needs; the harness keeps ``clientConnection`` and
-    ``leaderElection``, so the scheduler talks to the run's API server). Output and errors
+    ``leaderElection``, so the scheduler talks to the run's API server; with ``scheduler_name``
+    set, the profile for ``default-scheduler`` schedules that name instead). Output and errors
     go to ``workdir/scheduler.log``. Ready when the probe pod is bound within ``ready_timeout``;
     stopped with SIGTERM, then SIGKILL after ``stop_grace`` seconds.
     """
@@ -265,13 +319,21 @@ class ProcessAdapter(SchedulerAdapter):
         self._stopping = False
         self._starts = 0
 
+    @property
+    def takes_scheduler_name(self) -> bool:
+        return "{config}" in self.command_template or "{scheduler_name}" in self.command_template
+
     def command(self, kubeconfig_path: Path, feature_gates: dict[str, bool]) -> list[str]:
         """The argv for this kubeconfig and these gates (writes the config file if named)."""
-        values = {"{kubeconfig}": str(kubeconfig_path), "{feature_gates}": format_feature_gates(feature_gates)}
+        values = {"{kubeconfig}": str(kubeconfig_path), "{feature_gates}": format_feature_gates(feature_gates),
+                  "{scheduler_name}": self.scheduler_name or DEFAULT_SCHEDULER_NAME}
         if "{config}" in self.command_template:
             path = self.workdir / "scheduler-config.yaml"
             path.parent.mkdir(parents=True, exist_ok=True)
-            written = {**self.config_overlay, **scheduler_config(kubeconfig_path, self.content_type)}
+            profiles = self.config_overlay.get("profiles")
+            written = {**self.config_overlay, **scheduler_config(
+                kubeconfig_path, self.content_type, scheduler_name=self.scheduler_name,
+                profiles=profiles if isinstance(profiles, list) else None)}
             path.write_text(yaml.safe_dump(written, sort_keys=False))
             values["{config}"] = str(path)
         argv = []
@@ -301,7 +363,8 @@ class ProcessAdapter(SchedulerAdapter):
         if not self.probe:
             return
         process = self._process
-        probe = asyncio.create_task(probe_scheduler(kubeconfig_path, timeout=self.ready_timeout))
+        probe = asyncio.create_task(probe_scheduler(kubeconfig_path, timeout=self.ready_timeout,
+                                                    scheduler_name=self.scheduler_name))
         exited = asyncio.create_task(process.wait())
         await asyncio.wait({probe, exited}, return_when=asyncio.FIRST_COMPLETED)
         if probe.done() and probe.exception() is None:
@@ -375,14 +438,17 @@ class CallableAdapter(SchedulerAdapter, Generic[T]):
     returns a handle that ``stop(handle)`` later stops; without ``stop``, it *is* the scheduler,
     running until cancelled (the adapter runs it as a task and cancels it on stop). Records of the
     logger ``logger_name`` (and its children) are the log. ``probe`` waits for the probe pod to
-    be bound, as :class:`ProcessAdapter` does.
+    be bound, as :class:`ProcessAdapter` does. ``takes_scheduler_name``: ``start`` schedules the
+    pods that name ``adapter.scheduler_name`` (``default-scheduler`` when None), so the run may
+    give it a name of its own (module docstring).
     """
 
     def __init__(self, start: Callable[[Path, dict[str, bool]], Awaitable[T]],
                  stop: Callable[[T], Awaitable[None]] | None = None, *, name: str = "callable",
                  needs_real_time: bool = False, logger_name: str = "schedharness.scheduler",
-                 probe: bool = False, ready_timeout: float = 30.0) -> None:
+                 probe: bool = False, ready_timeout: float = 30.0, takes_scheduler_name: bool = False) -> None:
         self._start = start
+        self._takes_scheduler_name = takes_scheduler_name
         self._stop = stop
         self.name = name
         self.needs_real_time = needs_real_time
@@ -394,6 +460,10 @@ class CallableAdapter(SchedulerAdapter, Generic[T]):
         self._handle: Any = None
         self._started = False
         self._stopping = False
+
+    @property
+    def takes_scheduler_name(self) -> bool:
+        return self._takes_scheduler_name
 
     async def start(self, kubeconfig_path: Path, feature_gates: dict[str, bool]) -> None:
         self.feature_gates = dict(feature_gates)
@@ -416,7 +486,7 @@ class CallableAdapter(SchedulerAdapter, Generic[T]):
                                              name=f"scheduler {self.name}")
         if self.probe:
             try:
-                await probe_scheduler(kubeconfig_path, timeout=self.ready_timeout)
+                await probe_scheduler(kubeconfig_path, timeout=self.ready_timeout, scheduler_name=self.scheduler_name)
             except (asyncio.TimeoutError, TimeoutError):
                 failure = self.failure()
                 await self.stop()

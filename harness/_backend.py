@@ -19,6 +19,8 @@ talk to the proxy, so the journal and the fault rules work as on the fake, on re
 (:mod:`harness._kind_setup`), :class:`EnvtestBackend` in front of an etcd and kube-apiserver the
 run started as plain processes (:mod:`harness._envtest`). All three are *shared*: the API outlives the test and other tests use it,
 so a :class:`~harness.Scenario` on them works in a namespace of its own and deletes what it made.
+Only on :class:`KubeconfigBackend` may another scheduler run (``other_schedulers``): the scheduler
+under test and the scenario's pods then use a scheduler name of their own.
 
 ``taint_not_ready_nodes`` is off by default here, unlike the server's own default: a real cluster
 taints a new node ``node.kubernetes.io/not-ready`` until its kubelet reports Ready, and nothing in
@@ -151,6 +153,15 @@ class Backend(ABC):
     def shared(self) -> bool:
         """Whether the API outlives the test and is shared with other tests (a real cluster): a
         scenario then isolates itself in its own namespace and cleans up (module docstring)."""
+        return False
+
+    @property
+    def other_schedulers(self) -> bool:
+        """Whether a scheduler other than the one under test may run there and race it for the
+        scenario's pods: a cluster the harness did not prepare (``kubeconfig:PATH``). The scheduler
+        under test then gets a scheduler name of its own (:data:`~harness._shared_cluster.SCHEDULER_NAME`).
+        kind's own kube-scheduler is stopped by the run (or is the one under test), envtest and the
+        fake have none."""
         return False
 
     @abstractmethod
@@ -326,6 +337,10 @@ class KubeconfigBackend(Backend):
     def shared(self) -> bool:
         return True
 
+    @property
+    def other_schedulers(self) -> bool:
+        return True
+
     async def start(self) -> None:
         if self._proxy is not None:
             raise BackendError(f"the {self.name} backend was already started; make a new one per run")
@@ -356,6 +371,10 @@ class KindBackend(KubeconfigBackend):
 
     name = "kind"
 
+    @property
+    def other_schedulers(self) -> bool:
+        return False  # the run stopped kind's own kube-scheduler, unless it is the one under test
+
 
 class EnvtestBackend(KubeconfigBackend):
     """An etcd and kube-apiserver started for the run (or the xdist worker) as plain processes
@@ -363,3 +382,7 @@ class EnvtestBackend(KubeconfigBackend):
     plane starts differs from :class:`KubeconfigBackend`."""
 
     name = "envtest"
+
+    @property
+    def other_schedulers(self) -> bool:
+        return False  # a bare control plane: no scheduler but the one under test

@@ -32,7 +32,10 @@ Why it is built this way:
   :mod:`harness._backend`), the scenario works in a namespace of its own, made at start and
   deleted at close with everything it created (its pods force-deleted first: no kubelet will
   confirm their graceful deletion). Its nodes are fake, as KWOK makes them
-  (:mod:`harness._shared_cluster`), deleted at close.
+  (:mod:`harness._shared_cluster`), deleted at close; the cluster's DaemonSets are kept off them.
+  Where another scheduler may run (``scheduler_name`` given: the ``kubeconfig:`` backend), every
+  pod the scenario creates, whatever step creates it, names that scheduler in
+  ``spec.schedulerName`` unless its manifest names one (:func:`~harness._shared_cluster.with_scheduler_name`).
 * **What it cannot see.** When the scheduler under test does not talk through the backend (the
   cluster's own kube-scheduler, ``sees_scheduler=False``), its requests are in no journal and
   fault rules cannot reach it: :meth:`Scenario.requests` and :meth:`Scenario.add_fault` raise
@@ -63,7 +66,7 @@ from harness._kubeclient import PATCH_TYPES, Informer, KubeClient, resolve_kind,
 from harness._kubelet import Kubelet, KubeletStandIns
 from harness._manifests import load_manifests
 from harness._objects import ObjectMaker
-from harness._shared_cluster import JOURNAL_CATCH_UP, SharedCluster, unjournaled
+from harness._shared_cluster import JOURNAL_CATCH_UP, SharedCluster, unjournaled, with_scheduler_name
 from harness._virtual_time import VirtualEventLoop
 from harness._writes import Write, delivered, writes_of
 
@@ -80,12 +83,15 @@ class Scenario:
     Objects go to ``namespace``; the pods informer watches that namespace only. ``namespace``
     defaults to ``default`` on a backend of its own (nothing is deleted: every run gets a fresh
     one) and to a new ``sh-<random>`` namespace on a shared backend (module docstring).
-    ``sees_scheduler`` says whether the scheduler's requests pass through the backend.
+    ``sees_scheduler`` says whether the scheduler's requests pass through the backend;
+    ``scheduler_name``, when given, goes into the ``spec.schedulerName`` of the pods it creates
+    that name none (None: the API server's ``default-scheduler``).
     """
 
     def __init__(self, backend: Backend, *, namespace: str | None = None, poll: float = 0.1,
-                 sees_scheduler: bool = True) -> None:
+                 sees_scheduler: bool = True, scheduler_name: str | None = None) -> None:
         self.backend = backend
+        self.scheduler_name = scheduler_name
         self.shared = backend.shared
         if namespace is None:
             namespace = f"sh-{secrets.token_hex(4)}" if self.shared else "default"
@@ -115,6 +121,7 @@ class Scenario:
         shared backend, make the namespace first)."""
         if self._cluster is not None:
             await self._cluster.make_namespace()
+            await self._cluster.keep_daemonsets_off_fake_nodes()
             nodes = await self._request("GET", resource_path(resolve_kind("nodes"), None))
             self.other_nodes = list(nodes.get("items") or [])
         await self.pods.start()
@@ -179,6 +186,9 @@ class Scenario:
 
     async def _request(self, method: str, path: str, *, body: Any = None,
                        content_type: str = "application/json") -> Any:
+        if self.scheduler_name is not None and method == "POST" and isinstance(body, dict) \
+                and body.get("kind") == "Pod" and path.partition("?")[0].endswith("/pods"):
+            body = with_scheduler_name(body, self.scheduler_name)  # every pod create passes here
         result = await self.client.request(method, path, body=body, content_type=content_type)
         if isinstance(result, dict) and result.get("kind") == "Pod":
             rv = result.get("metadata", {}).get("resourceVersion", "")

@@ -13,6 +13,23 @@ A :class:`~harness._scenario.Scenario` on a backend that is ``shared`` hands thi
   lifecycle controller would otherwise mark them unreachable after its grace period), and handed
   back only once the ``node.kubernetes.io/not-ready`` taint that admission puts on every new node
   is off.
+* **A scheduler name of its own** on a cluster where another scheduler may run (the
+  ``kubeconfig:`` backend, :attr:`~harness._backend.Backend.other_schedulers`): the cluster's own
+  kube-scheduler schedules every pod whose ``spec.schedulerName`` is ``default-scheduler``, so
+  it would race the scheduler under test for every scenario pod. The run's pods name
+  :data:`SCHEDULER_NAME` instead and the scheduler under test is told to take those
+  (:mod:`harness._adapters`). The name is fixed, not per run: runs on one cluster do not run
+  side by side anyway (nodes are cluster-wide), and a fixed name is one a user can put in a
+  scheduler's own configuration once. kind (its scheduler stopped by the run), envtest and the
+  fake (none there) keep ``default-scheduler``, so their journals are as before.
+* **DaemonSets keep off fake nodes**, on every shared cluster: before the first step every
+  DaemonSet of the cluster (all namespaces) whose pod template could land on a node labelled
+  :data:`FAKE_NODE_LABEL` gets a required node-affinity requirement that the label does not
+  exist (what :mod:`harness._kind_setup` does to kind's ``kube-system`` ones before the run), and
+  the scenario waits until the DaemonSet controller has seen it, where one runs. Otherwise the
+  controller makes a pod for each fake node, a cluster scheduler binds it, and it takes room
+  there that the scenario did not plan for. The change is harmless (no real node has the label)
+  and kept at the end; on a cluster with many DaemonSets it rolls their pods once.
 * **Cleanup** at close: the namespace's pods force-deleted (no kubelet will confirm a graceful
   deletion), the rest of what the namespace holds, the cluster-scoped objects it made, the
   leases, the namespace (its deletion is not waited for). Every step is tried; a failed one is
@@ -48,8 +65,8 @@ from fake_apiserver import KINDS, JournalEntry, KindSpec
 from harness._backend import BackendError
 from harness._kubeclient import PATCH_TYPES, ApiError, resolve_kind, resource_path
 
-__all__ = ["FAKE_NODE_LABEL", "HEARTBEAT", "SCENARIO_NAMESPACE_LABEL", "SharedCluster", "make_default_service_account",
-           "poll_until", "unjournaled"]
+__all__ = ["FAKE_NODE_LABEL", "HEARTBEAT", "SCENARIO_NAMESPACE_LABEL", "SCHEDULER_NAME", "SharedCluster",
+           "make_default_service_account", "off_fake_nodes", "poll_until", "unjournaled", "with_scheduler_name"]
 
 Obj = dict[str, Any]
 Request = Callable[..., Awaitable[Any]]
@@ -60,6 +77,12 @@ log = logging.getLogger("schedharness.scenario")
 FAKE_NODE_LABEL = "schedharness.io/fake-node"
 #: The label of the namespaces scenarios make on a shared cluster (value: ``"true"``).
 SCENARIO_NAMESPACE_LABEL = "schedharness.io/scenario"
+#: The ``spec.schedulerName`` of the scenario's pods, and the name the scheduler under test
+#: schedules, on a cluster where another scheduler may run (module docstring).
+SCHEDULER_NAME = "schedharness"
+#: What a pod without ``spec.schedulerName`` gets from the API server.
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
+DAEMONSETS = "/apis/apps/v1/daemonsets"
 #: Seconds between node Lease renewals (the kubelet's default ``nodeLeaseDurationSeconds`` is
 #: 40 and it renews every quarter of that).
 HEARTBEAT = 10.0
@@ -114,6 +137,33 @@ def unjournaled(entries: Iterable[JournalEntry], namespace: str, pods: Iterable[
             continue
         missing.append(name)
     return missing
+
+
+def off_fake_nodes(affinity: Obj | None) -> Obj:
+    """``affinity`` (not changed) with the requirement that :data:`FAKE_NODE_LABEL` does not exist
+    in every required node-selector term (the terms are ORed, so each needs it), or in a new one:
+    what the DaemonSet guard gives a pod template (the same requirement as
+    :func:`harness._kind_setup.without_fake_nodes`, which kind's preparation applies; kept apart
+    since that module builds on this one)."""
+    requirement = {"key": FAKE_NODE_LABEL, "operator": "DoesNotExist"}
+    node_affinity = dict((affinity or {}).get("nodeAffinity") or {})
+    required = dict(node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution") or {})
+    terms = []
+    for term in required.get("nodeSelectorTerms") or [{}]:
+        expressions = list(term.get("matchExpressions") or [])
+        terms.append({**term, "matchExpressions": expressions + ([] if requirement in expressions else [requirement])})
+    node_affinity["requiredDuringSchedulingIgnoredDuringExecution"] = {**required, "nodeSelectorTerms": terms}
+    return {**(affinity or {}), "nodeAffinity": node_affinity}
+
+
+def with_scheduler_name(pod: Obj, name: str) -> Obj:
+    """``pod`` (a Pod manifest, not changed) with ``spec.schedulerName`` ``name``, unless it names
+    a scheduler of its own: a pod that chose one (a criterion about another scheduler's pods, say)
+    keeps it."""
+    spec = pod.get("spec")
+    if not isinstance(spec, dict) or spec.get("schedulerName"):
+        return pod
+    return {**pod, "spec": {**spec, "schedulerName": name}}
 
 
 async def poll_until(what: str, ready: Callable[[], Awaitable[bool]], *, timeout: float, every: float) -> None:
@@ -215,6 +265,43 @@ class SharedCluster:
         await make_default_service_account(self.request, self.namespace)
         await self._wait_for(f"the default ServiceAccount of namespace {self.namespace}",
                              lambda: self._exists(path))
+
+    async def keep_daemonsets_off_fake_nodes(self) -> None:
+        """The DaemonSet guard (module docstring): every DaemonSet of the cluster whose template
+        could place a pod on a fake node gets the requirement; then wait until the DaemonSet
+        controller has seen each change, for those it had seen before (on a control plane
+        without one, envtest, nothing would ever see them)."""
+        try:
+            daemonsets = (await self.request("GET", DAEMONSETS)).get("items") or []
+        except ApiError as e:
+            if e.code != 404:  # an API without DaemonSets has none to keep off
+                raise
+            return
+        for ds in daemonsets:
+            meta = ds["metadata"]
+            template_spec = ((ds.get("spec") or {}).get("template") or {}).get("spec") or {}
+            affinity = off_fake_nodes(template_spec.get("affinity"))
+            if affinity == template_spec.get("affinity"):
+                continue
+            path = f"/apis/apps/v1/namespaces/{meta['namespace']}/daemonsets/{meta['name']}"
+            observed = (ds.get("status") or {}).get("observedGeneration", 0) >= meta.get("generation", 1)
+            try:
+                patched = await self.request("PATCH", path, body={"spec": {"template": {"spec": {
+                    "affinity": affinity}}}}, content_type=PATCH_TYPES["merge"])
+            except ApiError as e:
+                raise BackendError(
+                    f"DaemonSet {meta['namespace']}/{meta['name']} would put a pod on every fake node of the scenario "
+                    f"and could not be kept off them ({e}): let the kubeconfig's user patch daemonsets, or give its pod "
+                    f"template the required node affinity {FAKE_NODE_LABEL} DoesNotExist yourself") from e
+            log.info("kept DaemonSet %s/%s off fake nodes", meta["namespace"], meta["name"])
+            if observed:
+                generation = patched["metadata"].get("generation", 0)
+                await self._wait_for(f"the DaemonSet controller to see DaemonSet {meta['namespace']}/{meta['name']} "
+                                     f"kept off fake nodes", lambda: self._observed(path, generation))
+
+    async def _observed(self, path: str, generation: int) -> bool:
+        ds = await self.request("GET", path)
+        return bool((ds.get("status") or {}).get("observedGeneration", 0) >= generation)
 
     async def _exists(self, path: str) -> bool:
         try:

@@ -48,7 +48,10 @@ How a test runs, and why:
   tests in parallel would see each other's), and is skipped with the reason when the cluster is
   unavailable. Their logs are in ``<report-dir>/cluster`` (per worker for envtest).
   ``--scheduler cluster`` tests the cluster's own kube-scheduler; its requests bypass the proxy,
-  so criteria that count them or fault them are skipped with that reason.
+  so criteria that count them or fault them are skipped with that reason. On ``kubeconfig:PATH``,
+  where the cluster's own scheduler may race the one under test, the scheduler under test and the
+  scenario's pods get the scheduler name ``schedharness`` when the adapter can be told it
+  (:func:`~harness._adapters.scheduler_name_for`); otherwise a warning says the race is possible.
 * **Records.** With ``--report-dir DIR``, each test writes ``DIR/<test id>/journal.jsonl``,
   ``timeline.svg`` (unless ``--no-timeline``) and ``scheduler.log``, and appends a record to
   ``DIR/results-<worker>.jsonl``; at the end of the session the controller merges them into
@@ -66,6 +69,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import logging
 import os
 import sys
 import re
@@ -87,6 +91,7 @@ from harness._adapters import (
     format_feature_gates,
     load_scheduler_config,
     parse_feature_gates,
+    scheduler_name_for,
 )
 from harness._apiserver_gates import fake_apiserver_gates, options_problem
 from harness._backend import (
@@ -109,6 +114,8 @@ from harness._yaml_items import YamlScenarioFile, ignore_collect, named_yaml_fil
 from reference_scheduler import UnknownMutant, get_mutant
 
 __all__ = ["Settings", "criterion_facts", "marker_gates", "scenario_seconds", "yaml_scenario_params"]
+
+_log = logging.getLogger("schedharness.plugin")
 
 DEFERRED = ("sh_backend", "sh_clock", "sh_journal", "sh_scheduler", "scenario")
 MARKERS = ("kep", "feature_gates", "criterion", "adapters")
@@ -570,12 +577,19 @@ async def _run_test(func: Any, kwargs: dict[str, Any], test_run: _TestRun,
     skipped: str | None = None
     try:
         await backend.start()
+        scheduler_name = scheduler_name_for(backend, adapter)
         if adapter is not None:
             test_run.scheduler = adapter
+            adapter.scheduler_name = scheduler_name
+            if backend.other_schedulers and scheduler_name is None and adapter.through_backend:
+                _log.warning("the scheduler under test (%s) cannot be given a scheduler name of its own, so a scheduler "
+                             "of the %s backend's cluster may bind the scenario's pods before it does", adapter.name,
+                             backend.name)
             await adapter.start(backend.kubeconfig_path, test_run.gates)
         if "scenario" in test_run.wanted:
             sees_scheduler = adapter is None or adapter.through_backend
-            scenario = test_run.scenario = await Scenario(backend, sees_scheduler=sees_scheduler).start()
+            scenario = test_run.scenario = await Scenario(backend, sees_scheduler=sees_scheduler,
+                                                          scheduler_name=scheduler_name).start()
             test_run.slack = scenario.slack
         values = {"sh_backend": backend, "sh_clock": backend.clock, "sh_journal": backend.journal,
                   "sh_scheduler": adapter, "scenario": scenario}

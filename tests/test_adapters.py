@@ -1,5 +1,6 @@
 """Scheduler adapters: an external process (readiness probe, log, SIGTERM then SIGKILL) and
-in-process coroutines."""
+in-process coroutines; the scheduler name a run gives them on a shared cluster (with a real
+kube-scheduler v1.37.2 where the envtest binaries are)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from harness._adapters import (
     parse_feature_gates,
 )
 from harness._backend import FakeBackend
+from harness._envtest import envtest_unavailable, find_assets
 from harness._scenario import Scenario
 from harness._virtual_time import run
 
@@ -442,3 +444,57 @@ def test_a_scheduler_config_that_is_none_says_why(tmp_path: Path, text: str | No
         path.write_text(text)
     with pytest.raises(ValueError, match=r"^" + re.escape(message.format(path=path)) + r"$"):
         load_scheduler_config(path)
+
+
+# ---------------------------------------------------------------------- a scheduler name of its own
+
+def test_a_scheduler_name_goes_into_the_placeholder_and_the_configurations_profile(tmp_path: Path) -> None:
+    """``{scheduler_name}``: the run's name, else ``default-scheduler``; ``{config}``: a profile
+    of that name, or the ``--scheduler-config``'s profile for ``default-scheduler`` renamed (a
+    profile it names otherwise is kept as it is)."""
+    adapter = ProcessAdapter(command(tmp_path, "--config={config}", "--name={scheduler_name}"), tmp_path / "sched")
+    assert adapter.takes_scheduler_name
+    assert adapter.command(tmp_path / "kc", {})[-1] == "--name=default-scheduler"
+    config_path = tmp_path / "sched" / "scheduler-config.yaml"
+    assert "profiles" not in yaml.safe_load(config_path.read_text())  # kube-scheduler's own default profile
+    adapter.scheduler_name = "schedharness"
+    assert adapter.command(tmp_path / "kc", {})[-1] == "--name=schedharness"
+    assert yaml.safe_load(config_path.read_text())["profiles"] == [{"schedulerName": "schedharness"}]
+    gang = {"plugins": {"multiPoint": {"enabled": [{"name": "Coscheduling"}]}}}
+    overlay = {"profiles": [{"schedulerName": "default-scheduler", **gang}, {"schedulerName": "other"}, gang]}
+    with_overlay = ProcessAdapter(command(tmp_path, "--config={config}"), tmp_path / "overlay", config_overlay=overlay)
+    with_overlay.scheduler_name = "schedharness"
+    with_overlay.command(tmp_path / "kc", {})
+    assert yaml.safe_load((tmp_path / "overlay" / "scheduler-config.yaml").read_text())["profiles"] == [
+        {"schedulerName": "schedharness", **gang}, {"schedulerName": "other"}, {"schedulerName": "schedharness", **gang}]
+    assert overlay["profiles"][0]["schedulerName"] == "default-scheduler"  # the overlay itself is left alone
+    assert not ProcessAdapter(command(tmp_path, "--kubeconfig={kubeconfig}"), tmp_path).takes_scheduler_name
+
+
+@pytest.mark.skipif(envtest_unavailable() is not None, reason=str(envtest_unavailable()))
+def test_kube_scheduler_given_the_name_through_config_schedules_only_pods_that_name_it(tmp_path: Path) -> None:
+    """A real kube-scheduler (the one beside the envtest binaries) started with ``{config}`` and
+    the name ``schedharness``: ready once it has bound the probe pod (which names it), it binds a
+    pod naming ``schedharness`` and leaves one naming ``default-scheduler`` pending."""
+    binary = find_assets() / "kube-scheduler"
+    if not binary.is_file():
+        pytest.skip(f"no kube-scheduler beside the envtest binaries in {binary.parent}")
+
+    async def main() -> None:
+        async with FakeBackend(tmp_path) as backend:
+            adapter = ProcessAdapter(f"{binary} --config={{config}} --secure-port=0", tmp_path / "sched",
+                                     ready_timeout=60)
+            adapter.scheduler_name = "schedharness"
+            await adapter.start(backend.kubeconfig_path, {})
+            try:
+                async with Scenario(backend, scheduler_name="schedharness") as s:
+                    await s.create_node("n1")
+                    await s.create_pod("ours", "1")
+                    await s.create_pod("theirs", "1", manifest={"spec": {"schedulerName": "default-scheduler"}})
+                    await s.eventually(s.pod_bound("ours"), within=30)
+                    await s.never(s.pod_bound("theirs"), within=2)
+                    assert [e.name for e in s.requests("create", "pods", subresource="binding")] == ["ours"]
+            finally:
+                await adapter.stop()
+
+    asyncio.run(main())

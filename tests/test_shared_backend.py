@@ -1,10 +1,13 @@
 """Scenarios on a shared backend (a real cluster, here the fake API server behind the fault
 proxy, exactly as a kind cluster is reached): their own namespace, fake nodes that heart-beat
 through their Lease, cleanup; steps a cluster's own scheduler cannot support are skipped; the
-suites' helpers that depend on what else is in the cluster."""
+suites' helpers that depend on what else is in the cluster; on ``kubeconfig:`` a scheduler name of
+the run's own, so a cluster's scheduler does not race the one under test; the DaemonSet guard on
+every shared cluster (against kube-apiserver v1.37.2, where the binaries are)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import types
 from pathlib import Path
@@ -12,14 +15,16 @@ from typing import Any
 
 import pytest
 
-from fake_apiserver import FakeApiServer, FaultRule, Match, Respond
-from harness._adapters import CallableAdapter
-from harness._backend import KubeconfigBackend, Unsupported
+from fake_apiserver import FakeApiServer, FaultProxy, FaultRule, Match, Respond
+from harness._adapters import CallableAdapter, ClusterSchedulerAdapter, ProcessAdapter, scheduler_name_for
+from harness._backend import EnvtestBackend, FakeBackend, KindBackend, KubeconfigBackend, Unsupported
+from harness._envtest import ControlPlane, envtest_unavailable, find_assets
 from harness._kind_setup import without_fake_nodes
-from harness._kubeclient import ApiError, KubeClient
+from harness._kubeclient import ApiError, Informer, KubeClient
 from harness._scenario import Scenario
-from harness._shared_cluster import FAKE_NODE_LABEL, HEARTBEAT
-from harness._virtual_time import run
+from harness._shared_cluster import FAKE_NODE_LABEL, HEARTBEAT, SCHEDULER_NAME, off_fake_nodes
+from harness._virtual_time import VirtualClock, run
+from reference_scheduler import Scheduler
 from suites._support import fit_error, require_faults
 from test_scenario import first_fit_scheduler
 
@@ -166,6 +171,9 @@ def test_daemonsets_get_a_requirement_in_every_node_selector_term() -> None:
         "nodeSelectorTerms": [{"matchExpressions": [linux, keep_off]}, {"matchExpressions": [arm, keep_off]}]}},
         "podAntiAffinity": {"x": 1}}
     assert without_fake_nodes(patched) == patched  # once only
+    # the DaemonSet guard of every shared cluster gives the same as kind's preparation
+    assert off_fake_nodes(None) == without_fake_nodes(None)
+    assert off_fake_nodes(affinity) == patched and off_fake_nodes(patched) == patched
     assert affinity["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][  # type: ignore[index]
         "nodeSelectorTerms"][0] == {"matchExpressions": [linux]}  # the input is left alone
 
@@ -244,3 +252,182 @@ def test_a_pod_change_is_unjournaled_until_a_write_accounts_for_its_resource_ver
     assert unjournaled([created, write(2, "patch", "p", "12", "status", ns="other")], "ns", [pod("p", "12")]) == ["p"]
     assert unjournaled([created], "ns", [pod("p", "13", node="n1")]) == ["p"]
     assert unjournaled([created, write(3, "create", "p", "10", "binding")], "ns", [pod("p", "13", node="n1")]) == []
+
+
+
+# ---------------------------------------------------------------------- a scheduler name of its own
+
+async def default_scheduler_stand_in(url: str, bound: list[str]) -> None:
+    """The cluster's own scheduler, as far as the race goes: it binds every pending pod whose
+    ``spec.schedulerName`` is ``default-scheduler`` (what kube-scheduler's only profile takes) to
+    the first node whose taints it tolerates, as soon as its watch shows the pod. It talks to the
+    cluster directly, not through the test's proxy, as a cluster's own kube-scheduler does.
+    ``bound`` collects ``namespace/name`` of what it bound."""
+    client = KubeClient(url)
+    pods = Informer(client, "/api/v1/pods")
+    wake = asyncio.Event()
+    pods.listeners.append(lambda event, obj: wake.set())
+    await pods.start()
+    try:
+        while True:
+            await wake.wait()
+            wake.clear()
+            nodes = sorted((await client.request("GET", "/api/v1/nodes"))["items"], key=lambda n: n["metadata"]["name"])
+            for pod in sorted(pods.objects.values(), key=lambda p: p["metadata"]["name"]):
+                meta, spec = pod["metadata"], pod["spec"]
+                if spec.get("nodeName") or spec.get("schedulerName") != "default-scheduler":
+                    continue
+                tolerated = {t.get("key") for t in spec.get("tolerations") or []}
+                node = next((n for n in nodes if all(t["key"] in tolerated for t in n["spec"].get("taints") or [])),
+                            None)
+                if node is None:
+                    continue
+                await client.request("POST", f"/api/v1/namespaces/{meta['namespace']}/pods/{meta['name']}/binding",
+                                     body={"apiVersion": "v1", "kind": "Binding", "metadata": {"name": meta["name"]},
+                                           "target": {"kind": "Node", "name": node["metadata"]["name"]}})
+                bound.append(f"{meta['namespace']}/{meta['name']}")
+    finally:
+        await pods.stop()
+        await client.close()
+
+
+def reference_taking_a_name() -> CallableAdapter[Scheduler]:
+    """The reference scheduler told the run's scheduler name, as a ``takes_scheduler_name``
+    adapter does it: its start function reads ``adapter.scheduler_name`` (the reference scheduler
+    takes the pods whose ``spec.schedulerName`` is its ``scheduler_name``)."""
+    async def start(path: Path, gates: dict[str, bool]) -> Scheduler:
+        scheduler = Scheduler(str(path), clock=VirtualClock(asyncio.get_running_loop()),
+                              scheduler_name=adapter.scheduler_name or "default-scheduler")
+        await scheduler.start()
+        return scheduler
+
+    async def stop(scheduler: Scheduler) -> None:
+        await scheduler.stop()
+
+    adapter = CallableAdapter(start, stop, name="reference", logger_name="reference_scheduler", probe=True,
+                              takes_scheduler_name=True)
+    return adapter
+
+
+def test_on_a_cluster_with_its_own_scheduler_the_one_under_test_gets_the_scenarios_pods(tmp_path: Path) -> None:
+    """kubeconfig: the cluster's own scheduler (a stand-in binding every ``default-scheduler``
+    pod at once) runs all along; the scheduler under test, named ``schedharness`` for the run,
+    binds the probe pod and every pod the scenario creates, whichever step creates it; the other
+    scheduler binds only the pod whose manifest names ``default-scheduler`` itself."""
+    async def main() -> None:
+        async with FakeApiServer(taint_not_ready_nodes=False) as server:
+            upstream = server.write_kubeconfig(tmp_path / "cluster.kubeconfig")
+            theirs: list[str] = []
+
+            async def cluster_scheduler(path: Path, gates: dict[str, bool]) -> None:
+                await default_scheduler_stand_in(server.url, theirs)
+
+            other = CallableAdapter(cluster_scheduler, name="the cluster's own")
+            await other.start(upstream, {})
+            backend = KubeconfigBackend(upstream, tmp_path / "test")
+            await backend.start()
+            adapter = reference_taking_a_name()
+            adapter.scheduler_name = scheduler_name_for(backend, adapter)
+            assert adapter.scheduler_name == SCHEDULER_NAME == "schedharness"
+            await adapter.start(backend.kubeconfig_path, {})  # the probe pod is bound by it, not by the other
+            scenario = await Scenario(backend, scheduler_name=adapter.scheduler_name).start()
+            ns = scenario.namespace
+            await scenario.create_node("n1")
+            await scenario.create_pod("p", "1")
+            await scenario.create_objects([{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "q"},
+                                            "spec": {"containers": [{"name": "c", "image": "pause"}]}}])
+            await scenario.create_pod("r", "1", manifest={"spec": {"schedulerName": "default-scheduler"}})
+            await scenario.eventually(scenario.pods_bound(count=3), within=10)
+            assert {name: scenario.pod(name)["spec"]["schedulerName"] for name in "pqr"} == {  # type: ignore[index]
+                "p": "schedharness", "q": "schedharness", "r": "default-scheduler"}
+            assert sorted(e.name for e in scenario.requests("create", "pods", subresource="binding")) == ["p", "q"]
+            assert theirs == [f"{ns}/r"]
+            await scenario.close()
+            await adapter.stop()
+            await backend.stop()
+            await other.stop()
+            assert other.failure() is None
+
+    run(main())
+
+
+def test_a_scheduler_name_is_given_only_where_another_scheduler_may_run(tmp_path: Path) -> None:
+    """kubeconfig only (kind's is stopped, envtest and the fake have none), and only to an adapter
+    that can be told: a command naming {config} or {scheduler_name}, a callable made to take it."""
+    command = ProcessAdapter("my-scheduler --config={config}", tmp_path)
+    flag = ProcessAdapter("my-scheduler --kubeconfig={kubeconfig} --scheduler-name={scheduler_name}", tmp_path)
+    blind = ProcessAdapter("my-scheduler --kubeconfig={kubeconfig}", tmp_path)
+    told = reference_taking_a_name()
+    backends = {"kubeconfig": KubeconfigBackend(tmp_path / "kc", tmp_path), "kind": KindBackend(tmp_path / "kc", tmp_path),
+                "envtest": EnvtestBackend(tmp_path / "kc", tmp_path), "fake": FakeBackend(tmp_path)}
+    names = {(backend, adapter.name if adapter is not None else None): scheduler_name_for(b, adapter)
+             for backend, b in backends.items() for adapter in (command, told, None)}
+    assert {key for key, name in names.items() if name is not None} == {("kubeconfig", "cmd"),
+                                                                       ("kubeconfig", "reference")}
+    assert set(names.values()) == {None, "schedharness"}
+    assert scheduler_name_for(backends["kubeconfig"], flag) == "schedharness"
+    assert scheduler_name_for(backends["kubeconfig"], blind) is None
+    assert scheduler_name_for(backends["kubeconfig"], CallableAdapter(first_fit_scheduler)) is None
+    assert scheduler_name_for(backends["kubeconfig"], ClusterSchedulerAdapter()) is None
+
+
+@pytest.mark.skipif(envtest_unavailable() is not None, reason=str(envtest_unavailable()))
+def test_every_daemonset_of_a_shared_cluster_is_kept_off_fake_nodes(tmp_path: Path) -> None:
+    """On kube-apiserver v1.37.2 (envtest, no controller-manager): at the scenario's start every
+    DaemonSet of the cluster, in any namespace, whose pod template could land on a fake node gets
+    the requirement; one that has it already is left alone; one a DaemonSet controller had seen
+    (``status.observedGeneration``) is waited for until the controller has seen the change."""
+    def daemonset(name: str, affinity: Obj | None = None) -> Obj:
+        template: Obj = {"metadata": {"labels": {"app": name}},
+                         "spec": {"containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]}}
+        if affinity is not None:
+            template["spec"]["affinity"] = affinity
+        return {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": name},
+                "spec": {"selector": {"matchLabels": {"app": name}}, "template": template}}
+
+    async def controller_stand_in(client: KubeClient, path: str) -> None:
+        """Writes status.observedGeneration once the DaemonSet's generation has moved on."""
+        while True:
+            ds = await client.request("GET", path)
+            if ds["metadata"]["generation"] > 1:
+                await client.request("PATCH", f"{path}/status", body={"status": {
+                    "observedGeneration": ds["metadata"]["generation"], "currentNumberScheduled": 0,
+                    "numberMisscheduled": 0, "desiredNumberScheduled": 0, "numberReady": 0}},
+                    content_type="application/merge-patch+json")
+                return
+            await asyncio.sleep(0.1)
+
+    async def main(kubeconfig: Path) -> None:
+        async with FaultProxy(kubeconfig) as proxy:
+            direct = KubeClient(proxy.url)
+            base = "/apis/apps/v1/namespaces"
+            await direct.request("POST", f"{base}/kube-system/daemonsets", body=daemonset("proxy"))
+            await direct.request("POST", f"{base}/default/daemonsets", body=daemonset("kept", without_fake_nodes(None)))
+            seen = await direct.request("POST", f"{base}/default/daemonsets", body=daemonset("agent"))
+            await direct.request("PATCH", f"{base}/default/daemonsets/agent/status", body={"status": {
+                "observedGeneration": seen["metadata"]["generation"], "currentNumberScheduled": 0,
+                "numberMisscheduled": 0, "desiredNumberScheduled": 0, "numberReady": 0}},
+                content_type="application/merge-patch+json")
+            controller = asyncio.create_task(controller_stand_in(direct, f"{base}/default/daemonsets/agent"))
+            backend = EnvtestBackend(kubeconfig, tmp_path / "test")
+            await backend.start()
+            scenario = await Scenario(backend).start()
+            assert controller.done() and controller.exception() is None  # the scenario waited for it
+            def patched() -> list[tuple[str, str]]:  # made while the scenario starts: before its window
+                return sorted((e.namespace, e.name) for e in backend.journal.entries
+                              if e.type == "request" and e.verb == "patch" and e.resource == "daemonsets.apps")
+
+            assert patched() == [("default", "agent"), ("kube-system", "proxy")]
+            for namespace, name in (("kube-system", "proxy"), ("default", "agent"), ("default", "kept")):
+                ds = await direct.request("GET", f"{base}/{namespace}/daemonsets/{name}")
+                assert ds["spec"]["template"]["spec"]["affinity"] == without_fake_nodes(None)
+            again = await Scenario(backend).start()  # the next scenario: nothing left to patch
+            assert patched() == [("default", "agent"), ("kube-system", "proxy")]
+            await again.close()
+            await scenario.close()
+            await backend.stop()
+            await direct.close()
+
+    with ControlPlane(assets=find_assets(), logdir=tmp_path / "logs") as control_plane:
+        assert control_plane.kubeconfig_path is not None
+        asyncio.run(main(control_plane.kubeconfig_path))

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 import types
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,7 @@ from harness._shared_cluster import FAKE_NODE_LABEL, HEARTBEAT, SCHEDULER_NAME, 
 from harness._virtual_time import VirtualClock, run
 from reference_scheduler import Scheduler
 from suites._support import fit_error, require_faults
+from test_cluster_runs import CRITERIA, Serve
 from test_scenario import first_fit_scheduler
 
 Obj = dict[str, Any]
@@ -431,3 +434,29 @@ def test_every_daemonset_of_a_shared_cluster_is_kept_off_fake_nodes(tmp_path: Pa
     with ControlPlane(assets=find_assets(), logdir=tmp_path / "logs") as control_plane:
         assert control_plane.kubeconfig_path is not None
         asyncio.run(main(control_plane.kubeconfig_path))
+
+
+def test_through_the_plugin_a_scheduler_command_on_kubeconfig_is_given_the_name(tmp_path: Path) -> None:
+    """End to end, in other processes: ``--backend kubeconfig:`` against ``schedharness serve`` and
+    a command naming ``{scheduler_name}`` (the reference scheduler's CLI, which takes only pods
+    naming ``--scheduler-name``): the probe and the criterion pass, so it got ``schedharness`` and
+    the scenario's pods name it."""
+    serve = Serve(tmp_path)
+    try:
+        report = tmp_path / "report"
+        command = (f"cmd:{sys.executable} -m harness.cli scheduler --kubeconfig={{kubeconfig}} "
+                   f"--scheduler-name={{scheduler_name}}")
+        result = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", CRITERIA[0],
+                                 f"--backend=kubeconfig:{serve.kubeconfig}", f"--scheduler={command}",
+                                 f"--report-dir={report}", "--no-timeline"],
+                                cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, result.stdout[-3000:]
+        test_dir = next(path for path in report.iterdir() if path.name.startswith("suites_test_core_sanity.py"))
+        journal = [json.loads(line) for line in (test_dir / "journal.jsonl").read_text().splitlines()]
+        created = {e["after"]["metadata"]["name"]: e["after"]["spec"]["schedulerName"] for e in journal
+                   if e["type"] == "request" and e["verb"] == "create" and e["resource"] == "pods"
+                   and not e.get("subresource")}
+        assert created and set(created.values()) == {"schedharness"}, created
+        assert serve.get("/api/v1/nodes")["items"] == []  # the scenario's and the probe's are gone
+    finally:
+        serve.stop()

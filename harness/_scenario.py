@@ -120,8 +120,12 @@ class Scenario:
         """Start the informer and mark where the scenario's window of the journal begins (on a
         shared backend, make the namespace first)."""
         if self._cluster is not None:
+            try:
+                await self._cluster.keep_daemonsets_off_fake_nodes()  # first: refused, it leaves nothing behind
+            except BaseException:
+                await self.client.close()
+                raise
             await self._cluster.make_namespace()
-            await self._cluster.keep_daemonsets_off_fake_nodes()
             nodes = await self._request("GET", resource_path(resolve_kind("nodes"), None))
             self.other_nodes = list(nodes.get("items") or [])
         await self.pods.start()

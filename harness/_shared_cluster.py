@@ -22,14 +22,16 @@ A :class:`~harness._scenario.Scenario` on a backend that is ``shared`` hands thi
   side by side anyway (nodes are cluster-wide), and a fixed name is one a user can put in a
   scheduler's own configuration once. kind (its scheduler stopped by the run), envtest and the
   fake (none there) keep ``default-scheduler``, so their journals are as before.
-* **DaemonSets keep off fake nodes**, on every shared cluster: before the first step every
+* **DaemonSets keep off fake nodes**, on every shared cluster: first thing at start, every
   DaemonSet of the cluster (all namespaces) whose pod template could land on a node labelled
   :data:`FAKE_NODE_LABEL` gets a required node-affinity requirement that the label does not
   exist (what :mod:`harness._kind_setup` does to kind's ``kube-system`` ones before the run), and
   the scenario waits until the DaemonSet controller has seen it, where one runs. Otherwise the
   controller makes a pod for each fake node, a cluster scheduler binds it, and it takes room
   there that the scenario did not plan for. The change is harmless (no real node has the label)
-  and kept at the end; on a cluster with many DaemonSets it rolls their pods once.
+  and kept at the end; on a cluster with many DaemonSets it rolls their pods once. A user who
+  may not patch a DaemonSet gets the scenario refused (:class:`~harness._backend.BackendError`
+  naming it and the affinity to add) before its namespace is made.
 * **Cleanup** at close: the namespace's pods force-deleted (no kubelet will confirm a graceful
   deletion), the rest of what the namespace holds, the cluster-scoped objects it made, the
   leases, the namespace (its deletion is not waited for). Every step is tried; a failed one is

@@ -19,7 +19,7 @@ import pytest
 
 from fake_apiserver import FakeApiServer, FaultProxy, FaultRule, Match, Respond
 from harness._adapters import CallableAdapter, ClusterSchedulerAdapter, ProcessAdapter, scheduler_name_for
-from harness._backend import EnvtestBackend, FakeBackend, KindBackend, KubeconfigBackend, Unsupported
+from harness._backend import BackendError, EnvtestBackend, FakeBackend, KindBackend, KubeconfigBackend, Unsupported
 from harness._envtest import ControlPlane, envtest_unavailable, find_assets
 from harness._kind_setup import without_fake_nodes
 from harness._kubeclient import ApiError, Informer, KubeClient
@@ -427,6 +427,17 @@ def test_every_daemonset_of_a_shared_cluster_is_kept_off_fake_nodes(tmp_path: Pa
             again = await Scenario(backend).start()  # the next scenario: nothing left to patch
             assert patched() == [("default", "agent"), ("kube-system", "proxy")]
             await again.close()
+            # a user who may not patch DaemonSets: the scenario is refused, saying what to add
+            await direct.request("POST", f"{base}/default/daemonsets", body=daemonset("late"))
+            backend.faults.add(FaultRule(Match(verb="patch", resource="daemonsets"), Respond(403, "forbidden here")))
+            namespaces = (await direct.request("GET", "/api/v1/namespaces"))["items"]
+            with pytest.raises(BackendError, match=(
+                    r"^DaemonSet default/late would put a pod on every fake node of the scenario and could not be "
+                    r"kept off them \(PATCH /apis/apps/v1/namespaces/default/daemonsets/late: 403 Forbidden: "
+                    r"forbidden here\): let the kubeconfig's user patch daemonsets, or give its pod template the "
+                    r"required node affinity schedharness\.io/fake-node DoesNotExist yourself$")):
+                await Scenario(backend).start()
+            assert (await direct.request("GET", "/api/v1/namespaces"))["items"] == namespaces  # refused first
             await scenario.close()
             await backend.stop()
             await direct.close()

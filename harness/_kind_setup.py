@@ -21,9 +21,11 @@ verdict depend on that cluster alone is done here, once, before the first test:
 At the end the cluster is deleted if the run made it, unless told to keep it; a kept or reused
 cluster gets its nodes uncordoned and its scheduler back.
 
-``--backend kubeconfig:PATH`` gets none of this: it is somebody's cluster, used as it is
-(:func:`open_cluster_session` only checks the file); the suites then skip a fit-error criterion
-when schedulable nodes they did not make are there.
+``--backend kubeconfig:PATH`` gets none of this here: it is somebody's cluster, used as it is
+(:func:`open_cluster_session` only checks the file); its DaemonSets get the same affinity from
+the shared-cluster guard each scenario runs first (:mod:`harness._shared_cluster`), its own
+scheduler is kept out of the way by the run's scheduler name, and the suites skip a fit-error
+criterion when schedulable nodes they did not make are there.
 
 Everything here talks to the API through a :class:`~fake_apiserver.FaultProxy`, the one place
 that knows the cluster's TLS and credentials.

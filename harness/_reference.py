@@ -34,6 +34,7 @@ def reference_adapter(mutant: str | None = None, *, delay: float | None = None) 
             gates=parse_feature_gates(format_feature_gates(gates), validate=checks_gates),
             delay=DEFAULT_DELAY if delay is None else delay,
             mutant=mutant,
+            scheduler_name=adapter.scheduler_name or "default-scheduler",
         )
         await scheduler.start()
         return scheduler
@@ -42,4 +43,7 @@ def reference_adapter(mutant: str | None = None, *, delay: float | None = None) 
         await scheduler.stop()  # type: ignore[attr-defined]
 
     name = f"reference:{mutant}" if mutant else "reference"
-    return CallableAdapter(start, stop, name=name, logger_name="reference_scheduler")
+    # told the run's scheduler name on a shared cluster (harness._shared_cluster), it schedules only those pods
+    adapter: CallableAdapter[object] = CallableAdapter(start, stop, name=name, logger_name="reference_scheduler",
+                                                       takes_scheduler_name=True)
+    return adapter

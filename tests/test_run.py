@@ -546,8 +546,8 @@ def test_a_bad_kubernetes_version_is_a_usage_error(argv: list[str], message: str
      "--kind-image chooses the cluster --backend kind makes or reuses: with --backend envtest there is none"),
     (["--mutant", ""], "unknown mutant ''; known: "),
     (["--scheduler", "{python} --kubeconfig={kubeconfg} {flags}"],
-     "the scheduler command names an unknown placeholder {flags} and {kubeconfg}: use {config}, {feature_gates} "
-     "or {kubeconfig}"),
+     "the scheduler command names an unknown placeholder {flags} and {kubeconfg}: use {config}, {feature_gates}, "
+     "{kubeconfig} or {scheduler_name}"),
     (["--report-dir", "{tmp}/file"], "--report-dir {tmp}/file: a file; give a directory"),
 ])
 def test_a_bad_option_is_refused_before_anything_starts(argv: list[str], message: str, tmp_path: Path,

@@ -21,8 +21,11 @@ result is due at the earlier of the two: a newer delayed call keeps the pending 
 (the delay is not reset: "If a previous API call for the same Pod is already enqueued, its delay
 will not be reset", KEP-5501 design discussion, ``k8s-semantics.md`` B.2), and an immediate call
 (a binding, an ``Unschedulable`` patch) that meets a pending delayed call overwrites it and runs
-without delay (open question 5, decision 5). ``reset_delay_on_overwrite`` and ``noop_check`` exist
-only for the mutants.
+without delay (open question 5, decision 5). Everything is kept per pod: a pod's delayed call and
+its due time never touch another pod's. ``reset_delay_on_overwrite``, ``noop_check``,
+``shares_delayed_call`` (one pending delayed call for all pods: a new one overwrites another
+pod's) and ``shares_delay_start`` (a new delayed call is due no later than any other pod's
+pending one) exist only for the mutants.
 """
 
 from __future__ import annotations
@@ -223,6 +226,8 @@ class ApiDispatcher:
         parallelism: int = 16,
         reset_delay_on_overwrite: bool = False,
         noop_check: bool = True,
+        shares_delayed_call: bool = False,
+        shares_delay_start: bool = False,
     ) -> None:
         self.client = client
         self.clock = clock
@@ -230,6 +235,8 @@ class ApiDispatcher:
         self.parallelism = parallelism
         self.reset_delay_on_overwrite = reset_delay_on_overwrite
         self.noop_check = noop_check
+        self.shares_delayed_call = shares_delayed_call
+        self.shares_delay_start = shares_delay_start
         self.executed = 0
         self.failed = 0
         self._pending: dict[str, _Entry] = {}
@@ -260,6 +267,8 @@ class ApiDispatcher:
             return
         loop = asyncio.get_running_loop()
         due = loop.time() + delay
+        if delay > 0 and (self.shares_delayed_call or self.shares_delay_start):
+            due = self._leak_across_pods(call, due, loop.time())
         existing = self._pending.get(call.uid)
         if existing is not None:
             old = existing.call
@@ -282,6 +291,19 @@ class ApiDispatcher:
         self._pending[call.uid] = _Entry(call, due, self._seq)
         heapq.heappush(self._heap, (due, self._seq, call.uid))
         self._wake.set()
+
+    def _leak_across_pods(self, call: ApiCall, due: float, now: float) -> float:
+        """The mutants' leak; returns the new call's due time. With ``shares_delay_start`` it is
+        due no later than any other pod's call still waiting out its delay (one delay start for
+        all); with ``shares_delayed_call`` the new call overwrites those calls (one slot for all)."""
+        waiting = [(uid, entry) for uid, entry in self._pending.items() if uid != call.uid and entry.due > now]
+        if self.shares_delay_start:
+            due = min([due, *(entry.due for _, entry in waiting)])
+        if self.shares_delayed_call:
+            for uid, entry in waiting:
+                del self._pending[uid]
+                entry.call.finish(CallResult("overwritten", MSG_SAME_TYPE))
+        return due
 
     def _checks(self, call: ApiCall) -> bool:
         return self.noop_check and call.check_noop

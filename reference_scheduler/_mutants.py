@@ -162,6 +162,20 @@ def _never_retries(s: Switches) -> None:
     s.reporter.reset_on_failure = False
 
 
+def _shared_last_message(s: Switches) -> None:
+    s.reporter.per_pod_message = False
+
+
+def _shared_delayed_call(s: Switches) -> None:
+    if s.dispatcher is not None:
+        s.dispatcher.shares_delayed_call = True
+
+
+def _shared_delay_start(s: Switches) -> None:
+    if s.dispatcher is not None:
+        s.dispatcher.shares_delay_start = True
+
+
 def _allocates_deleting_claim(s: Switches) -> None:
     s.dynamic_resources.honours_deletion = False
 
@@ -320,6 +334,20 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("never-retries", "keeps the de-duplication cache after a failed patch, so the status is never retried",
            "any subsequent event that causes the Pod to be re-evaluated by the PreEnqueue plugins will trigger "
            "a retry of the status patch.", _never_retries),
+    Mutant("shared-last-message", "keeps one last reported rejection message for every pod instead of one per pod: "
+           "a pod rejected with the message another pod was last rejected with is taken as already reported",
+           "A new field will be added to the PodInfo struct within the queue, for example, "
+           "lastPreEnqueueRejectionMessage. (Design Details §3; PRR: 'cache the last-reported status for each Pod in "
+           "the scheduling queue')", _shared_last_message),
+    Mutant("shared-delayed-call", "holds one pending delayed status call for all pods: a pod's delayed patch or "
+           "clear overwrites the one another pod is still waiting out",
+           "A pending status update will be cached for the Pod for a configurable duration (e.g., 5 seconds). "
+           "(Proposal; the dispatcher keeps at most one pending call per object, KEP-5229)", _shared_delayed_call),
+    Mutant("shared-delay-start", "starts one delay for all pods: a pod rejected while another pod's delayed call "
+           "is pending is written when that call is due, not 5 s after its own rejection",
+           "A pending status update will be cached for the Pod for a configurable duration (e.g., 5 seconds). If "
+           "the delay period expires, the scheduler will asynchronously patch the Pod's status with the "
+           "last-captured rejection message (Proposal)", _shared_delay_start),
     Mutant("ignores-gate-dependency", "starts with SchedulerPreEnqueuePodStatus=true and SchedulerAsyncAPICalls=false "
            "instead of refusing", "The enablement of this feature will be dependent on the SchedulerAsyncAPICalls "
            "feature gate being enabled.", lambda s: None, checks_gates=False),

@@ -46,7 +46,9 @@ Feature gate: nothing happens unless ``SchedulerPreEnqueuePodStatus`` is on and 
 exists ("if p.apiDispatcher == nil || !p.preEnqueuePodStatusEnabled { return }").
 
 The attributes below the constructor are the one-rule switches the mutants flip
-(:mod:`reference_scheduler._mutants`).
+(:mod:`reference_scheduler._mutants`). ``per_pod_message`` keeps the cache on each pod's record,
+as the KEP keeps ``lastPreEnqueueRejectionMessage`` on ``QueuedPodInfo``; off, one message held
+by the reporter stands for every pod (the leak a mutant checks the suites catch).
 """
 
 from __future__ import annotations
@@ -97,6 +99,8 @@ class PreEnqueueStatusReporter:
         self.emit_events = True
         self.reset_on_failure = True
         self.lose_on_failure = False
+        self.per_pod_message = True  # False: one "last message" for every pod (a mutant's leak)
+        self._shared_message = ""
         self.patches_enqueued = 0
         self.clears_enqueued = 0
 
@@ -104,17 +108,28 @@ class PreEnqueueStatusReporter:
     def active(self) -> bool:
         return self.enabled and self.dispatcher is not None
 
+    def _last(self, pinfo: QueuedPodInfo) -> str:
+        return pinfo.last_message if self.per_pod_message else self._shared_message
+
+    def _remember(self, pinfo: QueuedPodInfo, message: str) -> None:
+        if self.per_pod_message:
+            pinfo.last_message = message
+        else:
+            self._shared_message = message
+
     def first_sight(self, pinfo: QueuedPodInfo) -> None:
         if self.active and self.seed and not pinfo.seeded and pinfo.last_message == "":
-            pinfo.last_message = rejection_message_of(pinfo.pod)
+            seeded = rejection_message_of(pinfo.pod)
+            if self.per_pod_message or seeded:  # the shared message is seeded only by a pod that shows one
+                self._remember(pinfo, seeded)
 
     def rejected(self, pinfo: QueuedPodInfo, message: str) -> None:
         if not self.active:
             return
         assert self.dispatcher is not None
-        if self.dedup and pinfo.last_message == message:
+        if self.dedup and self._last(pinfo) == message:
             return
-        pinfo.last_message = message
+        self._remember(pinfo, message)
         condition = {"type": "PodScheduled", "status": "False", "reason": self.reason, "message": message}
         call = PodStatusPatchCall(pinfo.pod, condition=condition, kind="not-ready", writer=self.writer)
         call.check_noop = self.dedup
@@ -123,11 +138,11 @@ class PreEnqueueStatusReporter:
         self.dispatcher.add(call, self.delay)
 
     def passed(self, pinfo: QueuedPodInfo) -> None:
-        if not self.active or pinfo.last_message == "":
+        if not self.active or self._last(pinfo) == "":
             return
         assert self.dispatcher is not None
-        cleared = pinfo.last_message
-        pinfo.last_message = ""
+        cleared = self._last(pinfo)
+        self._remember(pinfo, "")
         if not self.clears:
             return
         call = PodStatusPatchCall(pinfo.pod, clear_reason=self.reason, kind="clear", writer=self.writer)
@@ -141,15 +156,15 @@ class PreEnqueueStatusReporter:
                 self.recorder.emit(result.response or pinfo.pod, EVENT_TYPE, NOT_READY_FOR_SCHEDULING, EVENT_ACTION, message)
         elif result.outcome == "failed":
             log.warning("status patch for %s failed (%s); retried on the next re-evaluation", pinfo.key, result.message)
-            if self.reset_on_failure and pinfo.last_message == message:
-                pinfo.last_message = ""
+            if self.reset_on_failure and self._last(pinfo) == message:
+                self._remember(pinfo, "")
             if self.lose_on_failure and self.on_lost is not None:
                 self.on_lost(pinfo)
 
     def _clear_finished(self, pinfo: QueuedPodInfo, cleared: str, result: CallResult) -> None:
         if result.outcome == "failed":
             log.warning("clearing the condition of %s failed (%s); retried on the next pass", pinfo.key, result.message)
-            if self.reset_on_failure and pinfo.last_message == "":
-                pinfo.last_message = cleared
+            if self.reset_on_failure and self._last(pinfo) == "":
+                self._remember(pinfo, cleared)
             if self.lose_on_failure and self.on_lost is not None:
                 self.on_lost(pinfo)

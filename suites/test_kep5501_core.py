@@ -41,6 +41,7 @@ from suites._support import (
     expect_not_ready_after,
     expect_one_not_ready_event,
     format_writes,
+    not_ready_writes,
     require_faults,
     skip_unless_held,
     watch_span,
@@ -256,3 +257,102 @@ async def test_enabling_pod_status_without_async_api_calls_fails_to_start(sh_ada
     await sh_adapter.stop()
     pytest.fail(f"expected the scheduler {sh_adapter.name} to refuse to start with "
                 "SchedulerPreEnqueuePodStatus=true and SchedulerAsyncAPICalls=false, but it started")
+
+
+#: How long after the scheduler saw one pod the next is made, when several are rejected together:
+#: short of the delay, so every pod's report is pending while the others' are.
+TOGETHER_GAP = 1.5
+
+
+async def _rejected_in_turn(scenario: Scenario, pods: dict[str, str], devices: int) -> dict[str, float]:
+    """Node n1 with ``devices`` devices; each pod of ``pods`` (its name: the one claim it names,
+    which does not exist yet) made :data:`TOGETHER_GAP` s after the scheduler saw the one before.
+    Returns when the scheduler saw each pod."""
+    await dra_cluster(scenario, devices=devices)
+    seen: dict[str, float] = {}
+    for name, claim in pods.items():
+        if seen:
+            await scenario.advance(TOGETHER_GAP)
+        created = await scenario.create_pod(name, "100m", claims=[claim])
+        seen[name] = await scenario.seen("pods", created)
+    return seen
+
+
+@pytest.mark.kep("KEP-5501", "Proposal; Design Details §3 (Preventing redundant API calls), §4, §5 (Rejection path)")
+@pytest.mark.feature_gates(SchedulerPreEnqueuePodStatus=True, SchedulerAsyncAPICalls=True)
+@pytest.mark.criterion("kep5501.core.pods-rejected-together-same-message", reading=READINGS["events"])
+async def test_pods_rejected_together_with_one_message_each_get_their_own_report(scenario: Scenario) -> None:
+    """KEP-5501 Proposal: 'A pending status update will be cached for the Pod for a configurable
+    duration (e.g., 5 seconds) ... If the delay period expires, the scheduler will asynchronously
+    patch the Pod's status with the last-captured rejection message'; Design Details §3: 'A new
+    field will be added to the PodInfo struct within the queue, for example,
+    lastPreEnqueueRejectionMessage' (PRR: 'cache the last-reported status for each Pod'). The
+    cache, the pending call and its delay belong to each pod.
+
+    Pods p1, p2 and p3 name the same missing claim ``c`` (so the same rejection message), each made
+    1.5 s after the scheduler saw the one before: all three reports are pending together. Each pod
+    gets exactly one stored write setting PodScheduled=False/NotReadyForScheduling, 5 s after the
+    scheduler saw that pod (within the slack; another pod's delay does not shorten it), all three
+    with the same message, and each one NotReadyForScheduling event with that message. Then every
+    pod's labels change (a re-evaluation with the same message) and a minute passes: still exactly
+    that one write per pod."""
+    seen = await _rejected_in_turn(scenario, {"p1": "c", "p2": "c", "p3": "c"}, devices=3)
+    written = {name: await expect_not_ready_after(scenario, name, at) for name, at in seen.items()}
+    messages = {name: (w.condition_after() or {}).get("message") for name, w in written.items()}
+    assert len(set(messages.values())) == 1, (
+        f"expected the same message on every pod rejected for the same missing claim: {messages}")
+    for name in seen:
+        await scenario.patch("pods", name, {"metadata": {"labels": {"touched": "yes"}}})
+    await scenario.advance(watch_span(scenario, 60))
+    await scenario.settle()
+    for name, write in written.items():
+        writes = condition_writes(scenario, name)
+        assert [w.entry.seq for w in writes] == [write.entry.seq], (
+            f"expected exactly one scheduler write of {scenario.namespace}/{name}'s PodScheduled condition, its own "
+            f"report at t={write.time:.3f}; found {len(writes)}:\n{format_writes(writes)}")
+        expect_one_not_ready_event(scenario, name, write)
+
+
+@pytest.mark.kep("KEP-5501", "Proposal ('the pending update will be cancelled'); Design Details §4, §5 (Success path)")
+@pytest.mark.feature_gates(SchedulerPreEnqueuePodStatus=True, SchedulerAsyncAPICalls=True)
+@pytest.mark.criterion("kep5501.core.pods-released-apart", reading=READINGS["events"])
+async def test_pods_rejected_together_and_released_apart_keep_their_own_writes(scenario: Scenario) -> None:
+    """KEP-5501 Proposal: 'A pending status update will be cached for the Pod for a configurable
+    duration (e.g., 5 seconds). If the Pod is retried and the rejection reason is resolved or
+    changes during this period, the pending update will be cancelled or overwritten'; Design
+    Details §4: the clear 'will also be delayed'. What one pod's pass cancels or delays is that
+    pod's own update, never another's.
+
+    Pod pa names missing claim ``a``; 1.5 s after the scheduler saw it, pod pb names missing claim
+    ``b`` (another message). Claim ``a`` is made 2 s after the scheduler saw pa, inside pa's delay
+    and while pb's report is pending: pa is bound with no scheduler write of its PodScheduled
+    condition (the binding aside) and no NotReadyForScheduling event. pb gets exactly one stored
+    NotReadyForScheduling write, 5 s after the scheduler saw pb (within the slack), and one event
+    with its message. 10 s later claim ``b`` is made: pb is bound, with at most one clear, none
+    earlier than 5 s after the scheduler saw the claim; a minute later neither pod has any other
+    condition write."""
+    seen = await _rejected_in_turn(scenario, {"pa": "a", "pb": "b"}, devices=2)
+    await scenario.advance(max(0.0, seen["pa"] + 2 - scenario.now))
+    await create_claim(scenario, "a")
+    await scenario.eventually(scenario.pod_bound("pa"), within=DELAY)
+    write = await expect_not_ready_after(scenario, "pb", seen["pb"])
+    await scenario.advance(10)
+    passed = await scenario.seen(CLAIMS, await create_claim(scenario, "b"))
+    slack = scenario.slack
+    await scenario.eventually(scenario.pod_bound("pb") & scenario.pod_condition("pb", "PodScheduled", status="True"),
+                              within=max(0.0, passed + DELAY + slack.late - scenario.now))
+    await scenario.advance(watch_span(scenario, 60))
+    await scenario.settle()
+    expect_no_condition_writes(scenario, "pa", "its rejection resolved within its own delay, while pb's was pending")
+    sent = events(scenario, "pa", NOT_READY_FOR_SCHEDULING)
+    assert sent == [], f"expected no NotReadyForScheduling event for pa, found: {'; '.join(map(str, sent))}"
+    stored = [w for w in not_ready_writes(scenario, "pb") if w.applied]
+    assert [w.entry.seq for w in stored] == [write.entry.seq], (
+        f"expected pb's own report at t={write.time:.3f} as its only NotReadyForScheduling write; found "
+        f"{len(stored)}:\n{format_writes(condition_writes(scenario, 'pb'))}")
+    removed = [w for w in clears(scenario, "pb") if w.applied]
+    early = [w for w in removed if w.time < passed + DELAY - slack.early]
+    assert not early and len(removed) <= 1, (
+        f"expected at most one clear of pb, no earlier than t={passed + DELAY:.3f} ({DELAY:g} s after the scheduler "
+        f"saw claim b at t={passed:.3f}); pb's condition writes:\n{format_writes(condition_writes(scenario, 'pb'))}")
+    expect_one_not_ready_event(scenario, "pb", write)

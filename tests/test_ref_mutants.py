@@ -152,7 +152,7 @@ def test_every_mutant_has_a_kep_sentence_and_is_listed() -> None:
               "resize-ignores-neighbour-scale-down", "resize-ignores-own-change", "resize-ignores-allocatable-up",
               "resize-ignores-policy-lifted", "resize-ignores-deferred-at-start", "resize-keeps-deleted-pod",
               "resize-keeps-infeasible-resize"}  # tests/test_ref_resize.py
-    assert set(EXPOSED) | set(OTHER_WRITERS_EXPOSED) | set(CORE_EXPOSED) | preemption | resize | {
+    assert set(EXPOSED) | set(OTHER_WRITERS_EXPOSED) | set(CORE_EXPOSED) | set(LEAKS_EXPOSED) | preemption | resize | {
         "never-clears", "ignores-gate-dependency", "allocates-deleting-claim"} == {m.name for m in MUTANTS}
     assert [(m.name, m.kind, m.must_fail, bool(m.violates)) for m in VARIANTS if m.kind != "mutant"] == [
         ("status-by-put", "shape", False, False), ("status-by-json-patch", "shape", False, False),
@@ -558,3 +558,48 @@ def test_does_nothing_binds_the_probe_pod_and_touches_no_other_pod() -> None:
 
     assert run(with_env(main)) == {"probe": "n1", "others": [None, None, None], "scheduler's writes": [
         ("create", "pods", "binding", "probe"), ("create", "events", "", "probe")]}
+
+
+# -- mutants whose per-pod KEP-5501 state leaks between pods --------------------------------------
+
+
+async def _rejected_together(env: Env, mutant: str | None) -> Obj:
+    """p1 and p2 rejected with message m, p3 with n, made at t=0, 1 and 2 (all three reports
+    pending at once); p1 passes at t=3, inside its delay. Each pod's status writes, until t=20."""
+    await env.create_node("n1")
+    await env.start_scheduler(pre_enqueue=[Block()], mutant=mutant)
+    for name, message in (("p1", "m"), ("p2", "m"), ("p3", "n")):
+        if name != "p1":
+            await asyncio.sleep(1)
+        await env.create_pod(name, annotations={"block": message})
+    await asyncio.sleep(1)
+    await env.patch_pod("p1", {"metadata": {"annotations": {"block": None}}})
+    await asyncio.sleep(17)
+    return {name: _observe(env, name)["patches"] for name in ("p1", "p2", "p3")}
+
+
+#: KEP-5501, per pod: p1's rejection resolved within its delay leaves nothing; p2 and p3 are
+#: written 5 s after their own rejection, each with its own message.
+LEAKS_REFERENCE: Obj = {"p1": [], "p2": [(6.0, 200, ("NotReadyForScheduling", "m"))],
+                        "p3": [(7.0, 200, ("NotReadyForScheduling", "n"))]}
+#: what each mutant writes instead (the criteria it fails: kep5501.core.pods-rejected-together-same-message,
+#: and for the last two kep5501.core.pods-released-apart)
+LEAKS_EXPOSED: dict[str, Obj] = {
+    # p2's message is the one last reported (for p1): taken as already reported
+    "shared-last-message": {"p1": [], "p2": [], "p3": [(7.0, 200, ("NotReadyForScheduling", "n"))]},
+    # each new delayed call overwrites the others' (p3's by p1's clear, which changes nothing)
+    "shared-delayed-call": {"p1": [], "p2": [], "p3": []},
+    # p2 and p3 are due when p1's report was
+    "shared-delay-start": {"p1": [], "p2": [(5.0, 200, ("NotReadyForScheduling", "m"))],
+                           "p3": [(5.0, 200, ("NotReadyForScheduling", "n"))]},
+}
+
+
+def test_the_reference_keeps_each_pods_state_to_itself() -> None:
+    assert dict(run(with_env(lambda env: _rejected_together(env, None)))) == LEAKS_REFERENCE
+
+
+@pytest.mark.parametrize("mutant", sorted(LEAKS_EXPOSED))
+def test_a_mutant_leaking_state_between_pods_is_exposed(mutant: str) -> None:
+    observed = dict(run(with_env(lambda env: _rejected_together(env, mutant))))
+    assert observed == LEAKS_EXPOSED[mutant] != LEAKS_REFERENCE

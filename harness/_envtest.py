@@ -119,9 +119,14 @@ def envtest_unavailable(directory: str | Path | None = None) -> str | None:
     return None
 
 
+#: how many times a binary is started on new ports when another process took the suggested one
+PORT_ATTEMPTS = 3
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     """A port the OS calls free on ``host`` now (as envtest's ``addr.Suggest``: another process
-    may take it before the binary binds it, which then fails to start and says so)."""
+    may take it before the binary binds it, which then fails to start and says so; the control
+    plane then starts it again on new ports, :data:`PORT_ATTEMPTS` times at most)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind((host, 0))
         return int(s.getsockname()[1])
@@ -319,17 +324,26 @@ class ControlPlane:
         (self._tmp / "owner.pid").write_text(str(os.getpid()))
         try:
             pki = self._pki = generate_pki(self._tmp / "pki", openssl=self.openssl)
-            etcd_port, peer_port, port = free_port(), free_port(), free_port()
-            self._etcd_port = etcd_port
             etcd = str(self.assets / "etcd")
-            self._spawn("etcd", [etcd, *etcd_args(self._tmp / "etcd", etcd_port, peer_port,
-                                                  no_fsync=_has_flag(etcd, "unsafe-no-fsync"))])
-            self._wait("etcd", f"http://127.0.0.1:{etcd_port}/health", lambda body: b'"health":"true"' in body)
-            self._spawn("kube-apiserver", [str(self.assets / "kube-apiserver"),
-                                           *apiserver_args(pki, self._tmp / "certs", port, etcd_port, self.feature_gates)])
-            self.url = f"https://127.0.0.1:{port}"
-            self._wait("kube-apiserver", f"{self.url}/readyz", lambda body: body.strip() == b"ok")
-            self.kubeconfig_path = write_kubeconfig(self._tmp / "kubeconfig", self.url, pki.ca_cert.read_bytes(),
+            no_fsync = _has_flag(etcd, "unsafe-no-fsync")
+            for attempt in range(PORT_ATTEMPTS):
+                etcd_port, peer_port = free_port(), free_port()
+                self._spawn("etcd", [etcd, *etcd_args(self._tmp / "etcd", etcd_port, peer_port, no_fsync=no_fsync)],
+                            append=attempt > 0)
+                if self._ready_or_port_taken("etcd", f"http://127.0.0.1:{etcd_port}/health",
+                                             lambda body: b'"health":"true"' in body, attempt):
+                    break
+            self._etcd_port = etcd_port
+            for attempt in range(PORT_ATTEMPTS):
+                port = free_port()
+                self._spawn("kube-apiserver", [str(self.assets / "kube-apiserver"),
+                                               *apiserver_args(pki, self._tmp / "certs", port, etcd_port,
+                                                               self.feature_gates)], append=attempt > 0)
+                url = self.url = f"https://127.0.0.1:{port}"
+                if self._ready_or_port_taken("kube-apiserver", f"{url}/readyz",
+                                             lambda body: body.strip() == b"ok", attempt):
+                    break
+            self.kubeconfig_path = write_kubeconfig(self._tmp / "kubeconfig", url, pki.ca_cert.read_bytes(),
                                                     pki.token)
         except BaseException:
             self.stop()
@@ -354,6 +368,26 @@ class ControlPlane:
         self._spawn("kube-apiserver", [str(self.assets / "kube-apiserver"), *apiserver_args(
             self._pki, self._tmp / "certs", port, self._etcd_port, self.feature_gates)], append=True)
         self._wait("kube-apiserver", f"{self.url}/readyz", lambda body: body.strip() == b"ok")
+
+    def _ready_or_port_taken(self, name: str, url: str, ready: Callable[[bytes], bool], attempt: int) -> bool:
+        """Wait for ``name`` as :meth:`_wait` does; False when it exited because another process
+        took the port :func:`free_port` suggested in between (its log says ``address already in
+        use``) and another attempt is left, after removing it (the caller picks new ports)."""
+        try:
+            self._wait(name, url, ready)
+            return True
+        except EnvtestError:
+            process = next(p for n, p, _ in self._processes if n == name)
+            log = self.logdir / f"{name}.log"
+            taken = process.poll() is not None and "address already in use" in _tail(log)
+            if not taken or attempt + 1 >= PORT_ATTEMPTS:
+                raise
+            for i, (n, proc, handle) in enumerate(self._processes):
+                if n == name:
+                    del self._processes[i]
+                    _terminate(proc, handle)
+                    break
+            return False
 
     def _spawn(self, name: str, argv: list[str], *, append: bool = False) -> None:
         log = open(self.logdir / f"{name}.log", "ab" if append else "wb")

@@ -26,6 +26,7 @@ from harness._envtest import (
     apiserver_args,
     envtest_unavailable,
     find_assets,
+    free_port,
     generate_pki,
     write_kubeconfig,
 )
@@ -238,6 +239,29 @@ def test_a_control_plane_starts_answers_and_stops_keeping_its_logs(tmp_path: Pat
     assert (tmp_path / "logs" / "etcd.log").stat().st_size > 0
     assert (tmp_path / "logs" / "kube-apiserver.log").stat().st_size > 0
     control_plane.stop()  # twice is fine
+
+
+@needs_binaries
+def test_a_binary_whose_port_was_taken_meanwhile_starts_again_on_another(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``free_port`` suggests a port another process may take before the binary binds it (tests
+    run side by side); kube-apiserver then exits with ``address already in use``, and the control
+    plane starts it again on a new port."""
+    import harness._envtest as envtest  # the module whose port suggestion the test steers
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    suggestions = iter([free_port(), free_port(), taken.getsockname()[1]])  # etcd, its peer, then a taken one
+    monkeypatch.setattr(envtest, "free_port", lambda: next(suggestions, None) or free_port())
+    control_plane = ControlPlane(assets=find_assets(), logdir=tmp_path / "logs")
+    try:
+        control_plane.start()
+        assert control_plane.url is not None and not control_plane.url.endswith(f":{taken.getsockname()[1]}")
+        assert "address already in use" in (tmp_path / "logs" / "kube-apiserver.log").read_text()
+    finally:
+        control_plane.stop()
+        taken.close()
 
 
 ON_A_BARE_CONTROL_PLANE = '''

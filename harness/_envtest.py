@@ -350,6 +350,13 @@ class ControlPlane:
             raise
         return self.kubeconfig_path
 
+    def access(self) -> tuple[str, str, ssl.SSLContext]:
+        """How a client reaches the running kube-apiserver: its URL, the bearer token, and a TLS
+        context that trusts its CA (what the kubeconfig holds, for clients that take no kubeconfig)."""
+        if self._pki is None or self.url is None:
+            raise EnvtestError("the envtest control plane is not running")
+        return self.url, self._pki.token, ssl.create_default_context(cafile=str(self._pki.ca_cert))
+
     def restart_apiserver(self, feature_gates: Mapping[str, bool]) -> None:
         """Stop kube-apiserver and start it again with these feature gates, over the same etcd (its
         data kept): a gate flipped on a running cluster, as a control-plane upgrade, downgrade or

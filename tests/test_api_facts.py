@@ -10,7 +10,6 @@ binding then, the bound pod, a strategic merge patch and a JSON merge patch of a
 
 from __future__ import annotations
 
-import base64
 import json
 import ssl
 import urllib.error
@@ -19,7 +18,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-import yaml
 
 from harness._envtest import ControlPlane, envtest_unavailable, find_assets
 
@@ -127,8 +125,6 @@ def test_kube_apiserver_answers_as_the_page_says(tmp_path: Path) -> None:
     if reason:
         pytest.skip(reason)
     with ControlPlane(assets=find_assets(), logdir=tmp_path) as plane:
-        config = yaml.safe_load(Path(plane.kubeconfig_path or plane.start()).read_text())
-        cluster, user = config["clusters"][0]["cluster"], config["users"][0]["user"]
-        context = ssl.create_default_context(cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
-        facts = _facts(_caller(cluster["server"], user["token"], context))
+        server, token, context = plane.access()
+        facts = _facts(_caller(server, token, context))
     assert facts == KUBE_APISERVER_V1_37_2

@@ -14,16 +14,13 @@ corpus is sent to a real server again.
 
 from __future__ import annotations
 
-import base64
 import copy
 import json
-import ssl
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from test_managedfields import (
     APPS,
     CRD,
@@ -230,10 +227,8 @@ def test_kube_apiserver_still_applies_so(tmp_path: Path) -> None:
     if reason:
         pytest.skip(reason)
     with ControlPlane(assets=find_assets(), logdir=tmp_path) as plane:
-        config = yaml.safe_load(Path(str(plane.kubeconfig_path)).read_text())
-        cluster, user = config["clusters"][0]["cluster"], config["users"][0]["user"]
-        context = ssl.create_default_context(cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
-        records = run_corpus(caller(cluster["server"], user["token"], context))
+        server, token, context = plane.access()
+        records = run_corpus(caller(server, token, context))
     if not STEPS_RECORDED.exists():  # the first capture
         STEPS_RECORDED.write_text(json.dumps(records, indent=1) + "\n")
     failures = check(records)

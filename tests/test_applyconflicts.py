@@ -11,15 +11,12 @@ lists those manager by manager in Go's map order, so they are compared as a set)
 
 from __future__ import annotations
 
-import base64
 import copy
 import json
-import ssl
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from test_managedfields import APPS, RECORDED, UA, caller
 
 from fake_apiserver._machinery.applyconflicts import (
@@ -99,10 +96,8 @@ def test_kube_apiserver_still_answers_them_so(tmp_path: Path) -> None:
     if reason:
         pytest.skip(reason)
     with ControlPlane(assets=find_assets(), logdir=tmp_path) as plane:
-        config = yaml.safe_load(Path(str(plane.kubeconfig_path)).read_text())
-        cluster, user = config["clusters"][0]["cluster"], config["users"][0]["user"]
-        context = ssl.create_default_context(cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
-        records = _record(caller(cluster["server"], user["token"], context))
+        server, token, context = plane.access()
+        records = _record(caller(server, token, context))
     if not CONFLICTS.exists():  # the first capture
         CONFLICTS.write_text(json.dumps(records, indent=1) + "\n")
     _check(records)

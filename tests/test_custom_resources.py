@@ -11,7 +11,6 @@ assigns (uid, resourceVersion, timestamps, managedFields).
 
 from __future__ import annotations
 
-import base64
 import json
 import ssl
 import time
@@ -21,7 +20,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-import yaml
 
 from harness._envtest import ControlPlane, envtest_unavailable, find_assets
 
@@ -225,10 +223,8 @@ def test_kube_apiserver_still_answers_as_recorded(tmp_path: Path, sequence: str)
         pytest.skip(reason)
     steps = SEQUENCES[sequence]
     with ControlPlane(assets=find_assets(), logdir=tmp_path) as plane:
-        config = yaml.safe_load(Path(plane.kubeconfig_path).read_text())
-        cluster, user = config["clusters"][0]["cluster"], config["users"][0]["user"]
-        context = ssl.create_default_context(cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
-        call = _caller(cluster["server"], user["token"], context)
+        server, token, context = plane.access()
+        call = _caller(server, token, context)
         answers = [call(*step) for step in steps]
     path = _recorded(sequence)
     if not path.exists():  # the first capture
@@ -286,13 +282,11 @@ def test_kube_apiserver_still_ends_the_watch_as_recorded(tmp_path: Path) -> None
     if reason:
         pytest.skip(reason)
     with ControlPlane(assets=find_assets(), logdir=tmp_path) as plane:
-        config = yaml.safe_load(Path(plane.kubeconfig_path).read_text())
-        cluster, user = config["clusters"][0]["cluster"], config["users"][0]["user"]
-        context = ssl.create_default_context(cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
-        call = _caller(cluster["server"], user["token"], context)
+        server, token, context = plane.access()
+        call = _caller(server, token, context)
 
         def open_watch(path: str) -> Any:
-            request = urllib.request.Request(cluster["server"] + path, headers={"Authorization": f"Bearer {user['token']}"})
+            request = urllib.request.Request(server + path, headers={"Authorization": f"Bearer {token}"})
             return urllib.request.urlopen(request, context=context, timeout=60)
 
         got = _watch_through_crd_delete(call, open_watch)

@@ -12,15 +12,12 @@ recorded (``tests/data/managedfields/apply-kube-apiserver-v1.37.2.json``); with
 
 from __future__ import annotations
 
-import base64
 import json
-import ssl
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from test_managedfields import (
     APPS,
     CRD,
@@ -158,10 +155,8 @@ def test_kube_apiserver_still_owns_applied_configurations_so(tmp_path: Path) -> 
     if reason:
         pytest.skip(reason)
     with ControlPlane(assets=find_assets(), logdir=tmp_path) as plane:
-        config = yaml.safe_load(Path(str(plane.kubeconfig_path)).read_text())
-        cluster, user = config["clusters"][0]["cluster"], config["users"][0]["user"]
-        context = ssl.create_default_context(cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
-        answers = _apply_all(caller(cluster["server"], user["token"], context))
+        server, token, context = plane.access()
+        answers = _apply_all(caller(server, token, context))
     if not APPLIED.exists():  # the first capture
         APPLIED.write_text(json.dumps(answers, indent=1) + "\n")
     _check_applies(answers)

@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import base64
 import json
 import shutil
 import ssl
@@ -22,7 +21,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-import yaml
 
 from fake_apiserver import KINDS
 from harness._envtest import ControlPlane, envtest_unavailable, find_assets
@@ -76,10 +74,7 @@ def test_kube_apiserver_still_selects_as_recorded(tmp_path: Path) -> None:
         pytest.skip(reason)
     plane, kubeconfig = _real(tmp_path)
     try:
-        config = yaml.safe_load(kubeconfig.read_text())
-        cluster, user = config["clusters"][0]["cluster"], config["users"][0]["user"]
-        context = ssl.create_default_context(cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
-        answers = _field_labels(_getter(cluster["server"], user["token"], context))
+        answers = _field_labels(_getter(*plane.access()))
     finally:
         plane.stop()
     if not RECORDED.exists():  # the first capture

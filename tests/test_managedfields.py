@@ -17,7 +17,6 @@ object, and fields admission adds belong to nobody; this test only has the store
 
 from __future__ import annotations
 
-import base64
 import copy
 import json
 import re
@@ -30,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from fake_apiserver._machinery.fieldset import (
     FieldSet,
@@ -331,10 +329,8 @@ def test_kube_apiserver_still_writes_them_so(tmp_path: Path) -> None:
     if reason:
         pytest.skip(reason)
     with ControlPlane(assets=find_assets(), logdir=tmp_path) as plane:
-        config = yaml.safe_load(Path(str(plane.kubeconfig_path)).read_text())
-        cluster, user = config["clusters"][0]["cluster"], config["users"][0]["user"]
-        context = ssl.create_default_context(cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
-        records = run_corpus(caller(cluster["server"], user["token"], context))
+        server, token, context = plane.access()
+        records = run_corpus(caller(server, token, context))
     if not RECORDED.exists():  # the first capture
         RECORDED.parent.mkdir(parents=True, exist_ok=True)
         RECORDED.write_text(json.dumps(records, indent=1) + "\n")

@@ -23,22 +23,18 @@ too (:data:`FAKE_DIFFERS` would list a sequence the fake answers otherwise).
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
-import ssl
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-import yaml
 
 from harness._envtest import ControlPlane, envtest_unavailable, find_assets
 from harness._virtual_time import run
 from reference_scheduler._events import SERIES_WINDOW, EventRecorder
 from reference_scheduler._client import KubeClient
 from test_ref_support import Env, with_env
+from test_scale import json_caller
 
 Obj = dict[str, Any]
 RECORDED = Path(__file__).parent / "data" / "event_series" / "kube-apiserver-v1.37.2.json"
@@ -203,25 +199,6 @@ Call = Callable[[str, str, Any, str], list[Any]]
 _ASSIGNED = ("uid", "resourceVersion", "creationTimestamp", "managedFields")
 
 
-def _caller(server: str, token: str | None = None, context: ssl.SSLContext | None = None) -> Call:
-    def call(method: str, path: str, body: Any, content_type: str) -> list[Any]:
-        headers = {"Content-Type": content_type or "application/json"}
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(server + path, method=method, data=data, headers=headers)
-        try:
-            with urllib.request.urlopen(request, context=context, timeout=30) as answer:
-                return [answer.status, json.loads(answer.read())]
-        except urllib.error.HTTPError as e:
-            text = e.read()
-            try:
-                return [e.code, json.loads(text)]
-            except ValueError:
-                return [e.code, text.decode()]
-    return call
-
-
 def _scrub(obj: Any) -> Any:
     if isinstance(obj, dict):
         return {k: _scrub(v) for k, v in obj.items() if k not in _ASSIGNED}
@@ -249,7 +226,7 @@ def _sequences() -> list[Any]:
 def test_the_fake_answers_event_writes_as_kube_apiserver_v1_37_did(threaded_server: Any, sequence: str) -> None:
     steps = SEQUENCES[sequence]
     recorded = json.loads(RECORDED.read_text())[sequence]
-    call = _caller(threaded_server.url)
+    call = json_caller(threaded_server.url)
     answers = [call(*step) for step in steps]
     assert len(recorded) == len(steps)
     for step, real, ours in zip(steps, recorded, answers):
@@ -262,10 +239,8 @@ def test_kube_apiserver_still_answers_event_writes_as_recorded(tmp_path: Path) -
         pytest.skip(reason)
     with ControlPlane(assets=find_assets(), logdir=tmp_path) as plane:
         assert plane.kubeconfig_path is not None
-        config = yaml.safe_load(plane.kubeconfig_path.read_text())
-        cluster, user = config["clusters"][0]["cluster"], config["users"][0]["user"]
-        context = ssl.create_default_context(cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
-        call = _caller(cluster["server"], user["token"], context)
+        server, token, context = plane.access()
+        call = json_caller(server, token, context)
         answers = {name: [call(*step) for step in steps] for name, steps in SEQUENCES.items()}
     if not RECORDED.exists():  # the first capture
         RECORDED.parent.mkdir(parents=True, exist_ok=True)

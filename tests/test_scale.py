@@ -10,7 +10,6 @@ creationTimestamp a server assigns; of the workloads themselves, ``spec.replicas
 
 from __future__ import annotations
 
-import base64
 import json
 import ssl
 import urllib.error
@@ -19,7 +18,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-import yaml
 
 from harness._envtest import ControlPlane, envtest_unavailable, find_assets
 
@@ -66,7 +64,10 @@ STEPS: list[tuple[str, str, Any, str]] = [
 Call = Callable[[str, str, Any, str], list[Any]]
 
 
-def _caller(server: str, token: str | None = None, context: ssl.SSLContext | None = None) -> Call:
+def json_caller(server: str, token: str | None = None, context: ssl.SSLContext | None = None) -> Call:
+    """A differential test's client (here and in test_ref_events): ``call(method, path, body,
+    content_type)`` answers ``[code, body]``, the JSON or the text of a non-JSON answer."""
+
     def call(method: str, path: str, body: Any, content_type: str) -> list[Any]:
         headers = {"Content-Type": content_type or "application/json"}
         if token:
@@ -101,7 +102,7 @@ def _normal(answer: list[Any]) -> list[Any]:
 
 def test_the_fake_answers_as_kube_apiserver_v1_37_did(threaded_server: Any) -> None:
     recorded = json.loads(RECORDED.read_text())
-    call = _caller(threaded_server.url)
+    call = json_caller(threaded_server.url)
     answers = [call(*step) for step in STEPS]
     assert len(recorded) == len(STEPS)
     for step, real, ours in zip(STEPS, recorded, answers):
@@ -110,7 +111,7 @@ def test_the_fake_answers_as_kube_apiserver_v1_37_did(threaded_server: Any) -> N
 
 def test_a_scale_write_is_one_write_of_the_parent(threaded_server: Any) -> None:
     """The journal sees a scale write as a write of the workload (the effect is on its replicas)."""
-    call = _caller(threaded_server.url)
+    call = json_caller(threaded_server.url)
     call("POST", D, DEPLOYMENT, "")
     before = call("GET", D + "/web", None, "")[1]
     dry = call("PUT", D + "/web/scale?dryRun=All", _scale("web", 7), "")
@@ -127,10 +128,8 @@ def test_kube_apiserver_still_answers_as_recorded(tmp_path: Path) -> None:
     if reason:
         pytest.skip(reason)
     with ControlPlane(assets=find_assets(), logdir=tmp_path) as plane:
-        config = yaml.safe_load(Path(plane.kubeconfig_path).read_text())
-        cluster, user = config["clusters"][0]["cluster"], config["users"][0]["user"]
-        context = ssl.create_default_context(cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
-        call = _caller(cluster["server"], user["token"], context)
+        server, token, context = plane.access()
+        call = json_caller(server, token, context)
         answers = [call(*step) for step in STEPS]
     recorded = json.loads(RECORDED.read_text())
     for step, real, now in zip(STEPS, recorded, answers):
@@ -139,7 +138,7 @@ def test_kube_apiserver_still_answers_as_recorded(tmp_path: Path) -> None:
 
 def test_reviews_are_answered_and_not_stored(threaded_server: Any) -> None:
     """kubectl auth can-i and whoami: the fake allows everything, as AlwaysAllow does."""
-    call = _caller(threaded_server.url)
+    call = json_caller(threaded_server.url)
     asked = {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
              "spec": {"resourceAttributes": {"verb": "create", "resource": "pods", "namespace": "default"}}}
     code, answer = call("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", asked, "")
@@ -154,7 +153,7 @@ def test_reviews_are_answered_and_not_stored(threaded_server: Any) -> None:
 
 def test_posting_a_binding_to_bindings_binds_the_pod(threaded_server: Any) -> None:
     """``POST namespaces/{ns}/bindings`` (the form before pods/binding) binds the pod it names."""
-    call = _caller(threaded_server.url)
+    call = json_caller(threaded_server.url)
     pods = "/api/v1/namespaces/default/pods"
     call("POST", "/api/v1/nodes", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}, "")
     assert call("POST", pods, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},

@@ -6,10 +6,9 @@ cel-go and cel-cpp: position, ``Syntax error: ...`` and the caret under the sour
 ``cel-expr-python`` wraps cel-cpp, whose parser reports the same positions and words; this module
 only runs that parser and strips the wrapper's status decoration.
 
-Not checked: type errors (an undeclared variable, an unknown field of ``device``, an expression
-that is not a bool). The server checks those in its own environment, with Kubernetes' functions
-(``quantity``, ``semver``, ``isGreaterThan``, ...) declared; this fake does not declare them, and a
-type check without them would refuse valid selectors.
+The optional syntax (``.?field``, ``[?key]``) is enabled, as it is on the server. Type errors (an
+undeclared variable, an unknown field of ``device``, an expression that is not a bool) are
+:mod:`.dracel`'s business, in the selectors' own environment.
 """
 
 from __future__ import annotations
@@ -18,8 +17,9 @@ import functools
 import re
 
 from cel_expr_python import cel
+from cel_expr_python.ext import ext_optional
 
-__all__ = ["syntax_error"]
+__all__ = ["report", "syntax_error"]
 
 # The real message for an empty expression: cel-go reports column 0 and no source line, where
 # cel-cpp reports column 1 (captured from kube-apiserver v1.36, see tests/test_validation.py).
@@ -35,7 +35,12 @@ _NO_POSITION = re.compile(r"\nERROR: <input>:4294967295:[^\n]*")
 
 @functools.cache
 def _env() -> cel.Env:
-    return cel.NewEnv()
+    return cel.NewEnv(extensions=[ext_optional.ExtOptional()])
+
+
+def report(error: RuntimeError) -> str:
+    """cel-cpp's report of a failed compile, without the wrapper's status decoration."""
+    return str(error).removeprefix(_STATUS_PREFIX).removesuffix(_STATUS_SUFFIX)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -46,6 +51,5 @@ def syntax_error(expression: str) -> str | None:
     try:
         _env().compile(expression, disable_check=True)
     except RuntimeError as error:
-        report = str(error).removeprefix(_STATUS_PREFIX).removesuffix(_STATUS_SUFFIX)
-        return "compilation failed: " + _NO_POSITION.sub("", report)
+        return "compilation failed: " + _NO_POSITION.sub("", report(error))
     return None

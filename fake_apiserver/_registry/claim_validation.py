@@ -9,8 +9,10 @@ update the claim spec is immutable. Every message was captured from the real ser
 request that provokes it (see ``tests/test_validation.py``).
 
 CEL expressions are parsed (:mod:`~fake_apiserver._machinery.cel`: a syntax error is refused with the
-parser's own report) but not type-checked. Not checked: tolerations, capacity requests, admin
-access or the length limits of lists.
+parser's own report) and type-checked in the selectors' environment
+(:mod:`~fake_apiserver._machinery.dracel`: an undeclared name, an unknown field of ``device``, a
+wrong overload, a result that is not a bool). Not checked: the cost limit of an expression,
+tolerations, capacity requests, admin access or the length limits of lists.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import re
 from typing import Any, Mapping
 
 from fake_apiserver._machinery.cel import syntax_error
+from fake_apiserver._machinery.dracel import type_error
 from fake_apiserver._machinery.errors import FieldError, GoJSON
 from fake_apiserver._machinery.names import is_dns1123_label, is_dns1123_subdomain
 from fake_apiserver._registry.fieldrules import invalid_each
@@ -60,7 +63,7 @@ def selector_errors(selectors: Any, path: str) -> list[FieldError]:
             errors.append(FieldError.required(f"{path}[{i}].cel"))
         else:
             expression = _map(cel).get("expression", "")
-            message = syntax_error(expression) if isinstance(expression, str) else None
+            message = (syntax_error(expression) or type_error(expression)) if isinstance(expression, str) else None
             if message is not None:
                 errors.append(FieldError.invalid(f"{path}[{i}].cel.expression", expression, message))
     return errors

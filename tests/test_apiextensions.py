@@ -332,6 +332,7 @@ def fake_create(body: Obj) -> tuple[Obj, Obj | None]:
     causes, or code, spec and status), and the object created."""
     obj = copy.deepcopy(body)
     strategy = _strategy()
+    strategy.default(obj)  # as the store does right after decoding
     strategy.prepare_for_create(obj, NOW)
     errors = object_meta.validate_object_meta(SPEC, obj, create=True) + strategy.validate_create(obj)
     try:
@@ -345,6 +346,7 @@ def fake_update(old: Obj, new: Obj, *, status: bool) -> tuple[Obj, Obj | None]:
     """What the rules answer to a PUT of ``new`` over ``old`` (through ``/status`` when ``status``)."""
     obj = copy.deepcopy(new)
     strategy = _strategy()
+    strategy.default(obj)  # as the store does right after decoding
     if status:
         strategy.prepare_for_status_update(obj, old, NOW)
         errors = strategy.validate_status_update(obj, old)

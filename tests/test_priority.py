@@ -65,19 +65,26 @@ def priority_of(obj: dict[str, Any]) -> tuple[Any, Any, Any]:
 # ------------------------------------------------------------------------------ the system classes
 
 
+# what kube-apiserver v1.37.2 shows of its post-start hook's write (its loopback client's manager)
+HOOK_FIELDS = [{"manager": "kube-apiserver", "operation": "Update", "apiVersion": "scheduling.k8s.io/v1",
+                "time": "2026-01-01T00:00:00Z", "fieldsType": "FieldsV1",
+                "fieldsV1": {"f:description": {}, "f:preemptionPolicy": {}, "f:value": {}}}]
+
+
 def test_the_system_classes_exist_from_the_start_as_the_post_start_hook_makes_them() -> None:
     """``systemPriorityClasses`` (v1/helpers.go) created through the v1 API: defaulted
-    ``preemptionPolicy``, ``generation`` 1, no labels; made after the four namespaces."""
+    ``preemptionPolicy``, ``generation`` 1, no labels, the hook's managed fields; made after the
+    four namespaces."""
     s = store()
     items = s.list(PCS, None)["items"]
     assert [json.dumps(o) for o in items] == [json.dumps(o) for o in [
         {"kind": "PriorityClass", "apiVersion": "scheduling.k8s.io/v1", "metadata": {
             "name": "system-cluster-critical", "uid": items[0]["metadata"]["uid"], "resourceVersion": "7",
-            "generation": 1, "creationTimestamp": "2026-01-01T00:00:00Z"},
+            "generation": 1, "creationTimestamp": "2026-01-01T00:00:00Z", "managedFields": HOOK_FIELDS},
          "value": 2000000000, "description": CLUSTER_CRITICAL, "preemptionPolicy": "PreemptLowerPriority"},
         {"kind": "PriorityClass", "apiVersion": "scheduling.k8s.io/v1", "metadata": {
             "name": "system-node-critical", "uid": items[1]["metadata"]["uid"], "resourceVersion": "6",
-            "generation": 1, "creationTimestamp": "2026-01-01T00:00:00Z"},
+            "generation": 1, "creationTimestamp": "2026-01-01T00:00:00Z", "managedFields": HOOK_FIELDS},
          "value": 2000001000, "description": NODE_CRITICAL, "preemptionPolicy": "PreemptLowerPriority"}]]
 
 

@@ -375,7 +375,7 @@ def test_json_encoding_orders_metadata_like_the_real_server() -> None:
     body["metadata"] = {"labels": {"a": "b"}, "finalizers": ["x/y"], "name": "p", "annotations": {"k": "v"}}
     created = s.create(PODS, "default", body)
     assert list(created["metadata"]) == ["name", "namespace", "uid", "resourceVersion", "generation",
-                                         "creationTimestamp", "labels", "annotations", "finalizers"]
+                                         "creationTimestamp", "labels", "annotations", "finalizers", "managedFields"]
     assert json.dumps(created).startswith('{"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "p"')
 
 

@@ -138,7 +138,7 @@ def check_apply_body(data: bytes, spec: KindSpec) -> None:
     would create): a body that is no YAML or JSON object (``error decoding YAML: ...``; go-yaml's
     own words for a YAML syntax error differ from PyYAML's, which this gives), and an object of
     another type than the URL's (``versionCheckManager``: ``invalid object type: <gvk>``). The
-    fake applies nothing itself; the store then answers that server-side apply is not served."""
+    store applies it (:meth:`~fake_apiserver._storage.store.Store.apply`)."""
     import yaml
 
     try:

@@ -42,6 +42,7 @@ from fake_apiserver._machinery.decode import (
 )
 from fake_apiserver._machinery.errors import BadRequest, Expired, NotFound, StatusError, Timeout
 from fake_apiserver._machinery.kindspec import KindSpec
+from fake_apiserver._machinery.managedfields import manager_name
 from fake_apiserver._machinery.patch import custom_patch_media_type, patch_media_type
 from fake_apiserver._machinery import typed
 from fake_apiserver._machinery.fieldvalidation import decode_body
@@ -49,6 +50,7 @@ from fake_apiserver._registry.meta import path_segment_errors
 from fake_apiserver._registry.reviews import answer_review, is_review
 from fake_apiserver._storage.effects import Effect, is_write
 from fake_apiserver._storage.eviction import evict
+from fake_apiserver._storage.fieldmanager import Writer
 from fake_apiserver._storage.scale import get_scale, patch_scale, paths_for, scale_of, update_scale
 from fake_apiserver._storage.store import Store, kept_after_delete, too_large_resource_version
 from fake_apiserver._storage.watch import Watcher
@@ -116,6 +118,15 @@ def _check_verb(info: RequestInfo) -> None:
         raise RouteNotFound()
     if info.verb not in spec.verbs:
         raise RouteMethodNotAllowed()
+
+
+def writer_of(info: RequestInfo) -> Writer:
+    """The manager of a write (``?fieldManager=``, else the User-Agent's product) and, for an
+    apply, whether ``?force=true`` forces its conflicts."""
+    field_manager = query_values(info.query, "fieldManager")
+    force = query_values(info.query, "force")
+    return Writer(manager_name(field_manager[0] if field_manager else None, info.user_agent),
+                  force=bool(force) and force[0].lower() in ("1", "t", "true"))
 
 
 def _at_version(spec: KindSpec, obj: Obj) -> Obj:
@@ -297,13 +308,14 @@ class ResourceHandlers:
         if info.verb == "update":
             requested = validate_write_options("UpdateOptions", q)
             body = decode_object(info, "autoscaling", "v1", "Scale", self.store.release)
-            return update_scale(self.store, spec, ns, info.name, body, field_validation=fields,
+            return update_scale(self.store, spec, ns, info.name, body, field_validation=fields, writer=writer_of(info),
                                 paths=paths_for(self.store, spec), dry_run=requested if dry_run is None else dry_run)
         if info.verb == "patch":
             patch_type = patch_media_type(info.content_type)
             requested = validate_write_options("PatchOptions", q, patch_type=patch_type)
             return patch_scale(self.store, spec, ns, info.name, info.body, info.content_type, field_validation=fields,
-                               paths=paths_for(self.store, spec), dry_run=requested if dry_run is None else dry_run)
+                               writer=writer_of(info), paths=paths_for(self.store, spec),
+                               dry_run=requested if dry_run is None else dry_run)
         raise RouteMethodNotAllowed()
 
     def _store_write(self, info: RequestInfo, *, dry_run: bool, warnings: list[str] | None = None) -> Obj:
@@ -314,17 +326,19 @@ class ResourceHandlers:
         spec = info.spec
         assert spec is not None
         store, ns, sub = self.store, info.namespace or None, info.subresource or None
+        writer = writer_of(info)
         if info.verb in ("create", "update", "patch"):
             fields = field_validation(info, [] if warnings is None else warnings)
         if info.verb == "create":
             body = decode_object(info, spec.group, spec.version, spec.kind, store.release, store.serves_kind)
-            return store.create(spec, ns, body, dry_run=dry_run, field_validation=fields)
+            return store.create(spec, ns, body, dry_run=dry_run, field_validation=fields, writer=writer)
         if info.verb == "update":
             body = decode_object(info, spec.group, spec.version, spec.kind, store.release, store.serves_kind)
-            return store.update(spec, ns, info.name, body, subresource=sub, dry_run=dry_run, field_validation=fields)
+            return store.update(spec, ns, info.name, body, subresource=sub, dry_run=dry_run, field_validation=fields,
+                                writer=writer)
         if info.verb == "patch":
             return store.patch(spec, ns, info.name, info.body, info.content_type, subresource=sub, dry_run=dry_run,
-                               field_validation=fields)
+                               field_validation=fields, writer=writer)
         options = delete_options(info)
         return store.delete(spec, ns, info.name, options=options, dry_run=dry_run or bool(options.get("dryRun")))
 

@@ -53,6 +53,7 @@ class RequestInfo:
     query: Mapping[str, str]
     content_type: str
     body: bytes = b""
+    user_agent: str = ""
     is_resource: bool = False
     verb: str = ""
     group: str = ""
@@ -164,7 +165,8 @@ async def read_request(request: web.Request, lookup: Lookup = by_resource) -> Re
     limit) and, for an API path, what it is about (its row found with ``lookup``). Shared by the
     fake and the fault proxy."""
     info = RequestInfo(method=request.method, path=request.path, query=request.rel_url.query,
-                       content_type=request.headers.get("Content-Type", ""))
+                       content_type=request.headers.get("Content-Type", ""),
+                       user_agent=request.headers.get("User-Agent", ""))
     if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
         raise RequestEntityTooLarge(f"Request entity too large: limit is {MAX_BODY_BYTES}")
     if request.can_read_body:

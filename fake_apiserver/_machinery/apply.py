@@ -40,6 +40,7 @@ from fake_apiserver._machinery.applyconflicts import (
 from fake_apiserver._machinery.errors import Conflict as ConflictError
 from fake_apiserver._machinery.fieldset import (
     DEDUCED,
+    go_json,
     FieldSet,
     FieldType,
     Path,
@@ -54,7 +55,7 @@ from fake_apiserver._machinery.managedfields import (
     encode_managed_fields,
 )
 
-__all__ = ["AppliedObject", "apply"]
+__all__ = ["AppliedObject", "apply", "typed_config_error"]
 
 _GONE: Any = object()
 
@@ -183,3 +184,42 @@ def apply(managed: Sequence[Mapping[str, Any]] | None, live: Any, config: Any, f
 
 def _same(a: Any, b: Any) -> bool:
     return not compare(a, b, DEDUCED).all()
+
+
+def _key_text(ftype: FieldType, item: Any) -> str:
+    """A list-map item's key as structured-merge-diff prints it in a path: ``[name="c"]``,
+    ``[containerPort=80,protocol="TCP"]``."""
+    keys = {k: item[k] if k in item else ftype.key_defaults.get(k) for k in ftype.keys}
+    return "[" + ",".join(f"{k}={go_json(v)}" for k, v in keys.items()) + "]"
+
+
+def typed_config_error(config: Any, ftype: FieldType) -> str | None:
+    """Why an applied configuration cannot be typed by its kind's schema, in
+    structured-merge-diff's words (the first problem; None when it can): a field the schema does
+    not declare (``.spec.foo: field not declared in schema``), or two items of a list of type
+    ``map`` with the same key (``.spec.containers: duplicate entries for key [name="c"]``).
+    Values of the wrong JSON type are left to decoding."""
+    def walk(value: Any, t: FieldType, path: str) -> str | None:
+        if t.kind == "map" and isinstance(value, dict):
+            for name, sub in value.items():
+                child = t.fields.get(name) or t.elem
+                if child is None:
+                    return f"{path}.{name}: field not declared in schema"
+                problem = walk(sub, child, f"{path}.{name}")
+                if problem:
+                    return problem
+        elif t.kind == "list" and isinstance(value, list) and t.elem is not None:
+            seen: set[Any] = set()
+            for index, item in enumerate(value):
+                at = f"{path}[{index}]"
+                if t.relation == "map" and t.keys and isinstance(item, dict):
+                    element = item_element(t, index, item)
+                    at = path + _key_text(t, item)
+                    if element in seen:
+                        return f"{path}: duplicate entries for key {_key_text(t, item)}"
+                    seen.add(element)
+                problem = walk(item, t.elem, at)
+                if problem:
+                    return problem
+        return None
+    return walk(config, ftype, "")

@@ -60,6 +60,7 @@ __all__ = [
     "compare",
     "custom_type",
     "fieldset_of",
+    "go_json",
     "item_element",
     "path_of",
     "path_text",
@@ -71,7 +72,7 @@ OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 # ----------------------------------------------------------------------------------- paths
 
 
-def _go_json(value: Any) -> str:
+def go_json(value: Any) -> str:
     """Compact JSON as Go's ``encoding/json`` writes it (HTML characters escaped)."""
     text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
     return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
@@ -109,12 +110,12 @@ class PathElement:
     @staticmethod
     def key(fields: Mapping[str, Any]) -> PathElement:
         names = sorted(fields, key=str.encode)
-        text = "k:{" + ",".join(f"{_go_json(n)}:{_go_json(fields[n])}" for n in names) + "}"
+        text = "k:{" + ",".join(f"{go_json(n)}:{go_json(fields[n])}" for n in names) + "}"
         return PathElement("k", text, (1, tuple((n.encode(), _value_rank(fields[n])) for n in names)))
 
     @staticmethod
     def value(value: Any) -> PathElement:
-        return PathElement("v", "v:" + _go_json(value), (2, _value_rank(value)))
+        return PathElement("v", "v:" + go_json(value), (2, _value_rank(value)))
 
     @staticmethod
     def index(index: int) -> PathElement:

@@ -1146,8 +1146,10 @@ class CustomResourceDefinitionStrategy(Strategy):
     storage version to ``storedVersions``. ``generation`` starts at 1 and moves with the spec (the
     generic rule). The controllers' status is :func:`names_status`."""
 
-    def prepare_for_create(self, obj: Obj, now: str) -> None:
+    def default(self, obj: Obj) -> None:
         default_crd(obj)
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
         super().prepare_for_create(obj, now)
         stored = _storage_version(obj)
         obj["status"] = {"conditions": None, "acceptedNames": {"plural": "", "kind": ""},
@@ -1155,7 +1157,6 @@ class CustomResourceDefinitionStrategy(Strategy):
         obj["metadata"]["generation"] = 1
 
     def prepare_for_update(self, new: Obj, old: Obj) -> None:
-        default_crd(new)
         super().prepare_for_update(new, old)
         copy_key(old, new, "status")
         stored = _storage_version(new)
@@ -1165,10 +1166,6 @@ class CustomResourceDefinitionStrategy(Strategy):
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return crd_update_errors(new, old)
-
-    def prepare_for_status_update(self, new: Obj, old: Obj, now: str) -> None:
-        default_crd(new)
-        super().prepare_for_status_update(new, old, now)
 
     def validate_status_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return _status_update_errors(new, old)

@@ -37,7 +37,7 @@ __all__ = ["DaemonSetStrategy", "DeploymentStrategy", "RULES", "ReplicaSetStrate
 
 Obj = dict[str, Any]
 
-_POD_ONLY = ("enableServiceLinks", "tolerations")  # defaulted on a pod, never on a template
+_POD_ONLY = ("enableServiceLinks",)  # defaulted on a pod, never on a template
 
 
 def default_pod_template(template: Any) -> None:
@@ -338,17 +338,9 @@ class WorkloadStrategy(Strategy):
 
     zero_status: Mapping[str, Any] = {}
 
-    def default(self, obj: Obj) -> None:
-        """The kind's defaults (``SetDefaults_<Kind>``)."""
-
     def prepare_for_create(self, obj: Obj, now: str) -> None:
         super().prepare_for_create(obj, now)
-        self.default(obj)
         obj["status"] = dict(self.zero_status)
-
-    def prepare_for_update(self, new: Obj, old: Obj) -> None:
-        self.default(new)
-        super().prepare_for_update(new, old)
 
 
 class StatefulSetStrategy(WorkloadStrategy):

@@ -18,20 +18,14 @@ Obj = dict[str, Any]
 
 
 class HorizontalPodAutoscalerStrategy(Strategy):
-    @staticmethod
-    def default(obj: Obj) -> None:
+    def default(self, obj: Obj) -> None:
         spec = obj.get("spec")
         if isinstance(spec, dict) and spec.get("minReplicas") is None:
             spec["minReplicas"] = 1
 
     def prepare_for_create(self, obj: Obj, now: str) -> None:
-        self.default(obj)
         super().prepare_for_create(obj, now)
         obj["status"] = {"currentMetrics": None, "desiredReplicas": 0}
-
-    def prepare_for_update(self, new: Obj, old: Obj) -> None:
-        self.default(new)
-        super().prepare_for_update(new, old)
 
 
 RULES: dict[tuple[str, str], KindRules] = {

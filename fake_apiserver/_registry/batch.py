@@ -210,9 +210,11 @@ def _job_update_errors(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[F
 class JobStrategy(Strategy):
     """Defaults on every write; the generated selector on create (see the module docstring)."""
 
+    def default(self, obj: Obj) -> None:
+        default_job(obj)
+
     def prepare_for_create(self, obj: Obj, now: str) -> None:
         super().prepare_for_create(obj, now)
-        default_job(obj)
         obj["status"] = {}
 
     def validate_create(self, obj: Obj) -> list[FieldError]:
@@ -220,9 +222,6 @@ class JobStrategy(Strategy):
             _generate_selector(obj)
         return super().validate_create(obj)
 
-    def prepare_for_update(self, new: Obj, old: Obj) -> None:
-        default_job(new)
-        super().prepare_for_update(new, old)
 
 
 # --------------------------------------------------------- the internal template as Go prints it
@@ -491,17 +490,15 @@ class CronJobStrategy(Strategy):
     """Defaults on every write; create validation adds the name length rule, update validation
     compares with the stored schedule and time zone."""
 
+    def default(self, obj: Obj) -> None:
+        default_cron_job(obj)
+
     def prepare_for_create(self, obj: Obj, now: str) -> None:
         super().prepare_for_create(obj, now)
-        default_cron_job(obj)
         obj["status"] = {}
 
     def validate_create(self, obj: Obj) -> list[FieldError]:
         return _cron_job_create_errors(obj)
-
-    def prepare_for_update(self, new: Obj, old: Obj) -> None:
-        default_cron_job(new)
-        super().prepare_for_update(new, old)
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return _cron_spec_errors(new, old)

@@ -39,6 +39,14 @@ Obj = dict[str, Any]
 class NamespaceStrategy(Strategy):
     generation = False
 
+    def default(self, obj: Obj) -> None:
+        """``SetDefaults_Namespace``: the ``kubernetes.io/metadata.name`` label is the namespace's
+        name, on every write."""
+        meta = obj.get("metadata")
+        if isinstance(meta, dict) and meta.get("name"):
+            labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else None
+            meta["labels"] = {**(labels or {}), "kubernetes.io/metadata.name": meta["name"]}
+
     def prepare_for_create(self, obj: Obj, now: str) -> None:
         super().prepare_for_create(obj, now)
         obj["status"] = {"phase": "Active"}
@@ -198,14 +206,12 @@ def default_replication_controller(obj: Obj) -> None:
 class ReplicationControllerStrategy(Strategy):
     """Defaults on every write; a create answers with the status' replica count 0."""
 
+    def default(self, obj: Obj) -> None:
+        default_replication_controller(obj)
+
     def prepare_for_create(self, obj: Obj, now: str) -> None:
         super().prepare_for_create(obj, now)
-        default_replication_controller(obj)
         obj["status"] = {"replicas": 0}
-
-    def prepare_for_update(self, new: Obj, old: Obj) -> None:
-        default_replication_controller(new)
-        super().prepare_for_update(new, old)
 
 
 def _service_rules(obj: Mapping[str, Any]) -> list[FieldError]:
@@ -462,13 +468,8 @@ def _secret_update_errors(new: Mapping[str, Any], old: Mapping[str, Any]) -> lis
 class SecretStrategy(Strategy):
     """Defaults on every write; on update the immutability rules come before the Secret's own."""
 
-    def prepare_for_create(self, obj: Obj, now: str) -> None:
-        super().prepare_for_create(obj, now)
+    def default(self, obj: Obj) -> None:
         default_secret(obj)
-
-    def prepare_for_update(self, new: Obj, old: Obj) -> None:
-        default_secret(new)
-        super().prepare_for_update(new, old)
 
     def update_rule_errors(self, new: Obj, old: Obj) -> list[FieldError]:
         return self.rules.update(new, old) + self.rules.create(new)
@@ -478,13 +479,14 @@ class PodTemplateStrategy(Strategy):
     """A PodTemplate has no ``spec`` but counts generations of its ``template``, which gets the
     pod spec's defaults."""
 
+    def default(self, obj: Obj) -> None:
+        default_pod_template(obj.get("template"))
+
     def prepare_for_create(self, obj: Obj, now: str) -> None:
         super().prepare_for_create(obj, now)
-        default_pod_template(obj.get("template"))
         obj["metadata"]["generation"] = 1
 
     def prepare_for_update(self, new: Obj, old: Obj) -> None:
-        default_pod_template(new.get("template"))
         super().prepare_for_update(new, old)
         if "generation" in old["metadata"]:
             changed = semantic(new.get("template")) != semantic(old.get("template"))
@@ -500,13 +502,8 @@ def _default_endpoints(obj: Obj) -> None:
 
 
 class EndpointsStrategy(Strategy):
-    def prepare_for_create(self, obj: Obj, now: str) -> None:
-        super().prepare_for_create(obj, now)
+    def default(self, obj: Obj) -> None:
         _default_endpoints(obj)
-
-    def prepare_for_update(self, new: Obj, old: Obj) -> None:
-        _default_endpoints(new)
-        super().prepare_for_update(new, old)
 
 
 class ResourceQuotaStrategy(Strategy):

@@ -30,6 +30,7 @@ from fake_apiserver._machinery import crdcel, structural
 from fake_apiserver._machinery import schema as _schema
 from fake_apiserver._machinery.equality import semantic
 from fake_apiserver._machinery.errors import BadRequest, FieldError, Forbidden
+from fake_apiserver._machinery.fieldset import FieldType, custom_type
 from fake_apiserver._machinery.fieldvalidation import FieldValidation
 from fake_apiserver._machinery.jsonutil import json_copy
 from fake_apiserver._machinery.kindspec import KindSpec, Subresource
@@ -205,7 +206,14 @@ class CustomResourceStrategy(Strategy):
         self.terminating = False
         #: the version's additionalPrinterColumns, as declared (the Table's columns; none: the default)
         self.printer_columns: tuple[Mapping[str, Any], ...] = tuple(version.get("additionalPrinterColumns") or ())
+        self._merge_type: FieldType | None = None
         self.use(KindRules(unconditional_update=False))
+
+    def merge_type(self, release: str) -> FieldType:
+        """The merge rules of the version's schema (compiled once)."""
+        if self._merge_type is None:
+            self._merge_type = custom_type(self.schema, release)
+        return self._merge_type
 
     def admit_create(self, obj: Obj, sent: Obj) -> None:
         """The custom resource handler refuses a create while the CRD is being deleted."""

@@ -15,6 +15,7 @@ from typing import Any, Callable, Mapping
 from fake_apiserver._machinery.equality import semantic
 from fake_apiserver._machinery.errors import FieldError
 from fake_apiserver._machinery.features import FeatureGates
+from fake_apiserver._machinery.fieldset import FieldType, builtin_type, custom_type
 from fake_apiserver._machinery.fieldvalidation import FieldValidation
 from fake_apiserver._machinery.jsonutil import json_copy
 from fake_apiserver._machinery.kindspec import KindSpec
@@ -149,6 +150,20 @@ class Strategy:
         ``obj`` gets (``requested``: the request's ``gracePeriodSeconds``), or ``None`` for a
         kind that is not deleted gracefully (every kind but pods)."""
         return None
+
+    def default(self, obj: Obj) -> None:
+        """The scheme's defaults (``SetDefaults_<Kind>``), which decoding applies to every body:
+        the store runs this right after decoding a create, update or patch, before the request's
+        managed fields are computed and before admission and ``PrepareFor*`` (so the fields it
+        fills belong to the writer). Idempotent; none for a generic kind."""
+
+    def merge_type(self, release: str) -> FieldType:
+        """The kind's merge rules for managed fields and server-side apply: the release's schema
+        of it (a kind of a test's own, which has none: every field deduced)."""
+        try:
+            return builtin_type(self.spec.group, self.spec.version, self.spec.kind, release)
+        except KeyError:
+            return custom_type(None, release)
 
     def prepare_for_create(self, obj: Obj, now: str) -> None:
         if self.spec.has_status and self.reset_status_on_create:

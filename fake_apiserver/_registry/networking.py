@@ -32,8 +32,7 @@ def _default_protocols(ports: Any) -> None:
 
 
 class NetworkPolicyStrategy(Strategy):
-    @staticmethod
-    def default(obj: Obj) -> None:
+    def default(self, obj: Obj) -> None:
         spec = obj.get("spec")
         if not isinstance(spec, dict):
             return
@@ -44,18 +43,10 @@ class NetworkPolicyStrategy(Strategy):
         if not spec.get("policyTypes"):
             spec["policyTypes"] = ["Ingress"] + (["Egress"] if spec.get("egress") else [])
 
-    def prepare_for_create(self, obj: Obj, now: str) -> None:
-        self.default(obj)
-        super().prepare_for_create(obj, now)
-
-    def prepare_for_update(self, new: Obj, old: Obj) -> None:
-        self.default(new)
-        super().prepare_for_update(new, old)
 
 
 class EndpointSliceStrategy(Strategy):
-    @staticmethod
-    def default(obj: Obj) -> None:
+    def default(self, obj: Obj) -> None:
         for endpoint in obj.get("endpoints") or ():
             if isinstance(endpoint, dict):
                 endpoint.setdefault("conditions", {})
@@ -66,12 +57,10 @@ class EndpointSliceStrategy(Strategy):
                     port["protocol"] = "TCP"
 
     def prepare_for_create(self, obj: Obj, now: str) -> None:
-        self.default(obj)
         super().prepare_for_create(obj, now)
         obj["metadata"]["generation"] = 1
 
     def prepare_for_update(self, new: Obj, old: Obj) -> None:
-        self.default(new)
         changed = {k: v for k, v in new.items() if k not in ("metadata", "kind", "apiVersion")} != {
             k: v for k, v in old.items() if k not in ("metadata", "kind", "apiVersion")}
         new["metadata"]["generation"] = old["metadata"].get("generation", 1) + (1 if changed else 0)

@@ -200,22 +200,20 @@ class NodeStrategy(Strategy):
         super().__init__(spec, features=features)
         self.taint_not_ready = taint_not_ready
 
+    def default(self, obj: Obj) -> None:
+        default_node(obj)
+
     def prepare_for_create(self, obj: Obj, now: str) -> None:
         super().prepare_for_create(obj, now)
-        default_node(obj)
         drop_disabled_fields(NODE_RULES, obj, None, self.features)
         admitted = admit_node_create(obj, taint_not_ready=self.taint_not_ready)
         obj.clear()
         obj.update(admitted)
 
     def prepare_for_update(self, new: Obj, old: Obj) -> None:
-        default_node(new)
         super().prepare_for_update(new, old)
         drop_disabled_fields(NODE_RULES, new, old, self.features)
 
-    def prepare_for_status_update(self, new: Obj, old: Obj, now: str) -> None:
-        default_node(new)
-        super().prepare_for_status_update(new, old, now)
 
     def validate_create(self, obj: Obj) -> list[FieldError]:
         return self.rules.create(obj) + validate_node_pod_preemption_policy(

@@ -20,7 +20,7 @@ from fake_apiserver._registry.generic import KindRules, Strategy
 from fake_apiserver._registry.pod_validation import validate_pod_create, validate_pod_status_update, validate_pod_update
 from fake_apiserver._registry.priority import admit_pod
 
-__all__ = ["PodStrategy", "RULES", "update_pod_condition", "SCHEDULING_GATED_MESSAGE", "admit_pod_overhead", "default_pod", "keep_pod_level_resources", "qos_class"]
+__all__ = ["PodStrategy", "RULES", "update_pod_condition", "SCHEDULING_GATED_MESSAGE", "admit_default_tolerations", "admit_pod_overhead", "default_pod", "keep_pod_level_resources", "qos_class"]
 
 Obj = dict[str, Any]
 
@@ -95,8 +95,8 @@ def _default_container(c: Obj) -> None:
 
 
 def default_pod(pod: Obj) -> None:
-    """The pod defaults of ``pkg/apis/core/v1/defaults.go`` plus the DefaultTolerationSeconds
-    admission plugin, as far as schedulers and kubectl read them (the Priority plugin is
+    """The pod defaults of ``pkg/apis/core/v1/defaults.go``, as far as schedulers and kubectl
+    read them (admission's are :func:`admit_default_tolerations` and the Priority plugin's
     :func:`~fake_apiserver._registry.priority.admit_pod`)."""
     spec = pod.setdefault("spec", {})
     spec.setdefault("restartPolicy", "Always")
@@ -109,6 +109,12 @@ def default_pod(pod: Obj) -> None:
         for c in spec.get(key) or []:
             if isinstance(c, dict):
                 _default_container(c)
+
+
+def admit_default_tolerations(pod: Obj) -> None:
+    """The DefaultTolerationSeconds admission plugin (on a pod's create and update): a pod that
+    does not tolerate ``not-ready`` or ``unreachable`` for NoExecute gets 300 seconds of each."""
+    spec = pod.setdefault("spec", {})
     tolerations = spec.setdefault("tolerations", [])
     if isinstance(tolerations, list):
         for default in _DEFAULT_TOLERATIONS:
@@ -126,14 +132,17 @@ class PodStrategy(Strategy):
 
     status_keeps_meta = ("ownerReferences",)  # "old kubelets corrupt them" (podStatusStrategy)
 
+    def default(self, obj: Obj) -> None:
+        default_pod(obj)
+
     def admit_create(self, obj: Obj, sent: Obj) -> None:
+        admit_default_tolerations(obj)
         admit_pod(obj, self.priority_classes())
         overhead = (sent.get("spec") or {}).get("overhead") if isinstance(sent.get("spec"), dict) else None
         if isinstance(overhead, dict) and isinstance(obj.get("spec"), dict):
             obj["spec"].setdefault("overhead", {})  # Go's non-nil empty map, which the RuntimeClass plugin sees
 
     def prepare_for_create(self, obj: Obj, now: str) -> None:
-        default_pod(obj)
         drop_disabled_fields(POD_RULES, obj, None, self.features)
         obj["metadata"]["generation"] = 1
         status: Obj = {"phase": "Pending", "qosClass": qos_class(obj)}
@@ -179,7 +188,7 @@ class PodStrategy(Strategy):
             if spec.get(key) is None and key in old_spec:
                 spec[key] = old_spec[key]
         keep_pod_level_resources(new, old, self.features)
-        default_pod(new)
+        admit_default_tolerations(new)
         drop_disabled_fields(POD_RULES, new, old, self.features)
         super().prepare_for_update(new, old)
 

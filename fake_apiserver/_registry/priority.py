@@ -220,15 +220,17 @@ class PriorityClassStrategy(Strategy):
 
     generation = False
 
-    def prepare_for_create(self, obj: Obj, now: str) -> None:
+    def default(self, obj: Obj) -> None:
         default_priority_class(obj)
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
         obj["metadata"]["generation"] = 1
 
     def validate_create(self, obj: Obj) -> list[FieldError]:
         return validate_priority_class(obj)
 
     def prepare_for_update(self, new: Obj, old: Obj) -> None:
-        default_priority_class(new)
+        """No generation to move and no status to keep: nothing to prepare."""
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return validate_priority_class_update(new, old)

@@ -144,18 +144,17 @@ class ResourceClaimStrategy(Strategy):
         spec = obj.get("spec")
         return spec.get("spec") if self.spec.kind == "ResourceClaimTemplate" and isinstance(spec, dict) else spec
 
+    def default(self, obj: Obj) -> None:
+        default_device_requests(self._spec_of(obj))
+
     def prepare_for_create(self, obj: Obj, now: str) -> None:
         super().prepare_for_create(obj, now)
-        default_device_requests(self._spec_of(obj))
         # the real server encodes the empty structs: a claim's status, a template's claim metadata
         if self.spec.kind == "ResourceClaim":
             obj.setdefault("status", {})
         elif isinstance(obj.get("spec"), dict):
             obj["spec"].setdefault("metadata", {})
 
-    def prepare_for_update(self, new: Obj, old: Obj) -> None:
-        default_device_requests(self._spec_of(new))
-        super().prepare_for_update(new, old)
 
     def _path(self) -> str:
         return "spec.spec" if self.spec.kind == "ResourceClaimTemplate" else "spec"

@@ -21,7 +21,7 @@ For a custom resource the replica and status paths are the CRD's ``specReplicasP
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from fake_apiserver._machinery import typed
@@ -32,6 +32,7 @@ from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.patch import apply_patch
 from fake_apiserver._machinery.selectors import label_selector_from_dict
 from fake_apiserver._registry.scheme import resolve_kind
+from fake_apiserver._storage.fieldmanager import Writer
 from fake_apiserver._storage.store import Store
 
 __all__ = ["ScalePaths", "get_scale", "patch_scale", "paths_for", "scale_of", "update_scale"]
@@ -125,7 +126,7 @@ def _decoded_scale(body: Any, name: str, release: str, validation: FieldValidati
 
 
 def _scaled(store: Store, spec: KindSpec, namespace: str | None, name: str, scale: Obj, paths: ScalePaths,
-            dry_run: bool) -> Obj:
+            dry_run: bool, writer: Writer) -> Obj:
     """Write ``scale``'s replicas into the parent through the parent's update; the parent as stored."""
     replicas = (scale.get("spec") or {}).get("replicas", 0) or 0
     if replicas < 0:
@@ -136,25 +137,25 @@ def _scaled(store: Store, spec: KindSpec, namespace: str | None, name: str, scal
     if wanted_rv:  # the Scale's version is a precondition on the parent
         parent["metadata"]["resourceVersion"] = wanted_rv
     _set(parent, paths.spec_replicas, replicas)
-    return store.update(spec, namespace, name, parent, dry_run=dry_run)
+    return store.update(spec, namespace, name, parent, dry_run=dry_run, writer=replace(writer, through="scale"))
 
 
 def update_scale(store: Store, spec: KindSpec, namespace: str | None, name: str, body: Any, *,
                  paths: ScalePaths = BUILT_IN, dry_run: bool = False,
-                 field_validation: FieldValidation | None = None) -> tuple[Obj, Obj]:
+                 field_validation: FieldValidation | None = None, writer: Writer = Writer()) -> tuple[Obj, Obj]:
     """PUT of a Scale: the parent before and after (the answer is :func:`scale_of` the latter)."""
     scale = _decoded_scale(body, name, store.release, field_validation)
     before = store.get(spec, namespace, name)
-    return before, _scaled(store, spec, namespace, name, scale, paths, dry_run)
+    return before, _scaled(store, spec, namespace, name, scale, paths, dry_run, writer)
 
 
 def patch_scale(store: Store, spec: KindSpec, namespace: str | None, name: str, patch_body: bytes,
                 content_type: str, *, paths: ScalePaths = BUILT_IN, dry_run: bool = False,
-                field_validation: FieldValidation | None = None) -> tuple[Obj, Obj]:
+                field_validation: FieldValidation | None = None, writer: Writer = Writer()) -> tuple[Obj, Obj]:
     """PATCH of a Scale: the patch applied to the current Scale, then written as a PUT."""
     before = store.get(spec, namespace, name)
     current = scale_of(spec, before, paths)
     patched = apply_patch(current, patch_body, content_type, {}, kind="Scale", group="autoscaling", name=name,
                           node=typed.kind_node("autoscaling", "v1", "Scale", store.release),
                           validation=field_validation)
-    return before, _scaled(store, spec, namespace, name, patched, paths, dry_run)
+    return before, _scaled(store, spec, namespace, name, patched, paths, dry_run, writer)

@@ -66,7 +66,7 @@ from fake_apiserver._machinery.features import FeatureGates
 from fake_apiserver._registry.events import convert_event
 from fake_apiserver._registry.kinds import by_kind, by_resource, served_kinds
 from fake_apiserver._machinery.kindspec import KindSpec
-from fake_apiserver._machinery.patch import apply_patch
+from fake_apiserver._machinery.patch import APPLY_PATCH_YAML, apply_patch, patch_media_type
 from fake_apiserver._registry.scheme import reconcile_patched_kind, resolve_kind
 from fake_apiserver._registry.priority import system_priority_classes
 from fake_apiserver._registry import resize
@@ -74,6 +74,7 @@ from fake_apiserver._machinery import schema as schemas
 from fake_apiserver._machinery.selectors import FieldSelector, LabelSelector
 from fake_apiserver._registry.generic import KindRules, Strategy
 from fake_apiserver._storage.crds import CustomResourceDefinitions
+from fake_apiserver._storage.fieldmanager import FieldManager, Writer, parse_applied
 from fake_apiserver._registry.strategy import strategy_for
 from fake_apiserver._machinery import typed
 from fake_apiserver._registry import binding
@@ -181,6 +182,8 @@ class Store:
                              storage_classes=self._storage_classes)
         #: bumped whenever the served kinds change (discovery and OpenAPI documents are rebuilt)
         self.kinds_generation = 0
+        #: each write's managed fields, and server-side apply
+        self.field_manager = FieldManager(self.release, self._now)
         for spec in self.kinds:
             self._register(spec, strategy_for(spec, features=self.features, **self._options))  # type: ignore[arg-type]
         self.custom_resources = CustomResourceDefinitions(self)
@@ -557,6 +560,7 @@ class Store:
             meta["namespace"] = namespace or body_ns
         else:
             meta.pop("namespace", None)
+        self._strategy(spec).default(obj)  # the decoder defaults every body
         return obj
 
     # ------------------------------------------------------------------ reads
@@ -689,15 +693,21 @@ class Store:
     # ------------------------------------------------------------------ writes
 
     def create(self, spec: KindSpec, namespace: str | None, body: Any, *, dry_run: bool = False,
-               field_validation: FieldValidation | None = None) -> Obj:
-        """POST: ``WipeObjectMetaSystemFields``, ``BeforeCreate`` (strategy, name generation,
-        validation), namespace admission, then the storage write. ``field_validation`` is the request's
-        ``fieldValidation`` (none: unknown fields dropped silently, as for in-process callers).
+               field_validation: FieldValidation | None = None, writer: Writer = Writer()) -> Obj:
+        """POST: the writer's managed fields, mutating admission, ``WipeObjectMetaSystemFields``,
+        ``BeforeCreate`` (strategy, name generation, validation), namespace admission, then the
+        storage write. ``field_validation`` is the request's ``fieldValidation`` (none: unknown
+        fields dropped silently, as for in-process callers).
 
         A ``resourceVersion`` in the body fails the storage write with etcd3's plain error, which
         the client sees as a 500 with no reason (``storage.ErrResourceVersionSetOnCreate``).
         """
         obj = self._check_body(spec, body, namespace, field_validation=field_validation)
+        managed = self.field_manager.created(spec, self._strategy(spec), obj, writer)
+        return self._create(spec, obj, body, managed, dry_run)
+
+    def _create(self, spec: KindSpec, obj: Obj, body: Any, managed: Sequence[Obj], dry_run: bool) -> Obj:
+        """A create of the decoded and defaulted ``obj`` (``body``: as sent) with its managed fields."""
         strategy = self._strategy(spec)
         strategy.admit_create(obj, body)
         meta = obj["metadata"]
@@ -717,6 +727,8 @@ class Store:
         # FillObjectMetaSystemFields, before validation (a Job's generated selector names its uid)
         meta["uid"] = self._new_uid()
         meta["creationTimestamp"] = now
+        if managed:
+            meta["managedFields"] = list(managed)
         errors = object_meta.validate_object_meta(spec, obj, create=True) + strategy.validate_create(obj)
         object_meta.check(spec, name, errors)
         strategy.validate_admission(obj, None)
@@ -744,6 +756,7 @@ class Store:
         subresource: str | None = None,
         dry_run: bool = False,
         field_validation: FieldValidation | None = None,
+        writer: Writer = Writer(),
     ) -> Obj:
         """PUT: the body's ``uid`` is a storage precondition and its ``resourceVersion`` an
         optimistic lock (none: an unconditional update); a no-op writes nothing, and neither
@@ -752,14 +765,15 @@ class Store:
         old = self._bucket(spec).get(self._key(spec, namespace, name))
         if old is None:
             if self.creates_on_update(spec) and subresource is None:
-                return self.create(spec, namespace, obj, dry_run=dry_run)
+                return self.create(spec, namespace, obj, dry_run=dry_run, writer=writer)
             raise NotFound.of(spec.resource, spec.group, name)
         uid = obj["metadata"].get("uid")
         if uid and uid != old["metadata"]["uid"]:
             raise Conflict.of(spec.resource, spec.group, name, _precondition_failed(
                 spec, namespace, name, "UID", uid, old["metadata"]["uid"]))
         _check_resource_version(spec, name, obj, old, self._strategy(spec).rules)
-        return self._write(spec, old, obj, subresource, dry_run)
+        managed = self.field_manager.updated(spec, self._strategy(spec), old, obj, writer, subresource or "")
+        return self._write(spec, old, obj, subresource, managed, dry_run)
 
     def patch(
         self,
@@ -772,9 +786,14 @@ class Store:
         subresource: str | None = None,
         dry_run: bool = False,
         field_validation: FieldValidation | None = None,
+        writer: Writer = Writer(),
     ) -> Obj:
         """PATCH: apply to the stored object and decode the result into the kind's type, then the
-        update path (``patcher.applyPatch`` checks the namespace, then the name, of the result)."""
+        update path (``patcher.applyPatch`` checks the namespace, then the name, of the result).
+        A server-side apply (``application/apply-patch+yaml``) is :meth:`apply`."""
+        if patch_media_type(content_type) == APPLY_PATCH_YAML:
+            return self.apply(spec, namespace, name, parse_applied(patch_body), subresource=subresource,
+                              dry_run=dry_run, writer=writer)
         old = self.get(spec, namespace, name)
         node = _node(spec, self.release)
         seen = old
@@ -790,12 +809,45 @@ class Store:
         if body_name != name:
             raise BadRequest(f"the name of the object ({body_name}) does not match the name on the URL ({name})")
         _check_resource_version(spec, name, obj, old, self._strategy(spec).rules)
-        return self._write(spec, old, obj, subresource, dry_run)
+        managed = self.field_manager.updated(spec, self._strategy(spec), old, obj, writer, subresource or "")
+        return self._write(spec, old, obj, subresource, managed, dry_run)
 
-    def _write(self, spec: KindSpec, old: Obj, obj: Obj, subresource: str | None, dry_run: bool = False) -> Obj:
+    def apply(self, spec: KindSpec, namespace: str | None, name: str, config: Obj, *, subresource: str | None = None,
+              dry_run: bool = False, writer: Writer = Writer()) -> Obj:
+        """Server-side apply of ``config`` by ``writer`` (:meth:`FieldManager.applied`): the merged
+        object is decoded, defaulted and written as a patch's result is; a missing object is
+        created (a missing one's subresource is a 404). ``metadata.uid`` and
+        ``resourceVersion`` in the configuration are preconditions, as in a PUT."""
+        old = self._bucket(spec).get(self._key(spec, namespace, name))
+        if old is None and subresource:
+            raise NotFound.of(spec.resource, spec.group, name)
+        strategy = self._strategy(spec)
+        meta = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}
+        if not (meta or {}).get("name"):
+            raise BadRequest(f"the name of the object ({name} based on URL) was undeterminable: name must be provided")
+        result = self.field_manager.applied(spec, strategy, old, config, writer, name, subresource or "")
+        obj = self._check_body(spec, result.object, namespace, name=name)
+        if old is None:
+            uid = obj["metadata"].get("uid")
+            if uid:
+                raise Conflict.of(spec.resource, spec.group, name, f"uid mismatch: the provided object specified uid "
+                                  f"{uid}, and no existing object was found")
+            obj["metadata"].pop("resourceVersion", None)
+            self._require_namespace(spec, namespace, name)
+            return self._create(spec, obj, result.object, result.managed_fields, dry_run)
+        uid = obj["metadata"].get("uid")
+        if uid and uid != old["metadata"]["uid"]:
+            raise Conflict.of(spec.resource, spec.group, name, _precondition_failed(
+                spec, namespace, name, "UID", uid, old["metadata"]["uid"]))
+        _check_resource_version(spec, name, obj, old, strategy.rules)
+        return self._write(spec, old, obj, subresource, result.managed_fields, dry_run)
+
+    def _write(self, spec: KindSpec, old: Obj, obj: Obj, subresource: str | None, managed: Sequence[Obj],
+               dry_run: bool = False) -> Obj:
         """``rest.BeforeUpdate`` and the storage write: system fields come from the stored object
         (a missing ``uid`` too, a different one fails validation), then the strategy and
-        validation run; nothing is written when the result equals what is stored."""
+        validation run, and the write's ``managed`` fields are set; nothing is written when the
+        result equals what is stored."""
         strategy = self._strategy(spec)
         meta = obj["metadata"]
         old_meta = old["metadata"]
@@ -816,6 +868,8 @@ class Store:
         meta = obj["metadata"]
         if not meta.get("uid"):
             meta["uid"] = old_meta["uid"]
+        if managed:
+            meta["managedFields"] = list(managed)
         # metadata equal to the stored (valid) metadata cannot fail ValidateObjectMetaUpdate
         errors = [] if meta == old_meta else object_meta.validate_object_meta(spec, obj, create=False, old=old)
         if subresource == "status":

@@ -43,7 +43,7 @@ from fake_apiserver._machinery.errors import BY_CODE, StatusError
 from fake_apiserver._endpoints.request import Handler, RequestInfo
 from fake_apiserver._endpoints.responses import json_response
 from fake_apiserver._machinery.kindspec import KindSpec
-from fake_apiserver._machinery.protobuf import body_json
+from fake_apiserver._server.journal import request_body
 
 __all__ = [
     "CloseConnection",
@@ -105,7 +105,7 @@ class Match:
             return False
         if self.body is not None:
             try:
-                decoded = body_json(info.body, info.content_type) if info.body else None
+                decoded = request_body(info.body, info.content_type) if info.body else None
             except ValueError:
                 return False
             if not self.body(decoded):

@@ -39,14 +39,17 @@ from pathlib import Path
 from itertools import islice
 from typing import Any, Callable, Iterable, Iterator
 
+import yaml
 from aiohttp import web
 
+from fake_apiserver._machinery import goyaml
+from fake_apiserver._machinery.patch import APPLY_PATCH_YAML
 from fake_apiserver._storage.effects import Effect, current_request, is_write
 from fake_apiserver._endpoints.request import Handler, RequestInfo
 from fake_apiserver._machinery.protobuf import body_json
 from fake_apiserver._storage.watch import WatchEvent
 
-__all__ = ["Journal", "JournalEntry"]
+__all__ = ["Journal", "JournalEntry", "request_body"]
 
 
 @dataclass(frozen=True)
@@ -126,11 +129,27 @@ def _answered_object(response: web.StreamResponse) -> dict[str, Any] | None:
     return obj if isinstance(obj, dict) and obj.get("kind") not in (None, "Status") else None
 
 
+def request_body(body: bytes, content_type: str) -> Any:
+    """A request's body as the JSON value it stands for, for what records or matches requests:
+    :func:`~fake_apiserver._machinery.protobuf.body_json`, except that a server-side apply's body
+    is read as YAML, which it may be (kubectl and client-go send JSON, itself YAML; a hand-written
+    apply often does not). ``ValueError`` when it cannot be read."""
+    try:
+        return body_json(body, content_type)
+    except ValueError:
+        if content_type.split(";", 1)[0].strip().lower() != APPLY_PATCH_YAML:
+            raise
+        try:
+            return goyaml.load(body)
+        except yaml.YAMLError as e:
+            raise ValueError(f"not a YAML document: {e}") from e
+
+
 def _decode_body(body: bytes, content_type: str) -> Any:
     if not body:
         return None
-    try:  # a protobuf body is recorded as the JSON it decodes to
-        return body_json(body, content_type)
+    try:  # a protobuf body is recorded as the JSON it decodes to, an apply's YAML as its value
+        return request_body(body, content_type)
     except (ValueError, UnicodeDecodeError):
         return body.decode("utf-8", "replace")
 

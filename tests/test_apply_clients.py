@@ -14,8 +14,9 @@ The ``kubernetes`` Python client applies through its generated methods (``_conte
 ``field_manager``), compared the same way (:data:`PYTHON_EXPECTED`). Last, on the virtual loop
 as tests/test_effects.py does, the journal and fault rules are shown to read an apply as the
 write it is: journaled with its effect, refused by a rule on the effect it would have, previewed
-as it would be served, and a dry run storing nothing. Where the fake still answers otherwise than
-v1.37.2, the test is a strict ``xfail`` naming the place, so a fix shows up as an XPASS.
+as it would be served, and a dry run storing nothing. A step where the fake is known to answer
+otherwise than v1.37.2 goes in :data:`KNOWN_DIFFERENCES` as a strict ``xfail`` naming the place
+(none is, now), so a fix shows up as an XPASS.
 
 The large CRD is the reason users apply CRDs server-side at all: its manifest is above 262144
 bytes, the limit of an annotation, so client-side apply's ``last-applied-configuration`` cannot
@@ -520,10 +521,7 @@ def real_outcomes(real_plane: ControlPlane, tmp_path_factory: pytest.TempPathFac
 STEPS = [o.step for o in EXPECTED]
 BY_STEP = {o.step: o for o in EXPECTED}
 #: steps where the fake still answers otherwise; strict, so a fix shows up as an XPASS
-KNOWN_DIFFERENCES = {
-    "crd: client-side apply does not fit": "the fake words a too-long annotation 'must have at most 262144 "
-                                           "bytes' (FieldError.too_long); v1.37.2 says 'may not be more than'",
-}
+KNOWN_DIFFERENCES: dict[str, str] = {}
 
 
 def _marked(steps: list[str]) -> list[Any]:
@@ -853,8 +851,6 @@ def test_a_dry_run_apply_stores_nothing_and_a_refused_apply_is_previewed_as_serv
     with_server(body)
 
 
-@pytest.mark.xfail(strict=True, reason="ResourceHandlers.preview (fake_apiserver/_endpoints/handlers.py) reads the "
-                   "object first and answers no preview when it is missing, so an apply that creates has none")
 def test_a_rule_on_an_effect_refuses_an_apply_that_creates() -> None:
     async def body(server: FakeApiServer, http: aiohttp.ClientSession) -> None:
         rule = server.faults.add(FaultRule(Match(resource="configmaps", effect=sets_field("data", "a")), Respond(503)))
@@ -865,8 +861,6 @@ def test_a_rule_on_an_effect_refuses_an_apply_that_creates() -> None:
     with_server(body)
 
 
-@pytest.mark.xfail(strict=True, reason="the fake answers every PATCH 200 (ResourceHandlers, the patch branch in "
-                   "fake_apiserver/_endpoints/handlers.py); v1.37.2 answers an apply that creates 201")
 def test_an_apply_that_creates_answers_created() -> None:
     """Captured from kube-apiserver v1.37.2: the same ConfigMap apply twice answers 201, then 200."""
 

@@ -1298,7 +1298,8 @@ def test_events_are_one_resource_in_two_shapes() -> None:
         assert core["items"] == [{
             "kind": "Event", "apiVersion": "v1", "metadata": created["metadata"],
             "involvedObject": {"kind": "Pod", "namespace": "default", "name": "p", "uid": "u1"},
-            "reason": "FailedScheduling", "message": "0/1 nodes are available", "type": "Warning",
+            "reason": "FailedScheduling", "message": "0/1 nodes are available", "source": {},
+            "firstTimestamp": None, "lastTimestamp": None, "type": "Warning",
             "eventTime": "2026-01-01T00:00:00.000000Z", "action": "Scheduling",
             "reportingComponent": "default-scheduler", "reportingInstance": "default-scheduler-host"}]
         again = await api.post("/api/v1/namespaces/default/events", dict(core["items"][0], metadata={"name": "p.1"}))

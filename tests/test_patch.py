@@ -285,13 +285,13 @@ def test_other_content_types_are_415(content_type: str) -> None:
     }
 
 
-def test_server_side_apply_is_refused_with_a_415_that_says_so() -> None:
+def test_server_side_apply_of_a_scale_is_refused_with_a_415_that_says_so() -> None:
     with pytest.raises(UnsupportedMediaType) as caught:
         patch(b"metadata:\n  labels: {a: b}\n", "application/apply-patch+yaml; charset=utf-8")
     assert caught.value.message == (
         "the body of the request was in an unknown format - accepted media types include: "
         "application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json "
-        "(server-side apply, application/apply-patch+yaml, is not supported by this fake API server)"
+        "(server-side apply of a Scale, application/apply-patch+yaml, is not supported by this fake API server)"
     )
     assert caught.value.to_status()["code"] == 415
 

@@ -126,7 +126,7 @@ def test_check_lists_a_repeated_error_once() -> None:
         (NODES, {"name": "n", "annotations": {"Example.COM/Key": "x", "bad key": "y"}},
          [f'metadata.annotations: Invalid value: "bad key": {NAME_RULE}']),
         (NODES, {"name": "n", "annotations": {"k": "v" * (256 * 1024)}},
-         ["metadata.annotations: Too long: must have at most 262144 bytes"]),
+         ["metadata.annotations: Too long: may not be more than 262144 bytes"]),
         (NODES, {"name": "n", "generation": -1},
          ["metadata.generation: Invalid value: -1: must be greater than or equal to 0"]),
         (NODES, {"name": "n", "finalizers": ["example.com/f", "kubernetes", "custom"]},

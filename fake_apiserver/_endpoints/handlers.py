@@ -27,7 +27,7 @@ from fake_apiserver._endpoints.decoding import (
     field_validation,
     parse_body,
 )
-from fake_apiserver._endpoints.request import RequestInfo
+from fake_apiserver._endpoints.request import RequestInfo, media_type
 from fake_apiserver._endpoints.responses import EncodedObjects, json_response
 from fake_apiserver._endpoints.route_errors import RouteMethodNotAllowed, RouteNotFound, route_consumes_patch
 from fake_apiserver._endpoints.tables import TableStream, negotiate_table, render_table
@@ -239,11 +239,12 @@ class ResourceHandlers:
             patch_type = (custom_patch_media_type if spec.custom else patch_media_type)(info.content_type)
             dry_run = validate_write_options("PatchOptions", q, patch_type=patch_type)
             # an apply may create its object, not a subresource's: a missing one is a 404 first
-            if patch_type == "application/apply-patch+yaml" and (
-                    not info.subresource or store.exists(spec, ns, info.name)):
+            applying = patch_type == "application/apply-patch+yaml"
+            creating = applying and not store.exists(spec, ns, info.name)
+            if applying and (not info.subresource or not creating):
                 check_apply_body(info.body, spec)
             patched = self._store_write(info, dry_run=dry_run, warnings=_warnings(info))
-            return self.encoded.response(_at_version(spec, patched))
+            return self.encoded.response(_at_version(spec, patched), 201 if creating and not info.subresource else 200)
         if verb == "delete" and not info.subresource:
             return self.encoded.response(_at_version(spec, self._store_write(info, dry_run=False)))
         if verb == "deletecollection":
@@ -264,7 +265,9 @@ class ResourceHandlers:
             return None
         store = self.store
         try:
-            before = store.get(spec, info.namespace or None, info.name) if info.name else None
+            creates = info.verb == "patch" and media_type(info.content_type) == "application/apply-patch+yaml" \
+                and not store.exists(spec, info.namespace or None, info.name)  # an apply may create its object
+            before = store.get(spec, info.namespace or None, info.name) if info.name and not creates else None
             if info.subresource == "scale":
                 if info.verb not in ("update", "patch"):
                     return None

@@ -126,7 +126,7 @@ class FieldError:
 
     @classmethod
     def too_long(cls, path: str, limit: int) -> FieldError:
-        return cls("FieldValueTooLong", path, f"must have at most {limit} bytes")
+        return cls("FieldValueTooLong", path, f"may not be more than {limit} bytes")
 
     def body(self) -> str:
         """Go's ``ErrorBody()``: the message without the field path."""

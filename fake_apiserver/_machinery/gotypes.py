@@ -29,8 +29,8 @@ from importlib.resources.abc import Traversable
 from typing import Any, Mapping
 
 from fake_apiserver._machinery import schema as schemas
-__all__ = ["DROP", "Field", "GoField", "Node", "PLAIN", "facts_file", "go_fields", "kind_node", "patch_strategies",
-           "semantic_of", "zero_value"]
+__all__ = ["DROP", "Field", "GoField", "Node", "PLAIN", "facts_file", "go_fields", "go_written", "kind_node",
+           "patch_strategies", "semantic_of", "zero_value"]
 
 # Node kinds: the containers first (``kind <= LIST``), then the types with their own JSON
 # form (structs in Go: ``omitempty`` never leaves them out), then plain scalars.
@@ -311,6 +311,31 @@ def zero_value(node: Node) -> Any:
     if kind == QUANTITY:
         return "0"
     return None
+
+
+def go_written(value: Any, node: Node) -> Any:
+    """``value`` (decoded as ``node``) with what Go's encoder writes of the fields it leaves unset:
+    a struct that is no pointer as an object (its own such fields in it), a ``metav1.Time`` as
+    ``null`` (``lastProbeTime`` of a condition), a list or map without ``omitempty`` as ``null``,
+    a scalar without ``omitempty`` as its zero. The object kube-apiserver stores and compares is
+    the Go struct, so this is what a write's managed fields see (a condition's unset
+    ``lastHeartbeatTime`` is the writer's). Changes ``value`` in place and returns it."""
+    if node.kind == STRUCT and isinstance(value, dict):
+        for name, f in node.fields.items():
+            if name in value:
+                go_written(value[name], f.node)
+            elif f.pointer or f.kind in (LIST, MAP):
+                if not f.pointer and not f.omitempty:
+                    value[name] = None
+            elif f.null is not DROP:
+                value[name] = go_written({}, f.node) if f.kind == STRUCT else f.null
+    elif node.kind == LIST and isinstance(value, list) and node.elem is not None:
+        for item in value:
+            go_written(item, node.elem)
+    elif node.kind == MAP and isinstance(value, dict) and node.elem is not None:
+        for item in value.values():
+            go_written(item, node.elem)
+    return value
 
 
 def _scalar_zero(value: Any) -> bool:

@@ -168,7 +168,7 @@ def _cap(entries: list[ManagedEntry]) -> list[ManagedEntry]:
 
 
 def update_managed_fields(managed: Sequence[Mapping[str, Any]] | None, old: Any, new: Any, ftype: FieldType, *,
-                          manager: str, api_version: str, time: str, subresource: str = "",
+                          manager: str, api_version: str, time: str | None, subresource: str = "",
                           reset: FieldSet | None = None, creating: bool = False,
                           unstructured: bool = False) -> list[dict[str, Any]]:
     """``metadata.managedFields`` after ``manager`` turned ``old`` into ``new`` by an Update at

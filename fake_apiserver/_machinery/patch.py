@@ -6,8 +6,10 @@ This mirrors apiserver ``pkg/endpoints/handlers/patch.go`` with its default
 * The media type is the Content-Type up to its first ``;``, compared exactly. Anything else is
   415 with ``negotiation.NewUnsupportedMediaTypeError``, listing the types ``installer.go``
   registers while the ``CBORServingAndStorage`` gate is off (so ``application/apply-patch+cbor``
-  is itself refused that way). Server-side apply is not implemented by this fake: an
-  ``application/apply-patch+yaml`` body gets a 415 of the same shape that says so.
+  is itself refused that way). Server-side apply is the store's
+  (:meth:`~fake_apiserver._storage.store.Store.apply`); an ``application/apply-patch+yaml`` body
+  that reaches this module (a ``/scale`` apply, which the fake does not serve) gets a 415 of the
+  same shape that says so.
 * JSON patch (RFC 6902) runs through the ``jsonpatch`` library. The body is first decoded strictly
   into ``[]jsonPatchOp``: a decode error is 400 ``error decoding patch: <Go json error>``. More
   than 10000 operations is 413. An operation that fails, a failed ``test`` included, is 422
@@ -69,7 +71,7 @@ _UNKNOWN_FORMAT = "the body of the request was in an unknown format - accepted m
 # installer.go registers apply-patch+cbor only with the CBORServingAndStorage gate, which is off.
 _ACCEPTED = ", ".join(PATCH_TYPES[:4])
 _NO_APPLY = (
-    f"{_UNKNOWN_FORMAT}{', '.join(PATCH_TYPES[:3])} (server-side apply, {APPLY_PATCH_YAML}, "
+    f"{_UNKNOWN_FORMAT}{', '.join(PATCH_TYPES[:3])} (server-side apply of a Scale, {APPLY_PATCH_YAML}, "
     "is not supported by this fake API server)"
 )
 

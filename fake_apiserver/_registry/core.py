@@ -31,6 +31,7 @@ from fake_apiserver._registry.fieldrules import (
 from fake_apiserver._registry.generic import KindRules, Strategy
 
 __all__ = ["EndpointsStrategy", "NamespaceStrategy", "PodTemplateStrategy", "RULES", "ReplicationControllerStrategy",
+           "ServiceStrategy",
            "ResourceQuotaStrategy", "SecretStrategy", "default_replication_controller", "default_secret"]
 
 Obj = dict[str, Any]
@@ -172,10 +173,25 @@ def _service_errors(obj: Mapping[str, Any]) -> list[FieldError]:
         number = port.get("port")
         if isinstance(number, int) and not 1 <= number <= 65535:
             errors.append(FieldError.invalid(f"spec.ports[{i}].port", number, "must be between 1 and 65535, inclusive"))
-            if port.get("targetPort") is None:  # defaulted to the port
-                errors.append(FieldError.invalid(f"spec.ports[{i}].targetPort", number,
-                                                 "must be between 1 and 65535, inclusive"))
+        target = port.get("targetPort")
+        if target in (None, 0, ""):  # defaulted to the port
+            target = number
+        if isinstance(target, int) and not isinstance(target, bool) and not 1 <= target <= 65535:
+            errors.append(FieldError.invalid(f"spec.ports[{i}].targetPort", target,
+                                             "must be between 1 and 65535, inclusive"))
     return errors
+
+
+class ServiceStrategy(Strategy):
+    def default(self, obj: Obj) -> None:
+        """``SetDefaults_Service`` for its ports: TCP, and a target port that is unset (or 0, or
+        ``""``, as a decoded ``IntOrString`` is) is the port."""
+        for port in get_in(obj, "spec", "ports") or ():
+            if isinstance(port, dict):
+                if not port.get("protocol"):
+                    port["protocol"] = "TCP"
+                if port.get("targetPort") in (None, 0, "") and isinstance(port.get("port"), int):
+                    port["targetPort"] = port["port"]
 
 
 def _replication_controller_rules(obj: Mapping[str, Any]) -> list[FieldError]:
@@ -529,5 +545,5 @@ RULES: dict[tuple[str, str], KindRules] = {
                               strategy=lambda spec, options: SecretStrategy(spec)),
     ("", "Service"): KindRules(
         create=_service_rules, update=_service_update_errors, create_on_update=True, returns_deleted_object=True,
-        generation=False),
+        generation=False, strategy=lambda spec, options: ServiceStrategy(spec)),
 }

@@ -86,6 +86,9 @@ def _default_container(c: Obj) -> None:
     c.setdefault("imagePullPolicy", "Always" if latest else "IfNotPresent")
     c.setdefault("terminationMessagePath", "/dev/termination-log")
     c.setdefault("terminationMessagePolicy", "File")
+    for port in c.get("ports") or ():
+        if isinstance(port, dict) and not port.get("protocol"):
+            port["protocol"] = "TCP"
     res = c.setdefault("resources", {})
     limits = res.get("limits") or {}
     if limits:
@@ -105,6 +108,11 @@ def default_pod(pod: Obj) -> None:
     spec.setdefault("securityContext", {})
     spec.setdefault("schedulerName", "default-scheduler")
     spec.setdefault("enableServiceLinks", True)
+    # the v1 field serviceAccount is a deprecated alias that conversion keeps equal to serviceAccountName
+    if spec.get("serviceAccountName") and not spec.get("serviceAccount"):
+        spec["serviceAccount"] = spec["serviceAccountName"]
+    elif spec.get("serviceAccount") and not spec.get("serviceAccountName"):
+        spec["serviceAccountName"] = spec["serviceAccount"]
     for key in ("containers", "initContainers"):
         for c in spec.get(key) or []:
             if isinstance(c, dict):

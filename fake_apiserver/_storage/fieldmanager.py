@@ -34,7 +34,7 @@ from fake_apiserver._machinery.managedfields import managed_fields_before, updat
 from fake_apiserver._registry.generic import Strategy
 from fake_apiserver._registry.resetfields import reset_fields
 
-__all__ = ["INTERNAL_MANAGER", "FieldManager", "Writer", "parse_applied"]
+__all__ = ["INTERNAL_MANAGER", "FieldManager", "Writer", "parse_applied", "sent_managed_fields"]
 
 Obj = dict[str, Any]
 
@@ -57,6 +57,12 @@ def parse_applied(data: bytes) -> Obj:
     YAML or JSON object, or of another kind than the URL's)."""
     value = goyaml.load(data) if data.strip() else None
     return value if isinstance(value, dict) else {}
+
+
+def sent_managed_fields(body: Any) -> Any:
+    """The managedFields a write's body carries as sent (None: none)."""
+    meta = body.get("metadata") if isinstance(body, dict) else None
+    return meta.get("managedFields") if isinstance(meta, dict) else None
 
 
 def _without_managed_fields(obj: Obj) -> Obj:
@@ -89,25 +95,27 @@ class FieldManager:
         except KeyError:  # a kind of a test's own
             return {}
 
-    def created(self, spec: KindSpec, strategy: Strategy, obj: Obj, writer: Writer) -> list[Obj]:
+    def created(self, spec: KindSpec, strategy: Strategy, obj: Obj, writer: Writer, sent: Any = None) -> list[Obj]:
         """The managedFields of ``obj`` created by ``writer`` (``obj`` decoded and defaulted; the
-        managedFields it carries, if readable, are where the write starts from)."""
-        sent = (obj.get("metadata") or {}).get("managedFields")
+        managedFields the body carried, ``sent``, if readable, are where the write starts from)."""
         return update_managed_fields(
             managed_fields_before(None, sent), self.empty(spec), _without_managed_fields(obj), self.merge_type(strategy),
             manager=writer.manager, api_version=spec.api_version, time=self.now(), reset=self.reset(spec, strategy, ""),
             creating=True, unstructured=spec.custom)
 
     def updated(self, spec: KindSpec, strategy: Strategy, old: Obj, obj: Obj, writer: Writer,
-                subresource: str = "") -> list[Obj]:
+                subresource: str = "", sent: Any = None) -> list[Obj]:
         """The managedFields after ``writer`` turned the stored ``old`` into ``obj`` (decoded and
-        defaulted; a PUT's or patch's object may rewrite the managedFields it starts from)."""
+        defaulted); a PUT's or patch's object may rewrite the managedFields it starts from
+        (``sent``: those of the body as sent, where an empty list still shows)."""
         live = (old.get("metadata") or {}).get("managedFields")
-        sent = (obj.get("metadata") or {}).get("managedFields")
         subresource = writer.through or subresource
+        # an entry written through ``scale`` has no time: kube-apiserver v1.37.2's scale handler
+        # converts the Scale's entries back to the parent's without it
+        time = None if writer.through == "scale" else self.now()
         return update_managed_fields(
             managed_fields_before(live, sent, subresource), _without_managed_fields(old), _without_managed_fields(obj),
-            self.merge_type(strategy), manager=writer.manager, api_version=spec.api_version, time=self.now(),
+            self.merge_type(strategy), manager=writer.manager, api_version=spec.api_version, time=time,
             subresource=subresource, reset=self.reset(spec, strategy, subresource), unstructured=spec.custom)
 
     def applied(self, spec: KindSpec, strategy: Strategy, old: Obj | None, config: Obj, writer: Writer,

@@ -74,9 +74,10 @@ from fake_apiserver._machinery import schema as schemas
 from fake_apiserver._machinery.selectors import FieldSelector, LabelSelector
 from fake_apiserver._registry.generic import KindRules, Strategy
 from fake_apiserver._storage.crds import CustomResourceDefinitions
-from fake_apiserver._storage.fieldmanager import FieldManager, Writer, parse_applied
+from fake_apiserver._storage.fieldmanager import FieldManager, Writer, parse_applied, sent_managed_fields
 from fake_apiserver._registry.strategy import strategy_for
 from fake_apiserver._machinery import typed
+from fake_apiserver._machinery.gotypes import go_written
 from fake_apiserver._registry import binding
 from fake_apiserver._registry import meta as object_meta
 from fake_apiserver._storage.watch import Change, WatchCache, Watcher
@@ -542,6 +543,8 @@ class Store:
                 obj["apiVersion"] = stored.api_version  # None conversion: the storage version's
         elif not decoded:
             obj = decode_body(node, spec.kind, spec.version, obj, field_validation)
+        if node is not None:
+            go_written(obj, node)  # the Go struct's unset fields, as they are encoded
         meta = obj.setdefault("metadata", {})
         body_ns = meta.get("namespace") or ""
         if name is not None:
@@ -703,7 +706,7 @@ class Store:
         the client sees as a 500 with no reason (``storage.ErrResourceVersionSetOnCreate``).
         """
         obj = self._check_body(spec, body, namespace, field_validation=field_validation)
-        managed = self.field_manager.created(spec, self._strategy(spec), obj, writer)
+        managed = self.field_manager.created(spec, self._strategy(spec), obj, writer, sent_managed_fields(body))
         return self._create(spec, obj, body, managed, dry_run)
 
     def _create(self, spec: KindSpec, obj: Obj, body: Any, managed: Sequence[Obj], dry_run: bool) -> Obj:
@@ -765,14 +768,15 @@ class Store:
         old = self._bucket(spec).get(self._key(spec, namespace, name))
         if old is None:
             if self.creates_on_update(spec) and subresource is None:
-                return self.create(spec, namespace, obj, dry_run=dry_run, writer=writer)
+                return self.create(spec, namespace, body, dry_run=dry_run, writer=writer)
             raise NotFound.of(spec.resource, spec.group, name)
         uid = obj["metadata"].get("uid")
         if uid and uid != old["metadata"]["uid"]:
             raise Conflict.of(spec.resource, spec.group, name, _precondition_failed(
                 spec, namespace, name, "UID", uid, old["metadata"]["uid"]))
         _check_resource_version(spec, name, obj, old, self._strategy(spec).rules)
-        managed = self.field_manager.updated(spec, self._strategy(spec), old, obj, writer, subresource or "")
+        managed = self.field_manager.updated(spec, self._strategy(spec), old, obj, writer, subresource or "",
+                                             sent_managed_fields(body))
         return self._write(spec, old, obj, subresource, managed, dry_run)
 
     def patch(
@@ -809,7 +813,8 @@ class Store:
         if body_name != name:
             raise BadRequest(f"the name of the object ({body_name}) does not match the name on the URL ({name})")
         _check_resource_version(spec, name, obj, old, self._strategy(spec).rules)
-        managed = self.field_manager.updated(spec, self._strategy(spec), old, obj, writer, subresource or "")
+        managed = self.field_manager.updated(spec, self._strategy(spec), old, obj, writer, subresource or "",
+                                             sent_managed_fields(patched))
         return self._write(spec, old, obj, subresource, managed, dry_run)
 
     def apply(self, spec: KindSpec, namespace: str | None, name: str, config: Obj, *, subresource: str | None = None,
@@ -826,7 +831,13 @@ class Store:
         if not (meta or {}).get("name"):
             raise BadRequest(f"the name of the object ({name} based on URL) was undeterminable: name must be provided")
         result = self.field_manager.applied(spec, strategy, old, config, writer, name, subresource or "")
-        obj = self._check_body(spec, result.object, namespace, name=name)
+        if old is None:  # the name is checked as for an update, the namespace as for a create
+            if result.object["metadata"].get("name") != name:
+                raise BadRequest(f"the name of the object ({result.object['metadata'].get('name')}) does not match "
+                                 f"the name on the URL ({name})")
+            obj = self._check_body(spec, result.object, namespace)
+        else:
+            obj = self._check_body(spec, result.object, namespace, name=name)
         if old is None:
             uid = obj["metadata"].get("uid")
             if uid:

@@ -35,10 +35,10 @@ from fake_apiserver._machinery.fieldset import (
     FieldType,
     builtin_type,
     custom_type,
-    path_of,
     zero_object,
 )
 from fake_apiserver._machinery.managedfields import managed_fields_before, manager_name, update_managed_fields
+from fake_apiserver._registry.resetfields import reset_fields as registry_reset_fields
 from harness._envtest import ControlPlane, envtest_unavailable, find_assets
 
 RECORDED = Path(__file__).parent / "data" / "managedfields" / "kube-apiserver-v1.37.2.json"
@@ -178,7 +178,6 @@ STEPS: list[Step] = [
 KINDS = {"configmaps": ("", "v1", "ConfigMap"), "pods": ("", "v1", "Pod"), "deployments": ("apps", "v1", "Deployment"),
          "nodes": ("", "v1", "Node"), "customresourcedefinitions": ("apiextensions.k8s.io", "v1", "CustomResourceDefinition"),
          "widgets": ("mf.example.com", "", "Widget")}
-HAS_STATUS = {"pods", "deployments", "nodes", "widgets", "customresourcedefinitions"}
 
 
 def target_of(path: str) -> tuple[str, str, str, str]:
@@ -196,21 +195,12 @@ def field_type(resource: str, api_version: str) -> FieldType:
     return builtin_type(group, version, kind)
 
 
-STATUS_RESETS = {
-    "pods": [path_of("spec"), path_of("metadata", "deletionTimestamp"), path_of("metadata", "ownerReferences")],
-    "widgets": [path_of("spec"), path_of("metadata")],
-}
-
-
 def reset_fields(resource: str, subresource: str) -> FieldSet:
-    """What the resource's strategy resets (registry facts: status on the main resource; on
-    /status, spec, and for a Pod the metadata a status write may not change, for a custom
-    resource all metadata)."""
-    if resource not in HAS_STATUS:
-        return FieldSet()
-    if subresource == "status":
-        return FieldSet(STATUS_RESETS.get(resource, [path_of("spec")]))
-    return FieldSet([path_of("status")])
+    """What the resource's strategy resets: the fake's table of kube-apiserver's reset fields
+    (tests/test_reset_fields.py checks it against a real server), the Widget custom resource
+    with its status subresource."""
+    group, _, kind = KINDS[resource]
+    return registry_reset_fields(group, kind, subresource, custom_has_status=resource == "widgets")
 
 
 def _strip(obj: dict[str, Any]) -> dict[str, Any]:

@@ -31,6 +31,7 @@ import base64
 import json
 import random
 import re
+import ssl
 import sys
 import time
 from collections import Counter, defaultdict
@@ -759,7 +760,7 @@ def generate(seed: int, count: int, categories: list[str] | None = None) -> list
 class Side:
     """One server: its URL, headers and session."""
 
-    def __init__(self, name: str, url: str, headers: dict[str, str], verify_tls: bool) -> None:
+    def __init__(self, name: str, url: str, headers: dict[str, str], verify_tls: ssl.SSLContext | bool) -> None:
         self.name = name
         self.url = url.rstrip("/")
         self.headers = headers
@@ -767,7 +768,8 @@ class Side:
         self.session: aiohttp.ClientSession | None = None
 
     async def __aenter__(self) -> Side:
-        connector = aiohttp.TCPConnector(ssl=None if self.verify_tls else False, limit=32)
+        # True: the default verification (aiohttp's ``ssl=True``)
+        connector = aiohttp.TCPConnector(ssl=self.verify_tls, limit=32)
         self.session = aiohttp.ClientSession(connector=connector, headers=self.headers,
                                              timeout=aiohttp.ClientTimeout(total=REQUEST_TIMEOUT))
         return self
@@ -940,8 +942,10 @@ async def cleanup(real: Side, run: str, count: int) -> None:
     await asyncio.gather(*(one(ns) for ns in namespaces if ns.startswith(prefix)))
 
 
-def real_server(kubeconfig: Path) -> tuple[str, dict[str, str], bool]:
-    """The current context's server URL, its bearer-token header and whether to verify TLS."""
+def real_server(kubeconfig: Path) -> tuple[str, dict[str, str], ssl.SSLContext | bool]:
+    """The current context's server URL, its bearer-token header and how to verify TLS: the
+    cluster's CA (``certificate-authority-data`` or ``certificate-authority``), the system's
+    (True), or not at all (``insecure-skip-tls-verify``: False)."""
     config = yaml.safe_load(kubeconfig.read_text())
     context_name = config.get("current-context")
     context = next(c["context"] for c in config["contexts"] if c["name"] == context_name)
@@ -951,7 +955,14 @@ def real_server(kubeconfig: Path) -> tuple[str, dict[str, str], bool]:
     if not token and user.get("tokenFile"):
         token = Path(user["tokenFile"]).read_text().strip()
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    return cluster["server"], headers, not cluster.get("insecure-skip-tls-verify", False)
+    if cluster.get("insecure-skip-tls-verify", False):
+        return cluster["server"], headers, False
+    if cluster.get("certificate-authority-data"):
+        return cluster["server"], headers, ssl.create_default_context(
+            cadata=base64.b64decode(cluster["certificate-authority-data"]).decode("ascii"))
+    if cluster.get("certificate-authority"):
+        return cluster["server"], headers, ssl.create_default_context(cafile=cluster["certificate-authority"])
+    return cluster["server"], headers, True
 
 
 def report(outcomes: list[Outcome], show: int) -> str:
@@ -1006,7 +1017,7 @@ def _describe(o: Outcome) -> str:
             + f"\n    real {o.real.code}: {o.real.message[:400]}\n    fake {o.fake.code}: {o.fake.message[:400]}")
 
 
-async def real_release(url: str, headers: dict[str, str], verify: bool) -> str | None:
+async def real_release(url: str, headers: dict[str, str], verify: ssl.SSLContext | bool) -> str | None:
     """The real server's release (``1.36``) if the fake can serve as it, else None."""
 
     async with Side("real", url, headers, verify) as side:

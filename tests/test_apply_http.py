@@ -146,6 +146,10 @@ STEPS: list[Step] = [
      {**_cm("x15", data=None), "metadata": {"name": "x15", "labels": None}}, APPLY, UA),
     ("apply of an invalid pod", "PATCH", NS + "/pods/p3?fieldManager=m", _pod("p3", []), APPLY, UA),
     ("apply without fieldManager", "PATCH", NS + "/configmaps/x16", _cm("x16"), APPLY, UA),
+    ("service created with a port", "POST", NS + "/services", {"metadata": {"name": "s"}, "spec": {"ports": [{"port": 80}]}},
+     "", UA),
+    ("service port applied without its protocol: the same item", "PATCH", NS + "/services/s?fieldManager=m",
+     {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}, "spec": {"ports": [{"port": 80}]}}, APPLY, UA),
     ("apply with force on a merge patch", "PATCH", NS + "/configmaps/x11?fieldManager=m&force=true",
      {"data": {"a": "d"}}, MERGE, UA),
 ]
@@ -173,8 +177,9 @@ def _entries(obj: dict[str, Any]) -> list[str]:
 
 
 def _object(obj: Any) -> Any:
-    """An answer without what differs from run to run: uid, resourceVersion, creation time, and
-    the managedFields (compared by :func:`_entries`); a Status without its empty metadata."""
+    """An answer without what differs from run to run: uid, resourceVersion, creation time, the
+    managedFields (compared by :func:`_entries`), a Service's allocated cluster IP; a Status
+    without its empty metadata."""
     if not isinstance(obj, dict):
         return obj
     out = json.loads(json.dumps(obj))
@@ -184,6 +189,9 @@ def _object(obj: Any) -> Any:
             meta.pop(key, None)
     if out.get("kind") == "Status":
         out.pop("metadata", None)
+    spec = out.get("spec")
+    if out.get("kind") == "Service" and isinstance(spec, dict) and spec.get("clusterIP"):  # picked at random there
+        spec["clusterIP"], spec["clusterIPs"] = "<allocated>", ["<allocated>"]
     return out
 
 

@@ -314,6 +314,7 @@ def _list_relation(node: Mapping[str, Any]) -> tuple[str, tuple[str, ...]]:
 
 KEY_DEFAULTS: Mapping[str, Mapping[str, Any]] = {
     "io.k8s.api.core.v1.ContainerPort": {"protocol": "TCP"},
+    "io.k8s.api.core.v1.ServicePort": {"protocol": "TCP"},
 }
 """Defaults of list-map keys that kube-apiserver's OpenAPI declares and the packaged schemas leave
 out, by definition: an applied port without ``protocol`` is keyed ``{"containerPort":80,"protocol":"TCP"}``."""

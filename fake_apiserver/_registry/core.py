@@ -17,6 +17,8 @@ import re
 from typing import Any, Mapping
 
 from fake_apiserver._machinery.errors import FieldError, GoJSON
+from fake_apiserver._machinery.jsonutil import json_copy
+from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.names import nbytes
 from fake_apiserver._machinery.equality import semantic
 from fake_apiserver._registry.apps import default_pod_template, pod_template_errors
@@ -94,9 +96,9 @@ def _service_cluster_ip_errors(obj: Mapping[str, Any]) -> list[FieldError]:
 
 
 def _service_update_errors(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
-    """A Service keeps its cluster IP. The real server allocates one on create and the fake does
-    not, so a valid IP set on update that is not the stored one is refused as the real server
-    refuses a change of its allocated IP (an ExternalName or headless Service aside)."""
+    """A Service keeps its cluster IP: a valid IP set on update that is not the stored one is
+    refused as the real server refuses a change of its allocated IP (an ExternalName or headless
+    Service aside)."""
     ip, old_ip = get_in(new, "spec", "clusterIP"), get_in(old, "spec", "clusterIP")
     types = {get_in(new, "spec", "type"), get_in(old, "spec", "type")}
     if not ip or ip == old_ip or "None" in (ip, old_ip) or "ExternalName" in types or _service_cluster_ip_errors(new):
@@ -183,15 +185,62 @@ def _service_errors(obj: Mapping[str, Any]) -> list[FieldError]:
 
 
 class ServiceStrategy(Strategy):
+    """``SetDefaults_Service``, and what the Service REST storage adds on create: a cluster IP
+    from the service range (the fake hands them out in order from 10.0.0.2, the first address
+    after the ``kubernetes`` Service's, where kube-apiserver picks at random from its
+    ``--service-cluster-ip-range``; node ports are not allocated), one IPv4 family, and the empty
+    ``status.loadBalancer``. An update that leaves the allocated fields out keeps them
+    (``patchAllocatedValues``)."""
+
+    _ALLOCATED = ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy")
+
+    def __init__(self, spec: KindSpec) -> None:
+        super().__init__(spec)
+        self._next_ip = ipaddress.IPv4Address("10.0.0.2")
+
     def default(self, obj: Obj) -> None:
-        """``SetDefaults_Service`` for its ports: TCP, and a target port that is unset (or 0, or
-        ``""``, as a decoded ``IntOrString`` is) is the port."""
-        for port in get_in(obj, "spec", "ports") or ():
+        """Ports: TCP, and a target port that is unset (or 0, or ``""``, as a decoded
+        ``IntOrString`` is) is the port; the type ``ClusterIP``, no session affinity, and the
+        cluster traffic policies of the types that route."""
+        spec = obj.get("spec")
+        if not isinstance(spec, dict):
+            return
+        for port in spec.get("ports") or ():
             if isinstance(port, dict):
                 if not port.get("protocol"):
                     port["protocol"] = "TCP"
                 if port.get("targetPort") in (None, 0, "") and isinstance(port.get("port"), int):
                     port["targetPort"] = port["port"]
+        kind = spec.setdefault("type", "ClusterIP") or "ClusterIP"
+        spec.setdefault("sessionAffinity", "None")
+        if kind != "ExternalName":
+            spec.setdefault("internalTrafficPolicy", "Cluster")
+        if kind in ("NodePort", "LoadBalancer"):
+            spec.setdefault("externalTrafficPolicy", "Cluster")
+        if kind == "LoadBalancer":
+            spec.setdefault("allocateLoadBalancerNodePorts", True)
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        super().prepare_for_create(obj, now)
+        obj["status"] = {"loadBalancer": {}}
+        spec = obj.setdefault("spec", {})
+        if spec.get("type") == "ExternalName":
+            return
+        ip = spec.get("clusterIP") or ""
+        if not ip:
+            ip = spec["clusterIP"] = str(self._next_ip)
+            self._next_ip += 1
+        spec.setdefault("clusterIPs", [ip])
+        spec.setdefault("ipFamilies", ["IPv4"])
+        spec.setdefault("ipFamilyPolicy", "SingleStack")
+
+    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+        super().prepare_for_update(new, old)
+        spec, old_spec = new.get("spec"), old.get("spec") or {}
+        if isinstance(spec, dict) and spec.get("type") == old_spec.get("type") != "ExternalName":
+            for key in self._ALLOCATED:
+                if not spec.get(key) and key in old_spec:
+                    spec[key] = json_copy(old_spec[key])
 
 
 def _replication_controller_rules(obj: Mapping[str, Any]) -> list[FieldError]:

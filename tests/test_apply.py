@@ -177,7 +177,8 @@ def check(records: list[dict[str, Any]]) -> list[str]:
         api_version, resource, _, subresource = target_of(path)
         group, version, kind = KINDS[resource]
         before = record["before"]
-        live = _strip(before) if before else ({} if resource == "widgets" else zero_object(group, version, kind))
+        empty = {} if resource == "widgets" else zero_object(group, version, kind)
+        live = _strip(before) if before else empty
         managed = before["metadata"].get("managedFields") if before else None
         after = record["after"]
         theirs = after["metadata"].get("managedFields", []) if record["status"] < 300 else None
@@ -195,7 +196,7 @@ def check(records: list[dict[str, Any]]) -> list[str]:
         try:
             result = apply(managed, live, body, ftype, manager=manager, api_version=api_version, time=moment,
                            subresource=subresource, reset=reset, force=verb == "force",
-                           unstructured=resource == "widgets")
+                           unstructured=resource == "widgets", empty=empty)
         except Conflict as refused:
             status = refused.to_status()
             same = (record["status"] == 409 and status["message"] == after["message"]

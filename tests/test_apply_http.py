@@ -9,7 +9,8 @@ answered to the same requests (recorded in ``tests/data/managedfields/``):
 * :data:`test_apply.STEPS`: applies by two and three managers, a conflict and then ``force``,
   fields dropped by one applier and kept by another, list-map merges, status applies and a custom
   resource applied at two versions;
-* :data:`STEPS` here: an apply after ``kubectl edit`` and ``kubectl scale``, a dry run, bad
+* :data:`STEPS` here: an apply after ``kubectl edit`` and ``kubectl scale``, applies of a
+  Deployment's ``Scale`` (a conflict, ``force``, no replicas, two scalers), a dry run, bad
   configurations (no name, ``managedFields``, a field the schema lacks, a repeated list key, a
   ``uid``), a status apply to a missing object.
 
@@ -62,6 +63,10 @@ def _deploy2(containers: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def _scale(replicas: int) -> dict[str, Any]:
+    return {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "d"}, "spec": {"replicas": replicas}}
+
+
 def _cm(name: str, **fields: Any) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, **fields}
 
@@ -95,6 +100,20 @@ STEPS: list[Step] = [
       "status": {"replicas": 3, "conditions": [{"type": "Available", "status": "True"}]}}, APPLY, UA),
     ("deploy status applied again without the condition", "PATCH", APPS + "/deployments/d/status?fieldManager=ctl",
      {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "status": {"replicas": 3}}, APPLY, UA),
+    ("deploy scale applied: conflict with ci", "PATCH", APPS + "/deployments/d/scale?fieldManager=s", _scale(4), APPLY, UA),
+    ("deploy scale applied, forced", "PATCH", APPS + "/deployments/d/scale?fieldManager=s&force=true", _scale(4), APPLY, UA),
+    ("deploy after the scale apply", "GET", APPS + "/deployments/d", None, "", UA),
+    ("deploy scale applied again", "PATCH", APPS + "/deployments/d/scale?fieldManager=s", _scale(5), APPLY, UA),
+    ("deploy scale applied without replicas", "PATCH", APPS + "/deployments/d/scale?fieldManager=s",
+     {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "d"}}, APPLY, UA),
+    ("deploy after the empty scale apply", "GET", APPS + "/deployments/d", None, "", UA),
+    ("deploy scale applied with a Deployment", "PATCH", APPS + "/deployments/d/scale?fieldManager=t",
+     {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {"replicas": 1}}, APPLY, UA),
+    ("deploy scale applied by another, status ignored", "PATCH", APPS + "/deployments/d/scale?fieldManager=t",
+     {**_scale(2), "status": {"replicas": 9}}, APPLY, UA),
+    ("deploy after the second scaler", "GET", APPS + "/deployments/d", None, "", UA),
+    ("scale apply to a missing deployment", "PATCH", APPS + "/deployments/missing/scale?fieldManager=t", _scale(1),
+     APPLY, UA),
     ("deploy2 ports list-map: first applier", "PATCH", APPS + "/deployments/d2?fieldManager=a",
      _deploy2([{"name": "c", "image": "i", "ports": [{"containerPort": 80}]}]), APPLY, UA),
     ("deploy2 second applier adds a port and a container", "PATCH", APPS + "/deployments/d2?fieldManager=b",
@@ -142,6 +161,10 @@ STEPS: list[Step] = [
      {**_cm("x11", data={"a": "b"}), "metadata": {"name": "x11", "resourceVersion": "1"}}, APPLY, UA),
     ("apply with a stale resourceVersion", "PATCH", NS + "/configmaps/x11?fieldManager=m",
      {**_cm("x11", data={"a": "c"}), "metadata": {"name": "x11", "resourceVersion": "1"}}, APPLY, UA),
+    ("managedFields stripped by a merge patch", "PATCH", NS + "/configmaps/x11", {"metadata": {"managedFields": [{}]}},
+     MERGE, UA),
+    ("apply to an object no entry tracks: before-first-apply", "PATCH", NS + "/configmaps/x11?fieldManager=n",
+     {**_cm("x11", data={"b": "c"})}, APPLY, UA),
     ("apply of nulls", "PATCH", NS + "/configmaps/x15?fieldManager=m",
      {**_cm("x15", data=None), "metadata": {"name": "x15", "labels": None}}, APPLY, UA),
     ("apply of an invalid pod", "PATCH", NS + "/pods/p3?fieldManager=m", _pod("p3", []), APPLY, UA),

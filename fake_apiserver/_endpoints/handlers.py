@@ -51,7 +51,7 @@ from fake_apiserver._registry.reviews import answer_review, is_review
 from fake_apiserver._storage.effects import Effect, is_write
 from fake_apiserver._storage.eviction import evict
 from fake_apiserver._storage.fieldmanager import Writer
-from fake_apiserver._storage.scale import get_scale, patch_scale, paths_for, scale_of, update_scale
+from fake_apiserver._storage.scale import apply_scale, get_scale, patch_scale, paths_for, scale_of, update_scale
 from fake_apiserver._storage.store import Store, kept_after_delete, too_large_resource_version
 from fake_apiserver._storage.watch import Watcher
 
@@ -316,6 +316,9 @@ class ResourceHandlers:
         if info.verb == "patch":
             patch_type = patch_media_type(info.content_type)
             requested = validate_write_options("PatchOptions", q, patch_type=patch_type)
+            if patch_type == "application/apply-patch+yaml":
+                return apply_scale(self.store, spec, ns, info.name, info.body, writer=writer_of(info),
+                                   paths=paths_for(self.store, spec), dry_run=requested if dry_run is None else dry_run)
             return patch_scale(self.store, spec, ns, info.name, info.body, info.content_type, field_validation=fields,
                                writer=writer_of(info), paths=paths_for(self.store, spec),
                                dry_run=requested if dry_run is None else dry_run)

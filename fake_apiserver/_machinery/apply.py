@@ -53,11 +53,15 @@ from fake_apiserver._machinery.managedfields import (
     ManagedEntry,
     decode_managed_fields,
     encode_managed_fields,
+    update_managed_fields,
 )
 
-__all__ = ["AppliedObject", "apply", "typed_config_error"]
+__all__ = ["BEFORE_FIRST_APPLY", "AppliedObject", "apply", "typed_config_error"]
 
 _GONE: Any = object()
+
+BEFORE_FIRST_APPLY = "before-first-apply"
+"""The manager kube-apiserver names for what an object held before its first tracked apply."""
 
 
 @dataclass
@@ -145,13 +149,23 @@ def _prune(merged: Any, last: FieldSet, owners: FieldSet, ftype: FieldType) -> A
 
 def apply(managed: Sequence[Mapping[str, Any]] | None, live: Any, config: Any, ftype: FieldType, *, manager: str,
           api_version: str, time: str, subresource: str = "", reset: FieldSet | None = None, force: bool = False,
-          unstructured: bool = False) -> AppliedObject:
+          unstructured: bool = False, empty: Any = None) -> AppliedObject:
     """``manager`` applying ``config`` to ``live`` (the kind's empty object for a create) at
     ``api_version`` through ``subresource`` at ``time`` (module docstring). ``reset``: the fields
     the (sub)resource's strategy resets; ``unstructured``: a custom resource (entries written with
     sorted keys). :class:`~fake_apiserver._machinery.errors.Conflict` with kube-apiserver's message
-    and causes when the apply conflicts and is not forced."""
+    and causes when the apply conflicts and is not forced.
+
+    A live object that no entry tracks (its managedFields emptied, or a Scale none of whose
+    fields its parent's entries own) first gets an Update entry of :data:`BEFORE_FIRST_APPLY`
+    owning everything it holds beyond ``empty`` (the kind's empty object), so that an apply
+    cannot silently take over fields someone set before tracking began."""
     entries = decode_managed_fields(managed)
+    if not entries:
+        before = update_managed_fields([], empty if empty is not None else {}, live, ftype, manager=BEFORE_FIRST_APPLY,
+                                       api_version=api_version, time=time, subresource=subresource, reset=reset,
+                                       creating=True, unstructured=unstructured)
+        entries = decode_managed_fields(before)
     mine = ManagedEntry(manager, "Apply", api_version, None, FieldSet(), subresource)
     previous = next((e for e in entries if e.identity == mine.identity), None)
     others = [e for e in entries if e is not previous]

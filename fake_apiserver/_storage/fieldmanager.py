@@ -141,7 +141,7 @@ class FieldManager:
                 live["apiVersion"] = spec.api_version
         return apply(managed, copy.deepcopy(live), config, ftype, manager=writer.manager, api_version=spec.api_version,
                      time=self.now(), subresource=subresource, reset=self.reset(spec, strategy, subresource),
-                     force=writer.force, unstructured=spec.custom)
+                     force=writer.force, unstructured=spec.custom, empty=self.empty(spec))
 
 
 def _object_ref(config: Obj, name: str) -> str:

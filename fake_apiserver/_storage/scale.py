@@ -17,6 +17,12 @@ ReplicationControllers; a custom resource whose CRD declares it). What the real 
 
 For a custom resource the replica and status paths are the CRD's ``specReplicasPath``,
 ``statusReplicasPath`` and ``labelSelectorPath``, given as :class:`ScalePaths`.
+
+Server-side apply of a ``Scale`` (:func:`apply_scale`) works as kube-apiserver's scale handler
+does: the parent's managed fields are shown as the Scale's (an entry that owns the parent's
+replicas owns ``spec.replicas``), the Scale is applied to, and what the result owns goes back to
+the parent's entries, a new applier's entry written at the parent's version and without a time
+(as kube-apiserver v1.37.2 writes it). A configuration without ``spec.replicas`` sets 0.
 """
 
 from __future__ import annotations
@@ -25,17 +31,20 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from fake_apiserver._machinery import typed
+from fake_apiserver._machinery.apply import apply
 from fake_apiserver._machinery.errors import BadRequest, FieldError, Invalid
+from fake_apiserver._machinery.fieldset import FieldSet, builtin_type, path_of, zero_object
+from fake_apiserver._machinery.managedfields import ManagedEntry, decode_managed_fields, encode_managed_fields
 from fake_apiserver._machinery.fieldvalidation import FieldValidation, decode_body
 from fake_apiserver._machinery.jsonutil import json_copy
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.patch import apply_patch
 from fake_apiserver._machinery.selectors import label_selector_from_dict
 from fake_apiserver._registry.scheme import resolve_kind
-from fake_apiserver._storage.fieldmanager import Writer
+from fake_apiserver._storage.fieldmanager import Writer, parse_applied
 from fake_apiserver._storage.store import Store
 
-__all__ = ["ScalePaths", "get_scale", "patch_scale", "paths_for", "scale_of", "update_scale"]
+__all__ = ["ScalePaths", "apply_scale", "get_scale", "patch_scale", "paths_for", "scale_of", "update_scale"]
 
 Obj = dict[str, Any]
 
@@ -106,7 +115,7 @@ def scale_of(spec: KindSpec, obj: Obj, paths: ScalePaths = BUILT_IN) -> Obj:
     if selector:
         status["selector"] = selector
     return {"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": scale_meta,
-            "spec": {"replicas": replicas} if replicas is not None else {}, "status": status}
+            "spec": {"replicas": replicas} if replicas else {}, "status": status}  # omitempty: 0 is left out
 
 
 def get_scale(store: Store, spec: KindSpec, namespace: str | None, name: str, paths: ScalePaths = BUILT_IN) -> Obj:
@@ -147,6 +156,49 @@ def update_scale(store: Store, spec: KindSpec, namespace: str | None, name: str,
     scale = _decoded_scale(body, name, store.release, field_validation)
     before = store.get(spec, namespace, name)
     return before, _scaled(store, spec, namespace, name, scale, paths, dry_run, writer)
+
+
+def apply_scale(store: Store, spec: KindSpec, namespace: str | None, name: str, patch_body: bytes, *,
+                writer: Writer, paths: ScalePaths = BUILT_IN, dry_run: bool = False) -> tuple[Obj, Obj]:
+    """Server-side apply of a Scale (module docstring): the parent before and after."""
+    before = store.get(spec, namespace, name)
+    config = parse_applied(patch_body)
+    api_version, kind = str(config.get("apiVersion") or ""), str(config.get("kind") or "")
+    if (api_version, kind) != ("autoscaling/v1", "Scale"):
+        group, _, version = api_version.rpartition("/")
+        raise BadRequest(f"invalid object type: {group}/{version}, Kind={kind}")
+    replicas = path_of(*paths.spec_replicas.split("."))
+    meta = before.get("metadata") or {}
+    shown = []  # the parent's entries as the Scale's
+    for entry in decode_managed_fields(meta.get("managedFields")):
+        if replicas in entry.fields:
+            shown.append(ManagedEntry(entry.manager, entry.operation, "autoscaling/v1", entry.time,
+                                      FieldSet([_SCALE_REPLICAS]), entry.subresource))
+    live = scale_of(spec, before, paths)
+    live["metadata"].pop("managedFields", None)
+    result = apply(encode_managed_fields(shown), live, config, builtin_type("autoscaling", "v1", "Scale", store.release),
+                   manager=writer.manager, api_version="autoscaling/v1", time="", subresource="scale",
+                   force=writer.force, empty=zero_object("autoscaling", "v1", "Scale", store.release))
+    owners = {entry.identity: entry for entry in decode_managed_fields(result.managed_fields)
+              if _SCALE_REPLICAS in entry.fields}
+    entries = []
+    for entry in decode_managed_fields(meta.get("managedFields")):
+        entry.fields = entry.fields.difference(FieldSet([replicas]))
+        if owners.pop(entry.identity, None) is not None:
+            entry.fields = entry.fields.union(FieldSet([replicas]))
+        if entry.fields:
+            entries.append(entry)
+    for owner in owners.values():  # the applier's new entry (the parent's version, no time)
+        entries.append(ManagedEntry(owner.manager, owner.operation, spec.api_version, None, FieldSet([replicas]),
+                                    owner.subresource))
+    parent = json_copy(before)
+    _set(parent, paths.spec_replicas, (result.object.get("spec") or {}).get("replicas", 0))
+    after = store.update(spec, namespace, name, parent, dry_run=dry_run,
+                         managed=encode_managed_fields(entries, spec.custom))
+    return before, after
+
+
+_SCALE_REPLICAS = path_of("spec", "replicas")
 
 
 def patch_scale(store: Store, spec: KindSpec, namespace: str | None, name: str, patch_body: bytes,

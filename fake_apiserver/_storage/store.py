@@ -760,10 +760,13 @@ class Store:
         dry_run: bool = False,
         field_validation: FieldValidation | None = None,
         writer: Writer = Writer(),
+        managed: Sequence[Obj] | None = None,
     ) -> Obj:
         """PUT: the body's ``uid`` is a storage precondition and its ``resourceVersion`` an
         optimistic lock (none: an unconditional update); a no-op writes nothing, and neither
-        does a dry run (``dryRun=All``), which answers with what would have been stored."""
+        does a dry run (``dryRun=All``), which answers with what would have been stored.
+        ``managed``: the managed fields the write leaves, where the caller computed them (a
+        Scale's apply); else the writer's update of them."""
         obj = self._check_body(spec, body, namespace, name=name, field_validation=field_validation)
         old = self._bucket(spec).get(self._key(spec, namespace, name))
         if old is None:
@@ -775,8 +778,9 @@ class Store:
             raise Conflict.of(spec.resource, spec.group, name, _precondition_failed(
                 spec, namespace, name, "UID", uid, old["metadata"]["uid"]))
         _check_resource_version(spec, name, obj, old, self._strategy(spec).rules)
-        managed = self.field_manager.updated(spec, self._strategy(spec), old, obj, writer, subresource or "",
-                                             sent_managed_fields(body))
+        if managed is None:
+            managed = self.field_manager.updated(spec, self._strategy(spec), old, obj, writer, subresource or "",
+                                                 sent_managed_fields(body))
         return self._write(spec, old, obj, subresource, managed, dry_run)
 
     def patch(

@@ -72,6 +72,9 @@ class ClaimAllocator:
         self.slices = slices
         self.classes = classes
         self.assumed: dict[str, list[Device]] = {}  # claim key -> devices picked, not yet seen allocated
+        #: False only for the ``binds-without-allocating`` mutant: claims are left as they are (no
+        #: device picked, nothing written to them) and every node passes the claims' filter
+        self.allocates = True
 
     def _in_use(self) -> set[Device]:
         used = {(r.get("driver", ""), r.get("pool", ""), r.get("device", "")) for c in self.all_claims() for r in _results(c)}
@@ -110,6 +113,8 @@ class ClaimAllocator:
     def plan(self, pod: Obj, node_obj: Obj) -> tuple[list[tuple[str, list[Obj]]], str]:
         """The allocations to write for ``pod`` on ``node`` (claim name, results; results empty for
         an allocated claim), or a filter reason."""
+        if not self.allocates:
+            return [], ""
         ns = str(pod["metadata"].get("namespace", ""))
         node = str(node_obj["metadata"]["name"])
         used = self._in_use()

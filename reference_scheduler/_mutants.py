@@ -9,7 +9,9 @@ structurally: the scheduler imports this module to resolve ``mutant=NAME``, so t
 not import the scheduler.
 
 * ``mutant`` (:data:`MUTANTS`): breaks exactly one KEP-5501 rule, one rule of kube-scheduler's
-  core (the binding's event, the fit error, the queue's moves, scheduling gates, DRA's PreBind) or
+  core (the binding's event, the fit error, the queue's moves, scheduling gates, DRA's PreBind), the
+  one rule of KEP-4381 the suites judge (a claim allocated from published devices before the
+  binding: ``binds-without-allocating``, the scheduler also never reading ResourceSlices) or
   DefaultPreemption (:mod:`reference_scheduler._preemption`; ``violates`` names the source file),
   or one KEP-5836 rule of preemption for a Deferred resize (:mod:`reference_scheduler._resize`;
   these differ only with ``InPlacePodVerticalScalingSchedulerPreemption`` on, but
@@ -34,8 +36,10 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from reference_scheduler._conditions import UNSCHEDULABLE
+from reference_scheduler._dra import ClaimAllocator
 from reference_scheduler._dispatcher import ApiDispatcher
 from reference_scheduler._events import EventRecorder
+from reference_scheduler._informer import Informer
 from reference_scheduler._plugins import DynamicResources, SchedulingGates
 from reference_scheduler._preemption import DefaultPreemption
 from reference_scheduler._queue import SchedulingQueue
@@ -80,6 +84,9 @@ class Switches(Protocol):
     queue: SchedulingQueue
     scheduling_gates: SchedulingGates
     dynamic_resources: DynamicResources
+    allocator: ClaimAllocator
+    slices: Informer
+    informers: list[Informer]
     preemption: DefaultPreemption
     resize: ResizePreemption
     counts_terminating_pods: bool
@@ -178,6 +185,11 @@ def _shared_delay_start(s: Switches) -> None:
 
 def _allocates_deleting_claim(s: Switches) -> None:
     s.dynamic_resources.honours_deletion = False
+
+
+def _binds_without_allocating(s: Switches) -> None:
+    s.allocator.allocates = False
+    s.informers.remove(s.slices)  # never LISTs or WATCHes ResourceSlices
 
 
 def _preempts_equal_priority(s: Switches) -> None:
@@ -364,6 +376,13 @@ MUTANTS: tuple[Mutant, ...] = (
            "deleted passes PreEnqueue and PreFilter and the scheduler tries to allocate the claim and bind the pod",
            "This KEP will not change the core rejection logic of any existing PreEnqueue plugin, only how the "
            "outcome of that logic is communicated.", _allocates_deleting_claim),
+    Mutant("binds-without-allocating", "gates pods on their claims at PreEnqueue but leaves device allocation to "
+           "others: never reads ResourceSlices, writes nothing to a claim and binds the pod with its claim "
+           "unallocated",
+           "It is responsible for ensuring that a ResourceClaim is allocated and reserved for a Pod before the final "
+           "binding of a Pod to a node. (KEP-4381, Design Details: kube-scheduler; since v1.32 structured parameters "
+           "are the only DRA, the scheduler allocates from the devices ResourceSlices publish)",
+           _binds_without_allocating),
     Mutant("prebind-waits-for-driver", "after PreBind writes a claim's allocation, ends the binding cycle as classic "
            "DRA did (Unschedulable, 'running PreBind plugin \"DynamicResources\": waiting for resource driver') and "
            "binds the pod in a later cycle, after its backoff: a pod whose claim was ready is reported unschedulable",

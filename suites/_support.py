@@ -31,7 +31,14 @@ type carried it. The API is small on purpose; each piece is a candidate for
   plus the nodes a shared cluster had before (cordoned by the kind backend, so they count as
   ``node(s) were unschedulable``);
 * :func:`watch_span` is how long to watch for something that must not happen: the full span under
-  virtual time (free), capped on real time so a run against a real scheduler stays short.
+  virtual time (free), capped on real time so a run against a real scheduler stays short;
+* :func:`seen_by_scheduler` and :func:`dra_cluster` are set-up: they wait until the scheduler has
+  seen what a scenario made, and a wait that times out ends the criterion as skipped, "not judged:
+  set-up: ..." with what was expected (:func:`not_judged_set_up`), never as a failure: the
+  trade-off is that a scheduler that never sees a node is not failed by the criteria that only
+  make one as a stage (the criteria that judge what the scheduler does with the node still fail
+  it). :func:`dra_cluster` waits for the ResourceSlice only when the scheduler reads
+  ResourceSlices at all (:func:`reads_slices`).
 
 Rejection messages are never predicted: the KEP defines the reason ``NotReadyForScheduling`` and
 that the message is the last-captured rejection message, not its words (those belong to a plugin).
@@ -43,12 +50,21 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
 from fake_apiserver import Delay, EffectPredicate, FaultRule, JournalEntry, Match, binds, removes_condition, sets_condition, sets_field
-from harness import DEFAULT_DEVICE_CLASS, ApiError, Scenario, Write, condition_of, format_condition, format_writes
+from harness import (
+    DEFAULT_DEVICE_CLASS,
+    ApiError,
+    ExpectationFailed,
+    Scenario,
+    Write,
+    condition_of,
+    format_condition,
+    format_writes,
+)
 
 __all__ = [
     "CLAIMS",
@@ -58,6 +74,8 @@ __all__ = [
     "NOT_READY_FOR_SCHEDULING",
     "REAL_TIME_CAP",
     "SETS_NOT_READY",
+    "SET_UP",
+    "SLICES",
     "ConditionHistory",
     "SeenEvent",
     "Write",
@@ -76,7 +94,9 @@ __all__ = [
     "expect_one_not_ready_event",
     "fit_error",
     "format_writes",
+    "not_judged_set_up",
     "not_ready_writes",
+    "reads_slices",
     "require_faults",
     "seen_by_scheduler",
     "skip_if_other_nodes_schedulable",
@@ -96,6 +116,9 @@ REAL_TIME_CAP = 30.0
 #: "The delay value will be hardcoded to a default of 5 seconds" (KEP-5501 Proposal §3).
 DELAY = 5.0
 CLAIMS = "resourceclaims.resource.k8s.io"
+SLICES = "resourceslices.resource.k8s.io"
+#: How a criterion ended by a set-up step that timed out begins its skip reason: not judged, and why.
+SET_UP = "not judged: set-up: "
 
 
 @dataclass(frozen=True)
@@ -352,21 +375,57 @@ def watch_span(scenario: Scenario, seconds: float) -> float:
 async def dra_cluster(scenario: Scenario, node: str = "n1", devices: int = 4,
                       device_class: str = DEFAULT_DEVICE_CLASS) -> None:
     """Node ``node`` with ``devices`` devices of driver ``device_class``, and the DeviceClass of
-    that name selecting them, once the scheduler has seen the node and the ResourceSlice."""
+    that name selecting them, once the scheduler has seen the node and, if it reads ResourceSlices
+    at all (:func:`reads_slices`), the ResourceSlice. A scheduler that never asked for
+    ResourceSlices cannot race on one, so it is not waited for: the criteria that only use a claim
+    to cause a PreEnqueue rejection judge such a scheduler too, and the one that judges allocation
+    (``dra.allocated-before-binding``) fails it, saying why. A wait that times out skips the
+    criterion as not judged (:func:`seen_by_scheduler`)."""
     made = await scenario.create_node(node)
     published = await add_devices(scenario, node, count=devices, device_class=device_class)
-    await seen_by_scheduler(scenario, ("nodes", made), ("resourceslices", published))
+    await seen_by_scheduler(scenario, ("nodes", made))
+    if reads_slices(scenario):
+        await seen_by_scheduler(scenario, ("resourceslices", published))
+
+
+def reads_slices(scenario: Scenario) -> bool:
+    """Whether the scheduler has asked for ResourceSlices at all: a LIST or WATCH of
+    ``resourceslices.resource.k8s.io`` of its own anywhere in the journal (its informers start
+    before the scenario does, so the whole journal is read, not the scenario's window). True when
+    the backend keeps no journal or the scheduler's requests do not pass through it: then nothing
+    says it does not read them."""
+    journal = scenario.backend.journal
+    if journal is None or not scenario.sees_scheduler:
+        return True
+    return any(e.type == "request" and e.resource == SLICES and e.verb in ("list", "watch")
+               and e.seq not in scenario.own_requests for e in journal.entries)
+
+
+def not_judged_set_up(failure: ExpectationFailed) -> NoReturn:
+    """End the calling criterion as not judged because a set-up step timed out: skipped with the
+    reason :data:`SET_UP` plus what the step expected and saw (the failure's first two lines; the
+    journal slice stays out, so that equal reasons count together in the report). A set-up wait
+    is the scenario getting ready, not the behaviour a criterion judges, so its timeout is never
+    a verdict of its own."""
+    __tracebackhide__ = True
+    said = "; ".join(line for line in str(failure).splitlines()[:2] if not line.startswith("journal,"))
+    pytest.skip(SET_UP + said)
 
 
 async def seen_by_scheduler(scenario: Scenario, *objects: tuple[str, Obj]) -> None:
-    """Wait until the scheduler's watches were handed each ``(kind, object)``: on real time a pod
-    made right after its node could otherwise meet a scheduler that has no node yet ("no nodes
-    available"), a race no criterion means to judge. A scheduler whose requests the backend does
-    not see (a cluster's own) cannot be waited for: then this returns at once."""
+    """Set-up: wait until the scheduler's watches were handed each ``(kind, object)``: on real
+    time a pod made right after its node could otherwise meet a scheduler that has no node yet
+    ("no nodes available"), a race no criterion means to judge. A wait that times out ends the
+    criterion as not judged (:func:`not_judged_set_up`), never as failed. A scheduler whose
+    requests the backend does not see (a cluster's own) cannot be waited for: then this returns
+    at once."""
     if not scenario.sees_scheduler:
         return
     for kind, obj in objects:
-        await scenario.seen(kind, obj)
+        try:
+            await scenario.seen(kind, obj)
+        except ExpectationFailed as timed_out:
+            not_judged_set_up(timed_out)
 
 
 def event_lines(seen: list[SeenEvent]) -> str:

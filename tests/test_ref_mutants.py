@@ -153,7 +153,8 @@ def test_every_mutant_has_a_kep_sentence_and_is_listed() -> None:
               "resize-ignores-policy-lifted", "resize-ignores-deferred-at-start", "resize-keeps-deleted-pod",
               "resize-keeps-infeasible-resize"}  # tests/test_ref_resize.py
     assert set(EXPOSED) | set(OTHER_WRITERS_EXPOSED) | set(CORE_EXPOSED) | set(LEAKS_EXPOSED) | preemption | resize | {
-        "never-clears", "ignores-gate-dependency", "allocates-deleting-claim"} == {m.name for m in MUTANTS}
+        "never-clears", "ignores-gate-dependency", "allocates-deleting-claim",
+        "binds-without-allocating"} == {m.name for m in MUTANTS}  # the last: tests/test_selftest.py
     assert [(m.name, m.kind, m.must_fail, bool(m.violates)) for m in VARIANTS if m.kind != "mutant"] == [
         ("status-by-put", "shape", False, False), ("status-by-json-patch", "shape", False, False),
         ("status-by-merge-patch", "shape", False, False), ("claim-hint-like-kube-scheduler", "shape", False, False),
@@ -162,7 +163,8 @@ def test_every_mutant_has_a_kep_sentence_and_is_listed() -> None:
                                           *(m.name for m in MUTANTS), "does-nothing"]
     with pytest.raises(UnknownMutant,
                        match=r"^unknown mutant 'nope'; known: allocates-deleting-claim, any-gate-removal-ungates, "
-                             r"binds-before-victims-gone, checks-gates-at-permit, claim-hint-like-kube-scheduler, "):
+                             r"binds-before-victims-gone, binds-without-allocating, checks-gates-at-permit, "
+                             r"claim-hint-like-kube-scheduler, "):
         get_mutant("nope")
 
 

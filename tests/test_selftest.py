@@ -177,6 +177,8 @@ MADE_FOR: dict[str, tuple[str, str, list[str]]] = {
     "checks-gates-at-permit": ("preemption", "test_a_gated_pod_never_preempts", ["preemption.gated-pod-never-preempts"]),
     "prefers-higher-priority-victim": ("preemption", "test_the_lowest_priority_victim_on_the_best_node_is_preempted",
                                        ["preemption.lowest-victim-best-node"]),
+    "binds-without-allocating": ("dra_allocation", "test_a_claim_is_allocated_from_published_devices_before_the_binding",
+                                 ["dra.allocated-before-binding"]),
 }
 
 
@@ -193,3 +195,29 @@ def test_a_mutant_fails_the_criteria_it_was_made_for(mutant: str, tmp_path: Path
     suite, tests, criteria = MADE_FOR[mutant]
     assert _verdicts(tmp_path, "reference", suite, tests) == {cid: "passed" for cid in criteria}
     assert _verdicts(tmp_path, f"reference:{mutant}", suite, tests) == {cid: "failed" for cid in criteria}
+
+
+#: The suites of KEP-5501's criteria: each makes claims and, through ``dra_cluster``, ResourceSlices.
+KEP5501_SUITES = ("dra_claim_lag", "foreign_conditions", "kep5501_core", "message_flip", "patch_failure")
+
+
+def test_a_scheduler_that_never_allocates_fails_the_allocation_criterion_not_the_kep5501_ones(tmp_path: Path) -> None:
+    """Issue 26 §0: a KEP-5501 scheduler that gates pods on their claims but never reads
+    ResourceSlices (``binds-without-allocating``) fails ``dra.allocated-before-binding``, its
+    message saying it never asked for ResourceSlices, and no KEP-5501 criterion: those it cannot
+    be judged by (they hold the write recording a claim's allocation, READINGS["prebind-order"])
+    are skipped saying so, the others pass. The reference passes all of them."""
+    suites = ("dra_allocation", *KEP5501_SUITES)
+    options = RunOptions(scheduler="reference:binds-without-allocating", suites=suites,
+                         report_dir=tmp_path / "mutant", timeline=False)
+    criteria = run_suites(options, progress=None).report["criteria"]
+    failed = {str(c["id"]): str(c["message"]) for c in criteria if c["status"] == "failed"}
+    assert list(failed) == ["dra.allocated-before-binding"]
+    assert ("the scheduler never asked for ResourceSlices (no LIST or WATCH of resourceslices.resource.k8s.io in "
+            "the journal), so it cannot have allocated from the devices they publish") in failed["dra.allocated-before-binding"]
+    skipped = [str(c["reason"]) for c in criteria if c["status"] == "skipped"]
+    assert skipped and all(r.startswith("the scheduler bound the pod without first recording the claim's allocation")
+                           for r in skipped)
+    assert sum(c["status"] == "passed" for c in criteria) == len(criteria) - 1 - len(skipped)
+    reference = run_suites(RunOptions(suites=suites, report_dir=tmp_path / "reference", timeline=False), progress=None)
+    assert {c["status"] for c in reference.report["criteria"]} == {"passed"}

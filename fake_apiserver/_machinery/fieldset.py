@@ -94,16 +94,30 @@ def _value_rank(value: Any) -> tuple[int, Any]:
     return (5, tuple((k.encode(), _value_rank(v)) for k, v in sorted(value.items())))
 
 
-@dataclass(frozen=True, order=False)
 class PathElement:
     """One step of a path: ``kind`` is ``f``, ``k``, ``v`` or ``i``; ``text`` its ``fieldsV1``
-    spelling (``f:spec``, ``k:{"name":"c"}``); ``rank`` the order ``fieldsV1`` keys go in."""
+    spelling (``f:spec``, ``k:{"name":"c"}``), which alone tells elements apart; ``rank`` the
+    order ``fieldsV1`` keys go in. Immutable, its hash kept (paths are hashed on every write)."""
 
-    kind: str
-    text: str
-    rank: tuple[Any, ...] = field(compare=False, hash=False, repr=False)
+    __slots__ = ("kind", "text", "rank", "_hash")
+
+    def __init__(self, kind: str, text: str, rank: tuple[Any, ...]) -> None:
+        self.kind = kind
+        self.text = text
+        self.rank = rank
+        self._hash = hash(text)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (isinstance(other, PathElement) and other.text == self.text)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"PathElement({self.text!r})"
 
     @staticmethod
+    @functools.lru_cache(maxsize=4096)
     def field(name: str) -> PathElement:
         return PathElement("f", "f:" + name, (0, name.encode()))
 
@@ -203,6 +217,8 @@ class FieldSet:
         return FieldSet(self.paths.union(*(o.paths for o in others)))
 
     def difference(self, other: FieldSet) -> FieldSet:
+        if self.paths.isdisjoint(other.paths):
+            return self  # unchanged: an entry keeps its encoded fieldsV1
         return FieldSet(self.paths - other.paths)
 
     def intersection(self, other: FieldSet) -> FieldSet:
@@ -210,8 +226,10 @@ class FieldSet:
 
     def without_subtrees(self, other: FieldSet) -> FieldSet:
         """The paths that neither are in ``other`` nor lie below one of its paths."""
-        roots = other.paths
-        return FieldSet(p for p in self.paths if not any(p[:n] in roots for n in range(len(p) + 1)))
+        roots = [(len(r), r) for r in other.paths]
+        if not roots:
+            return self
+        return FieldSet(p for p in self.paths if not any(p[:n] == r for n, r in roots))
 
     def paths_text(self) -> list[str]:
         """The paths as :func:`path_text` writes them, sorted (for messages and test failures)."""

@@ -87,6 +87,9 @@ class ManagedEntry:
     fields: FieldSet
     subresource: str = ""
     extra: dict[str, Any] = field(default_factory=dict)  # a fieldsType other than FieldsV1, kept as is
+    #: the ``fieldsV1`` the entry was decoded from, and the set it held: encoding an entry whose
+    #: set is still that one reuses it rather than writing it again
+    decoded: tuple[FieldSet, dict[str, Any]] | None = field(default=None, compare=False, repr=False)
 
     @property
     def identity(self) -> tuple[str, str, str, str]:
@@ -101,7 +104,8 @@ class ManagedEntry:
         if self.time is not None:
             out["time"] = self.time
         out["fieldsType"] = FIELDS_TYPE
-        out["fieldsV1"] = self.fields.to_fields_v1()
+        reused = self.decoded is not None and self.decoded[0] is self.fields and not unstructured
+        out["fieldsV1"] = self.decoded[1] if reused and self.decoded is not None else self.fields.to_fields_v1()
         if self.subresource:
             out["subresource"] = self.subresource
         return _sorted_keys(out) if unstructured else out
@@ -119,10 +123,12 @@ def decode_managed_fields(entries: Sequence[Mapping[str, Any]] | None) -> list[M
     for raw in entries or ():
         if raw.get("fieldsType", FIELDS_TYPE) != FIELDS_TYPE:
             raise ValueError(f"invalid fieldsType {raw.get('fieldsType')!r}")
+        fields_v1 = raw.get("fieldsV1") or {}
+        fields = FieldSet.from_fields_v1(fields_v1)
         out.append(ManagedEntry(manager=str(raw.get("manager", "")), operation=str(raw.get("operation", "")),
                                 api_version=str(raw.get("apiVersion", "")), time=raw.get("time"),
-                                fields=FieldSet.from_fields_v1(raw.get("fieldsV1") or {}),
-                                subresource=str(raw.get("subresource", ""))))
+                                fields=fields, subresource=str(raw.get("subresource", "")),
+                                decoded=(fields, fields_v1) if isinstance(fields_v1, dict) else None))
     return out
 
 

@@ -9,6 +9,8 @@ virtual loop instead (``harness.run``) and need none of this.
 from __future__ import annotations
 
 import asyncio
+import json
+import ssl
 import threading
 from pathlib import Path
 from typing import Any, Callable, Iterator, TypeVar
@@ -16,6 +18,7 @@ from typing import Any, Callable, Iterator, TypeVar
 import pytest
 
 from fake_apiserver import FakeApiServer
+from harness._envtest import ControlPlane, envtest_unavailable, find_assets
 
 T = TypeVar("T")
 
@@ -111,3 +114,19 @@ def k8s_api(threaded_server: ThreadedServer) -> Iterator[Any]:
     api = config.new_client_from_config(config_file=str(threaded_server.kubeconfig))
     yield api
     api.close()
+
+
+def kube_apiserver_answers(tmp_path: Path, recorded: Path, run: Callable[[str, str, ssl.SSLContext], T]) -> T:
+    """What a real kube-apiserver (``KUBEBUILDER_ASSETS``; the test is skipped without one) answers
+    to ``run`` (called with its URL, token and TLS context). The answers are written to
+    ``recorded`` when that file does not exist yet (a differential test's first capture); the
+    caller checks them against the recording."""
+    reason = envtest_unavailable()
+    if reason:
+        pytest.skip(reason)
+    with ControlPlane(assets=find_assets(), logdir=tmp_path) as plane:
+        answers = run(*plane.access())
+    if not recorded.exists():
+        recorded.parent.mkdir(parents=True, exist_ok=True)
+        recorded.write_text(json.dumps(answers, indent=1) + "\n")
+    return answers

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
+from conftest import kube_apiserver_answers
 from test_managedfields import (
     APPS,
     CRD,
@@ -42,7 +42,6 @@ from fake_apiserver._machinery.apply import apply
 from fake_apiserver._machinery.errors import Conflict
 from fake_apiserver._machinery.fieldset import zero_object
 from fake_apiserver._machinery.managedfields import update_managed_fields
-from harness._envtest import ControlPlane, envtest_unavailable, find_assets
 
 STEPS_RECORDED = RECORDED.with_name("apply-steps-kube-apiserver-v1.37.2.json")
 APPLY, MERGE = "application/apply-patch+yaml", "application/merge-patch+json"
@@ -224,13 +223,6 @@ def test_applies_are_what_kube_apiserver_v1_37_did() -> None:
 
 
 def test_kube_apiserver_still_applies_so(tmp_path: Path) -> None:
-    reason = envtest_unavailable()
-    if reason:
-        pytest.skip(reason)
-    with ControlPlane(assets=find_assets(), logdir=tmp_path) as plane:
-        server, token, context = plane.access()
-        records = run_corpus(caller(server, token, context))
-    if not STEPS_RECORDED.exists():  # the first capture
-        STEPS_RECORDED.write_text(json.dumps(records, indent=1) + "\n")
+    records = kube_apiserver_answers(tmp_path, STEPS_RECORDED, lambda *access: run_corpus(caller(*access)))
     failures = check(records)
     assert not failures, "\n".join(failures)

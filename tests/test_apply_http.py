@@ -33,10 +33,8 @@ from typing import Any
 import pytest
 import test_apply
 import test_managedfields
-from conftest import ThreadedServer
+from conftest import ThreadedServer, kube_apiserver_answers
 from test_managedfields import NS, caller
-
-from harness._envtest import ControlPlane, envtest_unavailable, find_assets
 
 RECORDED = test_managedfields.RECORDED.with_name("apply-http-kube-apiserver-v1.37.2.json")
 APPLY, MERGE, STRATEGIC = ("application/apply-patch+yaml", "application/merge-patch+json",
@@ -269,12 +267,6 @@ def test_the_recording_holds_each_outcome_the_issue_names() -> None:
 
 
 def test_kube_apiserver_still_answers_so(tmp_path: Path) -> None:
-    reason = envtest_unavailable()
-    if reason:
-        pytest.skip(reason)
-    with ControlPlane(assets=find_assets(), logdir=tmp_path) as plane:
-        records = run_steps(caller(*plane.access()))
-    if not RECORDED.exists():  # the first capture
-        RECORDED.write_text(json.dumps(records, indent=1) + "\n")
+    records = kube_apiserver_answers(tmp_path, RECORDED, lambda *access: run_steps(caller(*access)))
     failures = list(differences(records, json.loads(RECORDED.read_text())))
     assert not failures, "\n".join(failures)

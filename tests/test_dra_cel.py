@@ -19,9 +19,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from harness._envtest import ControlPlane, envtest_unavailable, find_assets
+from conftest import kube_apiserver_answers
 from test_scale import Call, json_caller
 
 RECORDED = Path(__file__).parent / "data" / "dracel" / "kube-apiserver-v1.37.2.json"
@@ -140,14 +138,6 @@ def test_the_table_holds_every_class_of_refusal() -> None:
 
 
 def test_kube_apiserver_still_answers_as_recorded(tmp_path: Path) -> None:
-    reason = envtest_unavailable()
-    if reason:
-        pytest.skip(reason)
-    with ControlPlane(assets=find_assets(), logdir=tmp_path) as plane:
-        server, token, context = plane.access()
-        answers = run_cases(json_caller(server, token, context))
-    if not RECORDED.exists():  # the first capture
-        RECORDED.parent.mkdir(parents=True, exist_ok=True)
-        RECORDED.write_text(json.dumps(answers, indent=1) + "\n")
+    answers = kube_apiserver_answers(tmp_path, RECORDED, lambda *access: run_cases(json_caller(*access)))
     failures = _check(answers)
     assert not failures, "\n".join(failures)

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
+from conftest import kube_apiserver_answers
 
 from fake_apiserver._machinery.fieldset import (
     FieldSet,
@@ -37,9 +37,12 @@ from fake_apiserver._machinery.fieldset import (
     custom_type,
     zero_object,
 )
-from fake_apiserver._machinery.managedfields import managed_fields_before, manager_name, update_managed_fields
+from fake_apiserver._machinery.managedfields import (
+    managed_fields_before,
+    manager_name,
+    update_managed_fields,
+)
 from fake_apiserver._registry.resetfields import reset_fields as registry_reset_fields
-from harness._envtest import ControlPlane, envtest_unavailable, find_assets
 
 RECORDED = Path(__file__).parent / "data" / "managedfields" / "kube-apiserver-v1.37.2.json"
 NS = "/api/v1/namespaces/default"
@@ -315,14 +318,6 @@ def test_managed_fields_are_what_kube_apiserver_v1_37_wrote() -> None:
 
 
 def test_kube_apiserver_still_writes_them_so(tmp_path: Path) -> None:
-    reason = envtest_unavailable()
-    if reason:
-        pytest.skip(reason)
-    with ControlPlane(assets=find_assets(), logdir=tmp_path) as plane:
-        server, token, context = plane.access()
-        records = run_corpus(caller(server, token, context))
-    if not RECORDED.exists():  # the first capture
-        RECORDED.parent.mkdir(parents=True, exist_ok=True)
-        RECORDED.write_text(json.dumps(records, indent=1) + "\n")
+    records = kube_apiserver_answers(tmp_path, RECORDED, lambda *access: run_corpus(caller(*access)))
     failures = check(records)
     assert not failures, "\n".join(failures)

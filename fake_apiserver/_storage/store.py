@@ -548,9 +548,7 @@ class Store:
         meta = obj.setdefault("metadata", {})
         body_ns = meta.get("namespace") or ""
         if name is not None:
-            body_name = meta.get("name") or ""
-            if body_name != name:
-                raise BadRequest(f"the name of the object ({body_name}) does not match the name on the URL ({name})")
+            _check_name(meta, name)
             if namespace and body_ns and body_ns != namespace:
                 raise BadRequest(
                     f"the namespace of the object ({body_ns}) does not match the namespace on the request ({namespace})"
@@ -773,11 +771,7 @@ class Store:
             if self.creates_on_update(spec) and subresource is None:
                 return self.create(spec, namespace, body, dry_run=dry_run, writer=writer)
             raise NotFound.of(spec.resource, spec.group, name)
-        uid = obj["metadata"].get("uid")
-        if uid and uid != old["metadata"]["uid"]:
-            raise Conflict.of(spec.resource, spec.group, name, _precondition_failed(
-                spec, namespace, name, "UID", uid, old["metadata"]["uid"]))
-        _check_resource_version(spec, name, obj, old, self._strategy(spec).rules)
+        self._check_preconditions(spec, namespace, name, obj, old)
         if managed is None:
             managed = self.field_manager.updated(spec, self._strategy(spec), old, obj, writer, subresource or "",
                                                  sent_managed_fields(body))
@@ -813,9 +807,7 @@ class Store:
         )
         reconcile_patched_kind(patched, group=spec.group, version=spec.version, kind=spec.kind)
         obj = self._check_body(spec, patched, namespace, decoded=True)  # apply_patch returns a new object
-        body_name = obj["metadata"].get("name") or ""
-        if body_name != name:
-            raise BadRequest(f"the name of the object ({body_name}) does not match the name on the URL ({name})")
+        _check_name(obj["metadata"], name)
         _check_resource_version(spec, name, obj, old, self._strategy(spec).rules)
         managed = self.field_manager.updated(spec, self._strategy(spec), old, obj, writer, subresource or "",
                                              sent_managed_fields(patched))
@@ -835,27 +827,28 @@ class Store:
         if not (meta or {}).get("name"):
             raise BadRequest(f"the name of the object ({name} based on URL) was undeterminable: name must be provided")
         result = self.field_manager.applied(spec, strategy, old, config, writer, name, subresource or "")
-        if old is None:  # the name is checked as for an update, the namespace as for a create
-            if result.object["metadata"].get("name") != name:
-                raise BadRequest(f"the name of the object ({result.object['metadata'].get('name')}) does not match "
-                                 f"the name on the URL ({name})")
-            obj = self._check_body(spec, result.object, namespace)
-        else:
+        if old is not None:
             obj = self._check_body(spec, result.object, namespace, name=name)
-        if old is None:
-            uid = obj["metadata"].get("uid")
-            if uid:
-                raise Conflict.of(spec.resource, spec.group, name, f"uid mismatch: the provided object specified uid "
-                                  f"{uid}, and no existing object was found")
-            obj["metadata"].pop("resourceVersion", None)
-            self._require_namespace(spec, namespace, name)
-            return self._create(spec, obj, result.object, result.managed_fields, dry_run)
+            self._check_preconditions(spec, namespace, name, obj, old)
+            return self._write(spec, old, obj, subresource, result.managed_fields, dry_run)
+        # a create: the name is checked as for an update, the namespace as for a create
+        _check_name(result.object["metadata"], name)
+        obj = self._check_body(spec, result.object, namespace)
+        uid = obj["metadata"].get("uid")
+        if uid:
+            raise Conflict.of(spec.resource, spec.group, name, f"uid mismatch: the provided object specified uid "
+                              f"{uid}, and no existing object was found")
+        obj["metadata"].pop("resourceVersion", None)
+        return self._create(spec, obj, result.object, result.managed_fields, dry_run)
+
+    def _check_preconditions(self, spec: KindSpec, namespace: str | None, name: str, obj: Obj, old: Obj) -> None:
+        """An update's preconditions on the stored ``old``: the body's ``uid`` (a storage
+        precondition) and its ``resourceVersion`` (the optimistic lock)."""
         uid = obj["metadata"].get("uid")
         if uid and uid != old["metadata"]["uid"]:
             raise Conflict.of(spec.resource, spec.group, name, _precondition_failed(
                 spec, namespace, name, "UID", uid, old["metadata"]["uid"]))
-        _check_resource_version(spec, name, obj, old, strategy.rules)
-        return self._write(spec, old, obj, subresource, result.managed_fields, dry_run)
+        _check_resource_version(spec, name, obj, old, self._strategy(spec).rules)
 
     def _write(self, spec: KindSpec, old: Obj, obj: Obj, subresource: str | None, managed: Sequence[Obj],
                dry_run: bool = False) -> Obj:
@@ -1220,6 +1213,13 @@ _ETCD_PREFIX = {("", "nodes"): "minions", ("", "services"): "services/specs", ("
 def _storage_key(spec: KindSpec, namespace: str | None, name: str) -> str:
     prefix = _ETCD_PREFIX.get((spec.group, spec.resource), spec.resource)
     return f"/registry/{prefix}/{namespace}/{name}" if spec.namespaced else f"/registry/{prefix}/{name}"
+
+
+def _check_name(meta: Mapping[str, Any], name: str) -> None:
+    """``checkName``: the object's name must be the URL's."""
+    body_name = meta.get("name") or ""
+    if body_name != name:
+        raise BadRequest(f"the name of the object ({body_name}) does not match the name on the URL ({name})")
 
 
 def _precondition_failed(spec: KindSpec, namespace: str | None, name: str, what: str, wanted: str, actual: str) -> str:

@@ -12,10 +12,6 @@ from typing import Any
 
 import pytest
 
-# Imported before any inline pytester run: such a run drops the modules it imported, and numpy
-# (under matplotlib, which draws the timelines) cannot be imported twice in one process.
-import matplotlib.figure  # noqa: F401
-
 from test_adapters import BIND_FIRST_NODE
 from test_scenario import first_fit_scheduler
 

@@ -35,8 +35,9 @@ The window closes when the watch has seen every pod bound. CPU seconds are utime
 ``/proc/<pid>/stat`` at the window's start and end, for the fake and kube-scheduler, and
 ``os.times()`` for this process; each is also shown as utilisation (CPU s / wall s: 100% is one
 core busy all the window; the fake, one Python thread, cannot pass it, kube-scheduler, Go, can use
-every core), beside the busy share of all the machine's cores from ``/proc/stat`` (other work
-included), so one sees which process saturates. The creators' rate and CPU are printed too, so
+every core), beside the busy share of all the machine's cores from ``/proc/stat`` and the CPU seconds
+of that busy time that none of the three spent (``others``: other work on a shared machine), so
+one sees which process saturates, and how much of the machine the run really had. The creators' rate and CPU are printed too, so
 that a pods/s equal to the create rate shows that the feed, not the scheduler, set the pace. The
 ``saturated`` column names what the figures say ran out: the client limiter (pods/s at 80% of
 its QPS or more), a process at 90% of a core or more, the feed (pods/s at 90% of the create
@@ -312,6 +313,7 @@ class RunResult:
     scheduler_cpu: float
     self_cpu: float  # this process over the window (the creators in stream, the bind watch in both)
     machine_busy: float  # share of all cores busy over the window, any process's work
+    other_cpu: float  # CPU seconds of the machine's busy time not spent by the three processes
     creation: Creation
     first_bind_after: float  # seconds from the window's start to the first binding
 
@@ -383,10 +385,12 @@ async def run_bench(scheduler: str, setting: ClientSetting, *, nodes: int, pods:
             cpu1 = (_cpu_seconds(fake.pid), _cpu_seconds(proc.pid), _self_cpu())
             busy1 = _machine_ticks()
             assert watch.first_at is not None
+            ours = sum(cpu1) - sum(cpu0)
             return RunResult(
                 setting=setting, window=window, pods=pods, seconds=watch.last_at - t0,
                 fake_cpu=cpu1[0] - cpu0[0], scheduler_cpu=cpu1[1] - cpu0[1], self_cpu=cpu1[2] - cpu0[2],
                 machine_busy=(busy1[0] - busy0[0]) / max(1, busy1[1] - busy0[1]),
+                other_cpu=max(0.0, (busy1[0] - busy0[0]) / os.sysconf("SC_CLK_TCK") - ours),
                 creation=creation, first_bind_after=watch.first_at - t0,
             )
     finally:
@@ -401,7 +405,8 @@ async def run_bench(scheduler: str, setting: ClientSetting, *, nodes: int, pods:
 
 def print_table(results: list[RunResult]) -> None:
     print(f"{'client qps/burst':<19}{'pods/s':>7}{'wall s':>8}{'1st bind':>9}  {'fake CPU s':>13}  "
-          f"{'sched CPU s':>13}  {'fake/sched':>10}  {'bench CPU s':>13}  {'machine':>7}  {'creates/s':>9}  "
+          f"{'sched CPU s':>13}  {'fake/sched':>10}  {'bench CPU s':>13}  {'machine':>7}  {'others CPU s':>13}  "
+          f"{'creates/s':>9}  "
           f"{'creator CPU s':>13}  saturated")
     for r in results:
         c = r.creation
@@ -412,7 +417,7 @@ def print_table(results: list[RunResult]) -> None:
         mark = "ok" if r.ratio <= TARGET_RATIO else "  "
         print(f"{r.setting.label():<19}{r.pods_per_second:7.0f}{r.seconds:8.2f}{r.first_bind_after:8.2f}s  "
               f"{util(r.fake_cpu, r.seconds):>13}  {util(r.scheduler_cpu, r.seconds):>13}  {r.ratio:7.2f} {mark}  "
-              f"{util(r.self_cpu, r.seconds):>13}  {r.machine_busy:7.0%}  {c.rate:9.0f}  "
+              f"{util(r.self_cpu, r.seconds):>13}  {r.machine_busy:7.0%}  {util(r.other_cpu, r.seconds):>13}  {c.rate:9.0f}  "
               f"{util(c.cpu, c.seconds):>13}  {r.saturated()}")
 
 
@@ -465,7 +470,8 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print_table(results)
     print(f"\nCPU s (utilisation = CPU s / window wall s; 100% = one core). fake/sched: target <= {TARGET_RATIO}, "
-          f"'ok' when met. machine: busy share of all {os.cpu_count()} cores, other work included. bench: this "
+          f"'ok' when met. machine: busy share of all {os.cpu_count()} cores; others: the part of it no process "
+          f"of the bench spent (other work on the machine). bench: this "
           f"process over the window ({'the creators and ' if args.window == 'stream' else ''}the bind watch). "
           f"creates/s, creator CPU s: over the creation alone"
           f"{'' if args.window == 'stream' else ', before the window'}. Reference: "

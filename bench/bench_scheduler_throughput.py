@@ -34,11 +34,12 @@ One run: ``--nodes`` ready nodes (4 cpu, 32Gi, 110 pods) are created, then, by `
 The window closes when the watch has seen every pod bound. CPU seconds are utime + stime from
 ``/proc/<pid>/stat`` at the window's start and end, for the fake and kube-scheduler, and
 ``os.times()`` for this process; each is also shown as utilisation (CPU s / wall s: 100% is one
-core busy all the window; the fake, one Python thread, cannot pass it, kube-scheduler, Go, can use
+core busy all the window; the fake, one Python thread, hardly passes it, kube-scheduler, Go, can use
 every core), beside the busy share of all the machine's cores from ``/proc/stat`` and the CPU seconds
 of that busy time that none of the three spent (``others``: other work on a shared machine), so
-one sees which process saturates, and how much of the machine the run really had. The creators' rate and CPU are printed too, so
-that a pods/s equal to the create rate shows that the feed, not the scheduler, set the pace. The
+one sees which process saturates, and how much of the machine the run really had. The
+creators' rate and CPU are printed too, so that a pods/s equal to the create rate shows that the
+feed, not the scheduler, set the pace. The
 ``saturated`` column names what the figures say ran out: the client limiter (pods/s at 80% of
 its QPS or more), a process at 90% of a core or more, the feed (pods/s at 90% of the create
 rate), the machine (90% of all cores busy).
@@ -417,7 +418,8 @@ def print_table(results: list[RunResult]) -> None:
         mark = "ok" if r.ratio <= TARGET_RATIO else "  "
         print(f"{r.setting.label():<19}{r.pods_per_second:7.0f}{r.seconds:8.2f}{r.first_bind_after:8.2f}s  "
               f"{util(r.fake_cpu, r.seconds):>13}  {util(r.scheduler_cpu, r.seconds):>13}  {r.ratio:7.2f} {mark}  "
-              f"{util(r.self_cpu, r.seconds):>13}  {r.machine_busy:7.0%}  {util(r.other_cpu, r.seconds):>13}  {c.rate:9.0f}  "
+              f"{util(r.self_cpu, r.seconds):>13}  {r.machine_busy:7.0%}  {util(r.other_cpu, r.seconds):>13}  "
+              f"{c.rate:9.0f}  "
               f"{util(c.cpu, c.seconds):>13}  {r.saturated()}")
 
 

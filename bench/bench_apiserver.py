@@ -31,7 +31,10 @@ its core before the server does on GETs.
 ``--real-kubeconfig PATH`` also drives a real kube-apiserver (the kubeconfig's server, bearer
 token and TLS settings; pods go to namespace ``default`` under a fresh name prefix and are deleted
 afterwards) through the same create, GET and status-PATCH phases in the same run, and the ratios
-are taken against those figures instead of the recorded ones. The fake's per-request cost of
+are taken against those figures instead of the recorded ones. ``--real-envtest`` starts one for the
+run instead: etcd and kube-apiserver from ``$KUBEBUILDER_ASSETS`` (or ``--envtest-assets``), as
+``--backend envtest`` starts them (ServiceAccount admission on, so namespace ``default`` gets its
+``default`` ServiceAccount first), and the fake then serves as that binary's release. The fake's per-request cost of
 decoding and validating the bodies it is sent (JSON parse, kind checks, typed decoding and field
 validation against the schemas) is measured in this process and printed below the table.
 """
@@ -40,10 +43,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
+import contextlib
 import json
 import os
 import re
 import signal
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -59,6 +65,7 @@ from fake_apiserver._endpoints.request import RequestInfo
 from fake_apiserver._machinery.fieldvalidation import FieldValidation
 from fake_apiserver._registry.kinds import by_resource
 from fake_apiserver._storage.store import Store
+from harness._envtest import ControlPlane, envtest_unavailable, find_assets
 
 __all__ = ["main", "run_bench", "Result"]
 
@@ -236,7 +243,7 @@ class Bench:
 
 
 async def run_bench(url: str, server_pid: int | None, pods: int, gets: int, patches: int, writes: int,
-                    *, headers: dict[str, str] | None = None, verify_tls: bool = True,
+                    *, headers: dict[str, str] | None = None, verify_tls: bool | ssl.SSLContext = True,
                     prefix: str = "bench") -> list[Result]:
     connector = aiohttp.TCPConnector(limit=CONCURRENCY + WATCHERS, ssl=verify_tls)
     async with aiohttp.ClientSession(url, connector=connector, headers=headers) as session:
@@ -280,8 +287,9 @@ def format_table(results: list[Result], real: list[Result] | None = None, *, com
     return "\n".join(lines)
 
 
-def _real_server(kubeconfig: Path) -> tuple[str, dict[str, str], bool]:
-    """The current context's server URL, its bearer-token header and whether to verify TLS."""
+def _real_server(kubeconfig: Path) -> tuple[str, dict[str, str], bool | ssl.SSLContext]:
+    """The current context's server URL, its bearer-token header and how to verify TLS (a context
+    trusting the kubeconfig's CA where it names one)."""
     import yaml
 
     config = yaml.safe_load(kubeconfig.read_text())
@@ -290,10 +298,17 @@ def _real_server(kubeconfig: Path) -> tuple[str, dict[str, str], bool]:
     cluster = next(c["cluster"] for c in config["clusters"] if c["name"] == context["cluster"])
     user: dict[str, Any] = next((u["user"] for u in config.get("users", []) if u["name"] == context.get("user")), {})
     headers = {"Authorization": f"Bearer {user['token']}"} if user.get("token") else {}
-    return cluster["server"], headers, not cluster.get("insecure-skip-tls-verify", False)
+    if cluster.get("insecure-skip-tls-verify", False):
+        return cluster["server"], headers, False
+    if cluster.get("certificate-authority-data"):
+        ca = base64.b64decode(cluster["certificate-authority-data"]).decode()
+        return cluster["server"], headers, ssl.create_default_context(cadata=ca)
+    if cluster.get("certificate-authority"):
+        return cluster["server"], headers, ssl.create_default_context(cafile=cluster["certificate-authority"])
+    return cluster["server"], headers, True
 
 
-async def _delete_pods(url: str, headers: dict[str, str], verify_tls: bool, label: str) -> None:
+async def _delete_pods(url: str, headers: dict[str, str], verify_tls: bool | ssl.SSLContext, label: str) -> None:
     connector = aiohttp.TCPConnector(ssl=verify_tls)
     async with aiohttp.ClientSession(url, connector=connector, headers=headers) as session:
         for app in (label, f"{label}-warm", "watch"):
@@ -347,11 +362,14 @@ def decode_costs(rounds: int = 2000) -> list[tuple[str, float]]:
     return costs
 
 
-def _start_server(kubeconfig: Path, profile: str | None, loop: str) -> tuple[subprocess.Popen[str], str]:
+def _start_server(kubeconfig: Path, profile: str | None, loop: str,
+                  release: str | None = None) -> tuple[subprocess.Popen[str], str]:
     cmd = [sys.executable]
     if profile:
         cmd += ["-m", "cProfile", "-o", profile]
     cmd += ["-m", "harness.cli", "serve", "--port", "0", "--kubeconfig", str(kubeconfig), "--ready-nodes", "--loop", loop]
+    if release is not None:
+        cmd += ["--kubernetes-version", release]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     deadline = time.monotonic() + 30
@@ -389,15 +407,52 @@ def main(argv: list[str] | None = None) -> int:
                         help="the server's event loop (schedharness serve --loop; default auto)")
     parser.add_argument("--real-kubeconfig", metavar="PATH", type=Path,
                         help="also drive the real kube-apiserver of this kubeconfig in the same run")
+    parser.add_argument("--real-envtest", action="store_true",
+                        help="start etcd and kube-apiserver from the envtest assets and drive them in the same run")
+    parser.add_argument("--envtest-assets", type=Path, default=None, help="default: $KUBEBUILDER_ASSETS")
     args = parser.parse_args(argv)
     if args.real_kubeconfig is not None and not args.real_kubeconfig.is_file():
         parser.error(f"--real-kubeconfig: no such file: {args.real_kubeconfig}")
+    if args.real_envtest and args.real_kubeconfig is not None:
+        parser.error("--real-envtest and --real-kubeconfig: choose one")
+    with contextlib.ExitStack() as stack:
+        release = None
+        if args.real_envtest:
+            missing = envtest_unavailable(args.envtest_assets)
+            if missing:
+                parser.exit(2, f"bench_apiserver: --real-envtest: {missing}\n")
+            assets = find_assets(args.envtest_assets)
+            logdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-envtest-")))
+            plane = stack.enter_context(ControlPlane(assets=assets, logdir=logdir))
+            args.real_kubeconfig = plane.kubeconfig_path
+            _run(_default_service_account(*_real_server(args.real_kubeconfig)))
+            release = _envtest_release(assets)
+        return _bench(args, release)
+
+
+def _envtest_release(assets: Path) -> str | None:
+    """The minor release (``1.NN``) of the envtest kube-apiserver, from its ``--version``."""
+    out = subprocess.run([str(assets / "kube-apiserver"), "--version"], capture_output=True, text=True).stdout
+    m = re.search(r"v(1\.\d+)\.", out)
+    return m.group(1) if m else None
+
+
+async def _default_service_account(url: str, headers: dict[str, str], verify_tls: bool | ssl.SSLContext) -> None:
+    connector = aiohttp.TCPConnector(ssl=verify_tls)
+    async with aiohttp.ClientSession(url, connector=connector, headers=headers) as session:
+        body = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}}
+        async with session.post(f"/api/v1/namespaces/{NAMESPACE}/serviceaccounts", json=body) as r:
+            if r.status not in (201, 409):
+                raise RuntimeError(f"creating ServiceAccount {NAMESPACE}/default: {r.status} {await r.text()}")
+
+
+def _bench(args: argparse.Namespace, release: str | None) -> int:
     proc: subprocess.Popen[str] | None = None
     with tempfile.TemporaryDirectory() as tmp:
         if args.url:
             url, pid = args.url, None
         else:
-            proc, url = _start_server(Path(tmp) / "kubeconfig", args.profile, args.server_loop)
+            proc, url = _start_server(Path(tmp) / "kubeconfig", args.profile, args.server_loop, release)
             pid = proc.pid
         try:
             results = _run(run_bench(url, pid, args.pods, args.gets, args.patches, args.writes))
@@ -415,6 +470,8 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             _run(_delete_pods(real_url, headers, verify, label))
     server = url if args.url else f"schedharness serve --loop {args.server_loop}, journal on"
+    if release is not None:
+        server += f", serving as {release}"
     print(f"{server}; {CONCURRENCY} concurrent clients on {_run.__module__.split('.')[0]}; "
           f"Python {sys.version.split()[0]}; {os.cpu_count()} CPUs")
     print(format_table(results, real))

@@ -45,6 +45,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from fake_apiserver._machinery import gotypes
 from fake_apiserver._machinery import schema as schemas
 
@@ -94,24 +96,24 @@ def _value_rank(value: Any) -> tuple[int, Any]:
     return (5, tuple((k.encode(), _value_rank(v)) for k, v in sorted(value.items())))
 
 
-class PathElement:
-    """One step of a path: ``kind`` is ``f``, ``k``, ``v`` or ``i``; ``text`` its ``fieldsV1``
-    spelling (``f:spec``, ``k:{"name":"c"}``), which alone tells elements apart; ``rank`` the
-    order ``fieldsV1`` keys go in. Immutable, its hash kept (paths are hashed on every write)."""
+class PathElement(str):
+    """One step of a path, as its ``fieldsV1`` spelling (``f:spec``, ``k:{"name":"c"}``), which
+    alone tells elements apart: a ``str``, so that hashing and comparing paths (on every write)
+    stay in C. ``kind`` is ``f``, ``k``, ``v`` or ``i``; ``text`` the spelling as a plain ``str``
+    (for JSON keys); ``rank`` the order ``fieldsV1`` keys go in."""
 
-    __slots__ = ("kind", "text", "rank", "_hash")
+    text: str
+    rank: tuple[Any, ...]
 
-    def __init__(self, kind: str, text: str, rank: tuple[Any, ...]) -> None:
-        self.kind = kind
-        self.text = text
-        self.rank = rank
-        self._hash = hash(text)
+    def __new__(cls, kind: str, text: str, rank: tuple[Any, ...]) -> PathElement:
+        element = super().__new__(cls, text)
+        element.text = text
+        element.rank = rank
+        return element
 
-    def __eq__(self, other: object) -> bool:
-        return self is other or (isinstance(other, PathElement) and other.text == self.text)
-
-    def __hash__(self) -> int:
-        return self._hash
+    @property
+    def kind(self) -> str:
+        return self.text[0]
 
     def __repr__(self) -> str:
         return f"PathElement({self.text!r})"
@@ -123,6 +125,13 @@ class PathElement:
 
     @staticmethod
     def key(fields: Mapping[str, Any]) -> PathElement:
+        try:  # the keys of scalars, most list items' (a container's name, a condition's type), are kept
+            return _scalar_key(tuple((n, type(v), v) for n, v in fields.items()))
+        except TypeError:  # a key field holding a list or map
+            return PathElement._key(fields)
+
+    @staticmethod
+    def _key(fields: Mapping[str, Any]) -> PathElement:
         names = sorted(fields, key=str.encode)
         text = "k:{" + ",".join(f"{go_json(n)}:{go_json(fields[n])}" for n in names) + "}"
         return PathElement("k", text, (1, tuple((n.encode(), _value_rank(fields[n])) for n in names)))
@@ -157,8 +166,16 @@ class PathElement:
     def __str__(self) -> str:
         return self.text
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (PathElement, (self.kind, self.text, self.rank))
+
 
 Path = tuple[PathElement, ...]
+
+
+@functools.lru_cache(maxsize=8192)
+def _scalar_key(fields: tuple[tuple[str, type, Any], ...]) -> PathElement:
+    return PathElement._key({n: v for n, _, v in fields})
 
 
 def path_of(*names: str) -> Path:
@@ -238,47 +255,77 @@ class FieldSet:
     # ---------------------------------------------------------------------- fieldsV1
 
     def to_fields_v1(self) -> dict[str, Any]:
-        """The ``fieldsV1`` object, keys in kube-apiserver's order."""
-        root: dict[PathElement, Any] = {}
-        members: set[Path] = set()
-        for path in self.paths:
-            node = root
-            for element in path:
-                node = node.setdefault(element, {})
-            members.add(path)
-
-        def emit(node: dict[PathElement, Any], prefix: Path, self_member: bool) -> dict[str, Any]:
-            out: dict[str, Any] = {}
-            if self_member and node:
-                out["."] = {}
-            for element in sorted(node, key=lambda e: e.rank):
-                path = prefix + (element,)
-                out[element.text] = emit(node[element], path, path in members)
-            return out
-
-        return emit(root, (), False)
+        """The ``fieldsV1`` object, keys in kube-apiserver's order (kept: treat it as read-only)."""
+        return _fields_v1(self)
 
     @staticmethod
     def from_fields_v1(fields: Mapping[str, Any]) -> FieldSet:
         """The set a ``fieldsV1`` object holds; ValueError for one that is malformed."""
-        paths: list[Path] = []
+        try:
+            key = orjson.dumps(fields)
+        except TypeError:  # not JSON (orjson.JSONEncodeError): the walk says how
+            return _parse_fields_v1(fields)
+        return _parsed_fields_v1(key)
 
-        def walk(node: Mapping[str, Any], prefix: Path) -> None:
-            if not isinstance(node, Mapping):
-                raise ValueError("fieldsV1 nodes must be objects")
-            for text, child in node.items():
-                if text == ".":
-                    if prefix:
-                        paths.append(prefix)
-                    continue
-                path = prefix + (PathElement.parse(text),)
-                if not child:
-                    paths.append(path)
-                else:
-                    walk(child, path)
 
-        walk(fields, ())
-        return FieldSet(paths)
+# A write reads the managedFields of the object it changes and writes them again: the sets
+# parsed and the ``fieldsV1`` written are kept by content (both immutable), so objects of one
+# shape (the pods of one template, the status a scheduler writes) do that work once.
+_MEMO_SIZE = 2048
+
+
+@functools.lru_cache(maxsize=_MEMO_SIZE)
+def _parsed_fields_v1(key: bytes) -> FieldSet:
+    return _parse_fields_v1(orjson.loads(key))
+
+
+def _parse_fields_v1(fields: Mapping[str, Any]) -> FieldSet:
+    paths: list[Path] = []
+
+    def walk(node: Mapping[str, Any], prefix: Path) -> None:
+        if not isinstance(node, Mapping):
+            raise ValueError("fieldsV1 nodes must be objects")
+        for text, child in node.items():
+            if text == ".":
+                if prefix:
+                    paths.append(prefix)
+                continue
+            path = prefix + (PathElement.parse(text),)
+            if not child:
+                paths.append(path)
+            else:
+                walk(child, path)
+
+    walk(fields, ())
+    return FieldSet(paths)
+
+
+@functools.lru_cache(maxsize=_MEMO_SIZE)
+def _fields_v1(fields: FieldSet) -> dict[str, Any]:
+    root: dict[PathElement, Any] = {}
+    member = PathElement("", ".", ())  # marks a node that is itself a member; sorts nowhere
+    for path in fields.paths:
+        node = root
+        for element in path:
+            node = node.setdefault(element, {})
+        node[member] = None
+
+    def emit(node: dict[PathElement, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        children = [e for e in node if e is not member]
+        if member in node and children:
+            out["."] = {}
+        if len(children) > 1:
+            children.sort(key=_rank)
+        for element in children:
+            out[element.text] = emit(node[element])
+        return out
+
+    return emit(root)
+
+
+def _rank(element: PathElement) -> tuple[Any, ...]:
+    return element.rank
 
 
 # ----------------------------------------------------------------------------------- types
@@ -419,10 +466,12 @@ def custom_type(openapi_v3_schema: Mapping[str, Any] | None, release: str = sche
 # ------------------------------------------------------------------------------ zero object
 
 
+@functools.cache
 def zero_object(group: str, version: str, kind: str, release: str = schemas.KUBERNETES_VERSION) -> dict[str, Any]:
     """What an empty object of a built-in kind is as JSON: the Go zero value as ``encoding/json``
     writes it (non-pointer structs as objects, lists and maps without ``omitempty`` as ``null``).
-    It is the "before" of a create: a field present in it is never new as a whole."""
+    It is the "before" of a create: a field present in it is never new as a whole. One object per
+    kind, shared: read it, never change it."""
     def of(node: gotypes.Node) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for name, f in node.fields.items():
@@ -440,9 +489,15 @@ def zero_object(group: str, version: str, kind: str, release: str = schemas.KUBE
 # ------------------------------------------------------------------------------ comparison
 
 _MISSING: Any = object()
+_SORTED = orjson.OPT_SORT_KEYS
+
+
+_SCALARS = (str, int, float, type(None))
 
 
 def _json_equal(a: Any, b: Any) -> bool:
+    if type(a) is type(b) and type(a) in _SCALARS:
+        return bool(a == b)
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if isinstance(a, dict) and isinstance(b, dict):
@@ -497,21 +552,45 @@ class Comparison:
         return FieldSet(self.added | self.modified | self.removed)
 
 
-def compare(old: Any, new: Any, ftype: FieldType) -> Comparison:
-    """What turns ``old`` into ``new`` under ``ftype``'s merge rules (module docstring)."""
-    out = Comparison()
+def _same(lhs: Any, rhs: Any) -> bool:
+    """Whether two containers are the same JSON, types included (``true`` is not ``1``, ``1`` not
+    ``1.0``): compared in C, first by ``==`` (which stops at the first difference), then, when
+    equal, by their sorted JSON (``==`` takes ``True`` for ``1``). A False is only "not known to
+    be the same": the comparison then walks them."""
+    if lhs is rhs:
+        return True
+    if type(lhs) is not type(rhs) or lhs != rhs:
+        return False
+    try:
+        return orjson.dumps(lhs, option=_SORTED) == orjson.dumps(rhs, option=_SORTED)
+    except TypeError:  # an integer beyond 64 bits (orjson.JSONEncodeError)
+        return False
 
-    def leaf(lhs: Any, rhs: Any, path: Path) -> None:
-        if lhs is _MISSING:
-            out.added.add(path)
-        elif rhs is _MISSING:
-            out.removed.add(path)
-        elif not _json_equal(lhs, rhs):
-            out.modified.add(path)
+
+def compare(old: Any, new: Any, ftype: FieldType, prune: FieldSet | None = None) -> Comparison:
+    """What turns ``old`` into ``new`` under ``ftype``'s merge rules (module docstring), leaving
+    out the paths of ``prune`` and everything below them (as :meth:`FieldSet.without_subtrees` of
+    the result would, without walking them). Containers that are the same JSON on both sides hold
+    no change and are not walked."""
+    out = Comparison()
+    pruned = prune.paths if prune else frozenset()
 
     def walk(lhs: Any, rhs: Any, t: FieldType, path: Path) -> None:
-        granular_map = (t.kind == "map" and not t.atomic) or t.kind == "deduced"
-        if t.kind == "list" and t.relation != "atomic" and not (_empty(lhs) and _empty(rhs)):
+        if pruned and path in pruned:
+            return
+        kind = t.kind
+        if kind == "scalar":
+            if lhs is _MISSING:
+                out.added.add(path)
+            elif rhs is _MISSING:
+                out.removed.add(path)
+            elif not _json_equal(lhs, rhs):
+                out.modified.add(path)
+            return
+        if (type(lhs) is dict or type(lhs) is list) and _same(lhs, rhs):
+            return
+        granular_map = (kind == "map" and not t.atomic) or kind == "deduced"
+        if kind == "list" and t.relation != "atomic" and not (_empty(lhs) and _empty(rhs)):
             old_items, new_items = _index(t, lhs), _index(t, rhs)
             elem = t.elem or DEDUCED
             for element in list(old_items) + [e for e in new_items if e not in old_items]:
@@ -525,7 +604,12 @@ def compare(old: Any, new: Any, ftype: FieldType) -> Comparison:
                     continue  # a field the schema does not declare: pruned before it gets here
                 walk(old_map.get(key, _MISSING), new_map.get(key, _MISSING), child, path + (PathElement.field(key),))
         else:
-            leaf(lhs, rhs, path)
+            if lhs is _MISSING:
+                out.added.add(path)
+            elif rhs is _MISSING:
+                out.removed.add(path)
+            elif not _json_equal(lhs, rhs):
+                out.modified.add(path)
             return
         if path and lhs is _MISSING:
             out.added.add(path)

@@ -29,6 +29,7 @@ from importlib.resources.abc import Traversable
 from typing import Any, Mapping
 
 from fake_apiserver._machinery import schema as schemas
+from fake_apiserver._machinery.jsonutil import json_copy
 __all__ = ["DROP", "Field", "GoField", "Node", "PLAIN", "facts_file", "go_fields", "go_written", "kind_node",
            "patch_strategies", "semantic_of", "zero_value"]
 
@@ -55,7 +56,7 @@ class Node:
     it; a struct has ``fields`` (by JSON name) and ``name`` (the bare struct name errors give);
     a list or map has ``elem``."""
 
-    __slots__ = ("kind", "go", "name", "fields", "elem")
+    __slots__ = ("kind", "go", "name", "fields", "elem", "written")
 
     def __init__(self, kind: int, go: str, name: str = "", elem: Node | None = None) -> None:
         self.kind = kind
@@ -63,6 +64,7 @@ class Node:
         self.name = name
         self.fields: dict[str, Field] = {}
         self.elem = elem
+        self.written: _Written | None = None  # :func:`go_written`'s plan, made on first use
 
 
 class Field:
@@ -313,26 +315,56 @@ def zero_value(node: Node) -> Any:
     return None
 
 
+_Written = tuple[tuple[tuple[str, Any], ...], tuple[tuple[str, Node], ...]]
+
+
+def _holds_structs(node: Node) -> bool:
+    if node.kind == STRUCT:
+        return True
+    return node.kind in (LIST, MAP) and node.elem is not None and _holds_structs(node.elem)
+
+
+def _written_plan(node: Node) -> _Written:
+    """A struct's fields that Go writes when unset, with what it writes (in field order), and its
+    fields that can hold structs (the only ones :func:`go_written` goes into)."""
+    fills: list[tuple[str, Any]] = []
+    walks: list[tuple[str, Node]] = []
+    for name, f in node.fields.items():
+        if f.pointer or f.kind in (LIST, MAP):
+            if not f.pointer and not f.omitempty:
+                fills.append((name, None))
+        elif f.null is not DROP:
+            fills.append((name, go_written({}, f.node) if f.kind == STRUCT else f.null))
+        if _holds_structs(f.node):
+            walks.append((name, f.node))
+    return tuple(fills), tuple(walks)
+
+
 def go_written(value: Any, node: Node) -> Any:
     """``value`` (decoded as ``node``) with what Go's encoder writes of the fields it leaves unset:
     a struct that is no pointer as an object (its own such fields in it), a ``metav1.Time`` as
     ``null`` (``lastProbeTime`` of a condition), a list or map without ``omitempty`` as ``null``,
     a scalar without ``omitempty`` as its zero. The object kube-apiserver stores and compares is
     the Go struct, so this is what a write's managed fields see (a condition's unset
-    ``lastHeartbeatTime`` is the writer's). Changes ``value`` in place and returns it."""
-    if node.kind == STRUCT and isinstance(value, dict):
-        for name, f in node.fields.items():
+    ``lastHeartbeatTime`` is the writer's). Changes ``value`` in place and returns it. Each
+    struct's plan (:func:`_written_plan`) is made once, so a write looks only at the fields it
+    must fill or that can hold structs."""
+    kind = node.kind
+    if kind == STRUCT and isinstance(value, dict):
+        plan = node.written
+        if plan is None:
+            plan = node.written = _written_plan(node)
+        fills, walks = plan
+        for name, child in walks:
             if name in value:
-                go_written(value[name], f.node)
-            elif f.pointer or f.kind in (LIST, MAP):
-                if not f.pointer and not f.omitempty:
-                    value[name] = None
-            elif f.null is not DROP:
-                value[name] = go_written({}, f.node) if f.kind == STRUCT else f.null
-    elif node.kind == LIST and isinstance(value, list) and node.elem is not None:
+                go_written(value[name], child)
+        for name, zero in fills:
+            if name not in value:
+                value[name] = json_copy(zero) if isinstance(zero, (dict, list)) else zero
+    elif kind == LIST and isinstance(value, list) and node.elem is not None:
         for item in value:
             go_written(item, node.elem)
-    elif node.kind == MAP and isinstance(value, dict) and node.elem is not None:
+    elif kind == MAP and isinstance(value, dict) and node.elem is not None:
         for item in value.values():
             go_written(item, node.elem)
     return value

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fake_apiserver._machinery.fieldset import FieldSet, FieldType, compare, path_of
+from fake_apiserver._machinery.jsonutil import dumps
 
 __all__ = [
     "ANCIENT_CHANGES",
@@ -173,6 +174,46 @@ def _cap(entries: list[ManagedEntry]) -> list[ManagedEntry]:
     return kept + [ancient]
 
 
+def _changes(old: Any, new: Any, ftype: FieldType, reset: FieldSet | None) -> tuple[FieldSet, FieldSet]:
+    """What a write touched, and what its writer gains."""
+    changes = compare(old, new, ftype, prune=reset)
+    return changes.all(), changes.changed().difference(NEVER_OWNED)
+
+
+# A create's changes depend on which fields the object sets, not on the values of most of them:
+# kept by content, with the values of the metadata fields that tell objects of one template apart
+# (and that the empty object lacks, so any value is "added") left out of the key. The objects
+# of one template (a workload's pods, a benchmark's) are compared once.
+_CREATE_MEMO_SIZE = 1024
+_IDENTIFYING = ("name", "generateName", "uid", "resourceVersion", "creationTimestamp", "selfLink", "generation")
+_created: dict[tuple[Any, ...], tuple[FieldSet, FieldSet]] = {}
+
+
+def _created_changes(old: Any, new: Any, ftype: FieldType, reset: FieldSet | None) -> tuple[FieldSet, FieldSet]:
+    try:
+        key = (ftype, reset, dumps(old), dumps(_template_of(new, old)))
+    except TypeError:  # not JSON: compared as is
+        return _changes(old, new, ftype, reset)
+    found = _created.get(key)
+    if found is None:
+        found = _changes(old, new, ftype, reset)
+        if len(_created) >= _CREATE_MEMO_SIZE:
+            del _created[next(iter(_created))]
+        _created[key] = found
+    return found
+
+
+def _template_of(new: Any, old: Any) -> Any:
+    """``new`` with the values of its identifying metadata (those ``old`` lacks) made one."""
+    meta = new.get("metadata") if isinstance(new, dict) else None
+    before = old.get("metadata") if isinstance(old, dict) else None
+    if not isinstance(meta, dict):
+        return new
+    before = before if isinstance(before, dict) else {}
+    blank = {k: True for k in _IDENTIFYING if k in meta and k not in before}
+    return {**new, "metadata": {**meta, **blank}} if blank else new
+
+
 def update_managed_fields(managed: Sequence[Mapping[str, Any]] | None, old: Any, new: Any, ftype: FieldType, *,
                           manager: str, api_version: str, time: str | None, subresource: str = "",
                           reset: FieldSet | None = None, creating: bool = False,
@@ -189,11 +230,7 @@ def update_managed_fields(managed: Sequence[Mapping[str, Any]] | None, old: Any,
     entries = decode_managed_fields(managed)
     if not entries and not creating:
         return []
-    changes = compare(old, new, ftype)
-    touched, gained = changes.all(), changes.changed()
-    if reset:
-        touched, gained = touched.without_subtrees(reset), gained.without_subtrees(reset)
-    gained = gained.difference(NEVER_OWNED)
+    touched, gained = (_created_changes if creating else _changes)(old, new, ftype, reset)
     kept: list[ManagedEntry] = []
     for entry in entries:
         entry.fields = entry.fields.difference(touched)

@@ -84,7 +84,7 @@ def strategic_merge(
     """
     merger = _Merger(schema)
     merged = merger.merge_map(json_copy(original), json_copy(patch), path)
-    result: dict[str, Any] = merger.finish(merged)
+    result: dict[str, Any] = merger.finish_along(merged, patch)
     return result
 
 
@@ -99,6 +99,18 @@ class _Merger:
 
     def keep_raw(self, value: _T) -> _T:
         self.raw[id(value)] = value
+        return value
+
+    def finish_along(self, value: Any, patch: Any) -> Any:
+        """:meth:`finish` where the patch reached: below a map key the patch (as sent) neither
+        names nor orders, everything is the original's, with no patch value to scrub."""
+        if id(value) in self.raw or not (isinstance(value, dict) and isinstance(patch, dict)):
+            return self.finish(value)
+        for key, item in value.items():
+            if key in patch:
+                value[key] = self.finish_along(item, patch[key])
+            elif f"{_SET_ELEMENT_ORDER}/{key}" in patch or f"{_DELETE_FROM_PRIMITIVE_LIST}/{key}" in patch:
+                value[key] = self.finish(item)
         return value
 
     def finish(self, value: Any) -> Any:

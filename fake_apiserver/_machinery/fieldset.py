@@ -141,7 +141,7 @@ class PathElement(str):
         return PathElement("v", "v:" + go_json(value), (2, _value_rank(value)))
 
     @staticmethod
-    def index(index: int) -> PathElement:
+    def position(index: int) -> PathElement:
         return PathElement("i", f"i:{index}", (3, index))
 
     @staticmethod
@@ -160,7 +160,7 @@ class PathElement(str):
         if kind == "v":
             return PathElement.value(json.loads(rest))
         if kind == "i":
-            return PathElement.index(int(rest))
+            return PathElement.position(int(rest))
         raise ValueError(f"invalid path element {text!r}")
 
     def __str__(self) -> str:
@@ -523,7 +523,7 @@ def item_element(ftype: FieldType, index: int, item: Any) -> PathElement | None:
         return PathElement.key(keys) if keys else None
     if ftype.relation == "set":
         return PathElement.value(item)
-    return PathElement.index(index)
+    return PathElement.position(index)
 
 
 def _index(ftype: FieldType, items: Any) -> dict[PathElement, Any]:

@@ -47,7 +47,8 @@ rate), the machine (90% of all cores busy).
 ``--qps`` lists the client settings to run, each with a fresh fake and scheduler: ``default``
 leaves ``clientConnection.qps``/``burst`` unset, so that kube-scheduler applies its own defaults,
 qps 50 and burst 100 (``SetDefaults_KubeSchedulerConfiguration`` in
-pkg/scheduler/apis/config/v1/defaults.go, the same in v1.35.4 and v1.37.2); ``Q`` or ``Q/B`` sets
+pkg/scheduler/apis/config/v1/defaults.go, the same in v1.35.4 and v1.37.2, and what both
+binaries write with ``--write-config-to``); ``Q`` or ``Q/B`` sets
 qps Q and burst B (default 2Q). Every binding is one request of the scheduler's client, so at qps
 50 the limiter caps throughput near 50 pods/s whatever the server does; a sweep such as ``--qps
 default 100 200 400 800 5000`` shows where the scheduler, or the machine, takes over. The default
@@ -78,7 +79,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from fake_apiserver import KindSpec, by_resource  # noqa: E402
 
 __all__ = ["ClientSetting", "Creation", "RunResult", "main", "node_body", "parse_client_setting", "pod_body",
-           "run_bench", "stop_process"]
+           "run_bench", "scheduler_config", "stop_process"]
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE_PODS_PER_SECOND = 210.0  # kube-scheduler v1.35 through kube-apiserver v1.36 + etcd, 1,000 pods
@@ -201,15 +202,20 @@ def start_fake(workdir: Path, log: IO[bytes]) -> tuple[subprocess.Popen[str], st
     raise SystemExit(f"schedharness serve did not start (exit code {proc.wait()}); see {workdir}/fake.log")
 
 
-def start_scheduler(binary: str, kubeconfig: Path, setting: ClientSetting, *, content_type: str,
-                    verbosity: int, workdir: Path, log: IO[bytes]) -> subprocess.Popen[bytes]:
-    config = workdir / "kube-scheduler.yaml"
-    config.write_text(
+def scheduler_config(kubeconfig: Path, setting: ClientSetting, content_type: str) -> str:
+    """The KubeSchedulerConfiguration of a run, as YAML."""
+    return (
         "apiVersion: kubescheduler.config.k8s.io/v1\n"
         "kind: KubeSchedulerConfiguration\n"
         f"clientConnection: {{kubeconfig: {kubeconfig}, contentType: {content_type}{setting.config_fields()}}}\n"
         "leaderElection: {leaderElect: false}\n"
     )
+
+
+def start_scheduler(binary: str, kubeconfig: Path, setting: ClientSetting, *, content_type: str,
+                    verbosity: int, workdir: Path, log: IO[bytes]) -> subprocess.Popen[bytes]:
+    config = workdir / "kube-scheduler.yaml"
+    config.write_text(scheduler_config(kubeconfig, setting, content_type))
     return subprocess.Popen([binary, f"--config={config}", "--secure-port=0", f"-v={verbosity}"],
                             stdout=log, stderr=subprocess.STDOUT)
 

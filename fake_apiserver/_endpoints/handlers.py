@@ -16,7 +16,8 @@ through, can never disagree with what serving it would have done.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable, Mapping
+from collections.abc import Mapping
+from typing import Any, Callable
 
 from aiohttp import web
 

@@ -56,7 +56,8 @@ import hashlib
 import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Mapping
+from typing import Any, Iterable, Sequence
 
 from aiohttp import web
 

@@ -26,7 +26,8 @@ docstring) keeps its column with null cells.
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Mapping
+from typing import Any, Callable, Sequence
 
 from fake_apiserver._endpoints.columns import CREATED_DOC, DEFAULT_COLUMNS
 from fake_apiserver._endpoints.printformats import human_duration

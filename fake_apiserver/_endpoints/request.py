@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
+from collections.abc import Mapping
+from typing import Any, Awaitable, Callable, Protocol, Sequence
 
 from aiohttp import web
 

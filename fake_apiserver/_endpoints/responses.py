@@ -17,7 +17,8 @@ watcher).
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from aiohttp import web
 

@@ -30,7 +30,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Mapping
+from typing import Any, Callable, Sequence
 
 from fake_apiserver._endpoints.columns import COLUMNS, DEFAULT_COLUMNS
 from fake_apiserver._endpoints.printers import PRINTERS, Printer, default_row, human_duration

@@ -29,10 +29,21 @@ class SystemClock:
 
 def format_time(t: datetime) -> str:
     """``metav1.Time``: RFC 3339, seconds precision, ``Z`` (formatted field by field: every
-    write stamps a few, and ``strftime`` costs several times more)."""
+    write stamps a few, and ``strftime`` costs several times more; the last second's text is
+    kept, as most stamps fall in the same second)."""
     if t.tzinfo is not timezone.utc:
         t = t.astimezone(timezone.utc)
-    return f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}Z"
+    global _last_second
+    key = (t.year, t.month, t.day, t.hour, t.minute, t.second)
+    last = _last_second  # one read: another thread may replace it
+    if last[0] == key:
+        return last[1]
+    text = f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}Z"
+    _last_second = (key, text)
+    return text
+
+
+_last_second: tuple[tuple[int, ...], str] = ((), "")
 
 
 def format_micro_time(t: datetime) -> str:

@@ -13,7 +13,8 @@ import json
 import posixpath
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from fake_apiserver._machinery.errors import BadRequest, FieldError, GoJSON, Invalid, UnknownError
 from fake_apiserver._machinery.jsonutil import go_json_type, go_syntax_error

@@ -10,7 +10,8 @@ struct of non-pointer fields compares. :func:`spec_diff` words a difference for 
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 __all__ = ["semantic", "semantic_omitzero", "spec_diff"]
 

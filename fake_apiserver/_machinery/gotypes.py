@@ -26,7 +26,8 @@ import json
 import re
 from importlib import resources
 from importlib.resources.abc import Traversable
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from fake_apiserver._machinery import schema as schemas
 from fake_apiserver._machinery.jsonutil import json_copy

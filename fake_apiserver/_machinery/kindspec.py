@@ -15,8 +15,8 @@ a ``patchStrategy`` tag, such as ``spec.tolerations`` and node ``spec.taints``.
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from fake_apiserver._machinery.gotypes import patch_strategies
 from fake_apiserver._machinery.strategic import ListStrategy, PatchSchema

@@ -40,6 +40,8 @@ from typing import Any
 import jsonpatch
 import jsonpointer
 
+import orjson
+
 from fake_apiserver._machinery.jsonutil import json_copy
 from fake_apiserver._machinery.errors import (
     BadRequest,
@@ -56,7 +58,7 @@ from fake_apiserver._machinery.jsonutil import go_json_type, go_syntax_error
 from fake_apiserver._machinery.strategic import PatchSchema
 from fake_apiserver._machinery.strategic import InvalidPatch, strategic_merge
 
-__all__ = ["PATCH_TYPES", "apply_patch", "custom_patch_media_type", "merge_patch", "patch_media_type", "strategic_merge"]
+__all__ = ["PATCH_TYPES", "apply_patch", "custom_patch_media_type", "keeps_managed_fields", "merge_patch", "patch_media_type", "strategic_merge"]
 
 JSON_PATCH = "application/json-patch+json"
 MERGE_PATCH = "application/merge-patch+json"
@@ -120,6 +122,26 @@ def apply_patch(
         return result
     return check_patched(node, media_type == STRATEGIC_MERGE_PATCH, result, patch or {}, errors, validation,
                          reach=patch or {} if media_type != JSON_PATCH else None)
+
+
+def keeps_managed_fields(patch_body: bytes, content_type: str) -> bool:
+    """Whether a merge or strategic merge patch surely leaves ``metadata.managedFields`` as they
+    are: it names no ``managedFields`` key, replaces neither the object nor its ``metadata``
+    (``$patch``, ``$retainKeys``, ``metadata: null``). Such a patch can be applied to the object
+    without them, and they put back after, which spares copying and merging them (a pod's are
+    most of its maps). False when unsure: a JSON patch, a body that does not parse."""
+    if patch_media_type(content_type) not in (MERGE_PATCH, STRATEGIC_MERGE_PATCH):
+        return False
+    try:
+        patch = orjson.loads(patch_body)
+    except orjson.JSONDecodeError:
+        return False
+    if type(patch) is not dict or "$patch" in patch or "$retainKeys" in patch:
+        return False
+    if "metadata" not in patch:
+        return True
+    meta = patch["metadata"]
+    return type(meta) is dict and not any("managedFields" in key or key.startswith("$") for key in meta)
 
 
 def _sorted(value: Any) -> Any:

@@ -25,6 +25,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from fake_apiserver._machinery.decode import SCHEME_NAME, internal_type, summarize_data
 from fake_apiserver._machinery.errors import BadRequest
 from fake_apiserver._machinery.schema import KUBERNETES_VERSION
@@ -179,7 +181,10 @@ def body_json(body: bytes, content_type: str) -> Any:
         if decoded is None:
             raise ValueError("not a protobuf body of a kind this server decodes")
         return decoded
-    return json.loads(body)
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:  # what only the standard library reads (UTF-16, NaN, big integers), or its error
+        return json.loads(body)
 
 
 def to_json(data: bytes) -> Any:

@@ -20,7 +20,8 @@ import functools
 import json
 import re
 from importlib import metadata, resources
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 __all__ = [
     "KUBERNETES_VERSION",

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping
+from collections.abc import Mapping
+from typing import Any, Callable, Iterable
 
 from fake_apiserver._machinery.errors import BadRequest, FieldError
 from fake_apiserver._machinery.kindspec import META_FIELDS, KindSpec

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Union
+from collections.abc import Mapping
+from typing import Any, Callable, Union
 
 from fake_apiserver._machinery.errors import BadRequest
 from fake_apiserver._machinery.jsonutil import go_json_type

@@ -35,7 +35,8 @@ from __future__ import annotations
 import decimal
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping, TypeVar
+from collections.abc import Mapping
+from typing import Any, TypeVar
 
 from fake_apiserver._machinery.jsonutil import json_copy
 from fake_apiserver._machinery.errors import BadRequest, GenericServerResponse, Invalid, UnknownError

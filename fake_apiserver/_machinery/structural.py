@@ -46,7 +46,8 @@ import ipaddress
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from collections.abc import Mapping
+from typing import Any, Callable, Iterable, Iterator
 
 from fake_apiserver._machinery.errors import FieldError, GoJSON
 from fake_apiserver._machinery.jsonutil import go_json_type, json_copy

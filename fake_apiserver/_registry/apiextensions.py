@@ -34,7 +34,8 @@ from __future__ import annotations
 import json
 import re
 import urllib.parse
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping
+from typing import Any, Callable, Iterable, Sequence
 
 from fake_apiserver._machinery.cel import syntax_error
 from fake_apiserver._machinery.equality import semantic

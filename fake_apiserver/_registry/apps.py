@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from fake_apiserver._machinery.equality import semantic
 from fake_apiserver._machinery.errors import BadRequest, FieldError, GoJSON

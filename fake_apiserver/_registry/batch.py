@@ -29,7 +29,8 @@ import functools
 import json
 import re
 import zoneinfo
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from fake_apiserver._machinery.equality import semantic_omitzero
 from fake_apiserver._machinery.errors import FieldError, GoJSON

@@ -6,7 +6,8 @@ The store decodes the body, checks its preconditions and writes the pod (:meth:`
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from fake_apiserver._machinery.errors import Conflict, FieldError, UnknownError
 from fake_apiserver._machinery.jsonutil import json_copy

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from fake_apiserver._machinery.cel import syntax_error
 from fake_apiserver._machinery.dracel import type_error

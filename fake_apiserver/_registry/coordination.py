@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from fake_apiserver._machinery.errors import FieldError
 from fake_apiserver._registry.fieldrules import get_in

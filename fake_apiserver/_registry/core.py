@@ -14,7 +14,8 @@ import base64
 import ipaddress
 import json
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from fake_apiserver._machinery.errors import FieldError, GoJSON
 from fake_apiserver._machinery.jsonutil import json_copy

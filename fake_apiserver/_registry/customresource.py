@@ -24,7 +24,8 @@ conversion webhook gets). Strategic merge patch is refused, as for every custom 
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from fake_apiserver._machinery import crdcel, structural
 from fake_apiserver._machinery import schema as _schema

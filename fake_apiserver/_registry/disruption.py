@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from fake_apiserver._machinery.errors import FieldError, GoJSON
 from fake_apiserver._registry.fieldrules import condition_errors

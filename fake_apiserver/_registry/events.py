@@ -7,7 +7,8 @@ their shapes (``pkg/apis/events/v1/conversion.go``); the store serves each shape
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from fake_apiserver._machinery.jsonutil import in_order
 from fake_apiserver._machinery.equality import semantic

@@ -6,7 +6,8 @@ ports, and the small helpers every rule module uses.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from fake_apiserver._machinery.equality import semantic_omitzero
 from fake_apiserver._machinery.errors import BadRequest, FieldError

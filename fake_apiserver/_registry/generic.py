@@ -10,7 +10,8 @@ hands to the strategy, so that this module knows no kind by name.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from collections.abc import Mapping
+from typing import Any, Callable
 
 from fake_apiserver._machinery.equality import semantic
 from fake_apiserver._machinery.errors import FieldError

@@ -19,7 +19,8 @@ import functools
 import json
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Iterable, Mapping
+from collections.abc import Mapping
+from typing import Any, Iterable
 
 from fake_apiserver._machinery import schema as _schema
 from fake_apiserver._machinery.kindspec import KindSpec, Subresource

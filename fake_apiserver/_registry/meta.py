@@ -6,7 +6,8 @@ finalizers.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Mapping
+from typing import Any, Callable, Sequence
 
 from fake_apiserver._machinery.errors import BadRequest, FieldError, Invalid
 from fake_apiserver._machinery.kindspec import KindSpec

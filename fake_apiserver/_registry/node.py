@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import ipaddress
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from fake_apiserver._machinery import quantity
 from fake_apiserver._machinery.equality import semantic_omitzero

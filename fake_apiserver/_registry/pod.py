@@ -8,7 +8,8 @@ admission plugins the fake runs (DefaultTolerationSeconds, RuntimeClass overhead
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from fake_apiserver._machinery import quantity
 from fake_apiserver._machinery.errors import FieldError, Forbidden

@@ -6,7 +6,8 @@ test meet it.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping
+from typing import Any, Sequence
 
 from fake_apiserver._machinery import quantity
 from fake_apiserver._machinery.equality import semantic_omitzero, spec_diff

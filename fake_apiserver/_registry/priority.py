@@ -25,7 +25,8 @@ source (v1.35), word for word where a message is involved:
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Mapping
+from collections.abc import Mapping
+from typing import Any, Iterable
 
 from fake_apiserver._machinery.errors import FieldError, Forbidden
 from fake_apiserver._registry.generic import KindRules, Strategy

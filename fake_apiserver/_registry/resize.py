@@ -34,7 +34,8 @@ record the field manager).
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any, Callable, Mapping
+from collections.abc import Mapping
+from typing import Any, Callable
 
 from fake_apiserver._registry.dropdisabled import POD_RULES, drop_disabled_fields
 from fake_apiserver._machinery.errors import FieldError, Forbidden

@@ -5,7 +5,8 @@ DeviceTaintRules.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Mapping
+from typing import Any, Callable
 
 from fake_apiserver._machinery.equality import semantic
 from fake_apiserver._machinery.errors import FieldError

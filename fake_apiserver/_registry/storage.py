@@ -5,7 +5,8 @@ CSINodes, CSIDrivers and CSIStorageCapacities.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from fake_apiserver._machinery import quantity
 from fake_apiserver._machinery.equality import semantic, spec_diff

@@ -50,7 +50,8 @@ import tempfile
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Union
+from collections.abc import Mapping
+from typing import Any, Callable, Union
 
 import aiohttp
 import yaml

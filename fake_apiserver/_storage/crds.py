@@ -23,7 +23,8 @@ marking it with the cleanup finalizer until its objects are gone.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Protocol, Sequence
+from collections.abc import Mapping
+from typing import Any, Protocol, Sequence
 
 from fake_apiserver._machinery.jsonutil import json_copy
 from fake_apiserver._machinery.kindspec import KindSpec

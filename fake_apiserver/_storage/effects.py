@@ -30,7 +30,8 @@ from __future__ import annotations
 import contextvars
 import json
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Mapping
+from collections.abc import Mapping
+from typing import Any, Awaitable, Callable
 
 __all__ = [
     "Effect",

@@ -42,7 +42,8 @@ import random
 import uuid
 from collections import deque
 from datetime import datetime, timedelta
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping
+from typing import Any, Callable, Iterable, Sequence
 
 from fake_apiserver._machinery.jsonutil import in_order, json_copy
 from fake_apiserver._machinery.clock import Clock, SystemClock, format_time, parse_time
@@ -66,7 +67,7 @@ from fake_apiserver._machinery.features import FeatureGates
 from fake_apiserver._registry.events import convert_event
 from fake_apiserver._registry.kinds import by_kind, by_resource, served_kinds
 from fake_apiserver._machinery.kindspec import KindSpec
-from fake_apiserver._machinery.patch import APPLY_PATCH_YAML, apply_patch, patch_media_type
+from fake_apiserver._machinery.patch import APPLY_PATCH_YAML, apply_patch, keeps_managed_fields, patch_media_type
 from fake_apiserver._registry.scheme import reconcile_patched_kind, resolve_kind
 from fake_apiserver._registry.priority import system_priority_classes
 from fake_apiserver._registry import resize
@@ -801,10 +802,17 @@ class Store:
         seen = old
         if spec.custom and old.get("apiVersion") != spec.api_version:  # None conversion to the URL's version
             seen = {**old, "apiVersion": spec.api_version}
+        set_aside = (old.get("metadata") or {}).get("managedFields")
+        if set_aside is not None and keeps_managed_fields(patch_body, content_type):
+            seen = {**seen, "metadata": {k: v for k, v in seen["metadata"].items() if k != "managedFields"}}
+        else:
+            set_aside = None
         patched = apply_patch(
             seen, patch_body, content_type, spec.patch_schema, kind=spec.kind, group=spec.group, name=name,
             node=node, validation=field_validation,
         )
+        if set_aside is not None and isinstance(patched.get("metadata"), dict):
+            patched["metadata"]["managedFields"] = set_aside  # as sent back by the patch: the same entries
         reconcile_patched_kind(patched, group=spec.group, version=spec.version, kind=spec.kind)
         obj = self._check_body(spec, patched, namespace, decoded=True)  # apply_patch returns a new object
         _check_name(obj["metadata"], name)

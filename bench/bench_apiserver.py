@@ -23,8 +23,8 @@ Every answer's status code is checked; the server's and this process's CPU time 
 shown too, to tell a saturated server (about 100 %) from a saturated client; the server's CPU
 time per request (or per event delivered) is the figure to compare when other work shares the
 machine. The clients run on
-uvloop when it is installed (``pip install uvloop``): on 2 cores a stock asyncio client saturates
-its core before the server does on GETs.
+uvloop (a dependency where it builds): on 2 cores a stock asyncio client saturates its core before
+the server does on GETs.
 ``--profile PATH`` runs the server under ``cProfile`` and writes its stats there;
 ``--url URL`` drives a server that is already running instead of starting one.
 

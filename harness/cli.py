@@ -127,7 +127,7 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--loop",
         choices=("auto", "asyncio", "uvloop"),
         default="auto",
-        help="event loop (default auto: uvloop when installed, e.g. by 'pip install schedharness[speedups]')",
+        help="event loop (default auto: uvloop, which schedharness installs on CPython outside Windows; else asyncio's)",
     )
     p.set_defaults(func=_serve)
 
@@ -284,17 +284,18 @@ async def _until_signalled(server: Any, kubeconfig: Path, announce: Callable[[],
 
 
 def _serve(args: argparse.Namespace) -> int:
-    """Serve on real time, on uvloop when it is there: it runs the same server for a few percent
-    less CPU a request. Only here: the harness's virtual-time loop is asyncio's, never uvloop."""
+    """Serve on real time, on uvloop when it is there (a dependency wherever it builds): the same
+    server answers 35-60% more requests a second on it (``bench/bench_apiserver.py --server-loop``).
+    Only here: the harness's virtual-time loop is asyncio's, never uvloop."""
     main = _serve_async(args)
     if args.loop != "asyncio":
         try:
-            # uvloop: optional (schedharness[speedups]), not there on Windows or PyPy
+            # uvloop: a dependency, but not there on Windows or PyPy
             import uvloop
         except ImportError:
             if args.loop == "uvloop":
                 main.close()
-                print("schedharness serve: --loop uvloop needs uvloop: pip install 'schedharness[speedups]'",
+                print("schedharness serve: --loop uvloop needs uvloop (CPython outside Windows): pip install uvloop",
                       file=sys.stderr)
                 return 2
         else:

@@ -26,8 +26,9 @@ what ``schedharness criteria --selftest`` reads), and which criteria a shape var
 
 The runs are independent processes, so ``-n`` runs that many of them at a time (better than
 pytest-xdist inside each run: the suite is short under virtual time, and a worker pool's start-up
-would cost more than it saves). Timelines are not drawn (about 0.15 s a scenario, times every
-run); the journals are kept, and ``schedharness run --mutant NAME`` draws them for one variant.
+would cost more than it saves). Timelines are not drawn (a picture per scenario of every variant
+is more than anyone reads); the journals are kept, and ``schedharness run --mutant NAME`` draws
+them for one variant.
 """
 
 from __future__ import annotations

@@ -205,7 +205,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="write DIR/results.jsonl and, per test, DIR/<test id>/journal.jsonl and scheduler.log")
     group.addoption(
         "--no-timeline", action="store_true", default=False,
-        help="with --report-dir, do not draw DIR/<test id>/timeline.svg (about 0.15 s a test)")
+        help="with --report-dir, do not draw DIR/<test id>/timeline.svg (under 1 ms a test)")
     group.addoption(
         "--scenario-seed", type=int, default=0, metavar="N",
         help="seed of the fake API server (uids, generated names, probabilistic faults); default 0")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import signal
 import sys
 from datetime import datetime, timezone
@@ -252,6 +253,21 @@ async def _serve_async(args: argparse.Namespace) -> int:
     return await _until_signalled(server, Path(args.kubeconfig), lambda: f"serving the Kubernetes API at {server.url}")
 
 
+GC_THRESHOLDS = (50_000, 20, 100)
+
+
+def _settle_collector() -> None:
+    """A long-running server's garbage collection: what start-up loaded (the release's schemas,
+    compiled types, the routes) moves to the permanent generation, so that a full collection no
+    longer walks it, and the first generation is collected every 50,000 allocations rather than
+    700. Measured with bench/bench_apiserver.py (3,000 creates, 6,000 status patches, server CPU
+    read from /proc): the collector took about a tenth of the server's CPU, nearly all of which
+    this gives back. Only for ``serve``: the harness's in-process runs keep Python's defaults."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
 async def _until_signalled(server: Any, kubeconfig: Path, announce: Callable[[], str]) -> int:
     """Start ``server`` (the fake or the proxy), write its kubeconfig, print where it is, and
     serve until SIGINT or SIGTERM."""
@@ -273,6 +289,7 @@ async def _until_signalled(server: Any, kubeconfig: Path, announce: Callable[[],
         await server.stop()
         print(f"schedharness: cannot write the kubeconfig to {kubeconfig}: {e.strerror or e}", file=sys.stderr)
         return 2
+    _settle_collector()
     print(f"schedharness: {announce()}", flush=True)
     print(f"schedharness: kubeconfig written to {path.resolve()}", flush=True)
     try:

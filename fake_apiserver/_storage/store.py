@@ -886,8 +886,10 @@ class Store:
             meta["uid"] = old_meta["uid"]
         if managed:
             meta["managedFields"] = list(managed)
-        # metadata equal to the stored (valid) metadata cannot fail ValidateObjectMetaUpdate
-        errors = [] if meta == old_meta else object_meta.validate_object_meta(spec, obj, create=False, old=old)
+        # metadata equal to the stored (valid) metadata cannot fail ValidateObjectMetaUpdate, which
+        # reads no managedFields (the field manager wrote them)
+        errors = [] if _same_but_managed_fields(meta, old_meta) \
+            else object_meta.validate_object_meta(spec, obj, create=False, old=old)
         if subresource == "status":
             errors += strategy.validate_status_update(obj, old)
         elif subresource == "resize":
@@ -1150,6 +1152,11 @@ _META_ORDER = (
     "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
     "ownerReferences", "finalizers", "managedFields",
 )
+
+
+def _same_but_managed_fields(meta: Obj, old_meta: Obj) -> bool:
+    return {k: v for k, v in meta.items() if k != "managedFields"} == \
+        {k: v for k, v in old_meta.items() if k != "managedFields"}
 
 
 def _ordered(obj: Obj) -> Obj:

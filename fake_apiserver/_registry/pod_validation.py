@@ -5,9 +5,13 @@ test meet it.
 
 from __future__ import annotations
 
+import functools
+
 import json
 from collections.abc import Mapping
 from typing import Any, Sequence
+
+import orjson
 
 from fake_apiserver._machinery import quantity
 from fake_apiserver._machinery.equality import semantic_omitzero, spec_diff
@@ -182,8 +186,23 @@ _RESTART_POLICIES = ["Always", "OnFailure", "Never"]
 
 
 def _pod_spec_errors(pod: Mapping[str, Any]) -> list[FieldError]:
-    """The subset of ``ValidatePodSpec`` the fake enforces, in Go's order."""
+    """The subset of ``ValidatePodSpec`` the fake enforces, in Go's order. A function of the spec
+    alone, so its answer is kept by the spec's JSON: the pods of one template (a workload's, a
+    benchmark's) are validated once. A spec that is no JSON orjson writes is validated as it is."""
     spec: Mapping[str, Any] = pod.get("spec") or {}
+    try:
+        key = orjson.dumps(spec)
+    except TypeError:  # orjson.JSONEncodeError: an integer beyond 64 bits, a number kept with its text
+        return _spec_errors(spec)
+    return list(_spec_errors_of(key))
+
+
+@functools.lru_cache(maxsize=512)
+def _spec_errors_of(key: bytes) -> tuple[FieldError, ...]:
+    return tuple(_spec_errors(orjson.loads(key)))
+
+
+def _spec_errors(spec: Mapping[str, Any]) -> list[FieldError]:
     errors: list[FieldError] = []
     containers = spec.get("containers") or []
     names: set[str] = set()

@@ -10,6 +10,8 @@ The server runs as ``schedharness serve --ready-nodes`` in a child process (its 
 time, the journal on as always), and the clients in this one, over loopback. Every phase is a
 fixed number of requests, so a run is bounded:
 
+0. ``floor`` (``--floor``): ``GET /healthz``, which reaches no resource: what any request costs
+   the server (HTTP, routing, the journal), the part of every other figure no store work explains.
 1. ``create``: POST ``N`` pods into namespace ``default``.
 2. ``get``: GET those pods round-robin.
 3. ``patch``: PATCH ``pods/<name>/status`` with the body kube-scheduler sends for an unschedulable
@@ -193,6 +195,14 @@ class Bench:
         await _pool(count, one)
         return count
 
+    async def healthz(self, count: int) -> int:
+        async def one(i: int) -> None:
+            async with self.session.get("/healthz") as r:
+                await _expect(r, 200)
+
+        await _pool(count, one)
+        return count
+
     async def patch(self, prefix: str, pods: int, count: int, first_attempt: int = 0) -> int:
         headers = {"Content-Type": SMP}
 
@@ -244,7 +254,7 @@ class Bench:
 
 async def run_bench(url: str, server_pid: int | None, pods: int, gets: int, patches: int, writes: int,
                     *, headers: dict[str, str] | None = None, verify_tls: bool | ssl.SSLContext = True,
-                    prefix: str = "bench") -> list[Result]:
+                    prefix: str = "bench", floor: int = 0) -> list[Result]:
     connector = aiohttp.TCPConnector(limit=CONCURRENCY + WATCHERS, ssl=verify_tls)
     async with aiohttp.ClientSession(url, connector=connector, headers=headers) as session:
         bench = Bench(session, server_pid, label=prefix)
@@ -252,6 +262,8 @@ async def run_bench(url: str, server_pid: int | None, pods: int, gets: int, patc
         await bench.create(warm, 200)  # first requests pay for imports and caches
         await bench.get(warm, 200, 400)
         await bench.patch(warm, 200, 200)
+        if floor:
+            await bench.phase("GET /healthz", "req/s", floor, lambda: bench.healthz(floor))
         await bench.phase("create pod", "req/s", pods, lambda: bench.create(prefix, pods))
         if gets:
             await bench.phase("GET pod", "req/s", gets, lambda: bench.get(prefix, pods, gets))
@@ -266,7 +278,7 @@ async def run_bench(url: str, server_pid: int | None, pods: int, gets: int, patc
 def format_table(results: list[Result], real: list[Result] | None = None, *, compare: bool = True) -> str:
     """The fake's phases beside a real kube-apiserver's: measured in this run when ``real`` is
     given, else the recorded :data:`REFERENCE` figures; ``compare=False`` leaves both out."""
-    keys = {"GET pod": "get", "create pod": "create", "SMP status PATCH": "patch"}
+    keys = {"GET pod": "get", "create pod": "create", "SMP status PATCH": "patch", "GET /healthz": "healthz"}
     reference: dict[str, float] = {} if not compare else (
         REFERENCE if real is None else {keys[r.name]: r.rate for r in real if r.name in keys})
     column = "real apiserver" if real is None else "real apiserver (this run)"
@@ -401,6 +413,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gets", type=int, default=10000, help="GETs (default 10000)")
     parser.add_argument("--patches", type=int, default=6000, help="status PATCHes (default 6000)")
     parser.add_argument("--writes", type=int, default=2000, help="writes during the watch phase (default 2000)")
+    parser.add_argument("--floor", type=int, default=10000,
+                        help="GET /healthz first, the cost of a request that reaches no resource (default 10000; 0: none)")
     parser.add_argument("--url", help="drive this running server instead of starting one")
     parser.add_argument("--profile", metavar="PATH", help="run the server under cProfile, stats to PATH")
     parser.add_argument("--server-loop", choices=("auto", "asyncio", "uvloop"), default="auto",
@@ -455,7 +469,7 @@ def _bench(args: argparse.Namespace, release: str | None) -> int:
             proc, url = _start_server(Path(tmp) / "kubeconfig", args.profile, args.server_loop, release)
             pid = proc.pid
         try:
-            results = _run(run_bench(url, pid, args.pods, args.gets, args.patches, args.writes))
+            results = _run(run_bench(url, pid, args.pods, args.gets, args.patches, args.writes, floor=args.floor))
         finally:
             if proc is not None:
                 proc.send_signal(signal.SIGTERM)
@@ -466,7 +480,7 @@ def _bench(args: argparse.Namespace, release: str | None) -> int:
         label = f"bench-{os.getpid()}-{int(time.time())}"
         try:
             real = _run(run_bench(real_url, None, args.pods, args.gets, args.patches, 0,
-                                  headers=headers, verify_tls=verify, prefix=label))
+                                  headers=headers, verify_tls=verify, prefix=label, floor=args.floor))
         finally:
             _run(_delete_pods(real_url, headers, verify, label))
     server = url if args.url else f"schedharness serve --loop {args.server_loop}, journal on"

@@ -579,14 +579,6 @@ def compare(old: Any, new: Any, ftype: FieldType, prune: FieldSet | None = None)
         if pruned and path in pruned:
             return
         kind = t.kind
-        if kind == "scalar":
-            if lhs is _MISSING:
-                out.added.add(path)
-            elif rhs is _MISSING:
-                out.removed.add(path)
-            elif not _json_equal(lhs, rhs):
-                out.modified.add(path)
-            return
         if (type(lhs) is dict or type(lhs) is list) and _same(lhs, rhs):
             return
         granular_map = (kind == "map" and not t.atomic) or kind == "deduced"

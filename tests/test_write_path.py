@@ -4,7 +4,8 @@ A write skips work where the answer is known: a comparison leaves out the subtre
 resets instead of dropping them after (:func:`compare`'s ``prune``), and does not walk containers
 that are the same JSON on both sides; the creates of one template share their comparison; a patch
 that leaves ``metadata.managedFields`` alone is applied without them
-(:func:`keeps_managed_fields`). Each is checked here against the long way, on the objects
+(:func:`keeps_managed_fields`); a binding or a delete copies the stored object but shares its
+managedFields entries (:func:`copy_stored`). Each is checked here against the long way, on the objects
 kube-apiserver v1.37.2 answered in the managed-fields corpus and on hand-made edge cases.
 """
 
@@ -17,6 +18,7 @@ import pytest
 from test_managedfields import RECORDED, pod_manifest
 
 from fake_apiserver._machinery.fieldset import DEDUCED, builtin_type, compare, zero_object
+from fake_apiserver._machinery.jsonutil import copy_stored
 from fake_apiserver._machinery.managedfields import update_managed_fields
 from fake_apiserver._machinery.patch import keeps_managed_fields
 from fake_apiserver._registry.kinds import by_resource
@@ -132,3 +134,32 @@ def test_a_patch_applied_without_managed_fields_keeps_them_and_the_stored_object
     strip = [{"op": "replace", "path": "/metadata/managedFields", "value": [{}]}]
     cleared = store.patch(spec, "default", "p", json.dumps(strip).encode(), "application/json-patch+json")
     assert "managedFields" not in cleared["metadata"]
+
+
+def test_a_stored_copy_shares_only_the_managed_fields_entries() -> None:
+    stored = {"kind": "Pod", "metadata": {"name": "p", "labels": {"a": "b"},
+                                          "managedFields": [{"manager": "m", "fieldsV1": {"f:spec": {}}}]},
+              "spec": {"containers": [{"name": "c"}]}}
+    copy = copy_stored(stored)
+    assert copy == stored and list(copy) == list(stored) and list(copy["metadata"]) == list(stored["metadata"])
+    copy["spec"]["containers"][0]["name"] = "d"
+    copy["metadata"]["labels"]["a"] = "c"
+    copy["metadata"]["managedFields"].append({"manager": "n"})
+    assert stored["spec"]["containers"][0]["name"] == "c" and stored["metadata"]["labels"] == {"a": "b"}
+    assert [e["manager"] for e in stored["metadata"]["managedFields"]] == ["m"]
+
+
+def test_a_binding_leaves_the_stored_pod_and_its_managed_fields_as_they_were() -> None:
+    pods, nodes = by_resource("", "v1", "pods"), by_resource("", "v1", "nodes")
+    assert pods is not None and nodes is not None
+    store = Store()
+    store.create(nodes, None, {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}})
+    store.create(pods, "default", pod_manifest("p"))
+    old = store.get(pods, "default", "p")
+    snapshot = json.dumps(old)
+    store.bind("default", "p", {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "p"},
+                                "target": {"kind": "Node", "name": "n1"}})
+    bound = store.get(pods, "default", "p")
+    assert json.dumps(old) == snapshot
+    assert bound["spec"]["nodeName"] == "n1"
+    assert bound["metadata"]["managedFields"] == old["metadata"]["managedFields"]

@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["dumps", "go_json_type", "go_syntax_error", "in_order", "json_copy"]
+__all__ = ["copy_stored", "dumps", "go_json_type", "go_syntax_error", "in_order", "json_copy"]
 
 _ORJSON_OPTIONS = orjson.OPT_NON_STR_KEYS
 
@@ -41,6 +41,19 @@ def json_copy(value: Any) -> Any:
     if type(value) is list:
         return _copy_list(value)
     return value
+
+
+def copy_stored(obj: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a stored object to change and store again, whose ``metadata.managedFields``
+    entries are shared rather than copied: the fake never changes an entry in place (the field
+    manager writes new ones), and their ``fieldsV1`` trees are most of a pod's maps, so a write
+    that carries them over unchanged (a binding, a delete that marks) need not copy them."""
+    meta = obj.get("metadata")
+    if type(meta) is not dict or type(meta.get("managedFields")) is not list:
+        return _copy_dict(obj)
+    out = {k: meta if k == "metadata" else json_copy(v) for k, v in obj.items()}  # metadata: in its place
+    out["metadata"] = {k: v.copy() if k == "managedFields" else json_copy(v) for k, v in meta.items()}
+    return out
 
 
 def _copy_dict(d: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fake_apiserver._machinery.errors import Conflict, FieldError, UnknownError
-from fake_apiserver._machinery.jsonutil import json_copy
+from fake_apiserver._machinery.jsonutil import copy_stored
 from fake_apiserver._registry.meta import dedupe
 from fake_apiserver._registry.pod import update_pod_condition
 
@@ -58,7 +58,7 @@ def assign(pod: Obj, binding: Mapping[str, Any], now: str) -> Obj:
         why = f"pod {name} has non-empty .spec.schedulingGates"
     if why:
         raise Conflict.of("pods/binding", "", name, why)
-    new = json_copy(pod)
+    new = copy_stored(pod)
     new["spec"]["nodeName"] = binding["target"]["name"]
     annotations = (binding.get("metadata") or {}).get("annotations") or {}
     if annotations:

@@ -45,7 +45,7 @@ from datetime import datetime, timedelta
 from collections.abc import Mapping
 from typing import Any, Callable, Iterable, Sequence
 
-from fake_apiserver._machinery.jsonutil import in_order, json_copy
+from fake_apiserver._machinery.jsonutil import copy_stored, in_order, json_copy
 from fake_apiserver._machinery.clock import Clock, SystemClock, format_time, parse_time
 from fake_apiserver._machinery.decode import decode_continue, parse_list_resource_version, parse_resource_version
 from fake_apiserver._storage.effects import record_commit
@@ -973,7 +973,7 @@ class Store:
         requested = options.get("gracePeriodSeconds")
         if requested is not None and requested < 0:  # "Negative values will be treated as the value `1s`"
             requested = 1
-        new = json_copy(old)
+        new = copy_stored(old)
         if registry and self._strategy(spec).mark_deleted(new, self._now()):
             return self._mark(spec, old, new, dry_run)
         meta = new["metadata"]

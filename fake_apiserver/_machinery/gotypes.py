@@ -31,6 +31,7 @@ from typing import Any
 
 from fake_apiserver._machinery import schema as schemas
 from fake_apiserver._machinery.jsonutil import json_copy
+
 __all__ = ["DROP", "Field", "GoField", "Node", "PLAIN", "facts_file", "go_fields", "go_written", "kind_node",
            "patch_strategies", "semantic_of", "zero_value"]
 

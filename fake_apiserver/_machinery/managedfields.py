@@ -36,6 +36,8 @@ decoding and defaulting, before the strategy's ``PrepareFor*`` and before mutati
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -182,25 +184,23 @@ def _changes(old: Any, new: Any, ftype: FieldType, reset: FieldSet | None) -> tu
 
 # A create's changes depend on which fields the object sets, not on the values of most of them:
 # kept by content, with the values of the metadata fields that tell objects of one template apart
-# (and that the empty object lacks, so any value is "added") left out of the key. The objects
-# of one template (a workload's pods, a benchmark's) are compared once.
-_CREATE_MEMO_SIZE = 1024
+# (and that the empty object lacks, so any value is "added") made one in the key. The objects of
+# one template (a workload's pods, a benchmark's) are compared once.
 _IDENTIFYING = ("name", "generateName", "uid", "resourceVersion", "creationTimestamp", "selfLink", "generation")
-_created: dict[tuple[Any, ...], tuple[FieldSet, FieldSet]] = {}
 
 
 def _created_changes(old: Any, new: Any, ftype: FieldType, reset: FieldSet | None) -> tuple[FieldSet, FieldSet]:
     try:
-        key = (ftype, reset, dumps(old), dumps(_template_of(new, old)))
+        return _template_changes(ftype, reset, dumps(old), dumps(_template_of(new, old)))
     except TypeError:  # not JSON: compared as is
         return _changes(old, new, ftype, reset)
-    found = _created.get(key)
-    if found is None:
-        found = _changes(old, new, ftype, reset)
-        if len(_created) >= _CREATE_MEMO_SIZE:
-            del _created[next(iter(_created))]
-        _created[key] = found
-    return found
+
+
+@functools.lru_cache(maxsize=1024)
+def _template_changes(ftype: FieldType, reset: FieldSet | None, old: bytes, template: bytes) -> tuple[FieldSet, FieldSet]:
+    """The changes of a create, computed on the template itself (its identifying values made one
+    change no path: the empty object lacks them)."""
+    return _changes(json.loads(old), json.loads(template), ftype, reset)
 
 
 def _template_of(new: Any, old: Any) -> Any:

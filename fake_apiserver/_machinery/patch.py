@@ -39,7 +39,6 @@ from typing import Any
 
 import jsonpatch
 import jsonpointer
-
 import orjson
 
 from fake_apiserver._machinery.jsonutil import json_copy

@@ -6,7 +6,6 @@ test meet it.
 from __future__ import annotations
 
 import functools
-
 import json
 from collections.abc import Mapping
 from typing import Any, Sequence

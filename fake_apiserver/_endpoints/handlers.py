@@ -28,7 +28,7 @@ from fake_apiserver._endpoints.decoding import (
     field_validation,
     parse_body,
 )
-from fake_apiserver._endpoints.request import RequestInfo, media_type
+from fake_apiserver._endpoints.request import HttpRequest, RequestInfo, media_type
 from fake_apiserver._endpoints.responses import EncodedObjects, json_response
 from fake_apiserver._endpoints.route_errors import RouteMethodNotAllowed, RouteNotFound, route_consumes_patch
 from fake_apiserver._endpoints.tables import TableStream, negotiate_table, render_table
@@ -147,7 +147,7 @@ class ResourceHandlers:
         self.store = store
         self.encoded = EncodedObjects()
 
-    async def serve(self, info: RequestInfo, request: web.Request) -> web.StreamResponse:
+    async def serve(self, info: RequestInfo, request: HttpRequest) -> web.StreamResponse:
         """Serve a request the router has matched to a served resource (``info.spec`` is set, its
         subresource and scope are the kind's); an unserved method is go-restful's 405."""
         spec = info.spec
@@ -349,7 +349,7 @@ class ResourceHandlers:
         options = delete_options(info)
         return store.delete(spec, ns, info.name, options=options, dry_run=dry_run or bool(options.get("dryRun")))
 
-    async def _watch(self, info: RequestInfo, request: web.Request) -> web.StreamResponse:
+    async def _watch(self, info: RequestInfo, request: HttpRequest) -> web.StreamResponse:
         spec = info.spec
         assert spec is not None
         options = decode_list_options(info.query, spec, name=info.name)

@@ -1,4 +1,4 @@
-"""The aiohttp edge's routing table and the app that serves it.
+"""The fake's routing table: which part of the server answers a request.
 
 Every request is read once (:func:`~fake_apiserver._endpoints.request.read_request`), refused with
 the real server's 406 if its ``Accept`` admits no JSON, passed through the ``interceptors`` (the
@@ -19,21 +19,19 @@ take, is go-restful's 404 or 405 turned into a ``Status`` by ``serviceErrorHandl
 
 from __future__ import annotations
 
-from typing import Callable
-
 from aiohttp import web
 
 from fake_apiserver._endpoints import discovery
 from fake_apiserver._endpoints.handlers import ResourceHandlers
 from fake_apiserver._endpoints.openapi import OpenAPIService
-from fake_apiserver._endpoints.request import MAX_BODY_BYTES, Interceptor, RequestInfo, answered, read_request, run_chain
+from fake_apiserver._endpoints.request import HttpRequest, Interceptor, RequestInfo, answered, read_request, run_chain
 from fake_apiserver._endpoints.responses import json_response, page_not_found, status_response
 from fake_apiserver._endpoints.route_errors import RouteMethodNotAllowed, RouteNotFound, accepts_json, not_acceptable
 from fake_apiserver._machinery.errors import StatusError
 from fake_apiserver._machinery.fieldvalidation import warning_headers
 from fake_apiserver._storage.store import Store
 
-__all__ = ["HANDLER_KEY", "ApiHandler", "build_app"]
+__all__ = ["ApiHandler"]
 
 
 class ApiHandler:
@@ -57,12 +55,12 @@ class ApiHandler:
             self._openapi_generation = self.store.kinds_generation
         return self._openapi
 
-    async def handle(self, request: web.Request) -> web.StreamResponse:
+    async def handle(self, request: HttpRequest) -> web.StreamResponse:
         if not self.server_address and request.host:
             self.server_address = request.host
         return await answered(self._handle(request))
 
-    async def _handle(self, request: web.Request) -> web.StreamResponse:
+    async def _handle(self, request: HttpRequest) -> web.StreamResponse:
         info = await read_request(request, self.store.lookup)
         negotiated = info.path in ("/api", "/apis") or info.path.startswith(("/api/", "/apis/"))
         if negotiated and not accepts_json(request.headers.get("Accept", "")):  # health, version: raw
@@ -71,7 +69,7 @@ class ApiHandler:
                 raise refused
         return await run_chain(self.interceptors, info, request, self.dispatch)
 
-    async def dispatch(self, info: RequestInfo, request: web.Request) -> web.StreamResponse:
+    async def dispatch(self, info: RequestInfo, request: HttpRequest) -> web.StreamResponse:
         try:
             if not info.is_resource:
                 served = self.openapi.respond(info.path, info.query, request.headers)  # /openapi/v2, /openapi/v3/...
@@ -122,7 +120,7 @@ class ApiHandler:
             return False
         return any(k.group == parts[1] and k.version == parts[2] for k in self.store.kinds)
 
-    async def _resource(self, info: RequestInfo, request: web.Request) -> web.StreamResponse:
+    async def _resource(self, info: RequestInfo, request: HttpRequest) -> web.StreamResponse:
         """A resource path: go-restful's 404 unless the resource, its subresource and its scope
         are served (Go's plain 404 under an unserved group-version), then the verb's handler."""
         spec = info.spec
@@ -135,22 +133,3 @@ class ApiHandler:
         if info.namespace and not spec.namespaced:
             raise RouteNotFound()
         return await self.resources.serve(info, request)
-
-
-HANDLER_KEY = web.AppKey("schedharness.handler", ApiHandler)
-
-
-def build_app(
-    store: Store,
-    interceptors: list[Interceptor] | None = None,
-    extra_routes: Callable[[web.Application], None] | None = None,
-) -> web.Application:
-    """An aiohttp application serving ``store``; ``interceptors`` see every request first.
-    ``extra_routes`` adds routes (the admin path) ahead of the catch-all Kubernetes API route."""
-    handler = ApiHandler(store, interceptors if interceptors is not None else [])
-    app = web.Application(client_max_size=MAX_BODY_BYTES * 2)
-    app[HANDLER_KEY] = handler
-    if extra_routes is not None:
-        extra_routes(app)
-    app.router.add_route("*", "/{tail:.*}", handler.handle)
-    return app

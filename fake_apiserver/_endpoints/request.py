@@ -30,7 +30,10 @@ from fake_apiserver._registry.kinds import by_resource
 __all__ = [
     "BODY_TYPES",
     "MAX_BODY_BYTES",
+    "AdminRequest",
+    "AdminRoute",
     "Handler",
+    "HttpRequest",
     "Interceptor",
     "Lookup",
     "RequestInfo",
@@ -71,11 +74,60 @@ class RequestInfo:
         return f"{self.resource}.{self.group}" if self.group else self.resource
 
 
-Handler = Callable[[RequestInfo, web.Request], Awaitable[web.StreamResponse]]
+class Body(Protocol):
+    async def readexactly(self, n: int) -> bytes: ...
+
+    async def read(self, n: int = -1) -> bytes: ...
+
+
+class HttpRequest(Protocol):
+    """What the chain reads of a request: an ``aiohttp.web.Request`` (the fault proxy) or an
+    :class:`~fake_apiserver._endpoints.edge.EdgeRequest` (the fake)."""
+
+    @property
+    def method(self) -> str: ...
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def query(self) -> Mapping[str, str]: ...
+
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+
+    @property
+    def host(self) -> str: ...
+
+    @property
+    def content_length(self) -> int | None: ...
+
+    @property
+    def can_read_body(self) -> bool: ...
+
+    @property
+    def content(self) -> Body: ...
+
+    @property
+    def transport(self) -> asyncio.Transport | None: ...
+
+
+Handler = Callable[[RequestInfo, HttpRequest], Awaitable[web.StreamResponse]]
+
+
+class AdminRequest(HttpRequest, Protocol):
+    """A request on the admin path, whose handlers also read a JSON body."""
+
+    async def json(self) -> Any: ...
+
+
+AdminRoute = Callable[[Any], Awaitable[web.StreamResponse]]
+"""An admin path's handler (the fault rules, the journal), served by the fake's edge and by the
+fault proxy's aiohttp application alike."""
 
 
 class Interceptor(Protocol):
-    async def __call__(self, info: RequestInfo, request: web.Request, call_next: Handler) -> web.StreamResponse:
+    async def __call__(self, info: RequestInfo, request: HttpRequest, call_next: Handler) -> web.StreamResponse:
         """Handle ``info`` or pass it on with ``await call_next(info, request)``."""
         ...
 
@@ -148,12 +200,12 @@ async def answered(work: Awaitable[web.StreamResponse]) -> web.StreamResponse:
         return status_response(InternalError(f"Internal error occurred: {type(e).__name__}: {e}"))
 
 
-async def run_chain(interceptors: Sequence[Interceptor], info: RequestInfo, request: web.Request,
+async def run_chain(interceptors: Sequence[Interceptor], info: RequestInfo, request: HttpRequest,
                     last: Handler) -> web.StreamResponse:
     """Pass the request through ``interceptors`` in order, then to ``last`` (the fake's store or
     the proxy's upstream)."""
 
-    async def at(index: int, info: RequestInfo, request: web.Request) -> web.StreamResponse:
+    async def at(index: int, info: RequestInfo, request: HttpRequest) -> web.StreamResponse:
         if index < len(interceptors):
             return await interceptors[index](info, request, lambda i, r: at(index + 1, i, r))
         return await last(info, request)
@@ -161,11 +213,11 @@ async def run_chain(interceptors: Sequence[Interceptor], info: RequestInfo, requ
     return await at(0, info, request)
 
 
-async def read_request(request: web.Request, lookup: Lookup = by_resource) -> RequestInfo:
+async def read_request(request: HttpRequest, lookup: Lookup = by_resource) -> RequestInfo:
     """The request parsed once: method, path, query, content type, the whole body (413 past the
     limit) and, for an API path, what it is about (its row found with ``lookup``). Shared by the
     fake and the fault proxy."""
-    info = RequestInfo(method=request.method, path=request.path, query=request.rel_url.query,
+    info = RequestInfo(method=request.method, path=request.path, query=request.query,
                        content_type=request.headers.get("Content-Type", ""),
                        user_agent=request.headers.get("User-Agent", ""))
     if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
@@ -176,7 +228,7 @@ async def read_request(request: web.Request, lookup: Lookup = by_resource) -> Re
     return info
 
 
-async def _read_body(request: web.Request) -> bytes:
+async def _read_body(request: HttpRequest) -> bytes:
     """The whole body, or 413 past the limit (``limitedReadBody``); ``read(n)`` alone returns
     only what has arrived so far. The caller has refused a ``Content-Length`` over the limit."""
     if request.content_length is not None:

@@ -15,6 +15,8 @@ from typing import Any, Callable
 
 from aiohttp import web
 
+from fake_apiserver._endpoints.edge import open_stream
+from fake_apiserver._endpoints.request import HttpRequest
 from fake_apiserver._machinery.errors import StatusError
 from fake_apiserver._machinery.jsonutil import dumps
 from fake_apiserver._storage.watch import WatchEvent, Watcher
@@ -36,7 +38,7 @@ def _next_bookmark(now: float, deadline: float) -> float:
 
 
 async def stream_watch(
-    request: web.Request,
+    request: HttpRequest,
     watcher: Watcher,
     timeout: float,
     allow_bookmarks: bool,
@@ -52,8 +54,7 @@ async def stream_watch(
     :meth:`~fake_apiserver._endpoints.responses.EncodedObjects.event_line`) encodes an event and
     its newline, shared work among watchers."""
     loop = asyncio.get_running_loop()
-    response = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
-    response.enable_chunked_encoding()
+    response = open_stream(request, {"Content-Type": "application/json"})
     await response.prepare(request)
     wake = asyncio.Event()
     watcher.on_ready = wake.set
@@ -103,11 +104,10 @@ async def stream_watch(
     return response
 
 
-async def error_stream(request: web.Request, error: StatusError) -> web.StreamResponse:
+async def error_stream(request: HttpRequest, error: StatusError) -> web.StreamResponse:
     """A watch that ends at once with one ERROR event carrying ``error``'s ``Status``, answered
     200 (the cacher's ``newErrWatcher``)."""
-    response = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
-    response.enable_chunked_encoding()
+    response = open_stream(request, {"Content-Type": "application/json"})
     await response.prepare(request)
     event = {"type": "ERROR", "object": error.to_status()}
     await response.write(dumps(event) + b"\n")

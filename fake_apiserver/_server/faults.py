@@ -40,7 +40,7 @@ from aiohttp import web
 
 from fake_apiserver._storage.effects import Effect, EffectPredicate, Previewer, is_write
 from fake_apiserver._machinery.errors import BY_CODE, StatusError
-from fake_apiserver._endpoints.request import Handler, RequestInfo
+from fake_apiserver._endpoints.request import AdminRequest, AdminRoute, Handler, HttpRequest, RequestInfo
 from fake_apiserver._endpoints.responses import json_response
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._server.journal import request_body
@@ -392,7 +392,7 @@ class FaultInjector:
         effect = info.extra["preview"]
         return isinstance(effect, Effect) and rule.match.effect(effect.before, effect.after)
 
-    async def __call__(self, info: RequestInfo, request: web.Request, call_next: Handler) -> web.StreamResponse:
+    async def __call__(self, info: RequestInfo, request: HttpRequest, call_next: Handler) -> web.StreamResponse:
         for rule in list(self.rules):
             if isinstance(rule.action, WatchLag) or not await self.matches(rule, info):
                 continue
@@ -421,13 +421,13 @@ class FaultInjector:
 
     # ------------------------------------------------------------------ admin path
 
-    def admin_routes(self, app: web.Application, prefix: str = "/schedharness/v1") -> None:
-        """``GET/POST/DELETE {prefix}/faults`` on ``app`` (a path outside ``/api`` and ``/apis``)."""
+    def admin_routes(self, prefix: str = "/schedharness/v1") -> dict[tuple[str, str], AdminRoute]:
+        """``GET/POST/DELETE {prefix}/faults`` (a path outside ``/api`` and ``/apis``), by method and path."""
 
-        async def list_rules(request: web.Request) -> web.Response:
+        async def list_rules(request: AdminRequest) -> web.Response:
             return json_response({"rules": [r.to_dict() for r in self.rules]})
 
-        async def add_rule(request: web.Request) -> web.Response:
+        async def add_rule(request: AdminRequest) -> web.Response:
             try:
                 rule = FaultRule.from_dict(await request.json())
                 self.add(rule)
@@ -435,11 +435,10 @@ class FaultInjector:
                 return json_response({"error": str(e)}, 400)
             return json_response(rule.to_dict(), 201)
 
-        async def clear_rules(request: web.Request) -> web.Response:
+        async def clear_rules(request: AdminRequest) -> web.Response:
             self.clear()
             return json_response({"rules": []})
 
-        app.router.add_get(f"{prefix}/faults", list_rules)
-        app.router.add_post(f"{prefix}/faults", add_rule)
-        app.router.add_delete(f"{prefix}/faults", clear_rules)
+        path = f"{prefix}/faults"
+        return {("GET", path): list_rules, ("POST", path): add_rule, ("DELETE", path): clear_rules}
 

@@ -45,7 +45,7 @@ from aiohttp import web
 from fake_apiserver._machinery import goyaml
 from fake_apiserver._machinery.patch import APPLY_PATCH_YAML
 from fake_apiserver._storage.effects import Effect, current_request, is_write
-from fake_apiserver._endpoints.request import Handler, RequestInfo
+from fake_apiserver._endpoints.request import Handler, HttpRequest, RequestInfo
 from fake_apiserver._machinery.protobuf import body_json
 from fake_apiserver._storage.watch import WatchEvent
 
@@ -233,7 +233,7 @@ class Journal:
         if 0 <= index < len(self._entries):
             self._entries[index] = replace(self._entries[index], **changes)
 
-    async def __call__(self, info: RequestInfo, request: web.Request, call_next: Handler) -> web.StreamResponse:
+    async def __call__(self, info: RequestInfo, request: HttpRequest, call_next: Handler) -> web.StreamResponse:
         start = self.now()
         if info.verb == "watch":
             seq = self._record_request(info, start, 200, "")

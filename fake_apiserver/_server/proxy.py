@@ -62,7 +62,7 @@ from yarl import URL
 from fake_apiserver._storage.effects import Effect, is_write
 from fake_apiserver._machinery.errors import ServiceUnavailable
 from fake_apiserver._server.faults import FaultInjector
-from fake_apiserver._endpoints.request import Interceptor, RequestInfo, answered, read_request, run_chain
+from fake_apiserver._endpoints.request import HttpRequest, Interceptor, RequestInfo, answered, read_request, run_chain
 from fake_apiserver._endpoints.responses import status_response
 from fake_apiserver._server.journal import Journal
 from fake_apiserver._registry.kinds import KINDS, by_resource
@@ -488,10 +488,11 @@ class FaultProxy:
             return Effect(before, result if kept else None)
         return Effect(before, result if isinstance(result, dict) else None)
 
-    async def _forward(self, info: RequestInfo, request: web.Request) -> web.StreamResponse:
+    async def _forward(self, info: RequestInfo, request: HttpRequest) -> web.StreamResponse:
         """Send the request upstream as received (method, raw path and query, body) with the
         upstream's credentials; answer what it answers. A write's effect is read around it
         (module docstring)."""
+        assert isinstance(request, web.Request)  # the proxy is served by aiohttp (start)
         session = self._session
         if session is None:
             return status_response(ServiceUnavailable("the fault proxy is stopped"))

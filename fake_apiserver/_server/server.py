@@ -20,8 +20,9 @@ from aiohttp import web
 from fake_apiserver._machinery.clock import Clock
 from fake_apiserver._server.faults import FaultInjector
 from fake_apiserver._machinery.features import FeatureGates
-from fake_apiserver._endpoints.http import HANDLER_KEY, build_app
-from fake_apiserver._endpoints.request import Interceptor
+from fake_apiserver._endpoints.edge import Edge
+from fake_apiserver._endpoints.http import ApiHandler
+from fake_apiserver._endpoints.request import AdminRequest, AdminRoute, Interceptor
 from fake_apiserver._endpoints.responses import json_response
 from fake_apiserver._server.journal import Journal
 from fake_apiserver._machinery.schema import KUBERNETES_VERSION
@@ -29,7 +30,7 @@ from fake_apiserver._storage.store import Store
 
 __all__ = [
     "ADMIN_PREFIX", "FakeApiServer", "JOURNAL_DROPPED", "JOURNAL_FIRST_SEQ", "JOURNAL_LAST_SEQ", "JOURNAL_LIMIT",
-    "kubeconfig_for",
+    "add_admin_routes", "admin_routes", "kubeconfig_for",
 ]
 
 ADMIN_PREFIX = "/schedharness/v1"
@@ -56,9 +57,9 @@ JOURNAL_DROPPED = "X-Schedharness-Journal-Dropped"
 JOURNAL_LIMIT = "X-Schedharness-Journal-Limit"
 
 
-def add_admin_routes(app: web.Application, faults: FaultInjector, journal: Journal) -> None:
-    """The admin path: fault rules and the journal, never under ``/api`` or ``/apis`` (the fake's
-    and the fault proxy's).
+def admin_routes(faults: FaultInjector, journal: Journal) -> dict[tuple[str, str], AdminRoute]:
+    """The admin path by method and path: fault rules and the journal, never under ``/api`` or
+    ``/apis`` (the fake's and the fault proxy's).
 
     ``GET {ADMIN_PREFIX}/journal`` answers the entries held as JSON lines, as it always has; its
     headers say which window that is (the oldest seq held, the newest seq recorded, how many
@@ -67,9 +68,7 @@ def add_admin_routes(app: web.Application, faults: FaultInjector, journal: Journ
     (``First-Seq`` above its seq + 1). Headers, not a line of their own: the body stays one entry
     a line for every existing reader.
     """
-    faults.admin_routes(app, ADMIN_PREFIX)
-
-    async def journal_lines(request: web.Request) -> web.Response:
+    async def journal_lines(request: AdminRequest) -> web.Response:
         text = request.query.get("since", "0")
         try:
             since = int(text)
@@ -81,7 +80,16 @@ def add_admin_routes(app: web.Application, faults: FaultInjector, journal: Journ
         }
         return web.Response(text=journal.to_jsonl(since), content_type="application/jsonl", headers=headers)
 
-    app.router.add_get(f"{ADMIN_PREFIX}/journal", journal_lines)
+    return {**faults.admin_routes(ADMIN_PREFIX), ("GET", f"{ADMIN_PREFIX}/journal"): journal_lines}
+
+
+def add_admin_routes(app: web.Application, faults: FaultInjector, journal: Journal) -> None:
+    """:func:`admin_routes` on an aiohttp application (the fault proxy's)."""
+    for (method, path), handler in admin_routes(faults, journal).items():
+        if method == "GET":
+            app.router.add_get(path, handler)
+        else:
+            app.router.add_route(method, path, handler)
 
 
 class FakeApiServer:
@@ -144,15 +152,11 @@ class FakeApiServer:
         self.faults = FaultInjector(self.store, seed=seed, time=time)
         self.faults.on_close = self.journal.record_closed
         self.interceptors: list[Interceptor] = [self.journal, self.faults, *(interceptors or [])]
-        self.app = build_app(
-            self.store, self.interceptors, extra_routes=self._admin_routes if admin else None
-        )
-        self.faults.preview = self.app[HANDLER_KEY].resources.preview
-        self._runner: web.AppRunner | None = None
+        self.handler = ApiHandler(self.store, self.interceptors)
+        self.edge = Edge(self.handler.handle, admin_routes(self.faults, self.journal) if admin else None)
+        self.faults.preview = self.handler.resources.preview
+        self._server: asyncio.AbstractServer | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-
-    def _admin_routes(self, app: web.Application) -> None:
-        add_admin_routes(app, self.faults, self.journal)
 
     def _schedule(self, delay: float, fn: Any) -> object:
         loop = self._loop or asyncio.get_running_loop()
@@ -175,22 +179,21 @@ class FakeApiServer:
 
     async def start(self) -> FakeApiServer:
         self._loop = asyncio.get_running_loop()
-        runner = web.AppRunner(self.app, handle_signals=False, access_log=None, handler_cancellation=True)
-        await runner.setup()
-        site = web.TCPSite(runner, self.host, self.port, reuse_address=True)
-        await site.start()
-        server = site._server
-        sockets = getattr(server, "sockets", None) or []
-        if sockets:
-            self.port = sockets[0].getsockname()[1]
-        self._runner = runner
+        server = await self._loop.create_server(self.edge.protocol, self.host, self.port, reuse_address=True)
+        if server.sockets:
+            self.port = server.sockets[0].getsockname()[1]
+        self._server = server
         return self
 
     async def stop(self) -> None:
+        """Stop the watches (each ends its stream), stop accepting, and close every connection once
+        its request is answered."""
         self.store.close()
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
+        server, self._server = self._server, None
+        if server is not None:
+            server.close()
+            await self.edge.close()
+            await server.wait_closed()
 
     async def __aenter__(self) -> FakeApiServer:
         return await self.start()

@@ -1,0 +1,384 @@
+"""The fake's HTTP/1.1 edge: requests read off the socket with httptools, answers written back.
+
+Every request a scheduler sends costs the fake this layer first, so it is kept to what the API
+needs: one ``asyncio.Protocol`` a connection, a C parser (``httptools``, llhttp) that calls back
+as a request's parts arrive, the whole body buffered before the request is served (the handlers
+read it whole anyway, up to ``MaxRequestBodyBytes``), the answer's head and body written in one
+call, and a chunked stream for watches. The answers themselves stay ``aiohttp.web.Response``
+objects, plain values here: their status, headers and body are written as Go's ``net/http``
+writes them (``Date``, ``Content-Length``, a newline in a header value turned into a space), with
+no ``Server`` header, as kube-apiserver sends none.
+
+A connection serves its requests one at a time and in order (HTTP/1.1 pipelining answered in
+turn); the one being served is cancelled when the client leaves, as the watch loop needs; a
+request that cannot be parsed gets Go's ``400 Bad Request`` and the connection is closed, as
+``net/http`` closes it. ``Expect: 100-continue`` is answered before the body is read.
+:class:`EdgeRequest` carries the part of ``aiohttp.web.Request`` that the request chain reads
+(:class:`~fake_apiserver._endpoints.request.HttpRequest`), so the journal and the fault rules see
+a request from this edge as they see one from the fault proxy, which stays on aiohttp.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import deque
+from collections.abc import Mapping
+from email.utils import formatdate
+from typing import Any, Awaitable, Callable, cast
+
+import httptools
+from aiohttp import web
+from multidict import CIMultiDict, CIMultiDictProxy, MultiDictProxy
+from yarl import URL
+
+from fake_apiserver._endpoints.request import MAX_BODY_BYTES
+
+__all__ = ["Edge", "EdgeRequest", "EdgeStream", "open_stream"]
+
+Route = Callable[["EdgeRequest"], Awaitable[web.StreamResponse]]
+Serve = Callable[["EdgeRequest"], Awaitable[web.StreamResponse]]
+
+_BAD_REQUEST = b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request"
+_CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+_NO_BODY = frozenset((204, 304))
+_NEWLINES = str.maketrans("\r\n", "  ")
+
+
+class _Date:
+    """``Date`` as Go writes it (``http.TimeFormat``), made once a second."""
+
+    __slots__ = ("second", "text")
+
+    def __init__(self) -> None:
+        self.second = -1
+        self.text = b""
+
+    def __call__(self) -> bytes:
+        now = int(time.time())
+        if now != self.second:
+            self.second = now
+            self.text = formatdate(now, usegmt=True).encode()
+        return self.text
+
+
+_date = _Date()
+
+
+def _header_lines(headers: Mapping[str, str] | CIMultiDictProxy[str] | CIMultiDict[str]) -> list[str]:
+    """``name: value`` lines, a newline in either turned into a space (``headerNewlineToSpace``)."""
+    lines = []
+    for name, value in headers.items():
+        line = f"{name}: {value}"
+        if "\r" in line or "\n" in line:
+            line = line.translate(_NEWLINES)
+        lines.append(line + "\r\n")
+    return lines
+
+
+class _Body:
+    """The buffered body, read as ``aiohttp``'s ``StreamReader`` is read by the request chain."""
+
+    __slots__ = ("data", "position")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.position = 0
+
+    async def readexactly(self, n: int) -> bytes:
+        chunk = self.data[self.position:self.position + n]
+        self.position += len(chunk)
+        if len(chunk) < n:
+            raise asyncio.IncompleteReadError(chunk, n)
+        return chunk
+
+    async def read(self, n: int = -1) -> bytes:
+        end = len(self.data) if n < 0 else self.position + n
+        chunk = self.data[self.position:end]
+        self.position += len(chunk)
+        return chunk
+
+
+class EdgeRequest:
+    """One request as the edge read it: the part of ``aiohttp.web.Request`` the chain reads."""
+
+    __slots__ = ("method", "raw_path", "rel_url", "headers", "version", "content_length", "content", "_connection",
+                 "keep_alive", "can_read_body")
+
+    def __init__(self, connection: _Connection, method: str, raw_path: str, headers: CIMultiDictProxy[str],
+                 version: str, body: bytes, content_length: int | None, keep_alive: bool) -> None:
+        self._connection = connection
+        self.method = method
+        self.raw_path = raw_path
+        self.rel_url = URL(raw_path, encoded=True)
+        self.headers = headers
+        self.version = version
+        self.content_length = content_length
+        self.content = _Body(body)
+        self.can_read_body = bool(body)
+        self.keep_alive = keep_alive
+
+    @property
+    def path(self) -> str:
+        return self.rel_url.path
+
+    @property
+    def query(self) -> MultiDictProxy[str]:
+        return self.rel_url.query
+
+    @property
+    def host(self) -> str:
+        return self.headers.get("Host", "")
+
+    @property
+    def transport(self) -> asyncio.Transport | None:
+        return self._connection.transport
+
+    async def json(self) -> Any:
+        return json.loads(self.content.data)
+
+
+class EdgeStream(web.StreamResponse):
+    """A chunked answer the edge writes as it is produced (a watch): ``prepare`` writes the head,
+    ``write`` a chunk (waiting while the client reads slower than the fake writes), ``write_eof``
+    the last one."""
+
+    def __init__(self, request: EdgeRequest, *, status: int = 200, headers: Mapping[str, str] | None = None) -> None:
+        super().__init__(status=status, headers=headers)
+        self._connection = request._connection
+        self._started = False
+        self._ended = False
+
+    @property
+    def prepared(self) -> bool:
+        return self._started
+
+    async def prepare(self, request: Any) -> None:
+        if self._started:
+            return
+        self._started = True
+        head = [f"HTTP/1.1 {self.status} {self.reason}\r\n", *_header_lines(self.headers),
+                "Transfer-Encoding: chunked\r\n"]
+        self._connection.write(("".join(head)).encode("latin-1") + b"Date: " + _date() + b"\r\n\r\n")
+
+    async def write(self, data: bytes | bytearray | memoryview) -> None:
+        if not data:
+            return
+        connection = self._connection
+        if connection.closed:
+            raise ConnectionResetError("the client closed the connection")
+        connection.write(b"%x\r\n%b\r\n" % (len(data), bytes(data)))
+        await connection.drain()
+
+    async def write_eof(self, data: bytes = b"") -> None:
+        if self._ended:
+            return
+        if data:
+            await self.write(data)
+        self._ended = True
+        connection = self._connection
+        if connection.closed:
+            raise ConnectionResetError("the client closed the connection")
+        connection.write(b"0\r\n\r\n")
+
+
+def open_stream(request: Any, headers: Mapping[str, str]) -> EdgeStream:
+    """A 200 streamed answer with ``headers`` for ``request`` (the fake's watches)."""
+    if not isinstance(request, EdgeRequest):
+        raise TypeError("a watch is streamed by the fake's own HTTP edge (fake_apiserver._endpoints.edge)")
+    return EdgeStream(request, headers=headers)
+
+
+class _Connection(asyncio.Protocol):
+    """One client connection: parses, serves its requests in turn, writes the answers."""
+
+    def __init__(self, edge: Edge) -> None:
+        self.edge = edge
+        self.transport: asyncio.Transport | None = None
+        self.closed = False
+        self.upgraded = False
+        self.parser = httptools.HttpRequestParser(self)
+        self.queue: deque[EdgeRequest] = deque()
+        self.task: asyncio.Task[None] | None = None
+        self._paused: asyncio.Future[None] | None = None
+        self._url = b""
+        self._headers: list[tuple[str, str]] = []
+        self._body: list[bytes] = []
+        self._size = 0
+
+    # ---------------------------------------------------------------- the transport's callbacks
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's is not registered as one
+        self.edge.connections.add(self)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.edge.connections.discard(self)
+        self.closed = True
+        self.transport = None
+        self.queue.clear()
+        if self.task is not None:
+            self.task.cancel()
+        self._wake()
+
+    def pause_writing(self) -> None:
+        if self._paused is None:
+            self._paused = asyncio.get_running_loop().create_future()
+
+    def resume_writing(self) -> None:
+        self._wake()
+
+    def _wake(self) -> None:
+        paused, self._paused = self._paused, None
+        if paused is not None and not paused.done():
+            paused.set_result(None)
+
+    def data_received(self, data: bytes) -> None:
+        if self.upgraded:
+            return
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserUpgrade:  # served as any other request, and the connection closed after it
+            self.upgraded = True
+        except httptools.HttpParserError:
+            if self.transport is not None:
+                self.transport.write(_BAD_REQUEST)
+                self.transport.close()
+
+    # ---------------------------------------------------------------- the parser's callbacks
+    def on_message_begin(self) -> None:
+        self._url = b""
+        self._headers = []
+        self._body = []
+        self._size = 0
+
+    def on_url(self, url: bytes) -> None:
+        self._url += url
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._headers.append((name.decode("latin-1"), value.decode("utf-8", "surrogateescape")))
+
+    def on_headers_complete(self) -> None:
+        for name, value in self._headers:
+            if len(name) == 6 and name.lower() == "expect" and value.lower() == "100-continue":
+                if self.transport is not None:
+                    self.transport.write(_CONTINUE)
+
+    def on_body(self, body: bytes) -> None:
+        if self._size <= MAX_BODY_BYTES:  # past the limit the request is refused (413): keep no more
+            self._body.append(body)
+            self._size += len(body)
+
+    def on_message_complete(self) -> None:
+        headers = CIMultiDictProxy(CIMultiDict(self._headers))
+        length = headers.get("Content-Length")
+        parser = self.parser
+        request = EdgeRequest(
+            self, parser.get_method().decode("latin-1"), self._url.decode("utf-8", "surrogateescape"), headers,
+            "1.0" if parser.get_http_version() == "1.0" else "1.1", b"".join(self._body),
+            int(length) if length is not None and length.isdigit() else None,
+            parser.should_keep_alive() and not parser.should_upgrade(),
+        )
+        self.queue.append(request)
+        if self.task is None:
+            self.task = asyncio.get_running_loop().create_task(self._serve())
+
+    # ---------------------------------------------------------------- serving
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.close()
+
+    def write(self, data: bytes) -> None:
+        if self.transport is not None:
+            self.transport.write(data)
+
+    async def drain(self) -> None:
+        if self._paused is not None:
+            await self._paused
+
+    async def _serve(self) -> None:
+        try:
+            while self.queue and not self.closed:
+                request = self.queue.popleft()
+                response = await self.edge.answer(request)
+                if self.closed:
+                    return
+                if not isinstance(response, EdgeStream):
+                    self.write(_encode(request, response))
+                if not request.keep_alive or self.edge.closing:
+                    self.close()
+                    return
+        except asyncio.CancelledError:
+            pass
+        finally:
+            self.task = None
+
+
+def _encode(request: EdgeRequest, response: web.StreamResponse) -> bytes:
+    """A whole answer's bytes: status line, headers, ``Content-Length``, ``Date``, body."""
+    status = response.status
+    body = response.body if isinstance(response, web.Response) else None
+    if body is None:
+        data = b""
+    elif isinstance(body, (bytes, bytearray, memoryview)):
+        data = bytes(body)
+    else:
+        raise TypeError(f"an answer's body is bytes, not {type(body).__name__}")
+    head = [f"HTTP/{request.version} {status} {response.reason}\r\n", *_header_lines(response.headers)]
+    if status in _NO_BODY or status < 200:
+        data = b""
+    else:
+        head.append(f"Content-Length: {len(data)}\r\n")
+    if not request.keep_alive:
+        head.append("Connection: close\r\n")
+    encoded = "".join(head).encode("latin-1") + b"Date: " + _date() + b"\r\n\r\n"
+    return encoded if request.method == "HEAD" or not data else encoded + data
+
+
+class Edge:
+    """The server side of the fake's sockets: ``serve`` answers each request, except the paths in
+    ``routes`` (``{(method, path): handler}``, the admin path), answered by their handler; a
+    path in ``routes`` asked with another method is 405. Use ``loop.create_server(edge.protocol,
+    host, port)``."""
+
+    def __init__(self, serve: Serve, routes: Mapping[tuple[str, str], Route] | None = None) -> None:
+        self.serve = serve
+        self.routes = dict(routes or {})
+        self._route_paths = {path for _, path in self.routes}
+        self.connections: set[_Connection] = set()
+        self.closing = False
+
+    def protocol(self) -> asyncio.Protocol:
+        return _Connection(self)
+
+    async def close(self, grace: float = 10.0) -> None:
+        """Close every connection: an idle one at once, a busy one once its answer is written
+        (after ``grace`` seconds on the loop's clock, its request is cancelled)."""
+        self.closing = True
+        busy = [c.task for c in self.connections if c.task is not None]
+        for connection in [c for c in self.connections if c.task is None]:
+            connection.close()
+        if busy:
+            _, pending = await asyncio.wait(busy, timeout=grace)
+            for task in pending:
+                task.cancel()
+        for connection in list(self.connections):
+            connection.close()
+
+    async def answer(self, request: EdgeRequest) -> web.StreamResponse:
+        if self._route_paths:
+            path = request.path
+            if path in self._route_paths:
+                method = "GET" if request.method == "HEAD" else request.method
+                route = self.routes.get((method, path))
+                if route is None:
+                    allowed = sorted({m for m, p in self.routes if p == path})
+                    return web.Response(status=405, text="405: Method Not Allowed",
+                                        headers={"Allow": ",".join(allowed)})
+                try:
+                    return await route(request)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as e:
+                    return web.Response(status=500, text=f"500 Internal Server Error: {type(e).__name__}: {e}")
+        return await self.serve(request)

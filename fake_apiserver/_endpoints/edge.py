@@ -329,7 +329,7 @@ def _encode(request: EdgeRequest, response: web.StreamResponse) -> bytes:
         data = b""
     else:
         head.append(f"Content-Length: {len(data)}\r\n")
-    if not request.keep_alive:
+    if not request.keep_alive and request.version == "1.1":  # HTTP/1.0 closes unless told otherwise
         head.append("Connection: close\r\n")
     encoded = "".join(head).encode("latin-1") + b"Date: " + _date() + b"\r\n\r\n"
     return encoded if request.method == "HEAD" or not data else encoded + data

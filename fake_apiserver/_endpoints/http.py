@@ -86,26 +86,29 @@ class ApiHandler:
     def _non_resource(self, info: RequestInfo) -> web.StreamResponse:
         path = info.path.rstrip("/") or "/"
         kinds = self.store.kinds
-        if info.method not in ("GET", "HEAD"):
-            if path in ("/api", "/apis") or path.startswith("/api/") or self._served_group_version(path):
-                raise RouteMethodNotAllowed()
-            return page_not_found()
+        # The health checks, /apis and /apis/<group> are plain handlers that answer any method;
+        # /version, /api, /api/v1 and /apis/<group>/<version> are go-restful routes of GET alone
+        # (HEAD too is 405), as kube-apiserver v1.37.2 answers them.
         if path in ("/healthz", "/readyz", "/livez") or path.startswith(("/healthz/", "/readyz/", "/livez/")):
             return web.Response(text="ok", content_type="text/plain")
+        if path == "/apis":
+            return json_response(discovery.api_group_list(kinds))
+        parts = [p for p in path.split("/") if p]
+        if parts and parts[0] == "apis" and len(parts) == 2:
+            doc = discovery.api_group(kinds, parts[1])
+            if doc is not None:
+                return json_response(doc)
+        if info.method != "GET":
+            if path in ("/version", "/api") or path.startswith("/api/") or self._served_group_version(path):
+                raise RouteMethodNotAllowed()
+            return page_not_found()
         if path == "/version":
             return json_response(discovery.version_info(self.store.release))
         if path == "/api":
             return json_response(discovery.api_versions(self.server_address))
-        if path == "/apis":
-            return json_response(discovery.api_group_list(kinds))
         if path == "/api/v1":
             return json_response(discovery.api_resource_list(kinds, "", "v1"))
-        parts = [p for p in path.split("/") if p]
-        if parts[0] == "apis" and len(parts) == 2:
-            doc = discovery.api_group(kinds, parts[1])
-            if doc is not None:
-                return json_response(doc)
-        if parts[0] == "apis" and len(parts) == 3:
+        if parts and parts[0] == "apis" and len(parts) == 3:
             doc = discovery.api_resource_list(kinds, parts[1], parts[2])
             if doc is not None:
                 return json_response(doc)

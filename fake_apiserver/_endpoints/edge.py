@@ -30,7 +30,7 @@ from typing import Any, Awaitable, Callable, cast
 
 import httptools
 from aiohttp import web
-from multidict import CIMultiDict, CIMultiDictProxy, MultiDictProxy
+from multidict import CIMultiDict, CIMultiDictProxy, MultiDict, MultiDictProxy
 from yarl import URL
 
 from fake_apiserver._endpoints.request import MAX_BODY_BYTES
@@ -44,6 +44,7 @@ _BAD_REQUEST = b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=u
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 _NO_BODY = frozenset((204, 304))
 _NEWLINES = str.maketrans("\r\n", "  ")
+_NO_QUERY: MultiDictProxy[str] = MultiDictProxy(MultiDict())
 
 
 class _Date:
@@ -103,7 +104,7 @@ class _Body:
 class EdgeRequest:
     """One request as the edge read it: the part of ``aiohttp.web.Request`` the chain reads."""
 
-    __slots__ = ("method", "raw_path", "rel_url", "headers", "version", "content_length", "content", "_connection",
+    __slots__ = ("method", "raw_path", "_url", "headers", "version", "content_length", "content", "_connection",
                  "keep_alive", "can_read_body")
 
     def __init__(self, connection: _Connection, method: str, raw_path: str, headers: CIMultiDictProxy[str],
@@ -111,7 +112,7 @@ class EdgeRequest:
         self._connection = connection
         self.method = method
         self.raw_path = raw_path
-        self.rel_url = URL(raw_path, encoded=True)
+        self._url: URL | None = None
         self.headers = headers
         self.version = version
         self.content_length = content_length
@@ -120,12 +121,22 @@ class EdgeRequest:
         self.keep_alive = keep_alive
 
     @property
+    def rel_url(self) -> URL:
+        if self._url is None:
+            self._url = URL(self.raw_path, encoded=True)
+        return self._url
+
+    @property
     def path(self) -> str:
+        """The path, percent-decoded (yarl's, as aiohttp's ``Request.path``)."""
+        raw = self.raw_path
+        if raw[:1] == "/" and "%" not in raw and "?" not in raw and "#" not in raw:
+            return raw  # what yarl would give back unchanged
         return self.rel_url.path
 
     @property
     def query(self) -> MultiDictProxy[str]:
-        return self.rel_url.query
+        return self.rel_url.query if "?" in self.raw_path else _NO_QUERY
 
     @property
     def host(self) -> str:
@@ -203,7 +214,7 @@ class _Connection(asyncio.Protocol):
         self.task: asyncio.Task[None] | None = None
         self._paused: asyncio.Future[None] | None = None
         self._url = b""
-        self._headers: list[tuple[str, str]] = []
+        self._headers: list[tuple[bytes, bytes]] = []
         self._body: list[bytes] = []
         self._size = 0
 
@@ -246,23 +257,14 @@ class _Connection(asyncio.Protocol):
                 self.transport.close()
 
     # ---------------------------------------------------------------- the parser's callbacks
-    def on_message_begin(self) -> None:
-        self._url = b""
-        self._headers = []
-        self._body = []
-        self._size = 0
-
+    # (a request's parts are kept raw and reset once it is complete: each callback is a call from C)
     def on_url(self, url: bytes) -> None:
         self._url += url
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        self._headers.append((name.decode("latin-1"), value.decode("utf-8", "surrogateescape")))
-
-    def on_headers_complete(self) -> None:
-        for name, value in self._headers:
-            if len(name) == 6 and name.lower() == "expect" and value.lower() == "100-continue":
-                if self.transport is not None:
-                    self.transport.write(_CONTINUE)
+        self._headers.append((name, value))
+        if len(name) == 6 and name.lower() == b"expect" and value.lower() == b"100-continue" and self.transport:
+            self.transport.write(_CONTINUE)  # the client sends the body once told to
 
     def on_body(self, body: bytes) -> None:
         if self._size <= MAX_BODY_BYTES:  # past the limit the request is refused (413): keep no more
@@ -270,15 +272,20 @@ class _Connection(asyncio.Protocol):
             self._size += len(body)
 
     def on_message_complete(self) -> None:
-        headers = CIMultiDictProxy(CIMultiDict(self._headers))
+        headers = CIMultiDictProxy(CIMultiDict([(name.decode("latin-1"), value.decode("utf-8", "surrogateescape"))
+                                                for name, value in self._headers]))
         length = headers.get("Content-Length")
         parser = self.parser
         request = EdgeRequest(
             self, parser.get_method().decode("latin-1"), self._url.decode("utf-8", "surrogateescape"), headers,
-            "1.0" if parser.get_http_version() == "1.0" else "1.1", b"".join(self._body),
+            "1.0" if parser.get_http_version() == "1.0" else "1.1", b"".join(self._body) if self._body else b"",
             int(length) if length is not None and length.isdigit() else None,
             parser.should_keep_alive() and not parser.should_upgrade(),
         )
+        self._url = b""
+        self._headers = []
+        self._body = []
+        self._size = 0
         self.queue.append(request)
         if self.task is None:
             self.task = asyncio.get_running_loop().create_task(self._serve())

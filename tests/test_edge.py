@@ -15,6 +15,7 @@ import pytest
 from fake_apiserver import FakeApiServer
 from fake_apiserver._endpoints.edge import _header_lines
 from fake_apiserver._registry.kinds import by_resource
+from harness._virtual_time import VirtualClock, run
 
 T = TypeVar("T")
 SAFETY = 30.0  # seconds: only ever reached when the server fails to answer
@@ -67,6 +68,25 @@ def test_pipelined_requests_are_answered_in_order_on_one_connection() -> None:
     assert json.loads(body2)["metadata"]["name"] == "default"
     assert "Connection" not in headers1 and headers2["Connection"] == "close"
     assert headers1["Content-Type"] == "application/json" and "Date" in headers1
+
+
+def test_a_request_that_waits_holds_the_ones_pipelined_behind_it() -> None:
+    """A watch waits (here until its timeout, on the virtual clock): the GET sent right behind
+    it on the same connection is answered after the watch's stream has ended, not before."""
+
+    async def main() -> bytes:
+        loop = asyncio.get_running_loop()
+        async with FakeApiServer(clock=VirtualClock(loop)) as server:
+            return await exchange(server, b"GET /api/v1/namespaces/default/pods?watch=1&timeoutSeconds=5 HTTP/1.1\r\n"
+                                          b"Host: x\r\n\r\nGET /version HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+
+    data = run(main())
+    head, _, rest = data.partition(b"\r\n\r\n")
+    assert b"Transfer-Encoding: chunked" in head
+    stream, _, after = rest.partition(b"0\r\n\r\n")
+    assert stream == b""  # no pod, no event: the stream's only chunk is its last
+    [(status, _, body)] = split(after)
+    assert status == "HTTP/1.1 200 OK" and json.loads(body)["major"] == "1"
 
 
 def test_a_request_it_cannot_parse_gets_go_s_400_and_the_connection_closed() -> None:

@@ -21,12 +21,13 @@ a request from this edge as they see one from the fault proxy, which stays on ai
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import time
 from collections import deque
 from collections.abc import Mapping
 from email.utils import formatdate
-from typing import Any, Awaitable, Callable, cast
+from typing import Any, Awaitable, Callable, Coroutine, Generator, cast
 
 import httptools
 from aiohttp import web
@@ -288,7 +289,7 @@ class _Connection(asyncio.Protocol):
         self._size = 0
         self.queue.append(request)
         if self.task is None:
-            self.task = asyncio.get_running_loop().create_task(self._serve())
+            self._serve()
 
     # ---------------------------------------------------------------- serving
     def close(self) -> None:
@@ -303,22 +304,84 @@ class _Connection(asyncio.Protocol):
         if self._paused is not None:
             await self._paused
 
-    async def _serve(self) -> None:
+    async def _respond(self, request: EdgeRequest) -> bool:
+        """Answer ``request`` and write the answer; whether the connection goes on."""
+        response = await self.edge.answer(request)
+        if self.closed:
+            return False
+        if not isinstance(response, EdgeStream):
+            self.write(_encode(request, response))
+        if not request.keep_alive or self.edge.closing:
+            self.close()
+            return False
+        return True
+
+    def _serve(self) -> None:
+        """Answer the queued requests in order. Each runs at once, in a context of its own, as far
+        as it goes without waiting (most do not wait at all: their body is read, the store
+        answers at once); one that waits (a watch, a delay) goes on as a task, and the requests
+        behind it wait for that task. A task a request saves its ``WeakSet`` entry, its scheduling
+        and a trip round the loop."""
+        while self.queue and not self.closed and self.task is None:
+            request = self.queue.popleft()
+            respond = self._respond(request)
+            context = contextvars.copy_context()
+            try:
+                waiting_on = context.run(respond.send, None)
+            except StopIteration as done:
+                if done.value:
+                    continue
+                return
+            except (asyncio.CancelledError, ConnectionError):  # a fault rule closed the connection
+                return
+            except Exception as e:
+                asyncio.get_running_loop().call_exception_handler(
+                    {"message": "the fake's edge failed to answer a request", "exception": e, "protocol": self})
+                self.close()
+                return
+            self.task = asyncio.get_running_loop().create_task(self._go_on(respond, waiting_on), context=context)
+
+    async def _go_on(self, respond: Coroutine[Any, Any, bool], waiting_on: Any) -> None:
+        """The rest of a request that waited, then the requests queued behind it."""
         try:
-            while self.queue and not self.closed:
-                request = self.queue.popleft()
-                response = await self.edge.answer(request)
-                if self.closed:
-                    return
-                if not isinstance(response, EdgeStream):
-                    self.write(_encode(request, response))
-                if not request.keep_alive or self.edge.closing:
-                    self.close()
-                    return
-        except asyncio.CancelledError:
-            pass
+            going_on = await _Resumed(respond, waiting_on)
+        except (asyncio.CancelledError, ConnectionError):
+            return
         finally:
             self.task = None
+        if going_on:
+            self._serve()
+
+
+class _Resumed:
+    """Awaiting it drives a coroutine that was started outside a task and stopped at ``waiting_on``
+    (the future it waits for): the task that awaits this one takes that future as its own, and
+    sends and throws into the coroutine what it would have (a result, a cancellation)."""
+
+    __slots__ = ("coroutine", "waiting_on")
+
+    def __init__(self, coroutine: Coroutine[Any, Any, bool], waiting_on: Any) -> None:
+        self.coroutine = coroutine
+        self.waiting_on = waiting_on
+
+    def __await__(self) -> Generator[Any, Any, bool]:
+        coroutine, step = self.coroutine, self.waiting_on
+        while True:
+            try:
+                sent = yield step
+            except GeneratorExit:
+                coroutine.close()
+                raise
+            except BaseException as thrown:
+                try:
+                    step = coroutine.throw(thrown)
+                except StopIteration as done:
+                    return bool(done.value)
+            else:
+                try:
+                    step = coroutine.send(sent)
+                except StopIteration as done:
+                    return bool(done.value)
 
 
 def _encode(request: EdgeRequest, response: web.StreamResponse) -> bytes:

@@ -37,7 +37,6 @@ decoding and defaulting, before the strategy's ``PrepareFor*`` and before mutati
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -191,16 +190,35 @@ _IDENTIFYING = ("name", "generateName", "uid", "resourceVersion", "creationTimes
 
 def _created_changes(old: Any, new: Any, ftype: FieldType, reset: FieldSet | None) -> tuple[FieldSet, FieldSet]:
     try:
-        return _template_changes(ftype, reset, dumps(old), dumps(_template_of(new, old)))
+        return _template_changes(ftype, reset, _ByJson(old), _ByJson(_template_of(new, old)))
     except TypeError:  # not JSON: compared as is
         return _changes(old, new, ftype, reset)
 
 
+class _ByJson:
+    """A JSON value as a cache key: hashed and compared by its JSON text, and carrying the value
+    itself for the one computation that misses (no parse of the text back)."""
+
+    __slots__ = ("text", "value")
+
+    def __init__(self, value: Any) -> None:
+        self.text = dumps(value)
+        self.value = value
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _ByJson) and self.text == other.text
+
+
 @functools.lru_cache(maxsize=1024)
-def _template_changes(ftype: FieldType, reset: FieldSet | None, old: bytes, template: bytes) -> tuple[FieldSet, FieldSet]:
+def _template_changes(ftype: FieldType, reset: FieldSet | None, old: _ByJson, template: _ByJson) -> tuple[FieldSet, FieldSet]:
     """The changes of a create, computed on the template itself (its identifying values made one
     change no path: the empty object lacks them)."""
-    return _changes(json.loads(old), json.loads(template), ftype, reset)
+    changes = _changes(old.value, template.value, ftype, reset)
+    old.value = template.value = None  # the key keeps the text alone, not the objects it came from
+    return changes
 
 
 def _template_of(new: Any, old: Any) -> Any:

@@ -244,7 +244,7 @@ async def _serve_async(args: argparse.Namespace) -> int:
         server = FakeApiServer(
             host=args.host, port=args.port, seed=args.seed, taint_not_ready_nodes=not args.ready_nodes,
             journal_limit=args.journal_limit or None, event_ttl=args.event_ttl or None,
-            feature_gates=parse_feature_gates(args.apiserver_feature_gates),
+            feature_gates=parse_feature_gates(args.apiserver_feature_gates), idle_timeout=IDLE_TIMEOUT,
             **({"kubernetes_version": args.kubernetes_version} if args.kubernetes_version else {}),
         )
     except FeatureGateError as e:
@@ -254,6 +254,7 @@ async def _serve_async(args: argparse.Namespace) -> int:
 
 
 GC_THRESHOLDS = (50_000, 20, 100)
+IDLE_TIMEOUT = 90.0  # kube-apiserver's http.Server IdleTimeout: a long-running server drops idle clients
 
 
 def _settle_collector() -> None:

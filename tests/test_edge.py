@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from typing import Any, Awaitable, Callable, TypeVar
 
 import pytest
 
 from fake_apiserver import FakeApiServer
-from fake_apiserver._endpoints.edge import _header_lines
+from fake_apiserver._endpoints.edge import MAX_HEADER_BYTES, MAX_QUEUED, _header_lines
 from fake_apiserver._registry.kinds import by_resource
 from harness._virtual_time import VirtualClock, run
 
@@ -87,6 +88,59 @@ def test_a_request_that_waits_holds_the_ones_pipelined_behind_it() -> None:
     assert stream == b""  # no pod, no event: the stream's only chunk is its last
     [(status, _, body)] = split(after)
     assert status == "HTTP/1.1 200 OK" and json.loads(body)["major"] == "1"
+
+
+def test_requests_pipelined_past_the_read_ahead_are_all_answered_in_order() -> None:
+    """Behind a watch that waits, more requests than the edge reads ahead: reading pauses, and
+    resumes once the watch has ended; every one is answered, in order."""
+    count = MAX_QUEUED + 8
+
+    async def main() -> bytes:
+        loop = asyncio.get_running_loop()
+        async with FakeApiServer(clock=VirtualClock(loop)) as server:
+            gets = b"".join(b"GET /api/v1/namespaces/%d HTTP/1.1\r\nHost: x\r\n\r\n" % i for i in range(count))
+            reader, writer = await connect(server)
+            writer.write(b"GET /api/v1/namespaces/default/pods?watch=1&timeoutSeconds=5 HTTP/1.1\r\nHost: x\r\n\r\n" + gets)
+            await asyncio.sleep(1)  # the server has read them: the watch waits, reading is paused
+            writer.write(b"GET /version HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")  # read once it resumes
+            data = await reader.read()
+            writer.close()
+            return data
+
+    data = run(main())
+    _, _, after = data.partition(b"0\r\n\r\n")
+    answers = split(after)
+    assert [json.loads(body)["details"]["name"] for _, _, body in answers[:-1]] == [str(i) for i in range(count)]
+    assert json.loads(answers[-1][2])["major"] == "1"
+
+
+def test_a_connection_idle_past_the_idle_timeout_is_closed() -> None:
+    """``idle_timeout`` (kube-apiserver's ``IdleTimeout``; ``schedharness serve`` sets 90 s) on the
+    virtual clock: a kept-alive connection left idle is closed that long after its last request."""
+
+    async def main() -> tuple[bytes, float]:
+        loop = asyncio.get_running_loop()
+        async with FakeApiServer(clock=VirtualClock(loop), idle_timeout=90.0) as server:
+            reader, writer = await connect(server)
+            writer.write(b"GET /version HTTP/1.1\r\nHost: x\r\n\r\n")
+            head = await reader.readuntil(b"\r\n\r\n")
+            await reader.readexactly(int(re.search(rb"Content-Length: (\d+)", head).group(1)))  # type: ignore[union-attr]
+            answered = loop.time()
+            rest = await reader.read()  # the server closes: end of stream
+            writer.close()
+            return rest, loop.time() - answered
+
+    rest, idle = run(main())
+    assert rest == b""
+    assert 90.0 <= idle < 90.1
+
+
+def test_headers_past_kube_apiserver_s_limit_get_go_s_431_and_the_connection_closed() -> None:
+    filler = b"X-Filler: " + b"a" * 8000 + b"\r\n"
+    raw = b"GET /version HTTP/1.1\r\nHost: x\r\n" + filler * (MAX_HEADER_BYTES // len(filler) + 1) + b"\r\n"
+    data = serve(lambda server: exchange(server, raw))
+    assert data == (b"HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                    b"Connection: close\r\n\r\n431 Request Header Fields Too Large")
 
 
 def test_a_request_it_cannot_parse_gets_go_s_400_and_the_connection_closed() -> None:

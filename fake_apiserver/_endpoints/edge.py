@@ -42,6 +42,12 @@ Route = Callable[["EdgeRequest"], Awaitable[web.StreamResponse]]
 Serve = Callable[["EdgeRequest"], Awaitable[web.StreamResponse]]
 
 _BAD_REQUEST = b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request"
+_HEADERS_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                      b"Connection: close\r\n\r\n431 Request Header Fields Too Large")
+#: kube-apiserver's ``MaxHeaderBytes`` (1 MiB), with the 4096 bytes of slack Go's server adds to it
+MAX_HEADER_BYTES = (1 << 20) + 4096
+#: requests read ahead on one connection while one is being answered; past it, reading pauses
+MAX_QUEUED = 32
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 _NO_BODY = frozenset((204, 304))
 _NEWLINES = str.maketrans("\r\n", "  ")
@@ -209,7 +215,11 @@ class _Connection(asyncio.Protocol):
         self.edge = edge
         self.transport: asyncio.Transport | None = None
         self.closed = False
-        self.upgraded = False
+        self.upgraded = False  # or refused: what follows on the connection is not read
+        self.paused = False
+        self.active_at = 0.0
+        self._idle: asyncio.TimerHandle | None = None
+        self._head_size = 0
         self.parser = httptools.HttpRequestParser(self)
         self.queue: deque[EdgeRequest] = deque()
         self.task: asyncio.Task[None] | None = None
@@ -223,6 +233,10 @@ class _Connection(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's is not registered as one
         self.edge.connections.add(self)
+        if self.edge.idle_timeout is not None:
+            loop = asyncio.get_running_loop()
+            self.active_at = loop.time()
+            self._idle = loop.call_at(self.active_at + self.edge.idle_timeout, self._idle_check)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.edge.connections.discard(self)
@@ -231,7 +245,24 @@ class _Connection(asyncio.Protocol):
         self.queue.clear()
         if self.task is not None:
             self.task.cancel()
+        if self._idle is not None:
+            self._idle.cancel()
         self._wake()
+
+    def _idle_check(self) -> None:
+        """Close the connection once it has been idle ``idle_timeout`` seconds (Go's
+        ``IdleTimeout``); the one timer is set again, from the last activity, until then."""
+        timeout = self.edge.idle_timeout
+        assert timeout is not None
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if self.task is not None or self.queue:  # a request being answered (a watch) is no idleness
+            self.active_at = now
+        elif now - self.active_at >= timeout:
+            self._idle = None
+            self.close()
+            return
+        self._idle = loop.call_at(self.active_at + timeout, self._idle_check)
 
     def pause_writing(self) -> None:
         if self._paused is None:
@@ -248,10 +279,15 @@ class _Connection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.upgraded:
             return
+        if self._idle is not None:
+            self.active_at = asyncio.get_running_loop().time()
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserUpgrade:  # served as any other request, and the connection closed after it
             self.upgraded = True
+        except httptools.HttpParserCallbackError as e:
+            if not isinstance(e.__context__, _Refused):
+                raise
         except httptools.HttpParserError:
             if self.transport is not None:
                 self.transport.write(_BAD_REQUEST)
@@ -261,9 +297,17 @@ class _Connection(asyncio.Protocol):
     # (a request's parts are kept raw and reset once it is complete: each callback is a call from C)
     def on_url(self, url: bytes) -> None:
         self._url += url
+        self._head_size += len(url)
 
     def on_header(self, name: bytes, value: bytes) -> None:
         self._headers.append((name, value))
+        self._head_size += len(name) + len(value) + 4
+        if self._head_size > MAX_HEADER_BYTES:  # Go's 431; the parser is not fed again
+            self.upgraded = True
+            if self.transport is not None:
+                self.transport.write(_HEADERS_TOO_LARGE)
+                self.transport.close()
+            raise _Refused()
         if len(name) == 6 and name.lower() == b"expect" and value.lower() == b"100-continue" and self.transport:
             self.transport.write(_CONTINUE)  # the client sends the body once told to
 
@@ -287,9 +331,13 @@ class _Connection(asyncio.Protocol):
         self._headers = []
         self._body = []
         self._size = 0
+        self._head_size = 0
         self.queue.append(request)
         if self.task is None:
             self._serve()
+        elif len(self.queue) >= MAX_QUEUED and not self.paused and self.transport is not None:
+            self.paused = True  # the client sends faster than a waiting request lets them be answered
+            self.transport.pause_reading()
 
     # ---------------------------------------------------------------- serving
     def close(self) -> None:
@@ -316,6 +364,11 @@ class _Connection(asyncio.Protocol):
             return False
         return True
 
+    def _resume_reading(self) -> None:
+        if self.paused and self.transport is not None:
+            self.paused = False
+            self.transport.resume_reading()
+
     def _serve(self) -> None:
         """Answer the queued requests in order. Each runs at once, in a context of its own, as far
         as it goes without waiting (most do not wait at all: their body is read, the store
@@ -340,6 +393,8 @@ class _Connection(asyncio.Protocol):
                 self.close()
                 return
             self.task = asyncio.get_running_loop().create_task(self._go_on(respond, waiting_on), context=context)
+            return
+        self._resume_reading()
 
     async def _go_on(self, respond: Coroutine[Any, Any, bool], waiting_on: Any) -> None:
         """The rest of a request that waited, then the requests queued behind it."""
@@ -351,6 +406,10 @@ class _Connection(asyncio.Protocol):
             self.task = None
         if going_on:
             self._serve()
+
+
+class _Refused(Exception):
+    """A request the edge refused while it was being parsed (it has answered already)."""
 
 
 class _Resumed:
@@ -411,8 +470,10 @@ class Edge:
     path in ``routes`` asked with another method is 405. Use ``loop.create_server(edge.protocol,
     host, port)``."""
 
-    def __init__(self, serve: Serve, routes: Mapping[tuple[str, str], Route] | None = None) -> None:
+    def __init__(self, serve: Serve, routes: Mapping[tuple[str, str], Route] | None = None, *,
+                 idle_timeout: float | None = None) -> None:
         self.serve = serve
+        self.idle_timeout = idle_timeout
         self.routes = dict(routes or {})
         self._route_paths = {path for _, path in self.routes}
         self.connections: set[_Connection] = set()

@@ -119,7 +119,10 @@ class FakeApiServer:
     never, so a scenario's Events stay to be read). ``journal_limit`` keeps
     only that many most recent journal entries (default ``None``: every one, as a scenario reads
     them; a long-running ``schedharness serve`` bounds it). ``admin`` serves the fault rules and
-    the journal over HTTP under ``/schedharness/v1``.
+    the journal over HTTP under ``/schedharness/v1``. ``idle_timeout`` closes a connection idle
+    that many seconds of the loop's clock, as kube-apiserver's ``IdleTimeout`` (90 s) does
+    (default here: never, so that virtual time never jumps to a client's idleness;
+    ``schedharness serve`` sets 90).
     """
 
     def __init__(
@@ -139,6 +142,7 @@ class FakeApiServer:
         admin: bool = True,
         journal_limit: int | None = None,
         event_ttl: float | None = None,
+        idle_timeout: float | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -153,7 +157,8 @@ class FakeApiServer:
         self.faults.on_close = self.journal.record_closed
         self.interceptors: list[Interceptor] = [self.journal, self.faults, *(interceptors or [])]
         self.handler = ApiHandler(self.store, self.interceptors)
-        self.edge = Edge(self.handler.handle, admin_routes(self.faults, self.journal) if admin else None)
+        self.edge = Edge(self.handler.handle, admin_routes(self.faults, self.journal) if admin else None,
+                         idle_timeout=idle_timeout)
         self.faults.preview = self.handler.resources.preview
         self._server: asyncio.AbstractServer | None = None
         self._loop: asyncio.AbstractEventLoop | None = None

@@ -24,9 +24,10 @@ fixed number of requests, so a run is bounded:
 Every answer's status code is checked; the server's and this process's CPU time per phase are
 shown too, to tell a saturated server (about 100 %) from a saturated client; the server's CPU
 time per request (or per event delivered) is the figure to compare when other work shares the
-machine. The clients run on
-uvloop (a dependency where it builds): on 2 cores a stock asyncio client saturates its core before
-the server does on GETs.
+machine. The clients run on uvloop, and the rate phases write their requests and parse the
+answers themselves (:class:`Wire`, httptools), one kept-alive connection a client: aiohttp's
+client cost this process more per GET than the fake spends answering it, so its core saturated
+first and the GET figure was the client's. The watch phase reads its streams with aiohttp.
 ``--profile PATH`` runs the server under ``cProfile`` and writes its stats there;
 ``--url URL`` drives a server that is already running instead of starting one.
 
@@ -61,6 +62,8 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 import aiohttp
+import httptools
+from yarl import URL
 
 from fake_apiserver._endpoints.decoding import decode_object
 from fake_apiserver._endpoints.request import RequestInfo
@@ -142,26 +145,84 @@ def _cpu_seconds(pid: int | None) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def _pool(count: int, work: Callable[[int], Awaitable[None]]) -> None:
-    """Run ``work(0..count-1)`` on CONCURRENCY workers."""
+class Wire:
+    """One kept-alive HTTP/1.1 connection of a worker: each request written in one call, its answer
+    parsed by httptools. The rate phases drive both servers through these rather than through
+    aiohttp's client, whose own cost per request (about twice the fake's for a GET) saturated this
+    process's core before the fake's was: the figures would have been the client's."""
+
+    def __init__(self, url: str, headers: dict[str, str], verify_tls: bool | ssl.SSLContext) -> None:
+        parsed = URL(url)
+        self.host, self.port = parsed.host or "127.0.0.1", parsed.port or 443
+        self.tls: ssl.SSLContext | None = None
+        if parsed.scheme == "https":
+            self.tls = verify_tls if isinstance(verify_tls, ssl.SSLContext) else ssl.create_default_context()
+            if verify_tls is False:
+                self.tls.check_hostname, self.tls.verify_mode = False, ssl.CERT_NONE
+        fixed = {"Host": f"{self.host}:{self.port}", "User-Agent": "bench_apiserver", "Accept": "application/json",
+                 **headers}
+        self.fixed = "".join(f"{k}: {v}\r\n" for k, v in fixed.items())
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+        self.status = 0
+        self.body: list[bytes] = []
+        self.done = False
+        self.keep = True
+        self.parser: httptools.HttpResponseParser | None = None
+
+    def on_body(self, body: bytes) -> None:
+        self.body.append(body)
+
+    def on_message_complete(self) -> None:
+        self.done = True
+        assert self.parser is not None
+        self.keep = self.parser.should_keep_alive()  # asked after the message, the parser has forgotten
+
+    async def request(self, method: str, path: str, body: bytes = b"", content_type: str = "") -> tuple[int, bytes]:
+        if self.writer is None or self.reader is None or not self.keep:
+            if self.writer is not None:
+                self.writer.close()
+            self.reader, self.writer = await asyncio.open_connection(
+                self.host, self.port, ssl=self.tls, server_hostname=self.host if self.tls else None)
+        typed = f"Content-Type: {content_type}\r\n" if content_type else ""
+        head = f"{method} {path} HTTP/1.1\r\n{self.fixed}{typed}Content-Length: {len(body)}\r\n\r\n"
+        self.writer.write(head.encode() + body)
+        parser = self.parser = httptools.HttpResponseParser(self)
+        self.body, self.done = [], False
+        while not self.done:
+            data = await self.reader.read(262144)
+            if not data:
+                raise RuntimeError(f"{method} {path}: the server closed the connection")
+            parser.feed_data(data)
+        return parser.get_status_code(), b"".join(self.body)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+async def _pool(count: int, wires: list[Wire], work: Callable[[int, Wire], Awaitable[None]]) -> None:
+    """Run ``work(0..count-1)`` on CONCURRENCY workers, each with its connection."""
     counter = iter(range(count))
 
-    async def worker() -> None:
+    async def worker(wire: Wire) -> None:
         for i in counter:
-            await work(i)
+            await work(i, wire)
 
-    await asyncio.gather(*(worker() for _ in range(CONCURRENCY)))
+    await asyncio.gather(*(worker(wire) for wire in wires))
 
 
-async def _expect(response: aiohttp.ClientResponse, code: int) -> None:
-    body = await response.read()
-    if response.status != code:
-        raise RuntimeError(f"{response.method} {response.url}: {response.status} (want {code}): {body[:300]!r}")
+def _expect(method: str, path: str, answer: tuple[int, bytes], code: int) -> None:
+    status, body = answer
+    if status != code:
+        raise RuntimeError(f"{method} {path}: {status} (want {code}): {body[:300]!r}")
 
 
 class Bench:
-    def __init__(self, session: aiohttp.ClientSession, server_pid: int | None, label: str = "bench") -> None:
+    def __init__(self, session: aiohttp.ClientSession, wires: list[Wire], server_pid: int | None,
+                 label: str = "bench") -> None:
         self.session = session
+        self.wires = wires
         self.server_pid = server_pid
         self.label = label
         self.results: list[Result] = []
@@ -179,39 +240,34 @@ class Bench:
     async def create(self, prefix: str, count: int) -> int:
         path = f"/api/v1/namespaces/{NAMESPACE}/pods"
 
-        async def one(i: int) -> None:
+        async def one(i: int, wire: Wire) -> None:
             data = json.dumps(pod_body(f"{prefix}-{i}", self.label), separators=(",", ":")).encode()
-            async with self.session.post(path, data=data, headers={"Content-Type": "application/json"}) as r:
-                await _expect(r, 201)
+            _expect("POST", path, await wire.request("POST", path, data, "application/json"), 201)
 
-        await _pool(count, one)
+        await _pool(count, self.wires, one)
         return count
 
     async def get(self, prefix: str, pods: int, count: int) -> int:
-        async def one(i: int) -> None:
-            async with self.session.get(f"/api/v1/namespaces/{NAMESPACE}/pods/{prefix}-{i % pods}") as r:
-                await _expect(r, 200)
+        async def one(i: int, wire: Wire) -> None:
+            path = f"/api/v1/namespaces/{NAMESPACE}/pods/{prefix}-{i % pods}"
+            _expect("GET", path, await wire.request("GET", path), 200)
 
-        await _pool(count, one)
+        await _pool(count, self.wires, one)
         return count
 
     async def healthz(self, count: int) -> int:
-        async def one(i: int) -> None:
-            async with self.session.get("/healthz") as r:
-                await _expect(r, 200)
+        async def one(i: int, wire: Wire) -> None:
+            _expect("GET", "/healthz", await wire.request("GET", "/healthz"), 200)
 
-        await _pool(count, one)
+        await _pool(count, self.wires, one)
         return count
 
     async def patch(self, prefix: str, pods: int, count: int, first_attempt: int = 0) -> int:
-        headers = {"Content-Type": SMP}
-
-        async def one(i: int) -> None:
+        async def one(i: int, wire: Wire) -> None:
             path = f"/api/v1/namespaces/{NAMESPACE}/pods/{prefix}-{i % pods}/status"
-            async with self.session.patch(path, data=unschedulable_patch(first_attempt + i), headers=headers) as r:
-                await _expect(r, 200)
+            _expect("PATCH", path, await wire.request("PATCH", path, unschedulable_patch(first_attempt + i), SMP), 200)
 
-        await _pool(count, one)
+        await _pool(count, self.wires, one)
         return count
 
     async def watch(self, writes: int) -> int:
@@ -256,23 +312,33 @@ async def run_bench(url: str, server_pid: int | None, pods: int, gets: int, patc
                     *, headers: dict[str, str] | None = None, verify_tls: bool | ssl.SSLContext = True,
                     prefix: str = "bench", floor: int = 0) -> list[Result]:
     connector = aiohttp.TCPConnector(limit=CONCURRENCY + WATCHERS, ssl=verify_tls)
+    wires = [Wire(url, headers or {}, verify_tls) for _ in range(CONCURRENCY)]
     async with aiohttp.ClientSession(url, connector=connector, headers=headers) as session:
-        bench = Bench(session, server_pid, label=prefix)
-        warm = f"{prefix}-warm"
-        await bench.create(warm, 200)  # first requests pay for imports and caches
-        await bench.get(warm, 200, 400)
-        await bench.patch(warm, 200, 200)
-        if floor:
-            await bench.phase("GET /healthz", "req/s", floor, lambda: bench.healthz(floor))
-        await bench.phase("create pod", "req/s", pods, lambda: bench.create(prefix, pods))
-        if gets:
-            await bench.phase("GET pod", "req/s", gets, lambda: bench.get(prefix, pods, gets))
-        if patches:
-            await bench.phase("SMP status PATCH", "req/s", patches, lambda: bench.patch(prefix, pods, patches))
-        if writes:
-            await bench.phase(f"watch events ({WATCHERS} watchers)", "events/s", WATCHERS * writes,
-                              lambda: bench.watch(writes))
-        return bench.results
+        try:
+            return await _run_phases(Bench(session, wires, server_pid, label=prefix), prefix, pods, gets, patches,
+                                     writes, floor)
+        finally:
+            for wire in wires:
+                wire.close()
+
+
+async def _run_phases(bench: Bench, prefix: str, pods: int, gets: int, patches: int, writes: int,
+                      floor: int) -> list[Result]:
+    warm = f"{prefix}-warm"
+    await bench.create(warm, 200)  # first requests pay for imports and caches
+    await bench.get(warm, 200, 400)
+    await bench.patch(warm, 200, 200)
+    if floor:
+        await bench.phase("GET /healthz", "req/s", floor, lambda: bench.healthz(floor))
+    await bench.phase("create pod", "req/s", pods, lambda: bench.create(prefix, pods))
+    if gets:
+        await bench.phase("GET pod", "req/s", gets, lambda: bench.get(prefix, pods, gets))
+    if patches:
+        await bench.phase("SMP status PATCH", "req/s", patches, lambda: bench.patch(prefix, pods, patches))
+    if writes:
+        await bench.phase(f"watch events ({WATCHERS} watchers)", "events/s", WATCHERS * writes,
+                          lambda: bench.watch(writes))
+    return bench.results
 
 
 def format_table(results: list[Result], real: list[Result] | None = None, *, compare: bool = True) -> str:

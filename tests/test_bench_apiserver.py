@@ -1,0 +1,50 @@
+"""``bench/bench_apiserver.py``'s own client, without timing anything: every phase of a small run
+against an in-process fake gets the answers it asks for (each status code is checked by the
+bench itself), each connection is kept alive across its requests, and a write reaches the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+from fake_apiserver import FakeApiServer
+from fake_apiserver._registry.kinds import by_resource
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_apiserver import Wire, run_bench  # noqa: E402
+
+
+def test_a_small_run_completes_every_phase_with_the_answers_it_expects() -> None:
+    async def main() -> tuple[list[tuple[str, int]], int]:
+        async with FakeApiServer() as server:
+            results = await run_bench(server.url, None, pods=20, gets=30, patches=25, writes=10, floor=15,
+                                      prefix="t")
+            pods = server.store.list(by_resource("", "v1", "pods"), "default")["items"]
+            return [(r.name, r.count) for r in results], len(pods)
+
+    phases, stored = asyncio.run(main())
+    assert phases == [("GET /healthz", 15), ("create pod", 20), ("GET pod", 30), ("SMP status PATCH", 25),
+                      ("watch events (10 watchers)", 100)]
+    assert stored == 200 + 20 + 5  # the warm-up's pods, the phase's, the watch phase's creates
+
+
+def test_a_wire_keeps_its_connection_across_requests_and_reads_each_answer_whole() -> None:
+    async def main() -> tuple[list[int], int, bytes]:
+        async with FakeApiServer() as server:
+            wire = Wire(server.url, {}, True)
+            statuses, writers = [], set()
+            for path in ["/version", "/version", "/version", "/api/v1/namespaces/nope"]:
+                status, body = await wire.request("GET", path)
+                statuses.append(status)
+                writers.add(id(wire.writer))
+            wire.close()
+            return statuses, len(writers), body
+
+    statuses, connections, body = asyncio.run(main())
+    assert statuses == [200, 200, 200, 404]
+    assert connections == 1
+    assert body.endswith(b'"code":404}\n')

@@ -12,6 +12,8 @@ kube-apiserver v1.37.2 answered in the managed-fields corpus and on hand-made ed
 from __future__ import annotations
 
 import json
+import random
+import uuid
 from typing import Any
 
 import pytest
@@ -163,3 +165,15 @@ def test_a_binding_leaves_the_stored_pod_and_its_managed_fields_as_they_were() -
     assert json.dumps(old) == snapshot
     assert bound["spec"]["nodeName"] == "n1"
     assert bound["metadata"]["managedFields"] == old["metadata"]["managedFields"]
+
+
+def test_uids_are_the_version_4_uuids_of_the_seeded_generator() -> None:
+    """The store formats a uid itself; Python's ``uuid`` module, fed the same random bits (two
+    ``random.Random`` of one seed, the store's from the point its built-in namespaces were made),
+    says what each must be."""
+    store, bits = Store(seed=7), random.Random(7)
+    store._rng = random.Random(7)
+    spec = by_resource("", "v1", "configmaps")
+    for i in range(300):
+        made = store.create(spec, "default", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}})
+        assert made["metadata"]["uid"] == str(uuid.UUID(int=bits.getrandbits(128), version=4))

@@ -39,7 +39,6 @@ from __future__ import annotations
 import base64
 import json
 import random
-import uuid
 from collections import deque
 from datetime import datetime, timedelta
 from collections.abc import Mapping
@@ -116,6 +115,10 @@ NAMESPACES = _spec("", "v1", "namespaces")
 NODES = _spec("", "v1", "nodes")
 PRIORITY_CLASSES = _spec("scheduling.k8s.io", "v1", "priorityclasses")
 _CORE_EVENTS = _spec("", "v1", "events")
+
+
+_UUID_CLEAR = ~((0xF000 << 64) | (0xC000 << 48))  # the version and variant bits
+_UUID_V4 = (4 << 76) | (0x8000 << 48)  # version 4, RFC 4122 variant
 
 
 class Store:
@@ -319,7 +322,11 @@ class Store:
         return self._now()
 
     def _new_uid(self) -> str:
-        return str(uuid.UUID(int=self._rng.getrandbits(128), version=4))
+        """A version-4 UUID from the seeded generator: what ``str(uuid.UUID(int=n, version=4))``
+        gives, formatted here without building the UUID."""
+        n = self._rng.getrandbits(128) & _UUID_CLEAR | _UUID_V4
+        h = "%032x" % n
+        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
     def _bucket(self, spec: KindSpec) -> dict[tuple[str, str], Obj]:
         return self._objects[(spec.group, spec.resource)]
@@ -350,7 +357,8 @@ class Store:
                     due = self.clock.now() + timedelta(seconds=self.event_ttl)
                     self._event_due[key] = due
                     self._event_expiry.append((due, key))
-            self._expire_events()
+            if self._event_expiry:
+                self._expire_events()
 
     def _release_volumes(self, spec: KindSpec, old: Obj | None, new: Obj | None) -> None:
         """The pvc-protection and pv-protection controllers, at once: a claim being deleted loses

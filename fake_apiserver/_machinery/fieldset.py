@@ -575,7 +575,31 @@ def compare(old: Any, new: Any, ftype: FieldType, prune: FieldSet | None = None)
     out = Comparison()
     pruned = prune.paths if prune else frozenset()
 
+    def added(rhs: Any, t: FieldType, path: Path) -> None:
+        """``walk(_MISSING, rhs, t, path)``: a subtree the old side lacks, every path of it added,
+        with nothing to compare."""
+        if pruned and path in pruned:
+            return
+        kind = t.kind
+        if kind == "list" and t.relation != "atomic" and not _empty(rhs):
+            elem = t.elem or DEDUCED
+            for element, item in _index(t, rhs).items():
+                added(item, elem, path + (element,))
+        elif ((kind == "map" and not t.atomic) or kind == "deduced") and isinstance(rhs, dict) and rhs:
+            for key, value in rhs.items():
+                child = t.child(key)
+                if child is not None:
+                    added(value, child, path + (PathElement.field(key),))
+        else:
+            out.added.add(path)
+            return
+        if path:
+            out.added.add(path)
+
     def walk(lhs: Any, rhs: Any, t: FieldType, path: Path) -> None:
+        if lhs is _MISSING and rhs is not _MISSING:
+            added(rhs, t, path)
+            return
         if pruned and path in pruned:
             return
         kind = t.kind

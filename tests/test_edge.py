@@ -186,6 +186,21 @@ def test_expect_100_continue_is_answered_before_the_body_is_sent() -> None:
     assert names == ["p"]
 
 
+def test_a_chunked_body_is_read_whole() -> None:
+    async def scenario(server: FakeApiServer) -> tuple[bytes, list[str]]:
+        body = json.dumps(POD).encode()
+        chunks = b"".join(b"%x\r\n%b\r\n" % (len(body[i:i + 16]), body[i:i + 16]) for i in range(0, len(body), 16))
+        data = await exchange(server, b"POST /api/v1/namespaces/default/pods HTTP/1.1\r\nHost: x\r\n"
+                                      b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+                                      b"Connection: close\r\n\r\n" + chunks + b"0\r\n\r\n")
+        return data, [p["metadata"]["name"] for p in server.store.list(by_resource("", "v1", "pods"), "default")["items"]]
+
+    data, names = serve(scenario)
+    [(status, _, body)] = split(data)
+    assert status == "HTTP/1.1 201 Created" and json.loads(body)["spec"]["containers"][0]["image"] == "busybox:1"
+    assert names == ["p"]
+
+
 def test_a_chunked_body_over_the_limit_is_refused_413_and_nothing_is_stored() -> None:
     async def scenario(server: FakeApiServer) -> tuple[bytes, list[Any]]:
         pod = dict(POD, metadata={"name": "big", "annotations": {"a": "x" * (3 * 1024 * 1024)}})

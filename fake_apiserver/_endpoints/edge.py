@@ -10,9 +10,14 @@ writes them (``Date``, ``Content-Length``, a newline in a header value turned in
 no ``Server`` header, as kube-apiserver sends none.
 
 A connection serves its requests one at a time and in order (HTTP/1.1 pipelining answered in
-turn); the one being served is cancelled when the client leaves, as the watch loop needs; a
-request that cannot be parsed gets Go's ``400 Bad Request`` and the connection is closed, as
-``net/http`` closes it. ``Expect: 100-continue`` is answered before the body is read.
+turn). A request runs at once, outside any task, as far as it goes without waiting, which for
+most is to the end; one that waits (a watch, a fault rule's delay) goes on as a task, cancelled
+when the client leaves, as the watch loop needs, and reading pauses while more than
+:data:`MAX_QUEUED` requests wait behind it. As Go's ``net/http`` in kube-apiserver: a request
+that cannot be parsed gets ``400 Bad Request`` and headers past :data:`MAX_HEADER_BYTES` get
+``431``, each with the connection closed; ``Expect: 100-continue`` is answered before the body is
+read; a connection idle ``idle_timeout`` seconds is closed (kube-apiserver's 90 s, which
+``schedharness serve`` sets).
 :class:`EdgeRequest` carries the part of ``aiohttp.web.Request`` that the request chain reads
 (:class:`~fake_apiserver._endpoints.request.HttpRequest`), so the journal and the fault rules see
 a request from this edge as they see one from the fault proxy, which stays on aiohttp.
@@ -36,7 +41,7 @@ from yarl import URL
 
 from fake_apiserver._endpoints.request import MAX_BODY_BYTES
 
-__all__ = ["Edge", "EdgeRequest", "EdgeStream", "open_stream"]
+__all__ = ["MAX_HEADER_BYTES", "MAX_QUEUED", "Edge", "EdgeRequest", "EdgeStream", "open_stream"]
 
 Route = Callable[["EdgeRequest"], Awaitable[web.StreamResponse]]
 Serve = Callable[["EdgeRequest"], Awaitable[web.StreamResponse]]

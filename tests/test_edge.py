@@ -241,6 +241,18 @@ def test_a_watch_streams_chunks_and_ends_when_its_client_leaves() -> None:
     assert (event["type"], event["object"]["metadata"]["name"]) == ("ADDED", "p")
 
 
+def test_a_watch_asked_to_close_says_so_and_closes_after_its_last_chunk() -> None:
+    async def main() -> bytes:
+        loop = asyncio.get_running_loop()
+        async with FakeApiServer(clock=VirtualClock(loop)) as server:
+            return await exchange(server, b"GET /api/v1/namespaces/default/pods?watch=1&timeoutSeconds=5 HTTP/1.1\r\n"
+                                          b"Host: x\r\nConnection: close\r\n\r\n")
+
+    head, _, rest = run(main()).partition(b"\r\n\r\n")
+    assert b"Transfer-Encoding: chunked\r\n" in head and b"Connection: close\r\n" in head
+    assert rest == b"0\r\n\r\n"
+
+
 def test_stopping_the_server_ends_an_open_watch_with_the_last_chunk() -> None:
     async def main() -> bytes:
         server = await FakeApiServer().start()

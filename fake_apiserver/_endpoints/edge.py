@@ -39,7 +39,7 @@ from aiohttp import web
 from multidict import CIMultiDict, CIMultiDictProxy, MultiDict, MultiDictProxy
 from yarl import URL
 
-from fake_apiserver._endpoints.request import MAX_BODY_BYTES
+from fake_apiserver._endpoints.request import MAX_BODY_BYTES, HttpRequest
 
 __all__ = ["MAX_HEADER_BYTES", "MAX_QUEUED", "Edge", "EdgeRequest", "EdgeStream", "open_stream"]
 
@@ -169,6 +169,7 @@ class EdgeStream(web.StreamResponse):
 
     def __init__(self, request: EdgeRequest, *, status: int = 200, headers: Mapping[str, str] | None = None) -> None:
         super().__init__(status=status, headers=headers)
+        self._request = request
         self._connection = request._connection
         self._started = False
         self._ended = False
@@ -181,9 +182,7 @@ class EdgeStream(web.StreamResponse):
         if self._started:
             return
         self._started = True
-        head = [f"HTTP/1.1 {self.status} {self.reason}\r\n", *_header_lines(self.headers),
-                "Transfer-Encoding: chunked\r\n"]
-        self._connection.write(("".join(head)).encode("latin-1") + b"Date: " + _date() + b"\r\n\r\n")
+        self._connection.write(_head(self._request, self, ["Transfer-Encoding: chunked\r\n"]))
 
     async def write(self, data: bytes | bytearray | memoryview) -> None:
         if not data:
@@ -206,7 +205,7 @@ class EdgeStream(web.StreamResponse):
         connection.write(b"0\r\n\r\n")
 
 
-def open_stream(request: Any, headers: Mapping[str, str]) -> EdgeStream:
+def open_stream(request: HttpRequest, headers: Mapping[str, str]) -> EdgeStream:
     """A 200 streamed answer with ``headers`` for ``request`` (the fake's watches)."""
     if not isinstance(request, EdgeRequest):
         raise TypeError("a watch is streamed by the fake's own HTTP edge (fake_apiserver._endpoints.edge)")
@@ -458,15 +457,22 @@ def _encode(request: EdgeRequest, response: web.StreamResponse) -> bytes:
         data = bytes(body)
     else:
         raise TypeError(f"an answer's body is bytes, not {type(body).__name__}")
-    head = [f"HTTP/{request.version} {status} {response.reason}\r\n", *_header_lines(response.headers)]
     if status in _NO_BODY or status < 200:
-        data = b""
+        data, framing = b"", []
     else:
-        head.append(f"Content-Length: {len(data)}\r\n")
+        framing = [f"Content-Length: {len(data)}\r\n"]
+    head = _head(request, response, framing)
+    return head if request.method == "HEAD" or not data else head + data
+
+
+def _head(request: EdgeRequest, response: web.StreamResponse, framing: list[str]) -> bytes:
+    """An answer's head: status line, its headers, ``framing`` (its length, or chunked),
+    ``Connection: close`` when the connection ends with it, ``Date``."""
+    lines = [f"HTTP/{request.version} {response.status} {response.reason}\r\n", *_header_lines(response.headers),
+             *framing]
     if not request.keep_alive and request.version == "1.1":  # HTTP/1.0 closes unless told otherwise
-        head.append("Connection: close\r\n")
-    encoded = "".join(head).encode("latin-1") + b"Date: " + _date() + b"\r\n\r\n"
-    return encoded if request.method == "HEAD" or not data else encoded + data
+        lines.append("Connection: close\r\n")
+    return "".join(lines).encode("latin-1") + b"Date: " + _date() + b"\r\n\r\n"
 
 
 class Edge:

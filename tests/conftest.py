@@ -18,11 +18,32 @@ from typing import Any, Callable, Iterator, TypeVar
 import pytest
 
 from fake_apiserver import FakeApiServer
+from fake_apiserver._machinery.jsonutil import dumps
+from fake_apiserver._storage.store import Store
 from harness._envtest import ControlPlane, envtest_unavailable, find_assets
 
 T = TypeVar("T")
 
 STARTUP_TIMEOUT = 30.0  # seconds; only reached when something is broken
+
+
+@pytest.fixture(autouse=True)
+def stored_objects_stay_as_stored(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The store's contract, checked in every test: an object, once stored, is never changed (a
+    write builds a new one, which may share the parts it leaves alone). Each object a store commits
+    is written down as JSON; at the end of the test every one must still read the same."""
+    stored: dict[int, tuple[Any, bytes]] = {}
+    commit_one = Store._commit_one
+
+    def committing(self: Store, key: Any, spec: Any, change: Any) -> None:
+        commit_one(self, key, spec, change)
+        if change.new is not None:
+            stored[id(change.new)] = (change.new, dumps(change.new))
+
+    monkeypatch.setattr(Store, "_commit_one", committing)
+    yield
+    changed = [obj for obj, text in stored.values() if dumps(obj) != text]
+    assert not changed, f"stored objects changed after they were stored: {changed[:3]}"
 
 
 class ThreadedServer:

@@ -493,6 +493,7 @@ _SORTED = orjson.OPT_SORT_KEYS
 
 
 _SCALARS = (str, int, float, type(None))
+_LEAVES = frozenset((str, int, float, bool, type(None)))
 
 
 def _json_equal(a: Any, b: Any) -> bool:
@@ -610,15 +611,21 @@ def compare(old: Any, new: Any, ftype: FieldType, prune: FieldSet | None = None)
             old_items, new_items = _index(t, lhs), _index(t, rhs)
             elem = t.elem or DEDUCED
             for element in list(old_items) + [e for e in new_items if e not in old_items]:
-                walk(old_items.get(element, _MISSING), new_items.get(element, _MISSING), elem, path + (element,))
+                before, after = old_items.get(element, _MISSING), new_items.get(element, _MISSING)
+                if before is not after and not (type(before) is type(after) and type(before) in _LEAVES
+                                                 and before == after):
+                    walk(before, after, elem, path + (element,))
         elif granular_map and (isinstance(lhs, dict) or isinstance(rhs, dict)) and not (_empty(lhs) and _empty(rhs)):
             old_map: dict[str, Any] = lhs if isinstance(lhs, dict) else {}
             new_map: dict[str, Any] = rhs if isinstance(rhs, dict) else {}
             for key in list(old_map) + [k for k in new_map if k not in old_map]:
+                before, after = old_map.get(key, _MISSING), new_map.get(key, _MISSING)
+                if before is after or (type(before) is type(after) and type(before) in _LEAVES and before == after):
+                    continue  # the same value holds no change, whatever its type
                 child = t.child(key)
                 if child is None:
                     continue  # a field the schema does not declare: pruned before it gets here
-                walk(old_map.get(key, _MISSING), new_map.get(key, _MISSING), child, path + (PathElement.field(key),))
+                walk(before, after, child, path + (PathElement.field(key),))
         else:
             if lhs is _MISSING:
                 out.added.add(path)

@@ -417,14 +417,14 @@ def _merge_sorted(left: list[Any], right: list[Any], order: list[Any], merge_key
 
 
 def _index(items: list[Any], value: Any, merge_key: str, kind: str) -> int:
-    def key(item: Any) -> Any:
-        if kind != _MAP:
-            return item
-        return item.get(merge_key) if isinstance(item, dict) else None
-
-    wanted = key(value)
+    if kind != _MAP:
+        for i, item in enumerate(items):
+            if _same(item, value):
+                return i
+        return -1
+    wanted = value.get(merge_key) if isinstance(value, dict) else None
     for i, item in enumerate(items):
-        if _same(key(item), wanted):
+        if _same(item.get(merge_key) if isinstance(item, dict) else None, wanted):
             return i
     return -1
 
@@ -533,6 +533,8 @@ def _scrub(value: Any) -> Any:
 
 def _same(left: Any, right: Any) -> bool:
     """Go's ``==`` on two ``interface{}`` values: the dynamic types must match too (1 is not 1.0)."""
+    if type(left) is type(right):
+        return bool(left == right)
     return _go_type(left) == _go_type(right) and left == right
 
 
@@ -549,8 +551,15 @@ def _bad_arg_type(expected: str, actual: Any) -> UnknownError:
     return UnknownError(f"expected a {expected}, but received a {received}")
 
 
+_GO_TYPES = {type(None): "<nil>", bool: "bool", int: "int64", float: "float64", str: "string", dict: _MAP,
+             list: _LIST}
+
+
 def _go_type(value: Any) -> str:
     """The Go type ``json`` decoding gives a value (``PreserveInts``: whole numbers are int64)."""
+    found = _GO_TYPES.get(type(value))
+    if found is not None:
+        return found
     if value is None:
         return "<nil>"
     if isinstance(value, bool):

@@ -79,12 +79,14 @@ def strategic_merge(
     original: dict[str, Any], patch: dict[str, Any], schema: PatchSchema, path: str = ""
 ) -> dict[str, Any]:
     """Return ``original`` with the strategic merge ``patch`` applied; neither input is mutated.
+    The result shares with ``original`` the values the patch does not reach: the maps and lists
+    it changes are copies, one level at a time, as the merge goes down.
 
     ``schema`` maps dotted field paths (``[]`` steps into list elements) to the strategy of merge
     lists; ``path`` is where ``original`` sits in the object (``""`` for the root).
     """
     merger = _Merger(schema)
-    merged = merger.merge_map(json_copy(original), json_copy(patch), path)
+    merged = merger.merge_map(original, json_copy(patch), path)
     result: dict[str, Any] = merger.finish_along(merged, patch)
     return result
 
@@ -115,13 +117,20 @@ class _Merger:
         return value
 
     def finish(self, value: Any) -> Any:
+        """``value`` with the patch values in it scrubbed; a value that holds none (one of the
+        original's, shared) is left as it is."""
         if id(value) in self.raw:
             return _scrub(value)
         if isinstance(value, dict):
             for key, item in value.items():
-                value[key] = self.finish(item)
+                done = self.finish(item)
+                if done is not item:
+                    value[key] = done
         elif isinstance(value, list):
-            value[:] = [self.finish(item) for item in value]
+            for i, item in enumerate(value):
+                done = self.finish(item)
+                if done is not item:
+                    value[i] = done
         return value
 
     def merge_key(self, path: str) -> str:
@@ -132,8 +141,7 @@ class _Merger:
     def merge_map(self, original: dict[str, Any] | None, patch: dict[str, Any], path: str) -> dict[str, Any]:
         if _MARKER in patch:
             return self.keep_raw(_map_directive(patch[_MARKER], patch))
-        if original is None:
-            original = {}
+        original = {} if original is None else dict(original)  # this level is the merge's own
         _apply_retain_keys(original, patch)
         self.merge_ordered_lists(original, patch, path)
         for key in list(patch):
@@ -157,7 +165,7 @@ class _Merger:
             if isinstance(value, dict):
                 original[key] = self.merge_map(original[key], value, sub)
             elif isinstance(value, list):
-                original[key] = self.merge_list_field(original[key], value, sub, delete_list)
+                original[key] = self.merge_list_field(list(original[key]), value, sub, delete_list)
             else:
                 original[key] = value
         return original
@@ -180,7 +188,7 @@ class _Merger:
             original_list: list[Any] = []
             patch_list: list[Any] = []
             if in_original:
-                original_list = _expect_list(original[key])
+                original_list = list(_expect_list(original[key]))  # the merge's own: Go's append writes into it
             if in_patch:
                 patch_list = _expect_list(patch[key])
             merge_key = self.merge_key(sub)

@@ -209,7 +209,7 @@ class Strategy:
                 new.pop(key)
         for key, value in old.items():
             if key not in ("status", "metadata", "kind", "apiVersion"):
-                new[key] = json_copy(value)
+                new[key] = value  # the stored object's, shared: stored objects never change
         meta = new["metadata"]
         kept = ("deletionTimestamp", "deletionGracePeriodSeconds", *self.status_keeps_meta)
         for key in kept:

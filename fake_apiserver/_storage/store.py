@@ -819,8 +819,13 @@ class Store:
             seen, patch_body, content_type, spec.patch_schema, kind=spec.kind, group=spec.group, name=name,
             node=node, validation=field_validation,
         )
-        if set_aside is not None and isinstance(patched.get("metadata"), dict):
-            patched["metadata"]["managedFields"] = set_aside  # as sent back by the patch: the same entries
+        meta = patched.get("metadata")
+        if isinstance(meta, dict):
+            # the write fills the metadata in, and a patch that does not reach them leaves the stored
+            # object's (a strategic merge shares what it does not change)
+            patched["metadata"] = meta = dict(meta)
+            if set_aside is not None:
+                meta["managedFields"] = set_aside  # as sent back by the patch: the same entries
         reconcile_patched_kind(patched, group=spec.group, version=spec.version, kind=spec.kind)
         obj = self._check_body(spec, patched, namespace, decoded=True)  # apply_patch returns a new object
         _check_name(obj["metadata"], name)

@@ -67,9 +67,31 @@ def _each(obj: Obj, path: Path, lists: Sequence[str]) -> list[Obj]:
 
 
 def _pop(obj: Obj, path: Path) -> None:
+    """Remove the field at ``path``. The maps on its way are copied first: below its top, the
+    object a write prepares may share them with the stored one, which never changes."""
     parent = _get(obj, path[:-1])
-    if isinstance(parent, dict):
-        parent.pop(path[-1], None)
+    if not isinstance(parent, dict) or path[-1] not in parent:
+        return
+    for key in path[:-1]:
+        obj[key] = obj = dict(obj[key])
+    obj.pop(path[-1])
+
+
+def _pop_in_items(obj: Obj, section: str, lists: Sequence[str], fields: Sequence[str]) -> None:
+    """Remove ``fields`` from the items of the lists ``lists`` of ``obj[section]`` (containers,
+    container statuses), copying what it changes as :func:`_pop` does."""
+    parent = obj.get(section)
+    if not isinstance(parent, dict):
+        return
+    copied = False
+    for name in lists:
+        items = parent.get(name)
+        if not isinstance(items, list) or not any(isinstance(i, dict) and any(f in i for f in fields) for i in items):
+            continue
+        if not copied:
+            obj[section] = parent = dict(parent)
+            copied = True
+        parent[name] = [{k: v for k, v in i.items() if k not in fields} if isinstance(i, dict) else i for i in items]
 
 
 @dataclass(frozen=True)
@@ -100,11 +122,8 @@ def _resize_policies_in_use(old: Obj) -> bool:
 
 
 def _drop_resize_fields(pod: Obj) -> None:
-    for container in _each(pod, ("spec",), _CONTAINERS):
-        container.pop("resizePolicy", None)
-    for status in _each(pod, ("status",), _CONTAINER_STATUSES):
-        status.pop("resources", None)
-        status.pop("allocatedResources", None)
+    _pop_in_items(pod, "spec", _CONTAINERS, ("resizePolicy",))
+    _pop_in_items(pod, "status", _CONTAINER_STATUSES, ("resources", "allocatedResources"))
 
 
 def _pod_level_resources_in_use(old: Obj) -> bool:

@@ -21,7 +21,7 @@ Obj = dict[str, Any]
 
 def get_in(obj: Any, *keys: str) -> Any:
     for key in keys:
-        if not isinstance(obj, Mapping):
+        if type(obj) is not dict and not isinstance(obj, Mapping):  # a dict is told at once
             return None
         obj = obj.get(key)
     return obj

@@ -152,7 +152,8 @@ class _Merger:
             if value is None:
                 original.pop(key, None)
                 continue
-            if key not in original or _go_type(original[key]) != _go_type(value):
+            if key not in original or (type(original[key]) is not type(value)
+                                       and _go_type(original[key]) != _go_type(value)):
                 if not delete_list:
                     _discard_nulls(value)
                     kept, keep = _remove_directives(value)
@@ -382,16 +383,27 @@ def _normalize_order(
     return _merge_sorted(server_only, items, server_order, merge_key, kind)
 
 
+def _check_maps(items: list[Any], merge_key: str) -> None:
+    """Every item a map holding the merge key, or the error Go gives for the first that is not."""
+    if all(type(item) is dict and merge_key in item for item in items):
+        return
+    for item in items:
+        if not isinstance(item, dict):
+            raise _bad_arg_type(_MAP, item)
+        if merge_key not in item:
+            raise _no_merge_key(item, merge_key)
+
+
 def _sort_by(items: list[Any], order: list[Any], merge_key: str, kind: str) -> list[Any]:
     """normalizeSliceOrder: a stable sort by position in ``order``; deletions go last."""
     deletions: list[Any] = []
     if kind == _MAP:
-        for item in items + order:
-            if not isinstance(item, dict):
-                raise _bad_arg_type(_MAP, item)
-            if merge_key not in item:
-                raise _no_merge_key(item, merge_key)
-        items, deletions = _split_deletes(items)
+        _check_maps(items, merge_key)
+        _check_maps(order, merge_key)
+        if any(item.get(_MARKER) == _DELETE for item in items):
+            items, deletions = _split_deletes(items)
+    if len(items) < 2:  # nothing to sort
+        return items + deletions
     positions = [_index(order, item, merge_key, kind) for item in items]
     if all(p >= 0 for p in positions):
         ranked = sorted(zip(positions, range(len(items))), key=lambda pair: pair[0])
@@ -411,6 +423,8 @@ def _sort_by(items: list[Any], order: list[Any], merge_key: str, kind: str) -> l
 
 def _merge_sorted(left: list[Any], right: list[Any], order: list[Any], merge_key: str, kind: str) -> list[Any]:
     """mergeSortedSlice: take from ``left`` (server-only) only when both are in ``order`` and it comes first."""
+    if not left or not right:
+        return left + right
     result: list[Any] = []
     i = j = 0
     while i < len(left) and j < len(right):

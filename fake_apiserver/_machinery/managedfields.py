@@ -182,17 +182,40 @@ def _changes(old: Any, new: Any, ftype: FieldType, reset: FieldSet | None) -> tu
 
 
 # A create's changes depend on which fields the object sets, not on the values of most of them:
-# kept by content, with the values of the metadata fields that tell objects of one template apart
-# (and that the empty object lacks, so any value is "added") made one in the key. The objects of
-# one template (a workload's pods, a benchmark's) are compared once.
+# kept by content, with the values that cannot change which paths the comparison gives made one
+# in the key: those of the metadata fields that tell objects of one template apart (the empty
+# object lacks them, so any value is "added"), and every text outside lists that the empty object
+# does not hold (any such text differs from the empty object's the same way; a list's items are
+# kept whole, as their keys and values name paths). So the objects of one template (a workload's
+# pods, a benchmark's) are compared once, and so are the Events of one reason.
 _IDENTIFYING = ("name", "generateName", "uid", "resourceVersion", "creationTimestamp", "selfLink", "generation")
+_SOME_TEXT = "-"
 
 
 def _created_changes(old: Any, new: Any, ftype: FieldType, reset: FieldSet | None) -> tuple[FieldSet, FieldSet]:
     try:
-        return _template_changes(ftype, reset, _ByJson(old), _ByJson(_template_of(new, old)))
+        return _template_changes(ftype, reset, _ByJson(old), _ByJson(_texts_made_one(_template_of(new, old), old)))
     except TypeError:  # not JSON: compared as is
         return _changes(old, new, ftype, reset)
+
+
+def _texts_made_one(new: Any, old: Any) -> Any:
+    """``new`` with each text of its maps, outside lists, that is not empty and where ``old`` holds
+    no text but an empty one, made :data:`_SOME_TEXT`."""
+    if type(new) is not dict:
+        return new
+    before = old if type(old) is dict else {}
+    out: dict[str, Any] = {}
+    for key, value in new.items():
+        kind = type(value)
+        if kind is str:
+            was = before.get(key)
+            out[key] = _SOME_TEXT if value and not (type(was) is str and was) else value
+        elif kind is dict:
+            out[key] = _texts_made_one(value, before.get(key))
+        else:
+            out[key] = value
+    return out
 
 
 class _ByJson:

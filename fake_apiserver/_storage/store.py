@@ -527,14 +527,14 @@ class Store:
 
     def _check_body(
         self, spec: KindSpec, body: Any, namespace: str | None, *, name: str | None = None,
-        field_validation: FieldValidation | None = None, decoded: bool = False, stored: Obj | None = None,
+        field_validation: FieldValidation | None = None, decoded: bool = False, made_from: Obj | None = None,
     ) -> Obj:
         """Decode-time checks of the real handlers on a JSON object, and a private copy of it.
 
         ``kind`` and ``apiVersion`` are defaulted from the URL and checked (:func:`resolve_kind`),
         then the body is decoded into the kind's type (:func:`decode_body`: wrong types refused,
         unknown fields dropped and reported per ``field_validation``) unless it already was
-        (``decoded``: a patch result, which :func:`apply_patch` decodes; ``stored``: the stored
+        (``decoded``: a patch result, which :func:`apply_patch` decodes; ``made_from``: the stored
         object it was made from, whose parts it still shares are decoded and written already).
         On create (``name`` None) a namespace that differs from the URL's is refused as
         ``EnsureObjectNamespaceMatchesRequestNamespace`` does; on update (``name`` given) the name
@@ -554,7 +554,7 @@ class Store:
         elif not decoded:
             obj = decode_body(node, spec.kind, spec.version, obj, field_validation)
         if node is not None:
-            go_written(obj, node, stored)  # the Go struct's unset fields, as they are encoded
+            go_written(obj, node, made_from)  # the Go struct's unset fields, as they are encoded
         meta = obj.setdefault("metadata", {})
         body_ns = meta.get("namespace") or ""
         if name is not None:
@@ -828,7 +828,7 @@ class Store:
             if set_aside is not None:
                 meta["managedFields"] = set_aside  # as sent back by the patch: the same entries
         reconcile_patched_kind(patched, group=spec.group, version=spec.version, kind=spec.kind)
-        obj = self._check_body(spec, patched, namespace, decoded=True, stored=old)  # apply_patch returns a new object
+        obj = self._check_body(spec, patched, namespace, decoded=True, made_from=old)  # apply_patch returns a new object
         _check_name(obj["metadata"], name)
         _check_resource_version(spec, name, obj, old, self._strategy(spec).rules)
         managed = self.field_manager.updated(spec, self._strategy(spec), old, obj, writer, subresource or "",

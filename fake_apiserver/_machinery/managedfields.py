@@ -194,9 +194,18 @@ _SOME_TEXT = "-"
 
 def _created_changes(old: Any, new: Any, ftype: FieldType, reset: FieldSet | None) -> tuple[FieldSet, FieldSet]:
     try:
-        return _template_changes(ftype, reset, _ByJson(old), _ByJson(_texts_made_one(_template_of(new, old), old)))
+        return _object_changes(ftype, reset, _ByJson(old), _ByJson(_template_of(new, old)))
     except TypeError:  # not JSON: compared as is
         return _changes(old, new, ftype, reset)
+
+
+@functools.lru_cache(maxsize=1024)
+def _object_changes(ftype: FieldType, reset: FieldSet | None, old: _ByJson, new: _ByJson) -> tuple[FieldSet, FieldSet]:
+    """The changes of a create, kept by the object with its identifying values made one (the pods
+    of one template), else by its template (:func:`_texts_made_one`)."""
+    changes = _template_changes(ftype, reset, old, _ByJson(_texts_made_one(new.value, old.value)))
+    old.value = new.value = None  # the keys keep the text alone
+    return changes
 
 
 def _texts_made_one(new: Any, old: Any) -> Any:

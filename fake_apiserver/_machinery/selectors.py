@@ -525,7 +525,7 @@ def _render(value: Any) -> str:
 
 def _path(obj: Any, dotted: str) -> Any:
     for key in dotted.split("."):
-        if not isinstance(obj, Mapping):
+        if type(obj) is not dict and not isinstance(obj, Mapping):  # a dict is told at once
             return None
         obj = obj.get(key)
     return obj

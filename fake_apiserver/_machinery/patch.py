@@ -341,15 +341,15 @@ def _decode(body: bytes, target: str, prefix: str) -> Any:
     try:
         # Fast path: a body Python's decoder takes is valid JSON for Go too, unless it relies on
         # Python's NaN/Infinity extension; only a body that fails is scanned for Go's message.
-        if b"NaN" in body or b"Infinity" in body:
+        if b"NaN" in body or b"Infinity" in body or text.startswith("\ufeff"):  # json.loads refuses a BOM
             raise ValueError
-        value = json.loads(text, parse_int=_go_int, parse_float=typed.Number)
+        value = _PATCH_DECODER.decode(text)
     except (ValueError, RecursionError):
         error = go_syntax_error(body)
     if error is None:
         try:
             if value is None and body.strip() not in (b"null",):
-                value = json.loads(text, parse_int=_go_int, parse_float=typed.Number)
+                value = _PATCH_DECODER.decode(text)
             if target == _OPS_TARGET:
                 # Object members as pairs: Go meets duplicate keys in document order.
                 error = _ops_type_error(json.loads(text, object_pairs_hook=_Members))
@@ -370,6 +370,10 @@ def _go_int(text: str) -> int | float:
     """``UnmarshalCaseSensitivePreserveInts``: an integer is int64 if it fits, float64 otherwise."""
     number = int(text)
     return number if -(2**63) <= number < 2**63 else float(text)
+
+
+# one decoder for every patch (``json.loads`` with hooks builds a new one a call)
+_PATCH_DECODER = json.JSONDecoder(parse_int=_go_int, parse_float=typed.Number)
 
 
 def _ops_type_error(value: Any) -> str | None:

@@ -288,11 +288,16 @@ def count_keys(data: bytes) -> int:
 
 def _count(value: Any) -> int:
     """The members of every object in ``value``."""
-    if isinstance(value, dict):
-        return len(value) + sum(_count(v) for v in value.values() if isinstance(v, (dict, list)))
-    if isinstance(value, list):
-        return sum(_count(v) for v in value if isinstance(v, (dict, list)))
-    return 0
+    count = 0
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, dict):
+            count += len(item)
+            todo.extend(item.values())
+        elif isinstance(item, list):
+            todo.extend(item)
+    return count
 
 
 Number = _Num

@@ -123,14 +123,16 @@ class _Merger:
             return _scrub(value)
         if isinstance(value, dict):
             for key, item in value.items():
-                done = self.finish(item)
-                if done is not item:
-                    value[key] = done
+                if isinstance(item, (dict, list)):  # a scalar is as it came
+                    done = self.finish(item)
+                    if done is not item:
+                        value[key] = done
         elif isinstance(value, list):
             for i, item in enumerate(value):
-                done = self.finish(item)
-                if done is not item:
-                    value[i] = done
+                if isinstance(item, (dict, list)):
+                    done = self.finish(item)
+                    if done is not item:
+                        value[i] = done
         return value
 
     def merge_key(self, path: str) -> str:

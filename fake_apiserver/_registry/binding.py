@@ -10,7 +10,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from fake_apiserver._machinery.errors import Conflict, FieldError, UnknownError
-from fake_apiserver._machinery.jsonutil import copy_stored
 from fake_apiserver._registry.meta import dedupe
 from fake_apiserver._registry.pod import update_pod_condition
 
@@ -58,12 +57,15 @@ def assign(pod: Obj, binding: Mapping[str, Any], now: str) -> Obj:
         why = f"pod {name} has non-empty .spec.schedulingGates"
     if why:
         raise Conflict.of("pods/binding", "", name, why)
-    new = copy_stored(pod)
+    # a new pod that shares with the stored one (which never changes) all that the binding leaves alone
+    status = dict(pod.get("status") or {})
+    if isinstance(status.get("conditions"), list):
+        status["conditions"] = list(status["conditions"])
+    new = {**pod, "metadata": dict(pod["metadata"]), "spec": dict(pod["spec"]), "status": status}
     new["spec"]["nodeName"] = binding["target"]["name"]
     annotations = (binding.get("metadata") or {}).get("annotations") or {}
     if annotations:
-        new["metadata"].setdefault("annotations", {}).update(annotations)
-    status = new.setdefault("status", {})
+        new["metadata"]["annotations"] = {**(new["metadata"].get("annotations") or {}), **annotations}
     status.pop("nominatedNodeName", None)
     update_pod_condition(status, {"type": "PodScheduled", "status": "True"}, now)
     return new

@@ -7,9 +7,12 @@ admission plugins the fake runs (DefaultTolerationSeconds, RuntimeClass overhead
 
 from __future__ import annotations
 
+import functools
 from decimal import Decimal
 from collections.abc import Mapping
 from typing import Any
+
+import orjson
 
 from fake_apiserver._machinery import quantity
 from fake_apiserver._machinery.errors import FieldError, Forbidden
@@ -49,8 +52,22 @@ def qos_class(pod: Obj) -> str:
     """``qos.ComputePodQOS``: only cpu and memory count, and only positive quantities; pod-level
     ``spec.resources`` stand for the containers' when set. BestEffort with none; Guaranteed when
     every container (or the pod) limits both and the summed requests equal the summed limits;
-    Burstable otherwise."""
+    Burstable otherwise. Kept by what it reads (the pods of one template are classed once)."""
     spec = pod.get("spec") or {}
+    if not isinstance(spec, dict):
+        return _qos_class(spec)
+    try:
+        return _qos_of(orjson.dumps({key: spec.get(key) for key in ("resources", "containers", "initContainers")}))
+    except TypeError:  # not JSON orjson writes (orjson.JSONEncodeError): classed as it is
+        return _qos_class(spec)
+
+
+@functools.lru_cache(maxsize=1024)
+def _qos_of(read: bytes) -> str:
+    return _qos_class(orjson.loads(read))
+
+
+def _qos_class(spec: Any) -> str:
     requests: dict[str, Decimal] = {}
     limits: dict[str, Decimal] = {}
     guaranteed = True

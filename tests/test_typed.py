@@ -339,3 +339,34 @@ def test_bytes_in_base64_are_stored_as_go_encodes_them() -> None:
     body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b64"}, "binaryData": {"k": "dg==\n", "j": "YWJj"}}
     status, answer = created(body, path="/api/v1/namespaces/default/configmaps")
     assert (status, answer["binaryData"]) == (201, {"j": "YWJj", "k": "dg=="})
+
+
+def test_the_bodies_of_one_template_decode_as_each_alone() -> None:
+    """Bodies that differ in their name alone are decoded once and copied (issue 27): each copy
+    is what decoding that body alone gives, strict errors included, and a body of the template
+    that repeats a key still has its duplicate reported."""
+    from fake_apiserver._machinery import typed
+
+    node = typed.kind_node("", "v1", "Pod", "1.37.0")
+
+    def body(name: str) -> dict[str, Any]:
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "c", "image": "i", "unknown": 1,
+                                         "resources": {"requests": {"cpu": "0.5"}}}]}}
+
+    def text(name: str) -> bytes:
+        return json.dumps(body(name)).encode()
+
+    alone = {name: typed._Walker(convert=False, strict=True).struct(node, body(name), "", typed._NO)
+             for name in ("a", "b", "c", "d")}
+    decoded = [typed.decode(node, body(name), raw=text(name), strict=True) for name in ("a", "b", "c", "d")]
+    for (out, errors), name in zip(decoded, "abcd"):
+        assert out == alone[name] and out["metadata"]["name"] == name
+        assert out["spec"]["containers"][0]["resources"]["requests"]["cpu"] == "500m"
+        assert errors == ['unknown field "spec.containers[0].unknown"']
+    decoded[2][0]["spec"]["containers"][0]["image"] = "changed"  # a copy: the next body's is its own
+    assert typed.decode(node, body("e"), raw=text("e"), strict=True)[0]["spec"]["containers"][0]["image"] == "i"
+    repeated = text("f").replace(b'"image": "i"', b'"image": "x", "image": "i"')  # the same object, parsed
+    out, errors = typed.decode(node, body("f"), raw=repeated, strict=True)
+    assert out == alone["a"] | {"metadata": {"name": "f", "labels": {"app": "web"}}}
+    assert errors == ['duplicate field "spec.containers[0].image"', 'unknown field "spec.containers[0].unknown"']

@@ -38,12 +38,15 @@ one nano (and without the milli rounding that ``ResourceList`` defaulting adds).
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import re
 from typing import Any
 
+import orjson
+
 from fake_apiserver._machinery import gotime
-from fake_apiserver._machinery.jsonutil import go_json_type
+from fake_apiserver._machinery.jsonutil import go_json_type, json_copy
 from fake_apiserver._machinery import quantity
 from fake_apiserver._machinery.gotypes import (
     BOOL,
@@ -593,6 +596,15 @@ def decode(node: Node, body: Any, *, raw: bytes | None = None, strict: bool = Fa
     body's JSON text when there is one: it is needed to see repeated keys (and the text of a
     number in an error). :class:`DecodeError` for a value of the wrong type. ``patch`` (the merge
     patch that made ``body`` from a stored object) limits the walk as for :func:`convert`."""
+    named = _named(node, body, strict) if patch is None else None
+    if named is not None:
+        slot, name = named
+        if slot and slot[0] is not None:
+            decoded, errors, keys = slot[0]
+            if raw is None or keys == count_keys(raw) + _defaulted(body, raw):
+                out = json_copy(decoded)
+                out["metadata"]["name"] = name
+                return out, list(errors)
     walker = _Walker(convert=False, strict=strict)
     try:
         out = walker.struct(node, body, "", _NO, patch if raw is None and type(patch) is dict else None)
@@ -600,9 +612,43 @@ def decode(node: Node, body: Any, *, raw: bytes | None = None, strict: bool = Fa
         if raw is None:
             raise
         out, walker = _decode_raw(node, body, raw, strict)  # the error again, with the body's numbers
+        named = None
     if raw is not None and walker.keys != count_keys(raw) + _defaulted(body, raw):
         out, walker = _decode_raw(node, body, raw, strict)
+        named = None
+    if named is not None:
+        slot = named[0]
+        if not slot:
+            slot.append(None)  # seen once: kept from the second time on
+        elif slot[0] is None:
+            slot[0] = (json_copy(out), list(walker.errors), walker.keys)
     return out, walker.errors
+
+
+def _named(node: Node, body: Any, strict: bool) -> tuple[list[Any], str] | None:
+    """The memo slot of a body's template (the body with its ``metadata.name`` made one) and the
+    body's name; None for a body without a name, or that orjson does not write."""
+    meta = body.get("metadata") if type(body) is dict else None
+    if type(meta) is not dict:
+        return None
+    name = meta.get("name")
+    if type(name) is not str or not name:
+        return None
+    try:
+        template = orjson.dumps({**body, "metadata": {**meta, "name": "-"}})
+    except TypeError:  # orjson.JSONEncodeError
+        return None
+    return _decoded_template(node, strict, template), name
+
+
+@functools.lru_cache(maxsize=256)
+def _decoded_template(node: Node, strict: bool, template: bytes) -> list[Any]:
+    """The decoding of the bodies of one template (a workload's pods, a benchmark's): a name is a
+    string the decoder keeps as it is, so the bodies that differ in it alone decode alike but
+    for it. Empty the first time a template is seen, a mark the second, then what the decoder
+    gave: the object (a copy, handed out as copies), its strict errors and the members it read,
+    which a body's text must hold as many of (else it repeats a key, and goes the long way)."""
+    return []
 
 
 _DEFAULTED = (("apiVersion", b'"apiVersion"'), ("kind", b'"kind"'))

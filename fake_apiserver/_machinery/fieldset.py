@@ -618,14 +618,20 @@ def compare(old: Any, new: Any, ftype: FieldType, prune: FieldSet | None = None)
         elif granular_map and (isinstance(lhs, dict) or isinstance(rhs, dict)) and not (_empty(lhs) and _empty(rhs)):
             old_map: dict[str, Any] = lhs if isinstance(lhs, dict) else {}
             new_map: dict[str, Any] = rhs if isinstance(rhs, dict) else {}
-            for key in list(old_map) + [k for k in new_map if k not in old_map]:
-                before, after = old_map.get(key, _MISSING), new_map.get(key, _MISSING)
+            fields, other = (None, t) if kind == "deduced" else (t.fields, t.elem)  # FieldType.child
+            for key, before in old_map.items():
+                after = new_map.get(key, _MISSING)
                 if before is after or (type(before) is type(after) and type(before) in _LEAVES and before == after):
                     continue  # the same value holds no change, whatever its type
-                child = t.child(key)
-                if child is None:
-                    continue  # a field the schema does not declare: pruned before it gets here
-                walk(before, after, child, path + (PathElement.field(key),))
+                child = fields.get(key, other) if fields is not None else other
+                if child is not None:  # else a field the schema does not declare: pruned before it gets here
+                    walk(before, after, child, path + (PathElement.field(key),))
+            if new_map.keys() - old_map.keys():
+                for key, after in new_map.items():
+                    if key not in old_map:
+                        child = fields.get(key, other) if fields is not None else other
+                        if child is not None:
+                            walk(_MISSING, after, child, path + (PathElement.field(key),))
         else:
             if lhs is _MISSING:
                 out.added.add(path)

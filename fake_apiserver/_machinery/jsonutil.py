@@ -29,8 +29,12 @@ def dumps(value: Any) -> bytes:
     faster than the standard library; a value it refuses (an integer beyond 64 bits, which only
     a schema-less field can hold) goes through ``json`` instead."""
     try:
-        return orjson.dumps(value, option=_ORJSON_OPTIONS)
+        return orjson.dumps(value)  # string keys, as every object has: twice as fast as with the option
     except TypeError:  # orjson.JSONEncodeError
+        pass
+    try:
+        return orjson.dumps(value, option=_ORJSON_OPTIONS)
+    except TypeError:
         return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
 
 

@@ -106,3 +106,13 @@ def test_same_journal_across_processes_and_hash_seeds() -> None:
                              check=True)
         assert out.stdout.strip() == here
 
+
+
+def test_a_body_is_recorded_with_its_integers_whole() -> None:
+    """An integer past 64 bits (which a schema-less field may hold) is recorded as sent, not as
+    the float a fast JSON parser makes of it."""
+    from fake_apiserver._server.journal import request_body
+
+    sent = b'{"metadata": {"name": "x"}, "spec": {"n": 123456789012345678901234, "m": 7}}'
+    assert request_body(sent, "application/json") == json.loads(sent)
+    assert request_body(sent, "application/json")["spec"]["n"] == 123456789012345678901234

@@ -15,10 +15,7 @@ request's content type into that JSON value, so the handlers and a write's previ
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Callable
-
-import orjson
 
 from fake_apiserver._endpoints.request import BODY_TYPES, RequestInfo, media_type
 from fake_apiserver._machinery import goyaml, protobuf
@@ -32,7 +29,7 @@ from fake_apiserver._machinery.decode import (
 )
 from fake_apiserver._machinery.errors import BadRequest, UnsupportedMediaType
 from fake_apiserver._machinery.fieldvalidation import FieldValidation, yaml_duplicates
-from fake_apiserver._machinery.jsonutil import go_syntax_error
+from fake_apiserver._machinery.jsonutil import go_syntax_error, loads
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._registry.scheme import resolve_kind
 
@@ -72,13 +69,8 @@ def parse_body(info: RequestInfo, expected: str) -> Any:
         if value is None and not data.strip():
             value = {}
         return value
-    if _LONG_DIGITS.search(data) is None:  # orjson reads an integer past 64 bits as a float
-        try:
-            return orjson.loads(data)
-        except orjson.JSONDecodeError:  # what only the standard library reads (a lone surrogate's escape), or its error
-            pass
-    try:  # Python's parser (Go's scanner only to word a failure)
-        return _JSON_DECODER.decode(data.decode("utf-8", errors="replace"))
+    try:  # orjson, else Python's parser (Go's scanner only to word a failure)
+        return loads(data, lambda text: _JSON_DECODER.decode(text.decode("utf-8", errors="replace")))
     except (ValueError, RecursionError):
         error = go_syntax_error(data) or "exceeded max depth"  # Python nests less deeply than Go
     raise BadRequest(
@@ -94,7 +86,6 @@ def _not_json(constant: str) -> Any:
 
 # one decoder for every body (``json.loads`` with a hook builds a new one a call)
 _JSON_DECODER = json.JSONDecoder(parse_constant=_not_json)
-_LONG_DIGITS = re.compile(rb"\d{20}")
 
 
 def decode_object(info: RequestInfo, group: str, version: str, kind: str,

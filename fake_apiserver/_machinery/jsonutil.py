@@ -14,11 +14,12 @@ value`` as it would from a real server.
 from __future__ import annotations
 
 import json
-from typing import Any
+import re
+from typing import Any, Callable
 
 import orjson
 
-__all__ = ["copy_stored", "dumps", "go_json_type", "go_syntax_error", "in_order", "json_copy"]
+__all__ = ["copy_stored", "dumps", "go_json_type", "go_syntax_error", "in_order", "json_copy", "loads"]
 
 _ORJSON_OPTIONS = orjson.OPT_NON_STR_KEYS
 
@@ -36,6 +37,22 @@ def dumps(value: Any) -> bytes:
         return orjson.dumps(value, option=_ORJSON_OPTIONS)
     except TypeError:
         return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+_LONG_DIGITS = re.compile(rb"\d{20}")
+
+
+def loads(data: bytes, fallback: Callable[[bytes], Any] = json.loads) -> Any:
+    """JSON bytes parsed by orjson, several times faster than the standard library, where it reads
+    them the same: not a body with a 20-digit number (orjson reads an integer past 64 bits as a
+    float), nor one orjson refuses (a lone surrogate's escape, or an error), which ``fallback``
+    reads (or refuses with its ``ValueError``)."""
+    if _LONG_DIGITS.search(data) is None:
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            pass
+    return fallback(data)
 
 
 def json_copy(value: Any) -> Any:

@@ -25,10 +25,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from fake_apiserver._machinery.decode import SCHEME_NAME, internal_type, summarize_data
 from fake_apiserver._machinery.errors import BadRequest
+from fake_apiserver._machinery.jsonutil import loads
 from fake_apiserver._machinery.schema import KUBERNETES_VERSION
 from fake_apiserver._machinery.protobuf_wire import (
     ProtobufError,
@@ -181,10 +180,7 @@ def body_json(body: bytes, content_type: str) -> Any:
         if decoded is None:
             raise ValueError("not a protobuf body of a kind this server decodes")
         return decoded
-    try:
-        return orjson.loads(body)
-    except orjson.JSONDecodeError:  # what only the standard library reads (UTF-16, NaN, big integers), or its error
-        return json.loads(body)
+    return loads(body)  # the standard library reads what orjson does not (UTF-16, NaN, big integers)
 
 
 def to_json(data: bytes) -> Any:

@@ -342,7 +342,7 @@ def _written_plan(node: Node) -> _Written:
     return tuple(fills), tuple(walks)
 
 
-def go_written(value: Any, node: Node, stored: Any = None) -> Any:
+def go_written(value: Any, node: Node, made_from: Any = None) -> Any:
     """``value`` (decoded as ``node``) with what Go's encoder writes of the fields it leaves unset:
     a struct that is no pointer as an object (its own such fields in it), a ``metav1.Time`` as
     ``null`` (``lastProbeTime`` of a condition), a list or map without ``omitempty`` as ``null``,
@@ -350,7 +350,7 @@ def go_written(value: Any, node: Node, stored: Any = None) -> Any:
     the Go struct, so this is what a write's managed fields see (a condition's unset
     ``lastHeartbeatTime`` is the writer's). Changes ``value`` in place and returns it. Each
     struct's plan (:func:`_written_plan`) is made once, so a write looks only at the fields it
-    must fill or that can hold structs. ``stored``: the stored object ``value`` was made from
+    must fill or that can hold structs. ``made_from``: the stored object ``value`` was made from
     (a patch's result), whose maps and lists ``value`` still holds are written already and not
     looked into."""
     kind = node.kind
@@ -359,7 +359,7 @@ def go_written(value: Any, node: Node, stored: Any = None) -> Any:
         if plan is None:
             plan = node.written = _written_plan(node)
         fills, walks = plan
-        before = stored if type(stored) is dict else None
+        before = made_from if type(made_from) is dict else None
         for name, child in walks:
             if name in value:
                 if before is None:
@@ -373,12 +373,12 @@ def go_written(value: Any, node: Node, stored: Any = None) -> Any:
             if name not in value:
                 value[name] = json_copy(zero) if isinstance(zero, (dict, list)) else zero
     elif kind == LIST and isinstance(value, list) and node.elem is not None:
-        kept = {id(item) for item in stored} if type(stored) is list else ()
+        kept = {id(item) for item in made_from} if type(made_from) is list else ()
         for item in value:
             if id(item) not in kept:
                 go_written(item, node.elem)
     elif kind == MAP and isinstance(value, dict) and node.elem is not None:
-        before = stored if type(stored) is dict else {}
+        before = made_from if type(made_from) is dict else {}
         for key, item in value.items():
             if item is not before.get(key):
                 go_written(item, node.elem)

@@ -3,11 +3,12 @@
 One :class:`Store` holds every object of every kind, one global decimal resourceVersion, and one
 :class:`~fake_apiserver._storage.watch.WatchCache` per kind that LIST and WATCH read. All methods are
 synchronous and either commit whole or raise a typed :mod:`~fake_apiserver._machinery.errors` error having
-changed nothing: a write builds the new object on a private copy, runs the kind's strategy and
-validation on it, and only then stores it.
+changed nothing: a write builds a new object, runs the kind's strategy and validation on it, and
+only then stores it.
 
-Stored objects are never mutated afterwards (a write stores a new dict), so reads and watch events
-hand out the stored dicts without copying. In-process callers that want to modify a result must
+Stored objects are never mutated afterwards (a write stores a new dict, which may share with the
+stored one the maps and lists it leaves alone), so reads and watch events hand out the stored
+dicts without copying. In-process callers that want to modify a result must
 copy it first; the public :class:`~fake_apiserver.FakeApiServer` helpers do.
 
 Determinism: uids and ``generateName`` suffixes come from a seeded RNG and timestamps from the
@@ -529,7 +530,8 @@ class Store:
         self, spec: KindSpec, body: Any, namespace: str | None, *, name: str | None = None,
         field_validation: FieldValidation | None = None, decoded: bool = False, made_from: Obj | None = None,
     ) -> Obj:
-        """Decode-time checks of the real handlers on a JSON object, and a private copy of it.
+        """Decode-time checks of the real handlers on a JSON object, and the write's own copy of it
+        (a patch result's, which shares with ``made_from`` what the patch left alone).
 
         ``kind`` and ``apiVersion`` are defaulted from the URL and checked (:func:`resolve_kind`),
         then the body is decoded into the kind's type (:func:`decode_body`: wrong types refused,
@@ -828,7 +830,7 @@ class Store:
             if set_aside is not None:
                 meta["managedFields"] = set_aside  # as sent back by the patch: the same entries
         reconcile_patched_kind(patched, group=spec.group, version=spec.version, kind=spec.kind)
-        obj = self._check_body(spec, patched, namespace, decoded=True, made_from=old)  # apply_patch returns a new object
+        obj = self._check_body(spec, patched, namespace, decoded=True, made_from=old)
         _check_name(obj["metadata"], name)
         _check_resource_version(spec, name, obj, old, self._strategy(spec).rules)
         managed = self.field_manager.updated(spec, self._strategy(spec), old, obj, writer, subresource or "",

@@ -14,7 +14,6 @@ value`` as it would from a real server.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Callable
 
 import orjson
@@ -39,7 +38,10 @@ def dumps(value: Any) -> bytes:
         return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-_LONG_DIGITS = re.compile(rb"\d{20}")
+# Twenty ASCII digits in a row, found as twenty "1"s in the body with each digit made "1" and every
+# other byte "0": two C passes, several times faster than a regular expression's search.
+_DIGITS_AS_ONES = bytes(0x31 if 0x30 <= b <= 0x39 else 0x30 for b in range(256))
+_TWENTY_DIGITS = b"1" * 20
 
 
 def loads(data: bytes, fallback: Callable[[bytes], Any] = json.loads) -> Any:
@@ -47,7 +49,7 @@ def loads(data: bytes, fallback: Callable[[bytes], Any] = json.loads) -> Any:
     them the same: not a body with a 20-digit number (orjson reads an integer past 64 bits as a
     float), nor one orjson refuses (a lone surrogate's escape, or an error), which ``fallback``
     reads (or refuses with its ``ValueError``)."""
-    if _LONG_DIGITS.search(data) is None:
+    if _TWENTY_DIGITS not in data.translate(_DIGITS_AS_ONES):
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError:

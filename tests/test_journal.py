@@ -116,3 +116,33 @@ def test_a_body_is_recorded_with_its_integers_whole() -> None:
     sent = b'{"metadata": {"name": "x"}, "spec": {"n": 123456789012345678901234, "m": 7}}'
     assert request_body(sent, "application/json") == json.loads(sent)
     assert request_body(sent, "application/json")["spec"]["n"] == 123456789012345678901234
+
+
+def test_an_entry_reads_the_same_whenever_its_body_is_read() -> None:
+    """A request's body is decoded when first read: a line written, a copy made or an entry
+    compared before that reads what the body itself reads after."""
+    import dataclasses
+
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+           "spec": {"containers": [{"name": "c", "image": "busybox:1"}]}}
+    apply = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  k: v\n"
+
+    async def main() -> Journal:
+        async with FakeApiServer() as server:
+            async with aiohttp.ClientSession(server.url) as c:
+                await c.post("/api/v1/namespaces/default/pods", json=pod)
+                await c.post("/api/v1/namespaces/default/pods", data=b"{not json",
+                             headers={"Content-Type": "application/json"})
+                await c.patch("/api/v1/namespaces/default/configmaps/cm", data=apply,
+                              params={"fieldManager": "t"}, headers={"Content-Type": "application/apply-patch+yaml"})
+            return server.journal
+
+    journal = run(main())
+    entries = journal.requests()
+    lines = [e.to_json() for e in entries]  # before any body is read
+    copies = [dataclasses.replace(e) for e in journal.requests()]
+    assert [e.body for e in entries] == [pod, "{not json", {"apiVersion": "v1", "kind": "ConfigMap",
+                                                           "metadata": {"name": "cm"}, "data": {"k": "v"}}]
+    assert [json.loads(line).get("body") for line in lines] == [e.body for e in entries]
+    assert [e.to_json() for e in entries] == lines
+    assert copies == entries

@@ -105,6 +105,24 @@ class JournalEntry:
         return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
 
+class _DecodedWhenRead:
+    """``JournalEntry.body`` of a recorded request, kept as its bytes until it is first read (most
+    entries of a server under load never are), then as the value they decode to, in the entry's
+    own ``__dict__`` (which a non-data descriptor's instance value wins over). The bytes never
+    change and decode as they would have when recorded (:func:`_decode_body`), so a journal reads
+    the same whenever it is read. Set on the class after the dataclass is made, whose ``__init__``
+    keeps the field's default (``None``)."""
+
+    def __get__(self, entry: JournalEntry | None, owner: type | None = None) -> Any:
+        if entry is None:
+            return None
+        state = entry.__dict__
+        body, content_type = state.pop("_raw_body", (b"", ""))
+        state["body"] = value = _decode_body(body, content_type)
+        return value
+
+
+JournalEntry.body = _DecodedWhenRead()  # type: ignore[assignment]
 _FIELDS = tuple(f.name for f in fields(JournalEntry))
 _DEFAULTS = {f.name: f.default for f in fields(JournalEntry) if f.default is not MISSING}
 
@@ -118,6 +136,8 @@ def _entry(**values: Any) -> JournalEntry:
     state = entry.__dict__
     state.update(_DEFAULTS)
     state.update(values)
+    if "_raw_body" in values:  # decoded when first read (JournalEntry.__getattr__)
+        del state["body"]
     return entry
 
 
@@ -278,7 +298,7 @@ class Journal:
             path=info.path,
             query=dict(sorted(info.query.items())),
             content_type=info.content_type,
-            body=_decode_body(info.body, info.content_type),
+            _raw_body=(info.body, info.content_type),
             code=code,
             reason=reason,
             fault=fault,

@@ -122,7 +122,7 @@ class _DecodedWhenRead:
         return value
 
 
-JournalEntry.body = _DecodedWhenRead()  # type: ignore[assignment]
+JournalEntry.body = _DecodedWhenRead()
 _FIELDS = tuple(f.name for f in fields(JournalEntry))
 _DEFAULTS = {f.name: f.default for f in fields(JournalEntry) if f.default is not MISSING}
 

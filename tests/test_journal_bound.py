@@ -173,3 +173,31 @@ def test_a_limit_below_one_is_refused(limit: int) -> None:
     with pytest.raises(ValueError, match=rf"^journal limit must be at least 1 entry, got {limit}: pass None to keep every entry$"):
         FakeApiServer(journal_limit=limit)
 
+
+
+@pytest.mark.parametrize("limit", [None, 3])
+def test_entries_read_between_requests_are_those_read_at_the_end(limit: int | None) -> None:
+    """The journal makes its entries when it is read: read after each request, read once at the
+    end, or with an entry a reader put in ``entries`` between two requests, it reads the same."""
+    async def scenario(api: Api, reads: bool) -> list[tuple[int, str, str, int, str]]:
+        journal = api.server.journal
+        for i in range(4):
+            await api.ok("POST", NODES, node(f"n{i}"))
+            if reads:
+                journal.entries
+            if i == 1:
+                journal.entries.append(JournalEntry(seq=99, time=0.0, type="request", verb="mine"))
+        await api.get(f"{NODES}/missing")
+        return [(e.seq, e.verb, e.name or json.dumps(e.body)[:30], e.code, e.reason) for e in journal.entries]
+
+    if limit is not None:  # a bounded journal's entries are a copy: nothing put there stays
+        once = serve(lambda api: scenario(api, False), journal_limit=limit)
+        assert once == serve(lambda api: scenario(api, True), journal_limit=limit)
+        assert [row[:2] for row in once] == [(3, "create"), (4, "create"), (5, "get")]
+        return
+    once = serve(lambda api: scenario(api, False))
+    assert once == serve(lambda api: scenario(api, True))
+    assert [row[:2] for row in once] == [(1, "create"), (2, "create"), (99, "mine"), (4, "create"),
+                                          (5, "create"), (6, "get")]
+    assert once[-1][3:] == (404, "NotFound")
+    assert once[0][2] == json.dumps(node("n0"))[:30]

@@ -16,6 +16,13 @@ as it was just before the write and as it was stored by it, with ``effect="appli
 fault rule refused carries the effect it would have had when a rule asked for a preview, with
 ``effect="intended"``. Criteria read these, never the body's shape.
 
+Recording costs a request little: the journal appends a tuple of what it was given (the request's
+info, its times, its answer's code), and makes those into :class:`JournalEntry` objects the first
+time it is read after; a request's body is decoded when its entry's ``body`` is first read. What a
+tuple holds does not change after it is appended (the request is answered, stored objects are never
+changed), so an entry reads the same whenever it is made, and a server under load that nobody reads
+(``schedharness serve``, a benchmark) makes no entries at all.
+
 A scenario reads its whole journal, so by default the journal keeps everything. A long-running
 server (``schedharness serve``) cannot: under an hour of scheduler load it would grow without end.
 ``Journal(limit=N)`` keeps a *window*, the N most recent entries, in a ring buffer (a
@@ -37,7 +44,7 @@ from collections import deque
 from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from itertools import islice
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, cast
 
 import yaml
 from aiohttp import web
@@ -187,6 +194,65 @@ def _decode_body(body: bytes, content_type: str) -> Any:
         return body.decode("utf-8", "replace")
 
 
+# What the journal appends as a request is answered or an event written: a tuple, made into its
+# JournalEntry when the journal is next read (Journal._settled). Everything a record holds is as
+# it was when recorded: the request's info is done with (nothing writes it after its answer), its
+# effect's objects are stored ones (never changed), an event's object is what the watcher got.
+_REQUEST, _EVENT = "request", "watch-event"
+_Record = tuple[Any, ...]
+
+
+def _request_entry(seq: int, start: float, info: RequestInfo, code: int, reason: str, fault: str) -> JournalEntry:
+    effect, kind = info.extra.get("effect"), "applied"
+    if not isinstance(effect, Effect) or not 200 <= code < 300:
+        effect, kind = (info.extra.get("preview"), "intended") if fault else (None, "")
+    if not isinstance(effect, Effect):
+        effect, kind = None, ""
+    return _entry(
+        seq=seq,
+        time=start,
+        type=_REQUEST,
+        verb=info.verb or info.method.lower(),
+        resource=info.group_resource,
+        subresource=info.subresource,
+        namespace=info.namespace,
+        name=info.name,
+        path=info.path,
+        query=dict(sorted(info.query.items())),
+        content_type=info.content_type,
+        _raw_body=(info.body, info.content_type),
+        code=code,
+        reason=reason,
+        fault=fault,
+        before=effect.before if effect is not None else None,
+        after=effect.after if effect is not None else None,
+        effect=kind,
+    )
+
+
+def _event_entry(seq: int, now: float, watch_seq: int, info: RequestInfo, ev: WatchEvent, keep_object: bool) -> JournalEntry:
+    meta = ev.object.get("metadata", {}) if isinstance(ev.object, dict) else {}
+    return _entry(
+        seq=seq,
+        query={},
+        time=now,
+        type=_EVENT,
+        watch=watch_seq,
+        event=ev.type,
+        resource=info.group_resource,
+        namespace=str(meta.get("namespace", "")),
+        name=str(meta.get("name", "")),
+        rv=str(meta.get("resourceVersion", "")),
+        object=ev.object if keep_object else None,
+    )
+
+
+def _made(record: _Record) -> JournalEntry:
+    if record[0] is _REQUEST:
+        return _request_entry(*record[1:])
+    return _event_entry(*record[1:])
+
+
 class Journal:
     """An interceptor that records, plus queries over what it recorded.
 
@@ -203,18 +269,35 @@ class Journal:
             raise ValueError(f"journal limit must be at least 1 entry, got {limit}: pass None to keep every entry")
         self._time = time
         self.limit = limit
-        self._entries: list[JournalEntry] | deque[JournalEntry] = [] if limit is None else deque(maxlen=limit)
+        self._entries: list[JournalEntry | _Record] | deque[JournalEntry | _Record] = (
+            [] if limit is None else deque(maxlen=limit))
+        self._records = 0  # how many of the newest held are records still (module docstring)
         self.dropped = 0
         """How many entries left a bounded journal's window (always 0 when unbounded)."""
         self.keep_watch_objects = keep_watch_objects
+
+    def _settled(self) -> list[JournalEntry] | deque[JournalEntry]:
+        """The entries held, the records among the newest made entries first. What a reader put
+        in :attr:`entries` itself is an entry already, passed over."""
+        entries = self._entries
+        left, i = min(self._records, len(entries)), len(entries)
+        self._records = 0
+        while left and i:
+            i -= 1
+            record = entries[i]
+            if type(record) is tuple:
+                entries[i] = _made(record)
+                left -= 1
+        return cast("list[JournalEntry] | deque[JournalEntry]", entries)
 
     @property
     def entries(self) -> list[JournalEntry]:
         """The entries held, oldest first: the list itself when unbounded (``entries[k]`` has seq
         ``k + 1``), a copy of the window when bounded (module docstring)."""
-        if isinstance(self._entries, list):
-            return self._entries
-        return list(self._entries)
+        entries = self._settled()
+        if isinstance(entries, list):
+            return entries
+        return list(entries)
 
     @property
     def last_seq(self) -> int:
@@ -229,29 +312,29 @@ class Journal:
     def since(self, seq: int) -> list[JournalEntry]:
         """The entries held with a seq above ``seq``, oldest first. Entries after ``seq`` that
         already left the window are missing: compare ``seq`` with :attr:`first_seq`."""
+        entries = self._settled()
         count = max(0, self.last_seq - max(seq, 0))
-        if count >= len(self._entries):
-            return list(self._entries)
-        return list(islice(reversed(self._entries), count))[::-1]
+        if count >= len(entries):
+            return list(entries)
+        return list(islice(reversed(entries), count))[::-1]
 
     def now(self) -> float:
         if self._time is not None:
             return self._time()
         return asyncio.get_running_loop().time()
 
-    def _next_seq(self) -> int:
-        return self.last_seq + 1
-
-    def _append(self, entry: JournalEntry) -> None:
+    def _append(self, record: _Record) -> None:
         if self.limit is not None and len(self._entries) == self.limit:
             self.dropped += 1  # the deque drops its oldest entry to make room
-        self._entries.append(entry)
+        self._entries.append(record)
+        self._records += 1
 
     def _replace(self, seq: int, **changes: Any) -> None:
         """Change the entry ``seq`` if the window still holds it."""
+        entries = self._settled()
         index = seq - self.first_seq
-        if 0 <= index < len(self._entries):
-            self._entries[index] = replace(self._entries[index], **changes)
+        if 0 <= index < len(entries):
+            entries[index] = replace(entries[index], **changes)
 
     async def __call__(self, info: RequestInfo, request: HttpRequest, call_next: Handler) -> web.StreamResponse:
         start = self.now()
@@ -280,32 +363,8 @@ class Journal:
         return response
 
     def _record_request(self, info: RequestInfo, start: float, code: int, reason: str, fault: str = "") -> int:
-        seq = self._next_seq()
-        effect, kind = info.extra.get("effect"), "applied"
-        if not isinstance(effect, Effect) or not 200 <= code < 300:
-            effect, kind = (info.extra.get("preview"), "intended") if fault else (None, "")
-        if not isinstance(effect, Effect):
-            effect, kind = None, ""
-        self._append(_entry(
-            seq=seq,
-            time=start,
-            type="request",
-            verb=info.verb or info.method.lower(),
-            resource=info.group_resource,
-            subresource=info.subresource,
-            namespace=info.namespace,
-            name=info.name,
-            path=info.path,
-            query=dict(sorted(info.query.items())),
-            content_type=info.content_type,
-            _raw_body=(info.body, info.content_type),
-            code=code,
-            reason=reason,
-            fault=fault,
-            before=effect.before if effect is not None else None,
-            after=effect.after if effect is not None else None,
-            effect=kind,
-        ))
+        seq = self.last_seq + 1
+        self._append((_REQUEST, seq, start, info, code, reason, fault))
         return seq
 
     def record_closed(self, info: RequestInfo, fault: str) -> None:
@@ -313,22 +372,9 @@ class Journal:
         self._record_request(info, self.now(), 0, "ConnectionClosed", fault=fault)
 
     def _record_events(self, watch_seq: int, info: RequestInfo, events: Iterable[WatchEvent]) -> None:
-        now = self.now()
+        now, keep = self.now(), self.keep_watch_objects
         for ev in events:
-            meta = ev.object.get("metadata", {}) if isinstance(ev.object, dict) else {}
-            self._append(_entry(
-                seq=self._next_seq(),
-                query={},
-                time=now,
-                type="watch-event",
-                watch=watch_seq,
-                event=ev.type,
-                resource=info.group_resource,
-                namespace=str(meta.get("namespace", "")),
-                name=str(meta.get("name", "")),
-                rv=str(meta.get("resourceVersion", "")),
-                object=ev.object if self.keep_watch_objects else None,
-            ))
+            self._append((_EVENT, self.dropped + len(self._entries) + 1, now, watch_seq, info, ev, keep))
 
     # ------------------------------------------------------------------ queries
 
@@ -352,7 +398,7 @@ class Journal:
     ) -> list[JournalEntry]:
         """Requests matching every given field (``None`` matches anything)."""
         out = []
-        for e in self._entries:
+        for e in self._settled():
             if e.type != "request":
                 continue
             if verb is not None and e.verb != verb:
@@ -381,7 +427,7 @@ class Journal:
         watch: int | None = None,
     ) -> list[JournalEntry]:
         out = []
-        for e in self._entries:
+        for e in self._settled():
             if e.type != "watch-event":
                 continue
             if resource is not None and e.resource != resource:
@@ -397,7 +443,7 @@ class Journal:
 
     def to_jsonl(self, since: int = 0) -> str:
         """The entries held with a seq above ``since`` (default: all), one JSON line each."""
-        return "".join(e.to_json() + "\n" for e in (self.since(since) if since else self._entries))
+        return "".join(e.to_json() + "\n" for e in (self.since(since) if since else self._settled()))
 
     def write(self, path: str | Path) -> Path:
         p = Path(path)

@@ -597,6 +597,8 @@ def compare(old: Any, new: Any, ftype: FieldType, prune: FieldSet | None = None)
         if path:
             out.added.add(path)
 
+    field = PathElement.field
+
     def walk(lhs: Any, rhs: Any, t: FieldType, path: Path) -> None:
         if lhs is _MISSING and rhs is not _MISSING:
             added(rhs, t, path)
@@ -604,9 +606,9 @@ def compare(old: Any, new: Any, ftype: FieldType, prune: FieldSet | None = None)
         if pruned and path in pruned:
             return
         kind = t.kind
-        if (type(lhs) is dict or type(lhs) is list) and _same(lhs, rhs):
+        lhs_type = type(lhs)
+        if (lhs_type is dict or lhs_type is list) and _same(lhs, rhs):
             return
-        granular_map = (kind == "map" and not t.atomic) or kind == "deduced"
         if kind == "list" and t.relation != "atomic" and not (_empty(lhs) and _empty(rhs)):
             old_items, new_items = _index(t, lhs), _index(t, rhs)
             elem = t.elem or DEDUCED
@@ -615,23 +617,31 @@ def compare(old: Any, new: Any, ftype: FieldType, prune: FieldSet | None = None)
                 if before is not after and not (type(before) is type(after) and type(before) in _LEAVES
                                                  and before == after):
                     walk(before, after, elem, path + (element,))
-        elif granular_map and (isinstance(lhs, dict) or isinstance(rhs, dict)) and not (_empty(lhs) and _empty(rhs)):
+        elif ((kind == "map" and not t.atomic) or kind == "deduced") and (lhs_type is dict or type(rhs) is dict
+                                                                           or isinstance(lhs, dict) or isinstance(rhs, dict)) \
+                and not (_empty(lhs) and _empty(rhs)):
             old_map: dict[str, Any] = lhs if isinstance(lhs, dict) else {}
             new_map: dict[str, Any] = rhs if isinstance(rhs, dict) else {}
             fields, other = (None, t) if kind == "deduced" else (t.fields, t.elem)  # FieldType.child
+            kept = 0  # keys of old_map that new_map holds: when all of them, and no more, nothing is added
             for key, before in old_map.items():
                 after = new_map.get(key, _MISSING)
-                if before is after or (type(before) is type(after) and type(before) in _LEAVES and before == after):
-                    continue  # the same value holds no change, whatever its type
+                if after is not _MISSING:
+                    kept += 1
+                    if before is after:
+                        continue
+                    after_type = type(after)
+                    if after_type is type(before) and after_type in _LEAVES and before == after:
+                        continue  # the same value holds no change, whatever its type
                 child = fields.get(key, other) if fields is not None else other
                 if child is not None:  # else a field the schema does not declare: pruned before it gets here
-                    walk(before, after, child, path + (PathElement.field(key),))
-            if new_map.keys() - old_map.keys():
+                    walk(before, after, child, path + (field(key),))
+            if kept != len(new_map):
                 for key, after in new_map.items():
                     if key not in old_map:
                         child = fields.get(key, other) if fields is not None else other
                         if child is not None:
-                            walk(_MISSING, after, child, path + (PathElement.field(key),))
+                            walk(_MISSING, after, child, path + (field(key),))
         else:
             if lhs is _MISSING:
                 out.added.add(path)

@@ -387,7 +387,10 @@ def _normalize_order(
 
 def _check_maps(items: list[Any], merge_key: str) -> None:
     """Every item a map holding the merge key, or the error Go gives for the first that is not."""
-    if all(type(item) is dict and merge_key in item for item in items):
+    for item in items:  # a loop, not all() over a generator: called four times a merge list
+        if type(item) is not dict or merge_key not in item:
+            break
+    else:
         return
     for item in items:
         if not isinstance(item, dict):
@@ -402,8 +405,10 @@ def _sort_by(items: list[Any], order: list[Any], merge_key: str, kind: str) -> l
     if kind == _MAP:
         _check_maps(items, merge_key)
         _check_maps(order, merge_key)
-        if any(item.get(_MARKER) == _DELETE for item in items):
-            items, deletions = _split_deletes(items)
+        for item in items:
+            if item.get(_MARKER) == _DELETE:
+                items, deletions = _split_deletes(items)
+                break
     if len(items) < 2:  # nothing to sort
         return items + deletions
     positions = [_index(order, item, merge_key, kind) for item in items]
@@ -468,7 +473,7 @@ def _element_type(*lists: list[Any]) -> str:
     found: str | None = None
     for items in lists:
         for item in items:
-            kind = _go_type(item)
+            kind = _GO_TYPES.get(type(item)) or _go_type(item)
             if found is None:
                 found = kind
                 if kind == _LIST:

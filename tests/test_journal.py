@@ -146,3 +146,37 @@ def test_an_entry_reads_the_same_whenever_its_body_is_read() -> None:
     assert [json.loads(line).get("body") for line in lines] == [e.body for e in entries]
     assert [e.to_json() for e in entries] == lines
     assert copies == entries
+
+
+def test_interceptors_added_and_taken_away_between_requests_see_the_requests_after() -> None:
+    """A server's interceptor list is read on each request: one appended sees the requests from
+    the next on, in order after the journal and the fault rules; one removed sees no more."""
+    seen: list[tuple[str, str]] = []
+
+    def recorder(label: str):
+        async def intercept(info, request, call_next):  # type: ignore[no-untyped-def]
+            seen.append((label, info.path))
+            return await call_next(info, request)
+        return intercept
+
+    first, second = recorder("first"), recorder("second")
+
+    async def main() -> list[int]:
+        async with FakeApiServer() as server:
+            async with aiohttp.ClientSession(server.url) as c:
+                codes = [(await c.get("/api/v1/namespaces/default/pods/a")).status]
+                server.interceptors.append(first)
+                codes.append((await c.get("/api/v1/namespaces/default/pods/b")).status)
+                server.interceptors.append(second)
+                codes.append((await c.get("/api/v1/namespaces/default/pods/c")).status)
+                server.interceptors.remove(first)
+                codes.append((await c.get("/api/v1/namespaces/default/pods/d")).status)
+                server.interceptors[-1] = first
+                codes.append((await c.get("/api/v1/namespaces/default/pods/e")).status)
+            assert [e.name for e in server.journal.requests()] == ["a", "b", "c", "d", "e"]
+            return codes
+
+    assert run(main()) == [404] * 5
+    pods = "/api/v1/namespaces/default/pods/"
+    assert seen == [("first", pods + "b"), ("first", pods + "c"), ("second", pods + "c"), ("second", pods + "d"),
+                    ("first", pods + "e")]

@@ -24,7 +24,7 @@ from aiohttp import web
 from fake_apiserver._endpoints import discovery
 from fake_apiserver._endpoints.handlers import ResourceHandlers
 from fake_apiserver._endpoints.openapi import OpenAPIService
-from fake_apiserver._endpoints.request import HttpRequest, Interceptor, RequestInfo, answered, read_request, run_chain
+from fake_apiserver._endpoints.request import Chain, HttpRequest, Interceptor, RequestInfo, answered, read_request
 from fake_apiserver._endpoints.responses import json_response, page_not_found, status_response
 from fake_apiserver._endpoints.route_errors import RouteMethodNotAllowed, RouteNotFound, accepts_json, not_acceptable
 from fake_apiserver._machinery.errors import StatusError
@@ -40,6 +40,7 @@ class ApiHandler:
     def __init__(self, store: Store, interceptors: list[Interceptor]) -> None:
         self.store = store
         self.interceptors = interceptors
+        self._chain = Chain(self.dispatch)
         self.server_address = ""
         self.resources = ResourceHandlers(store)
         self._openapi = OpenAPIService(store.kinds, store.clock, store.release)  # documents built on first request, then kept
@@ -67,7 +68,7 @@ class ApiHandler:
             refused = not_acceptable(info)
             if refused is not None:
                 raise refused
-        return await run_chain(self.interceptors, info, request, self.dispatch)
+        return await self._chain(self.interceptors, info, request)
 
     async def dispatch(self, info: RequestInfo, request: HttpRequest) -> web.StreamResponse:
         try:

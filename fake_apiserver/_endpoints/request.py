@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from collections.abc import Mapping
+from operator import is_not
 from typing import Any, Awaitable, Callable, Protocol, Sequence
 
 from aiohttp import web
@@ -40,6 +41,8 @@ __all__ = [
     "answered",
     "media_type",
     "read_request",
+    "Chain",
+    "chain_of",
     "run_chain",
 ]
 
@@ -200,17 +203,45 @@ async def answered(work: Awaitable[web.StreamResponse]) -> web.StreamResponse:
         return status_response(InternalError(f"Internal error occurred: {type(e).__name__}: {e}"))
 
 
+def chain_of(interceptors: Sequence[Interceptor], last: Handler) -> Handler:
+    """One handler that passes a request through ``interceptors`` in order, then to ``last``:
+    each step hands its interceptor the rest of the chain, and calling it starts no coroutine of
+    its own (a request awaits its interceptors' and the last handler's alone)."""
+    handler = last
+    for interceptor in reversed(interceptors):
+        handler = _step(interceptor, handler)
+    return handler
+
+
+def _step(interceptor: Interceptor, rest: Handler) -> Handler:
+    return lambda info, request: interceptor(info, request, rest)
+
+
+class Chain:
+    """:func:`chain_of` the interceptors it is called with (a server's list, which tests and the
+    harness add to), made again only when they are not those it was last made from."""
+
+    __slots__ = ("last", "_made_from", "_handler")
+
+    def __init__(self, last: Handler) -> None:
+        self.last = last
+        self._made_from: tuple[Interceptor, ...] = ()
+        self._handler = last
+
+    def __call__(self, interceptors: Sequence[Interceptor], info: RequestInfo,
+                 request: HttpRequest) -> Awaitable[web.StreamResponse]:
+        made_from = self._made_from
+        if len(interceptors) != len(made_from) or any(map(is_not, interceptors, made_from)):  # the same objects
+            self._made_from = tuple(interceptors)
+            self._handler = chain_of(self._made_from, self.last)
+        return self._handler(info, request)
+
+
 async def run_chain(interceptors: Sequence[Interceptor], info: RequestInfo, request: HttpRequest,
                     last: Handler) -> web.StreamResponse:
     """Pass the request through ``interceptors`` in order, then to ``last`` (the fake's store or
     the proxy's upstream)."""
-
-    async def at(index: int, info: RequestInfo, request: HttpRequest) -> web.StreamResponse:
-        if index < len(interceptors):
-            return await interceptors[index](info, request, lambda i, r: at(index + 1, i, r))
-        return await last(info, request)
-
-    return await at(0, info, request)
+    return await chain_of(interceptors, last)(info, request)
 
 
 async def read_request(request: HttpRequest, lookup: Lookup = by_resource) -> RequestInfo:

@@ -352,19 +352,25 @@ class Journal:
                 response = await call_next(info, request)
             finally:
                 current_request.reset(token)
+            if "effect" not in info.extra and 200 <= response.status < 300:
+                unchanged = _answered_object(response)  # a no-op write commits nothing: the object is as it was
+                if unchanged is not None:
+                    info.extra["effect"] = Effect(unchanged, unchanged)
         else:
             response = await call_next(info, request)
-        if is_write(info) and "effect" not in info.extra and 200 <= response.status < 300:
-            unchanged = _answered_object(response)  # a no-op write commits nothing: the object is as it was
-            if unchanged is not None:
-                info.extra["effect"] = Effect(unchanged, unchanged)
-        self._record_request(info, start, response.status, _reason_of(response),
-                             fault=str(info.extra.get("fault", "")))
+        code = response.status
+        fault = info.extra.get("fault")
+        self._record_request(info, start, code, _reason_of(response) if code >= 400 else "",
+                             fault=str(fault) if fault is not None else "")
         return response
 
     def _record_request(self, info: RequestInfo, start: float, code: int, reason: str, fault: str = "") -> int:
-        seq = self.last_seq + 1
-        self._append((_REQUEST, seq, start, info, code, reason, fault))
+        entries = self._entries
+        seq = self.dropped + len(entries) + 1
+        if self.limit is not None and len(entries) == self.limit:
+            self.dropped += 1  # the deque drops its oldest entry to make room
+        entries.append((_REQUEST, seq, start, info, code, reason, fault))
+        self._records += 1
         return seq
 
     def record_closed(self, info: RequestInfo, fault: str) -> None:

@@ -177,3 +177,39 @@ def test_uids_are_the_version_4_uuids_of_the_seeded_generator() -> None:
     for i in range(300):
         made = store.create(spec, "default", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}})
         assert made["metadata"]["uid"] == str(uuid.UUID(int=bits.getrandbits(128), version=4))
+
+
+@pytest.mark.parametrize("keys", [["kind", "apiVersion", "metadata", "spec", "status"],
+                                  ["apiVersion", "kind", "status", "metadata", "spec"],
+                                  ["kind", "extra", "apiVersion", "spec", "other"],
+                                  ["kind", "apiVersion", "spec", "extra", "other"]])
+def test_keys_put_in_go_order_are_those_of_a_rebuilt_map(keys: list[str]) -> None:
+    """``in_order`` gives back a map already in order as it is, and another rebuilt: either way
+    the keys are those of the rebuild, the order's first and the rest as they came."""
+    from fake_apiserver._machinery.jsonutil import in_order
+
+    order = ("kind", "apiVersion", "metadata", "spec", "status")
+    obj = {key: key.upper() for key in keys}
+    rebuilt = [k for k in order if k in obj] + [k for k in obj if k not in order]
+    out = in_order(obj, order)
+    assert list(out) == rebuilt and out == obj
+    assert (out is obj) == (list(obj) == rebuilt)
+
+
+@pytest.mark.parametrize("body_keys", [["kind", "apiVersion", "metadata", "spec", "status"],
+                                       ["status", "spec", "metadata", "kind", "apiVersion"],
+                                       ["apiVersion", "kind", "metadata", "status"]])
+def test_a_write_through_status_is_stored_in_go_order_with_the_stored_spec(body_keys: list[str]) -> None:
+    pods = by_resource("", "v1", "pods")
+    assert pods is not None
+    store = Store()
+    created = store.create(pods, "default", pod_manifest("p"))
+    version = created["metadata"]["resourceVersion"]
+    body = {"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "p", "resourceVersion": version},
+            "spec": {"containers": [{"name": "other", "image": "x"}]}, "status": {"phase": "Running"}}
+    updated = store.update(pods, "default", "p", {k: body[k] for k in body_keys}, subresource="status")
+    assert list(updated)[:5] == ["kind", "apiVersion", "metadata", "spec", "status"]
+    assert updated["spec"] is created["spec"] and updated["status"]["phase"] == "Running"
+    patched = store.patch(pods, "default", "p", b'{"status":{"phase":"Succeeded"}}', SMP, subresource="status")
+    assert list(patched)[:5] == ["kind", "apiVersion", "metadata", "spec", "status"]
+    assert patched["spec"] is created["spec"]

@@ -57,6 +57,9 @@ def loads(data: bytes, fallback: Callable[[bytes], Any] = json.loads) -> Any:
     return fallback(data)
 
 
+_POSITIONS: dict[tuple[str, ...], dict[str, int]] = {}  # in_order's: each order's keys by position
+
+
 def json_copy(value: Any) -> Any:
     """A deep copy of a JSON value."""
     if type(value) is dict:
@@ -264,7 +267,20 @@ def go_syntax_error(data: bytes) -> str | None:
 
 def in_order(obj: dict[str, Any], order: tuple[str, ...]) -> dict[str, Any]:
     """``obj`` with the keys of ``order`` first, in that order, then the rest as they were: the
-    field order of a Go struct, as the real server encodes it."""
+    field order of a Go struct, as the real server encodes it. ``obj`` itself when its keys are
+    in that order already (an update of a stored object, which is)."""
+    positions = _POSITIONS.get(order)
+    if positions is None:
+        positions = _POSITIONS[order] = {k: i for i, k in enumerate(order)}
+    rest = len(order)
+    last = 0
+    for k in obj:
+        at = positions.get(k, rest)
+        if at < last:
+            break
+        last = at
+    else:
+        return obj
     out = {k: obj[k] for k in order if k in obj}
     for k, v in obj.items():
         if k not in out:

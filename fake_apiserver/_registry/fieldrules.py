@@ -5,8 +5,9 @@ ports, and the small helpers every rule module uses.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fake_apiserver._machinery.equality import semantic_omitzero
@@ -27,7 +28,9 @@ def get_in(obj: Any, *keys: str) -> Any:
     return obj
 
 
-def invalid_each(path: str, value: Any, messages: list[str]) -> list[FieldError]:
+def invalid_each(path: str, value: Any, messages: Sequence[str]) -> list[FieldError]:
+    if not messages:  # most values are valid: no comprehension to run
+        return []
     return [FieldError.invalid(path, value, m) for m in messages]
 
 
@@ -88,9 +91,19 @@ def labels_errors(labels: Mapping[str, Any] | None, path: str) -> list[FieldErro
     """``ValidateLabels``: keys and values, reported at the map's path (no key subscript)."""
     errors: list[FieldError] = []
     for key, value in (labels or {}).items():
-        errors += invalid_each(path, key, is_qualified_name(key))
-        errors += invalid_each(path, value, is_label_value(str(value)))
+        key_messages, value_messages = _label_messages(key, str(value))
+        if key_messages:
+            errors += invalid_each(path, key, key_messages)
+        if value_messages:
+            errors += invalid_each(path, value, value_messages)
     return errors
+
+
+@functools.lru_cache(maxsize=4096)
+def _label_messages(key: str, value: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What is wrong with a label's key and with its value: the labels of one workload's objects
+    are checked once."""
+    return tuple(is_qualified_name(key)), tuple(is_label_value(value))
 
 
 def template_mismatch(labels: Any) -> FieldError:

@@ -99,6 +99,10 @@ class KindRules:
     status_resets_meta: bool = False
 
 
+# The top-level keys a write through ``/status`` takes from its body; the rest are the stored object's.
+_WRITTEN_THROUGH_STATUS = frozenset(("status", "metadata", "kind", "apiVersion"))
+
+
 class Strategy:
     """Generic rules: status reset on create where the kind has a status subresource.
 
@@ -204,12 +208,13 @@ class Strategy:
         finalizers and owner references change with the write (kube-apiserver v1.36), except on
         the kinds whose status strategy calls ``ResetObjectMetaForStatus``
         (:attr:`status_keeps_meta`) and the owner references of a pod."""
-        for key in list(new):
-            if key not in ("status", "metadata", "kind", "apiVersion"):
-                new.pop(key)
-        for key, value in old.items():
-            if key not in ("status", "metadata", "kind", "apiVersion"):
-                new[key] = value  # the stored object's, shared: stored objects never change
+        kept_keys = [key for key in old if key not in _WRITTEN_THROUGH_STATUS]
+        if [key for key in new if key not in _WRITTEN_THROUGH_STATUS] != kept_keys:
+            for key in list(new):  # the stored object's keys, in its order, after the others
+                if key not in _WRITTEN_THROUGH_STATUS:
+                    new.pop(key)
+        for key in kept_keys:  # else each in its place, as a status patch leaves the object
+            new[key] = old[key]  # the stored object's, shared: stored objects never change
         meta = new["metadata"]
         kept = ("deletionTimestamp", "deletionGracePeriodSeconds", *self.status_keeps_meta)
         for key in kept:

@@ -370,3 +370,27 @@ def test_the_bodies_of_one_template_decode_as_each_alone() -> None:
     out, errors = typed.decode(node, body("f"), raw=repeated, strict=True)
     assert out == alone["a"] | {"metadata": {"name": "f", "labels": {"app": "web"}}}
     assert errors == ['duplicate field "spec.containers[0].image"', 'unknown field "spec.containers[0].unknown"']
+
+
+def test_the_bodies_of_one_template_decode_and_are_written_as_each_alone() -> None:
+    """``decode(written=True)`` keeps a template's decoding with Go's unset fields written: each
+    body's is what decoding it alone and writing those fields gives, and a copy of its own."""
+    from fake_apiserver._machinery import typed
+    from fake_apiserver._machinery.gotypes import go_written
+
+    node = typed.kind_node("", "v1", "Pod", "1.37.0")
+
+    def body(name: str) -> dict[str, Any]:
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+                "spec": {"containers": [{"name": "c", "image": "i"}]},
+                "status": {"conditions": [{"type": "Ready", "status": "True"}]}}
+
+    names = ("w1", "w2", "w3", "w4")
+    alone = {name: go_written(typed._Walker(convert=False, strict=False).struct(node, body(name), "", typed._NO), node)
+             for name in names}
+    written = [typed.decode(node, body(name), written=True)[0] for name in names]
+    assert written == [alone[name] for name in names]
+    assert written[3]["status"]["conditions"][0]["lastProbeTime"] is None  # a field Go writes when unset
+    assert "lastProbeTime" not in typed.decode(node, body("w5"))[0]["status"]["conditions"][0]
+    written[2]["status"]["conditions"][0]["lastProbeTime"] = "changed"
+    assert typed.decode(node, body("w6"), written=True)[0]["status"]["conditions"][0]["lastProbeTime"] is None

@@ -92,16 +92,18 @@ def _yaml_warnings(error: str) -> list[str]:
 
 
 def decode_body(node: typed.Node, kind: str, version: str, body: dict[str, Any],
-                validation: FieldValidation | None) -> dict[str, Any]:
+                validation: FieldValidation | None, *, written: bool = False) -> dict[str, Any]:
     """A create or update body decoded into its type, as the handler's decoder does, with
     ``transformDecodeError``'s 400 for a bad one; unknown and duplicate fields per ``validation``
-    (none: dropped silently, as for an in-process caller)."""
+    (none: dropped silently, as for an in-process caller). ``written``: as :func:`typed.decode`
+    takes it (the Go struct's unset fields as its encoder writes them)."""
     def wrap(error: str) -> BadRequest:
         return BadRequest(f"{kind} in version {json.dumps(version)} cannot be handled as a {kind}: {error}")
 
     strict = validation is not None and validation.checks
     try:
-        obj, errors = typed.decode(node, body, raw=validation.body if validation else None, strict=strict)
+        obj, errors = typed.decode(node, body, raw=validation.body if validation else None, strict=strict,
+                                   written=written)
     except typed.DecodeError as e:
         raise wrap(str(e)) from None
     if validation is not None:

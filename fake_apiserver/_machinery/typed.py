@@ -66,6 +66,7 @@ from fake_apiserver._machinery.gotypes import (
     PLAIN,
     Node,
     go_fields,
+    go_written,
     kind_node,
     patch_strategies,
     zero_value,
@@ -589,14 +590,17 @@ class _Walker:
 
 
 def decode(node: Node, body: Any, *, raw: bytes | None = None, strict: bool = False,
-           patch: Any = None) -> tuple[Obj, list[str]]:
+           patch: Any = None, written: bool = False) -> tuple[Obj, list[str]]:
     """Decode a JSON object into ``node`` as the real server's JSON decoder does: the object as
     Go would encode it back (unknown fields gone, nulls made zero values) and, with ``strict``,
     the strict decoding errors (unknown and duplicate fields) in document order. ``raw`` is the
     body's JSON text when there is one: it is needed to see repeated keys (and the text of a
     number in an error). :class:`DecodeError` for a value of the wrong type. ``patch`` (the merge
-    patch that made ``body`` from a stored object) limits the walk as for :func:`convert`."""
-    named = _named(node, body, strict) if patch is None else None
+    patch that made ``body`` from a stored object) limits the walk as for :func:`convert`.
+    ``written``: the object with what Go's encoder writes of the fields it leaves unset too
+    (:func:`~fake_apiserver._machinery.gotypes.go_written`), done once for the bodies of one
+    template."""
+    named = _named(node, body, strict, written) if patch is None else None
     if named is not None:
         slot, name = named
         if slot and slot[0] is not None:
@@ -616,6 +620,8 @@ def decode(node: Node, body: Any, *, raw: bytes | None = None, strict: bool = Fa
     if raw is not None and walker.keys != count_keys(raw) + _defaulted(body, raw):
         out, walker = _decode_raw(node, body, raw, strict)
         named = None
+    if written:
+        go_written(out, node)
     if named is not None:
         slot = named[0]
         if not slot:
@@ -625,7 +631,7 @@ def decode(node: Node, body: Any, *, raw: bytes | None = None, strict: bool = Fa
     return out, walker.errors
 
 
-def _named(node: Node, body: Any, strict: bool) -> tuple[list[Any], str] | None:
+def _named(node: Node, body: Any, strict: bool, written: bool) -> tuple[list[Any], str] | None:
     """The memo slot of a body's template (the body with its ``metadata.name`` made one) and the
     body's name; None for a body without a name, or that orjson does not write."""
     meta = body.get("metadata") if type(body) is dict else None
@@ -638,11 +644,11 @@ def _named(node: Node, body: Any, strict: bool) -> tuple[list[Any], str] | None:
         template = orjson.dumps({**body, "metadata": {**meta, "name": "-"}})
     except TypeError:  # orjson.JSONEncodeError
         return None
-    return _decoded_template(node, strict, template), name
+    return _decoded_template(node, strict, written, template), name
 
 
 @functools.lru_cache(maxsize=256)
-def _decoded_template(node: Node, strict: bool, template: bytes) -> list[Any]:
+def _decoded_template(node: Node, strict: bool, written: bool, template: bytes) -> list[Any]:
     """The decoding of the bodies of one template (a workload's pods, a benchmark's): a name is a
     string the decoder keeps as it is, so the bodies that differ in it alone decode alike but
     for it. Empty the first time a template is seen, a mark the second, then what the decoder

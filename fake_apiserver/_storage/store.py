@@ -553,10 +553,10 @@ class Store:
             stored = self._spec_by_key.get((spec.group, spec.resource))
             if spec.custom and stored is not None and stored.version != spec.version:
                 obj["apiVersion"] = stored.api_version  # None conversion: the storage version's
-        elif not decoded:
-            obj = decode_body(node, spec.kind, spec.version, obj, field_validation)
-        if node is not None:
-            go_written(obj, node, made_from)  # the Go struct's unset fields, as they are encoded
+        elif not decoded:  # the Go struct's unset fields, as they are encoded, written with it
+            obj = decode_body(node, spec.kind, spec.version, obj, field_validation, written=True)
+        else:
+            go_written(obj, node, made_from)
         meta = obj.setdefault("metadata", {})
         body_ns = meta.get("namespace") or ""
         if name is not None:

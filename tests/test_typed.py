@@ -394,3 +394,18 @@ def test_the_bodies_of_one_template_decode_and_are_written_as_each_alone() -> No
     assert "lastProbeTime" not in typed.decode(node, body("w5"))[0]["status"]["conditions"][0]
     written[2]["status"]["conditions"][0]["lastProbeTime"] = "changed"
     assert typed.decode(node, body("w6"), written=True)[0]["status"]["conditions"][0]["lastProbeTime"] is None
+
+
+def test_a_kept_decoding_parses_back_into_itself_or_is_kept_as_a_copy() -> None:
+    """The decoding kept for a template is its JSON text only where that text parses back into
+    the same values, of the same types; a NaN or an integer past 64 bits keeps a copy instead."""
+    from fake_apiserver._machinery import typed
+
+    plain = {"a": [1, 2.5, True, None, "x"], "b": {"c": -0.0, "d": 2**63 - 1}}
+    kept = typed._kept(plain)
+    assert isinstance(kept, bytes)
+    again = json.loads(kept)
+    assert again == plain and [type(v) for v in again["a"]] == [int, float, bool, type(None), str]
+    for odd in ({"a": float("nan")}, {"a": 2**70}):
+        copy = typed._kept(odd)
+        assert isinstance(copy, dict) and copy is not odd and repr(copy) == repr(odd)

@@ -419,6 +419,12 @@ def validate_pod_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[
 _SYSTEM_CONDITIONS = frozenset({"PodScheduled", "Ready", "Initialized"})
 
 
+def _section(obj: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    """``obj[key]`` when it is a map, else an empty one (``get_in`` one step at a time)."""
+    found = obj.get(key)
+    return found if type(found) is dict or isinstance(found, Mapping) else {}
+
+
 def validate_pod_status_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[FieldError]:
     """``ValidatePodStatusUpdate`` without the object-meta part.
 
@@ -428,20 +434,26 @@ def validate_pod_status_update(old: Mapping[str, Any], new: Mapping[str, Any]) -
     into the new object first, so through ``/status`` it cannot fire).
     """
     errors: list[FieldError] = []
-    for i, condition in enumerate(get_in(new, "status", "conditions") or []):
+    new_status, old_status = _section(new, "status"), _section(old, "status")
+    for i, condition in enumerate(new_status.get("conditions") or []):
         ctype = condition.get("type") or ""
         if ctype not in _SYSTEM_CONDITIONS:
             errors += qualified_name_errors(ctype, f"metadata.conditions[{i}].Type")
-    if (get_in(new, "spec", "nodeName") or "") != (get_in(old, "spec", "nodeName") or ""):
+    new_spec = _section(new, "spec")
+    if (new_spec.get("nodeName") or "") != (_section(old, "spec").get("nodeName") or ""):
         errors.append(FieldError.forbidden("status.nodeName", "may not be changed directly"))
-    nominated = get_in(new, "status", "nominatedNodeName") or ""
-    if nominated and nominated != (get_in(old, "status", "nominatedNodeName") or ""):
+    nominated = new_status.get("nominatedNodeName") or ""
+    if nominated and nominated != (old_status.get("nominatedNodeName") or ""):
         errors += invalid_each("status.nominatedNodeName", nominated, is_dns1123_subdomain(nominated))
-    new_qos, old_qos = get_in(new, "status", "qosClass") or "", get_in(old, "status", "qosClass") or ""
-    errors += immutable_errors(new_qos, old_qos, "status.qosClass")
-    claims = {c.get("name") for c in get_in(new, "spec", "resourceClaims") or []}
+    new_qos, old_qos = new_status.get("qosClass") or "", old_status.get("qosClass") or ""
+    if new_qos != old_qos:
+        errors += immutable_errors(new_qos, old_qos, "status.qosClass")
+    statuses = new_status.get("resourceClaimStatuses")
+    if not statuses:
+        return dedupe(errors) if errors else errors
+    claims = {c.get("name") for c in new_spec.get("resourceClaims") or []}
     seen: set[str] = set()
-    for i, status in enumerate(get_in(new, "status", "resourceClaimStatuses") or []):
+    for i, status in enumerate(statuses):
         path = f"status.resourceClaimStatuses[{i}].name"
         name = status.get("name") or ""
         if name not in claims:

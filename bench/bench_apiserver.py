@@ -40,6 +40,11 @@ run instead: etcd and kube-apiserver from ``$KUBEBUILDER_ASSETS`` (or ``--envtes
 ``default`` ServiceAccount first), and the fake then serves as that binary's release. The fake's per-request cost of
 decoding and validating the bodies it is sent (JSON parse, kind checks, typed decoding and field
 validation against the schemas) is measured in this process and printed below the table.
+
+``--rounds K`` drives each server K times, alternately (fake then real, then real then fake, ...),
+and sums each phase's requests, seconds and CPU seconds over the rounds: on a shared machine whose
+speed drifts over minutes, the fake driven first and the real after would each meet a different
+machine, where alternated rounds meet the same drift. Each round's ratio is printed too.
 """
 
 from __future__ import annotations
@@ -490,7 +495,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--real-envtest", action="store_true",
                         help="start etcd and kube-apiserver from the envtest assets and drive them in the same run")
     parser.add_argument("--envtest-assets", type=Path, default=None, help="default: $KUBEBUILDER_ASSETS")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="drive the fake and the real server this many times each, alternately, and sum each "
+                             "phase's figures (default 1)")
     args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error(f"--rounds: at least 1, got {args.rounds}")
     if args.real_kubeconfig is not None and not args.real_kubeconfig.is_file():
         parser.error(f"--real-kubeconfig: no such file: {args.real_kubeconfig}")
     if args.real_envtest and args.real_kubeconfig is not None:
@@ -508,6 +518,17 @@ def main(argv: list[str] | None = None) -> int:
             _run(_default_service_account(*_real_server(args.real_kubeconfig)))
             release = _envtest_release(assets)
         return _bench(args, release)
+
+
+def _summed(rounds: list[list[Result]]) -> list[Result]:
+    """Each phase's figures over every round: its requests, seconds and CPU seconds added up."""
+    summed: dict[str, Result] = {}
+    for results in rounds:
+        for r in results:
+            s = summed.get(r.name)
+            summed[r.name] = r if s is None else Result(r.name, r.unit, s.count + r.count, s.seconds + r.seconds,
+                                                        s.server_cpu + r.server_cpu, s.client_cpu + r.client_cpu)
+    return list(summed.values())
 
 
 def _envtest_release(assets: Path) -> str | None:
@@ -528,6 +549,11 @@ async def _default_service_account(url: str, headers: dict[str, str], verify_tls
 
 def _bench(args: argparse.Namespace, release: str | None) -> int:
     proc: subprocess.Popen[str] | None = None
+    fake_rounds: list[list[Result]] = []
+    real_rounds: list[list[Result]] = []
+    labels: list[str] = []
+    real_url, headers, verify = _real_server(args.real_kubeconfig) if args.real_kubeconfig is not None \
+        else ("", {}, True)
     with tempfile.TemporaryDirectory() as tmp:
         if args.url:
             url, pid = args.url, None
@@ -535,28 +561,47 @@ def _bench(args: argparse.Namespace, release: str | None) -> int:
             proc, url = _start_server(Path(tmp) / "kubeconfig", args.profile, args.server_loop, release)
             pid = proc.pid
         try:
-            results = _run(run_bench(url, pid, args.pods, args.gets, args.patches, args.writes, floor=args.floor))
+            for r in range(args.rounds):
+                last = r == args.rounds - 1
+                prefix = "bench" if args.rounds == 1 else f"bench{r}"
+
+                def drive_fake() -> None:
+                    fake_rounds.append(_run(run_bench(url, pid, args.pods, args.gets, args.patches,
+                                                      args.writes if last else 0, floor=args.floor, prefix=prefix)))
+
+                def drive_real() -> None:
+                    labels.append(f"bench-{os.getpid()}-{int(time.time())}-{r}")
+                    real_rounds.append(_run(run_bench(real_url, None, args.pods, args.gets, args.patches, 0,
+                                                      headers=headers, verify_tls=verify, prefix=labels[-1],
+                                                      floor=args.floor)))
+
+                # alternated, so that the machine's speed drifting during the run weighs on both alike
+                for step in ((drive_fake, drive_real) if r % 2 == 0 else (drive_real, drive_fake)) if real_url \
+                        else (drive_fake,):
+                    step()
         finally:
             if proc is not None:
                 proc.send_signal(signal.SIGTERM)
                 proc.wait(30)
-    real: list[Result] | None = None
-    if args.real_kubeconfig is not None:
-        real_url, headers, verify = _real_server(args.real_kubeconfig)
-        label = f"bench-{os.getpid()}-{int(time.time())}"
-        try:
-            real = _run(run_bench(real_url, None, args.pods, args.gets, args.patches, 0,
-                                  headers=headers, verify_tls=verify, prefix=label, floor=args.floor))
-        finally:
-            _run(_delete_pods(real_url, headers, verify, label))
+            for label in labels:
+                _run(_delete_pods(real_url, headers, verify, label))
+    results = _summed(fake_rounds)
+    real = _summed(real_rounds) if real_rounds else None
     server = url if args.url else f"schedharness serve --loop {args.server_loop}, journal on"
     if release is not None:
         server += f", serving as {release}"
+    rounds = f"; {args.rounds} rounds, each phase's figures summed over them" if args.rounds > 1 else ""
     print(f"{server}; {CONCURRENCY} concurrent clients on {_run.__module__.split('.')[0]}; "
-          f"Python {sys.version.split()[0]}; {os.cpu_count()} CPUs")
+          f"Python {sys.version.split()[0]}; {os.cpu_count()} CPUs{rounds}")
     print(format_table(results, real))
+    if real is not None and args.rounds > 1:
+        print("\nthe ratio of each round (fake and real driven one after the other, their order alternating):")
+        for name in [r.name for r in real]:
+            ratios = [next(f.rate for f in fr if f.name == name) / next(x.rate for x in rr if x.name == name)
+                      for fr, rr in zip(fake_rounds, real_rounds)]
+            print(f"  {name}: " + " ".join(f"{ratio:.2f}x" for ratio in ratios))
     if real is not None:
-        print(f"\nreal kube-apiserver at {_real_server(args.real_kubeconfig)[0]}, driven the same way:")
+        print(f"\nreal kube-apiserver at {real_url}, driven the same way:")
         print(format_table(real, compare=False))
     print("\nthe fake's decoding and validation per request (in this process):")
     for name, micros in decode_costs():

@@ -48,3 +48,14 @@ def test_a_wire_keeps_its_connection_across_requests_and_reads_each_answer_whole
     assert statuses == [200, 200, 200, 404]
     assert connections == 1
     assert body.endswith(b'"code":404}\n')
+
+
+def test_rounds_are_summed_phase_by_phase_in_their_order() -> None:
+    from bench_apiserver import Result, _summed
+
+    rounds = [[Result("create pod", "req/s", 10, 2.0, 1.5, 0.5), Result("GET pod", "req/s", 40, 1.0, 0.9, 0.3)],
+              [Result("create pod", "req/s", 30, 2.0, 1.9, 0.7), Result("GET pod", "req/s", 20, 3.0, 2.1, 0.1)]]
+    summed = _summed(rounds)
+    assert [(r.name, r.count, r.seconds, round(r.server_cpu, 6), round(r.client_cpu, 6)) for r in summed] == [
+        ("create pod", 40, 4.0, 3.4, 1.2), ("GET pod", 60, 4.0, 3.0, 0.4)]
+    assert [r.rate for r in summed] == [10.0, 15.0]  # the requests of all rounds over their seconds

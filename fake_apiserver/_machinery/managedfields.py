@@ -164,6 +164,8 @@ def encode_managed_fields(entries: Sequence[ManagedEntry], unstructured: bool = 
 
 def _cap(entries: list[ManagedEntry]) -> list[ManagedEntry]:
     """At most :data:`MAX_UPDATE_MANAGERS` Update entries: the oldest fold into ``ancient-changes``."""
+    if len(entries) <= MAX_UPDATE_MANAGERS:  # so are their Update entries
+        return entries
     updates = sorted((e for e in entries if e.operation == "Update"),
                      key=lambda e: (_seconds(e.time), e.manager, e.api_version, e.subresource))
     if len(updates) <= MAX_UPDATE_MANAGERS:
@@ -287,12 +289,12 @@ def update_managed_fields(managed: Sequence[Mapping[str, Any]] | None, old: Any,
         if entry.fields:
             kept.append(entry)
     if gained:
-        me = ManagedEntry(manager, "Update", api_version, time, gained, subresource)
+        identity = (manager, "Update", api_version, subresource)  # ManagedEntry.identity of an Update
         for entry in kept:
-            if entry.identity == me.identity:
+            if entry.identity == identity:
                 entry.fields, entry.time = entry.fields.union(gained), time
                 break
         else:
-            kept.append(me)
+            kept.append(ManagedEntry(manager, "Update", api_version, time, gained, subresource))
         kept = _cap(kept)
     return encode_managed_fields(kept, unstructured)

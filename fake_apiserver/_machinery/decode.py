@@ -439,15 +439,20 @@ def dry_run_errors(dry_run: list[str]) -> list[FieldError]:
     return [FieldError.not_supported("dryRun", GoJSON(json.dumps(dry_run, separators=(",", ":"))), _DRY_RUN_VALUES)]
 
 
+_APPLY_TYPES = ("application/apply-patch+yaml", "application/apply-patch+cbor")
+
+
 def validate_write_options(kind: str, query: Mapping[str, str], *, patch_type: str = "") -> bool:
     """``ValidateCreateOptions``/``ValidateUpdateOptions``/``ValidatePatchOptions`` on the query
     (``kind`` is ``CreateOptions``, ``UpdateOptions`` or ``PatchOptions``), raised as the
     handlers do: 422 on ``<kind>.meta.k8s.io``. Returns whether the request is a dry run."""
+    if not query and patch_type not in _APPLY_TYPES:  # no option given: none can be wrong (most writes)
+        return False
     errors: list[FieldError] = []
     manager_values = query_values(query, "fieldManager")
     manager = manager_values[0] if manager_values else ""
     if kind == "PatchOptions":
-        if patch_type in ("application/apply-patch+yaml", "application/apply-patch+cbor"):
+        if patch_type in _APPLY_TYPES:
             if not manager:
                 errors.append(FieldError.required("fieldManager", "is required for apply patch"))
         elif "force" in query:

@@ -213,3 +213,22 @@ def test_a_write_through_status_is_stored_in_go_order_with_the_stored_spec(body_
     patched = store.patch(pods, "default", "p", b'{"status":{"phase":"Succeeded"}}', SMP, subresource="status")
     assert list(patched)[:5] == ["kind", "apiVersion", "metadata", "spec", "status"]
     assert patched["spec"] is created["spec"]
+
+
+def test_a_patch_result_is_defaulted_unless_it_shares_the_stored_spec() -> None:
+    """A pod's defaults write in its spec alone: a patch that leaves the spec shared with the
+    stored pod (defaulted when it was written) is not defaulted again, one that makes a new spec
+    is, so a default a JSON patch removes comes back as the decoder's defaulting puts it back."""
+    pods = by_resource("", "v1", "pods")
+    assert pods is not None
+    store = Store()
+    created = store.create(pods, "default", pod_manifest("p"))
+    assert created["spec"]["dnsPolicy"] == "ClusterFirst"
+    labelled = store.patch(pods, "default", "p", b'{"metadata":{"labels":{"tier":"x"}}}', SMP)
+    assert labelled["spec"] is created["spec"]
+    status = store.patch(pods, "default", "p", b'{"status":{"phase":"Running"}}', SMP, subresource="status")
+    assert status["spec"] is created["spec"]
+    removed = store.patch(pods, "default", "p", b'[{"op":"remove","path":"/spec/dnsPolicy"}]',
+                          "application/json-patch+json")
+    assert removed["spec"]["dnsPolicy"] == "ClusterFirst"  # put back: the write changes nothing, and is none
+    assert removed["metadata"]["resourceVersion"] == status["metadata"]["resourceVersion"]

@@ -156,6 +156,11 @@ class Strategy:
         kind that is not deleted gracefully (every kind but pods)."""
         return None
 
+    #: The top-level fields :meth:`default` writes in, when it writes in no others (``None``: not
+    #: told). A patch's result that shares all of them with the stored object it was made from
+    #: is defaulted already (the stored one was, and defaults are idempotent).
+    defaults_in: tuple[str, ...] | None = None
+
     def default(self, obj: Obj) -> None:
         """The scheme's defaults (``SetDefaults_<Kind>``), which decoding applies to every body:
         the store runs this right after decoding a create, update or patch, before the request's

@@ -157,6 +157,7 @@ class PodStrategy(Strategy):
     (``DropDisabledPodFields``, :mod:`~fake_apiserver._registry.dropdisabled`)."""
 
     status_keeps_meta = ("ownerReferences",)  # "old kubelets corrupt them" (podStatusStrategy)
+    defaults_in = ("spec",)  # default_pod's
 
     def default(self, obj: Obj) -> None:
         default_pod(obj)

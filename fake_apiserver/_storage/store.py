@@ -573,7 +573,9 @@ class Store:
             meta["namespace"] = namespace or body_ns
         else:
             meta.pop("namespace", None)
-        self._strategy(spec).default(obj)  # the decoder defaults every body
+        strategy = self._strategy(spec)
+        if not _defaulted_already(strategy.defaults_in, obj, made_from):
+            strategy.default(obj)  # the decoder defaults every body
         return obj
 
     # ------------------------------------------------------------------ reads
@@ -1183,6 +1185,18 @@ def _ordered(obj: Obj) -> Obj:
     if isinstance(out.get("metadata"), dict):
         out["metadata"] = in_order(out["metadata"], _META_ORDER)
     return out
+
+
+def _defaulted_already(defaults_in: tuple[str, ...] | None, obj: Obj, made_from: Obj | None) -> bool:
+    """Whether ``obj`` shares with the stored object it was made from every top-level map its
+    kind's defaults write in (:attr:`Strategy.defaults_in`): the stored one was defaulted."""
+    if defaults_in is None or made_from is None:
+        return False
+    for key in defaults_in:
+        value = obj.get(key)
+        if type(value) is not dict or value is not made_from.get(key):
+            return False
+    return True
 
 
 def _copy_meta(src: Obj, dst: Obj, key: str) -> None:

@@ -33,16 +33,16 @@ __all__ = [
     "MAX_BODY_BYTES",
     "AdminRequest",
     "AdminRoute",
+    "Chain",
     "Handler",
     "HttpRequest",
     "Interceptor",
     "Lookup",
     "RequestInfo",
     "answered",
+    "chain_of",
     "media_type",
     "read_request",
-    "Chain",
-    "chain_of",
     "run_chain",
 ]
 

@@ -617,8 +617,7 @@ def compare(old: Any, new: Any, ftype: FieldType, prune: FieldSet | None = None)
                 if before is not after and not (type(before) is type(after) and type(before) in _LEAVES
                                                  and before == after):
                     walk(before, after, elem, path + (element,))
-        elif ((kind == "map" and not t.atomic) or kind == "deduced") and (lhs_type is dict or type(rhs) is dict
-                                                                           or isinstance(lhs, dict) or isinstance(rhs, dict)) \
+        elif ((kind == "map" and not t.atomic) or kind == "deduced") and (isinstance(lhs, dict) or isinstance(rhs, dict)) \
                 and not (_empty(lhs) and _empty(rhs)):
             old_map: dict[str, Any] = lhs if isinstance(lhs, dict) else {}
             new_map: dict[str, Any] = rhs if isinstance(rhs, dict) else {}

@@ -57,9 +57,6 @@ def loads(data: bytes, fallback: Callable[[bytes], Any] = json.loads) -> Any:
     return fallback(data)
 
 
-_POSITIONS: dict[tuple[str, ...], dict[str, int]] = {}  # in_order's: each order's keys by position
-
-
 def json_copy(value: Any) -> Any:
     """A deep copy of a JSON value."""
     if type(value) is dict:
@@ -263,6 +260,9 @@ def go_syntax_error(data: bytes) -> str | None:
         else:
             return bad(i, "looking for beginning of value")
         i, expecting = i + 1, "end"
+
+
+_POSITIONS: dict[tuple[str, ...], dict[str, int]] = {}  # in_order's: each order's keys by position
 
 
 def in_order(obj: dict[str, Any], order: tuple[str, ...]) -> dict[str, Any]:

@@ -143,7 +143,7 @@ def _entry(**values: Any) -> JournalEntry:
     state = entry.__dict__
     state.update(_DEFAULTS)
     state.update(values)
-    if "_raw_body" in values:  # decoded when first read (JournalEntry.__getattr__)
+    if "_raw_body" in values:  # decoded when first read (_DecodedWhenRead)
         del state["body"]
     return entry
 
@@ -282,13 +282,17 @@ class Journal:
         entries = self._entries
         left, i = min(self._records, len(entries)), len(entries)
         self._records = 0
+        if isinstance(entries, deque):  # no reader appends to a window: its records are its tail,
+            tail = [entries.pop() for _ in range(left)]  # taken off and put back (a deque's middle indexes slowly)
+            entries.extend(_made(r) if type(r) is tuple else r for r in reversed(tail))
+            return cast("deque[JournalEntry]", entries)
         while left and i:
             i -= 1
             record = entries[i]
             if type(record) is tuple:
                 entries[i] = _made(record)
                 left -= 1
-        return cast("list[JournalEntry] | deque[JournalEntry]", entries)
+        return cast("list[JournalEntry]", entries)
 
     @property
     def entries(self) -> list[JournalEntry]:

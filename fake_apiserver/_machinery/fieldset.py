@@ -573,37 +573,51 @@ def compare(old: Any, new: Any, ftype: FieldType, prune: FieldSet | None = None)
     out the paths of ``prune`` and everything below them (as :meth:`FieldSet.without_subtrees` of
     the result would, without walking them). Containers that are the same JSON on both sides hold
     no change and are not walked."""
-    out = Comparison()
-    pruned = prune.paths if prune else frozenset()
+    walk = _Walk(prune.paths if prune else frozenset())
+    walk.walk(old, new, ftype, ())
+    return walk.out
 
-    def added(rhs: Any, t: FieldType, path: Path) -> None:
+
+_field = PathElement.field
+
+
+class _Walk:
+    """One comparison's walk: methods rather than nested functions, which would refer to each
+    other through their closures and so leave a cycle for the garbage collector per comparison
+    (a status PATCH's only one)."""
+
+    __slots__ = ("out", "pruned")
+
+    def __init__(self, pruned: frozenset[Path]) -> None:
+        self.out = Comparison()
+        self.pruned = pruned
+
+    def added(self, rhs: Any, t: FieldType, path: Path) -> None:
         """``walk(_MISSING, rhs, t, path)``: a subtree the old side lacks, every path of it added,
         with nothing to compare."""
-        if pruned and path in pruned:
+        if self.pruned and path in self.pruned:
             return
         kind = t.kind
         if kind == "list" and t.relation != "atomic" and not _empty(rhs):
             elem = t.elem or DEDUCED
             for element, item in _index(t, rhs).items():
-                added(item, elem, path + (element,))
+                self.added(item, elem, path + (element,))
         elif ((kind == "map" and not t.atomic) or kind == "deduced") and isinstance(rhs, dict) and rhs:
             for key, value in rhs.items():
                 child = t.child(key)
                 if child is not None:
-                    added(value, child, path + (PathElement.field(key),))
+                    self.added(value, child, path + (_field(key),))
         else:
-            out.added.add(path)
+            self.out.added.add(path)
             return
         if path:
-            out.added.add(path)
+            self.out.added.add(path)
 
-    field = PathElement.field
-
-    def walk(lhs: Any, rhs: Any, t: FieldType, path: Path) -> None:
+    def walk(self, lhs: Any, rhs: Any, t: FieldType, path: Path) -> None:
         if lhs is _MISSING and rhs is not _MISSING:
-            added(rhs, t, path)
+            self.added(rhs, t, path)
             return
-        if pruned and path in pruned:
+        if self.pruned and path in self.pruned:
             return
         kind = t.kind
         lhs_type = type(lhs)
@@ -616,7 +630,7 @@ def compare(old: Any, new: Any, ftype: FieldType, prune: FieldSet | None = None)
                 before, after = old_items.get(element, _MISSING), new_items.get(element, _MISSING)
                 if before is not after and not (type(before) is type(after) and type(before) in _LEAVES
                                                  and before == after):
-                    walk(before, after, elem, path + (element,))
+                    self.walk(before, after, elem, path + (element,))
         elif ((kind == "map" and not t.atomic) or kind == "deduced") and (isinstance(lhs, dict) or isinstance(rhs, dict)) \
                 and not (_empty(lhs) and _empty(rhs)):
             old_map: dict[str, Any] = lhs if isinstance(lhs, dict) else {}
@@ -634,28 +648,25 @@ def compare(old: Any, new: Any, ftype: FieldType, prune: FieldSet | None = None)
                         continue  # the same value holds no change, whatever its type
                 child = fields.get(key, other) if fields is not None else other
                 if child is not None:  # else a field the schema does not declare: pruned before it gets here
-                    walk(before, after, child, path + (field(key),))
+                    self.walk(before, after, child, path + (_field(key),))
             if kept != len(new_map):
                 for key, after in new_map.items():
                     if key not in old_map:
                         child = fields.get(key, other) if fields is not None else other
                         if child is not None:
-                            walk(_MISSING, after, child, path + (field(key),))
+                            self.walk(_MISSING, after, child, path + (_field(key),))
         else:
             if lhs is _MISSING:
-                out.added.add(path)
+                self.out.added.add(path)
             elif rhs is _MISSING:
-                out.removed.add(path)
+                self.out.removed.add(path)
             elif not _json_equal(lhs, rhs):
-                out.modified.add(path)
+                self.out.modified.add(path)
             return
         if path and lhs is _MISSING:
-            out.added.add(path)
+            self.out.added.add(path)
         elif path and rhs is _MISSING:
-            out.removed.add(path)
-
-    walk(old, new, ftype, ())
-    return out
+            self.out.removed.add(path)
 
 
 def fieldset_of(value: Any, ftype: FieldType) -> FieldSet:

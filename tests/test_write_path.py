@@ -20,9 +20,22 @@ from typing import Any
 import pytest
 from test_managedfields import RECORDED, pod_manifest
 
-from fake_apiserver._machinery.fieldset import DEDUCED, builtin_type, compare, zero_object
+from fake_apiserver._machinery import managedfields
+from fake_apiserver._machinery.fieldset import (
+    DEDUCED,
+    FieldSet,
+    builtin_type,
+    compare,
+    path_of,
+    zero_object,
+)
 from fake_apiserver._machinery.jsonutil import copy_stored
-from fake_apiserver._machinery.managedfields import update_managed_fields
+from fake_apiserver._machinery.managedfields import (
+    ManagedEntry,
+    decode_managed_fields,
+    encode_managed_fields,
+    update_managed_fields,
+)
 from fake_apiserver._machinery.patch import keeps_managed_fields
 from fake_apiserver._registry.kinds import by_resource
 from fake_apiserver._registry.resetfields import reset_fields
@@ -276,3 +289,47 @@ def test_writes_leave_no_cycles_for_the_garbage_collector() -> None:
         gc.set_debug(0)
         gc.garbage.clear()
         gc.enable()
+
+
+def test_an_entry_nothing_changed_is_written_back_as_the_same_dict() -> None:
+    """The entries a write reads are known by identity from the write that encoded them: one the
+    write leaves as it was is the same dict in the new object, one it changes is new, and both
+    read as a fresh decoding of their JSON reads."""
+    pods = by_resource("", "v1", "pods")
+    assert pods is not None
+    store = Store()
+    store.create(pods, "default", pod_manifest("p"))
+
+    def status(message: str) -> dict[str, Any]:
+        condition = {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message}
+        body = json.dumps({"status": {"conditions": [condition]}}).encode()
+        return store.patch(pods, "default", "p", body, SMP, subresource="status")
+
+    first, second = status("one"), status("two")
+    labelled = store.patch(pods, "default", "p", b'{"metadata":{"labels":{"tier":"x"}}}', SMP)
+    main_entry = {e.get("subresource", ""): e for e in first["metadata"]["managedFields"]}[""]
+    assert {e.get("subresource", ""): e for e in second["metadata"]["managedFields"]}[""] is main_entry
+    changed = {e.get("subresource", ""): e for e in labelled["metadata"]["managedFields"]}[""]
+    assert changed is not main_entry and "f:tier" in changed["fieldsV1"]["f:metadata"]["f:labels"]
+    for obj in (first, second, labelled):
+        entries = obj["metadata"]["managedFields"]
+        assert encode_managed_fields(decode_managed_fields(json.loads(json.dumps(entries)))) == entries
+
+
+def test_a_dict_equal_to_a_known_entry_is_read_afresh() -> None:
+    """An entry a body sends is read from its own keys, even when an entry encoded before was equal
+    to it and has since been changed in the body's copy."""
+    fields = FieldSet([path_of("metadata", "labels", "a")])
+    (known,) = encode_managed_fields([ManagedEntry("m", "Update", "v1", "2026-01-01T00:00:00Z", fields)])
+    sent = json.loads(json.dumps(known))
+    sent["manager"] = "other"
+    (entry,) = decode_managed_fields([sent])
+    assert entry.manager == "other"
+    assert encode_managed_fields([entry]) == [sent] and encode_managed_fields([entry])[0] is not sent
+
+
+def test_the_known_entries_are_bounded() -> None:
+    fields = FieldSet([path_of("data", "k")])
+    for i in range(managedfields._KNOWN_SIZE + 10):
+        encode_managed_fields([ManagedEntry(f"m{i}", "Update", "v1", None, fields)])
+    assert len(managedfields._known) <= managedfields._KNOWN_SIZE

@@ -231,6 +231,8 @@ class FieldSet:
         return f"FieldSet({json.dumps(self.to_fields_v1())})"
 
     def union(self, *others: FieldSet) -> FieldSet:
+        if len(others) == 1 and others[0].paths <= self.paths:
+            return self  # unchanged: an entry keeps its encoded fieldsV1
         return FieldSet(self.paths.union(*(o.paths for o in others)))
 
     def difference(self, other: FieldSet) -> FieldSet:

@@ -88,10 +88,12 @@ class ManagedEntry:
     time: str | None
     fields: FieldSet
     subresource: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)  # a fieldsType other than FieldsV1, kept as is
     #: the ``fieldsV1`` the entry was decoded from, and the set it held: encoding an entry whose
     #: set is still that one reuses it rather than writing it again
     decoded: tuple[FieldSet, dict[str, Any]] | None = field(default=None, compare=False, repr=False)
+    #: the entry as :meth:`encode` wrote it (and whether for an unstructured object), when it was
+    #: decoded from that very dict: written back as it is while nothing in the entry changed
+    written: tuple[dict[str, Any], bool] | None = field(default=None, compare=False, repr=False)
 
     @property
     def identity(self) -> tuple[str, str, str, str]:
@@ -100,7 +102,11 @@ class ManagedEntry:
 
     def encode(self, unstructured: bool = False) -> dict[str, Any]:
         """The entry as JSON: keys in the Go struct's order, or sorted (fieldsV1's too) for an
-        unstructured object (a custom resource), whose maps Go writes sorted by key."""
+        unstructured object (a custom resource), whose maps Go writes sorted by key. Treat it as
+        read-only: it may be the dict the entry was decoded from, and is kept to be known again."""
+        written = self.written
+        if written is not None and written[1] == unstructured and self._same_as(written[0]):
+            return written[0]
         out: dict[str, Any] = {"manager": self.manager, "operation": self.operation,
                                "apiVersion": self.api_version}
         if self.time is not None:
@@ -110,7 +116,32 @@ class ManagedEntry:
         out["fieldsV1"] = self.decoded[1] if reused and self.decoded is not None else self.fields.to_fields_v1()
         if self.subresource:
             out["subresource"] = self.subresource
-        return _sorted_keys(out) if unstructured else out
+        out = _sorted_keys(out) if unstructured else out
+        _remember(out, self, unstructured)
+        return out
+
+    def _same_as(self, written: dict[str, Any]) -> bool:
+        """Whether ``written`` (this entry's own encoding, once) still says what the entry says."""
+        return (self.decoded is not None and self.decoded[0] == self.fields and self.time == written.get("time")
+                and self.manager == written["manager"] and self.operation == written["operation"]
+                and self.api_version == written["apiVersion"] and self.subresource == written.get("subresource", ""))
+
+
+# A write reads the managedFields entries of the stored object, which the write before it encoded:
+# the entries encoded are kept by identity (the dict itself is held, so its id names no other
+# object while kept) with what they decode to, so reading one again costs a lookup, and one that
+# nothing changed is written back as the same dict. Entries only ever come from here or from a
+# request's body, whose dicts are new, and a stored object is never changed in place.
+_KNOWN_SIZE = 4096
+_known: dict[int, tuple[dict[str, Any], ManagedEntry]] = {}
+
+
+def _remember(out: dict[str, Any], entry: ManagedEntry, unstructured: bool) -> None:
+    if len(_known) >= _KNOWN_SIZE:
+        del _known[next(iter(_known))]  # the oldest
+    fields_v1 = out["fieldsV1"]
+    _known[id(out)] = (out, ManagedEntry(entry.manager, entry.operation, entry.api_version, entry.time, entry.fields,
+                                         entry.subresource, (entry.fields, fields_v1), (out, unstructured)))
 
 
 def _sorted_keys(value: Any) -> Any:
@@ -123,6 +154,12 @@ def decode_managed_fields(entries: Sequence[Mapping[str, Any]] | None) -> list[M
     """The entries of ``metadata.managedFields``; ValueError for one that cannot be read."""
     out: list[ManagedEntry] = []
     for raw in entries or ():
+        known = _known.get(id(raw))
+        if known is not None and known[0] is raw:
+            e = known[1]
+            out.append(ManagedEntry(e.manager, e.operation, e.api_version, e.time, e.fields, e.subresource,
+                                    e.decoded, e.written))
+            continue
         if raw.get("fieldsType", FIELDS_TYPE) != FIELDS_TYPE:
             raise ValueError(f"invalid fieldsType {raw.get('fieldsType')!r}")
         fields_v1 = raw.get("fieldsV1") or {}

@@ -24,8 +24,10 @@ from fake_apiserver._machinery import managedfields
 from fake_apiserver._machinery.fieldset import (
     DEDUCED,
     FieldSet,
+    _index,
     builtin_type,
     compare,
+    item_element,
     path_of,
     zero_object,
 )
@@ -333,3 +335,23 @@ def test_the_known_entries_are_bounded() -> None:
     for i in range(managedfields._KNOWN_SIZE + 10):
         encode_managed_fields([ManagedEntry(f"m{i}", "Update", "v1", None, fields)])
     assert len(managedfields._known) <= managedfields._KNOWN_SIZE
+
+
+@pytest.mark.parametrize("items", [
+    [{"type": "Ready"}, {"type": "PodScheduled"}],
+    [{"type": "Ready", "status": "True"}, {"type": "Ready", "status": "False"}],  # a repeated key counts once
+    [{"type": "Ready"}, {"status": "True"}],  # an item without its key
+    [{"type": "Ready"}, {"type": 3}],  # a key that is no text
+    [{"type": "Ready"}, "not a map"],
+    [],
+])
+def test_a_list_indexed_by_its_one_key_is_indexed_as_item_by_item(items: list[Any]) -> None:
+    conditions = builtin_type("", "v1", "Pod").child("status").child("conditions")
+    assert conditions is not None and conditions.keys == ("type",)
+    by_item: dict[Any, Any] = {}
+    for i, item in enumerate(items):
+        element = item_element(conditions, i, item)
+        if element is not None and element not in by_item:
+            by_item[element] = item
+    indexed = _index(conditions, items)
+    assert list(indexed) == list(by_item) and all(indexed[e] is by_item[e] for e in by_item)

@@ -532,6 +532,19 @@ def item_element(ftype: FieldType, index: int, item: Any) -> PathElement | None:
 def _index(ftype: FieldType, items: Any) -> dict[PathElement, Any]:
     out: dict[PathElement, Any] = {}
     if isinstance(items, list):
+        keys = ftype.keys
+        if ftype.relation == "map" and len(keys) == 1:  # a condition's type, a container's name
+            key = keys[0]
+            for item in items:
+                value = item.get(key) if type(item) is dict else None
+                if type(value) is not str:
+                    break  # absent, defaulted or not text: item_element's way, from the start
+                keyed = _scalar_key(((key, str, value),))
+                if keyed not in out:
+                    out[keyed] = item
+            else:
+                return out
+            out.clear()
         for i, item in enumerate(items):
             element = item_element(ftype, i, item)
             if element is not None and element not in out:  # a repeated item counts once

@@ -133,15 +133,15 @@ class ManagedEntry:
 # nothing changed is written back as the same dict. Entries only ever come from here or from a
 # request's body, whose dicts are new, and a stored object is never changed in place.
 _KNOWN_SIZE = 4096
-_known: dict[int, tuple[dict[str, Any], ManagedEntry]] = {}
+_Known = tuple[dict[str, Any], str, str, str, "str | None", FieldSet, str, dict[str, Any], bool]
+_known: dict[int, _Known] = {}
 
 
 def _remember(out: dict[str, Any], entry: ManagedEntry, unstructured: bool) -> None:
     if len(_known) >= _KNOWN_SIZE:
         del _known[next(iter(_known))]  # the oldest
-    fields_v1 = out["fieldsV1"]
-    _known[id(out)] = (out, ManagedEntry(entry.manager, entry.operation, entry.api_version, entry.time, entry.fields,
-                                         entry.subresource, (entry.fields, fields_v1), (out, unstructured)))
+    _known[id(out)] = (out, entry.manager, entry.operation, entry.api_version, entry.time, entry.fields,
+                       entry.subresource, out["fieldsV1"], unstructured)
 
 
 def _sorted_keys(value: Any) -> Any:
@@ -156,9 +156,9 @@ def decode_managed_fields(entries: Sequence[Mapping[str, Any]] | None) -> list[M
     for raw in entries or ():
         known = _known.get(id(raw))
         if known is not None and known[0] is raw:
-            e = known[1]
-            out.append(ManagedEntry(e.manager, e.operation, e.api_version, e.time, e.fields, e.subresource,
-                                    e.decoded, e.written))
+            _, manager, operation, api_version, time, fields, subresource, fields_v1, unstructured = known
+            out.append(ManagedEntry(manager, operation, api_version, time, fields, subresource, (fields, fields_v1),
+                                    (raw, unstructured)))
             continue
         if raw.get("fieldsType", FIELDS_TYPE) != FIELDS_TYPE:
             raise ValueError(f"invalid fieldsType {raw.get('fieldsType')!r}")

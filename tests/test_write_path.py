@@ -21,6 +21,7 @@ import pytest
 from test_managedfields import RECORDED, pod_manifest
 
 from fake_apiserver._machinery import managedfields
+from fake_apiserver._machinery.clock import SystemClock, format_time, parse_time
 from fake_apiserver._machinery.fieldset import (
     DEDUCED,
     FieldSet,
@@ -355,3 +356,13 @@ def test_a_list_indexed_by_its_one_key_is_indexed_as_item_by_item(items: list[An
             by_item[element] = item
     indexed = _index(conditions, items)
     assert list(indexed) == list(by_item) and all(indexed[e] is by_item[e] for e in by_item)
+
+
+def test_the_system_clock_writes_the_time_as_format_time_does() -> None:
+    clock = SystemClock()
+    for _ in range(3):
+        before = format_time(clock.now())
+        text = clock.now_text()
+        after = format_time(clock.now())
+        assert text in (before, after)
+        assert parse_time(text).replace(microsecond=0) == parse_time(text)  # whole seconds, UTC

@@ -8,6 +8,7 @@ run; :class:`SystemClock` is the real one, for ``schedharness serve`` and real-t
 
 from __future__ import annotations
 
+import time
 from datetime import datetime, timezone
 from typing import Protocol
 
@@ -23,8 +24,23 @@ class Clock(Protocol):
 class SystemClock:
     """Real wall time."""
 
+    __slots__ = ("_second", "_text")
+
+    def __init__(self) -> None:
+        self._second = -1
+        self._text = ""
+
     def now(self) -> datetime:
         return datetime.now(timezone.utc)
+
+    def now_text(self) -> str:
+        """``format_time(self.now())``, from the seconds since the epoch (a second's text made once):
+        a write stamps a time or two, and a datetime costs several times more to make and read."""
+        second = int(time.time())
+        if second != self._second:
+            self._text = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second))
+            self._second = second
+        return self._text
 
 
 def format_time(t: datetime) -> str:

@@ -316,7 +316,10 @@ class Store:
         return self._caches[(spec.group, spec.resource)]
 
     def _now(self) -> str:
-        return format_time(self.clock.now())
+        clock = self.clock
+        if type(clock) is SystemClock:
+            return clock.now_text()
+        return format_time(clock.now())
 
     def now(self) -> str:
         """The time of a write now (``metav1.Time``, seconds), as the store stamps it."""

@@ -26,6 +26,7 @@ from fake_apiserver._machinery.fieldset import (
     DEDUCED,
     FieldSet,
     _index,
+    _same,
     builtin_type,
     compare,
     item_element,
@@ -366,3 +367,21 @@ def test_the_system_clock_writes_the_time_as_format_time_does() -> None:
         after = format_time(clock.now())
         assert text in (before, after)
         assert parse_time(text).replace(microsecond=0) == parse_time(text)  # whole seconds, UTC
+
+
+_SHARED = {"app": "x"}
+
+
+@pytest.mark.parametrize("lhs, rhs", [
+    ({"a": "x", "l": _SHARED}, {"a": "".join(["x"]), "l": _SHARED}),  # an equal text, a shared map
+    ({"a": 1, "b": True}, {"a": 1, "b": True}),
+    ({"a": 1}, {"a": True}),  # equal in Python, not in JSON
+    ({"a": 1}, {"a": 1.0}),
+    ({"a": 0.0}, {"a": -0.0}),
+    ({"a": {"b": 1}}, {"a": {"b": True}}),  # equal maps below, not the same JSON
+    ({"a": [1, 2]}, {"a": [1, 2]}),
+    ([1, {"a": "x"}], [1, {"a": "x"}]),
+])
+def test_containers_are_the_same_exactly_when_their_sorted_json_is(lhs: Any, rhs: Any) -> None:
+    same = json.dumps(lhs, sort_keys=True) == json.dumps(rhs, sort_keys=True)
+    assert _same(lhs, rhs) is same

@@ -496,6 +496,7 @@ _SORTED = orjson.OPT_SORT_KEYS
 
 _SCALARS = (str, int, float, type(None))
 _LEAVES = frozenset((str, int, float, bool, type(None)))
+_EQUAL_IS_SAME = frozenset((str, int, bool))  # equal values of one of these types write the same JSON (not floats: -0.0)
 
 
 def _json_equal(a: Any, b: Any) -> bool:
@@ -571,12 +572,20 @@ class Comparison:
 def _same(lhs: Any, rhs: Any) -> bool:
     """Whether two containers are the same JSON, types included (``true`` is not ``1``, ``1`` not
     ``1.0``): compared in C, first by ``==`` (which stops at the first difference), then, when
-    equal, by their sorted JSON (``==`` takes ``True`` for ``1``). A False is only "not known to
-    be the same": the comparison then walks them."""
+    equal, by their sorted JSON (``==`` takes ``True`` for ``1``), unless each member of a map is
+    the same object, or an equal text, integer or boolean. A False is only "not known to be the
+    same": the comparison then walks them."""
     if lhs is rhs:
         return True
     if type(lhs) is not type(rhs) or lhs != rhs:
         return False
+    if type(lhs) is dict:  # a copied map whose members are the very same values (a write's metadata)
+        for key, value in lhs.items():
+            other = rhs[key]  # equal to value: the maps are
+            if other is not value and (type(other) is not type(value) or type(value) not in _EQUAL_IS_SAME):
+                break
+        else:
+            return True
     try:
         return orjson.dumps(lhs, option=_SORTED) == orjson.dumps(rhs, option=_SORTED)
     except TypeError:  # an integer beyond 64 bits (orjson.JSONEncodeError)

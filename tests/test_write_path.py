@@ -297,8 +297,8 @@ def test_writes_leave_no_cycles_for_the_garbage_collector() -> None:
 
 def test_an_entry_nothing_changed_is_written_back_as_the_same_dict() -> None:
     """The entries a write reads are known by identity from the write that encoded them: one the
-    write leaves as it was is the same dict in the new object, one it changes is new, and both
-    read as a fresh decoding of their JSON reads."""
+    write leaves as it was is the same dict in the new object, one it changes is new, and every
+    entry reads back as a fresh decoding of its JSON does."""
     pods = by_resource("", "v1", "pods")
     assert pods is not None
     store = Store()

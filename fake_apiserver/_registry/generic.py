@@ -117,7 +117,6 @@ class Strategy:
     generation = True
     #: metadata a ``/status`` write cannot change (besides the deletion fields and generation)
     status_keeps_meta: tuple[str, ...] = ()
-    _merge_types: dict[str, FieldType] | None = None  # merge_type's, by release
 
     def __init__(self, spec: KindSpec, *, priority_classes: PriorityClasses = no_classes,
                  features: FeatureGates | None = None) -> None:
@@ -170,19 +169,11 @@ class Strategy:
 
     def merge_type(self, release: str) -> FieldType:
         """The kind's merge rules for managed fields and server-side apply: the release's schema
-        of it (a kind of a test's own, which has none: every field deduced). Kept by the strategy:
-        every write of the kind asks."""
-        kept = self._merge_types
-        if kept is None:
-            kept = self._merge_types = {}
-        found = kept.get(release)
-        if found is None:
-            try:
-                found = builtin_type(self.spec.group, self.spec.version, self.spec.kind, release)
-            except KeyError:
-                found = custom_type(None, release)
-            kept[release] = found
-        return found
+        of it (a kind of a test's own, which has none: every field deduced)."""
+        try:
+            return builtin_type(self.spec.group, self.spec.version, self.spec.kind, release)
+        except KeyError:
+            return custom_type(None, release)
 
     def prepare_for_create(self, obj: Obj, now: str) -> None:
         if self.spec.has_status and self.reset_status_on_create:

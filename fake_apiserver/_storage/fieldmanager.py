@@ -79,17 +79,12 @@ class FieldManager:
     def __init__(self, release: str, now: Callable[[], str]) -> None:
         self.release = release
         self.now = now
-        self._resets: dict[tuple[str, str, str, bool], FieldSet] = {}
 
     def merge_type(self, strategy: Strategy) -> FieldType:
         return strategy.merge_type(self.release)
 
     def reset(self, spec: KindSpec, strategy: Strategy, subresource: str) -> FieldSet:
-        key = (spec.group, spec.kind, subresource, spec.custom and spec.has_status)
-        fields = self._resets.get(key)
-        if fields is None:
-            fields = self._resets[key] = reset_fields(spec.group, spec.kind, subresource, custom_has_status=key[3])
-        return fields
+        return reset_fields(spec.group, spec.kind, subresource, custom_has_status=spec.custom and spec.has_status)
 
     def empty(self, spec: KindSpec) -> Obj:
         """The object a create starts from: the kind's Go zero value (``{}`` for a custom resource)."""

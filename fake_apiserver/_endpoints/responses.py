@@ -23,7 +23,7 @@ from typing import Any
 from aiohttp import web
 
 from fake_apiserver._machinery.errors import StatusError
-from fake_apiserver._machinery.jsonutil import dumps
+from fake_apiserver._machinery.jsonutil import ByIdentity, dumps
 from fake_apiserver._storage.watch import WatchEvent
 
 __all__ = ["EncodedObjects", "json_response", "page_not_found", "status_response"]
@@ -62,29 +62,23 @@ class EncodedObjects:
     A write used to be encoded once for its response and once more for every watcher it fans out
     to (11 times with 10 watchers), always to the same bytes: stored objects are never mutated
     (see :mod:`~fake_apiserver._storage.store`), and DELETED events share one object too
-    (:attr:`~fake_apiserver._storage.watch.Change.deleted`). The memo is keyed by identity and holds the
-    object, so an id cannot be reused while its entry lives; it keeps the ``size`` most recent
-    objects (oldest out first), enough for a write to reach every watcher and for a GET of any of
-    a few thousand objects to be served from it (as kube-apiserver's watch cache keeps each
-    object's serialization), while bounding how many superseded versions it keeps alive (a few
+    (:attr:`~fake_apiserver._storage.watch.Change.deleted`). The memo is kept by identity
+    (:class:`~fake_apiserver._machinery.jsonutil.ByIdentity`): the ``size`` most recent objects,
+    enough for a write to reach every watcher and for a GET of any of a few thousand objects to be
+    served from it (as kube-apiserver's watch cache keeps each object's serialization), while bounding how many superseded versions it keeps alive (a few
     megabytes). The bytes are :func:`~fake_apiserver._machinery.jsonutil.dumps`'s, hit or miss, so
     responses and watch streams do not change.
     """
 
     def __init__(self, size: int = 4096) -> None:
-        self.size = size
-        self._memo: dict[int, tuple[Obj, bytes]] = {}
+        self._memo: ByIdentity[bytes] = ByIdentity(size)
         self._prefixes: dict[str, bytes] = {}
 
     def encode(self, obj: Obj) -> bytes:
-        memo = self._memo
-        hit = memo.get(id(obj))
-        if hit is not None and hit[0] is obj:
-            return hit[1]
-        data = dumps(obj)
-        memo[id(obj)] = (obj, data)
-        if len(memo) > self.size:
-            del memo[next(iter(memo))]
+        data = self._memo.get(obj)
+        if data is None:
+            data = dumps(obj)
+            self._memo.put(obj, data)
         return data
 
     def event_line(self, event: WatchEvent) -> bytes:

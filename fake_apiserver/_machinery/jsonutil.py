@@ -14,11 +14,11 @@ value`` as it would from a real server.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from typing import Any, Callable, Generic, TypeVar
 
 import orjson
 
-__all__ = ["copy_stored", "dumps", "go_json_type", "go_syntax_error", "in_order", "json_copy", "loads"]
+__all__ = ["ByIdentity", "copy_stored", "dumps", "go_json_type", "go_syntax_error", "in_order", "json_copy", "loads"]
 
 _ORJSON_OPTIONS = orjson.OPT_NON_STR_KEYS
 
@@ -286,3 +286,31 @@ def in_order(obj: dict[str, Any], order: tuple[str, ...]) -> dict[str, Any]:
         if k not in out:
             out[k] = v
     return out
+
+
+T = TypeVar("T")
+
+
+class ByIdentity(Generic[T]):
+    """Values kept for objects by identity, at most ``size`` of them (the oldest leave first). An
+    entry holds its object, so the object's id names no other while the entry is kept. For objects
+    never changed in place: stored objects, and what is made to be stored."""
+
+    __slots__ = ("size", "_kept")
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._kept: dict[int, tuple[Any, T]] = {}
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def get(self, obj: Any) -> T | None:
+        kept = self._kept.get(id(obj))
+        return kept[1] if kept is not None and kept[0] is obj else None
+
+    def put(self, obj: Any, value: T) -> None:
+        kept = self._kept
+        if len(kept) >= self.size and id(obj) not in kept:
+            del kept[next(iter(kept))]  # the oldest
+        kept[id(obj)] = (obj, value)

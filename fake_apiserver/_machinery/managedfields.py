@@ -39,10 +39,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from fake_apiserver._machinery.fieldset import FieldSet, FieldType, compare, path_of
-from fake_apiserver._machinery.jsonutil import dumps
+from fake_apiserver._machinery.jsonutil import ByIdentity, dumps
 
 __all__ = [
     "ANCIENT_CHANGES",
@@ -128,20 +128,18 @@ class ManagedEntry:
 
 
 # A write reads the managedFields entries of the stored object, which the write before it encoded:
-# the entries encoded are kept by identity (the dict itself is held, so its id names no other
-# object while kept) with what they decode to, so reading one again costs a lookup, and one that
-# nothing changed is written back as the same dict. Entries only ever come from here or from a
-# request's body, whose dicts are new, and a stored object is never changed in place.
+# the entries encoded are kept by identity with what they decode to, so reading one again costs a
+# lookup, and one that nothing changed is written back as the same dict. Entries only ever come
+# from here or from a request's body, whose dicts are new, and a stored object is never changed
+# in place.
 _KNOWN_SIZE = 4096
-_Known = tuple[dict[str, Any], str, str, str, "str | None", FieldSet, str, dict[str, Any], bool]
-_known: dict[int, _Known] = {}
+_Known = tuple[str, str, str, "str | None", FieldSet, str, dict[str, Any], bool]
+_known: ByIdentity[_Known] = ByIdentity(_KNOWN_SIZE)
 
 
 def _remember(out: dict[str, Any], entry: ManagedEntry, unstructured: bool) -> None:
-    if len(_known) >= _KNOWN_SIZE:
-        del _known[next(iter(_known))]  # the oldest
-    _known[id(out)] = (out, entry.manager, entry.operation, entry.api_version, entry.time, entry.fields,
-                       entry.subresource, out["fieldsV1"], unstructured)
+    _known.put(out, (entry.manager, entry.operation, entry.api_version, entry.time, entry.fields, entry.subresource,
+                     out["fieldsV1"], unstructured))
 
 
 def _sorted_keys(value: Any) -> Any:
@@ -154,11 +152,11 @@ def decode_managed_fields(entries: Sequence[Mapping[str, Any]] | None) -> list[M
     """The entries of ``metadata.managedFields``; ValueError for one that cannot be read."""
     out: list[ManagedEntry] = []
     for raw in entries or ():
-        known = _known.get(id(raw))
-        if known is not None and known[0] is raw:
-            _, manager, operation, api_version, time, fields, subresource, fields_v1, unstructured = known
+        known = _known.get(raw)
+        if known is not None:
+            manager, operation, api_version, time, fields, subresource, fields_v1, unstructured = known
             out.append(ManagedEntry(manager, operation, api_version, time, fields, subresource, (fields, fields_v1),
-                                    (raw, unstructured)))
+                                    (cast("dict[str, Any]", raw), unstructured)))  # the dict encode wrote
             continue
         if raw.get("fieldsType", FIELDS_TYPE) != FIELDS_TYPE:
             raise ValueError(f"invalid fieldsType {raw.get('fieldsType')!r}")

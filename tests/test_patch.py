@@ -10,6 +10,7 @@ import pytest
 
 from fake_apiserver._machinery.errors import BadRequest, Invalid, RequestEntityTooLarge, StatusError, UnsupportedMediaType
 from fake_apiserver._registry.kinds import by_resource
+from fake_apiserver._machinery import patch as patch_module, typed
 from fake_apiserver._machinery.patch import PATCH_TYPES, apply_patch, merge_patch
 from fake_apiserver._machinery.strategic import InvalidPatch
 
@@ -343,3 +344,46 @@ def test_errors_are_status_errors() -> None:
     for body, content_type in ((b"[", JSON_PATCH), (b"[", MERGE_PATCH), (b"[", SMP), (b"{}", "x/y")):
         with pytest.raises(StatusError):
             patch(body, content_type)
+
+
+def _leaves(value: Any) -> list[tuple[str, str]]:
+    """Every scalar in ``value`` with its Python type, in order."""
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _leaves(v)]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [(type(value).__name__, repr(value))]
+
+
+def _read(read: Any) -> tuple[Any, ...]:
+    try:
+        value, members = read()
+    except StatusError as e:
+        return ("refused", e.code, str(e))
+    return ("read", json.dumps(value), _leaves(value), members)
+
+
+@pytest.mark.parametrize("body", [
+    b'{"a":1,"b":{"c":[1,"x",{"d":null}],"e":true}}',
+    b'{"a":1,"a":2}',  # a repeated key: the last value, at the first place
+    b' {"a" : false } ',
+    b'{"a":9223372036854775807,"b":-9223372036854775808}',  # int64's ends
+    b'{"a":9223372036854775808}', b'{"a":-9223372036854775809}', b'{"a":18446744073709551616}',  # past them: floats
+    b'{"a":1.0}', b'{"a":1e2}', b'{"a":-0}',
+    b'{"a":"\\ud800"}',  # a lone surrogate's escape
+    b'\xef\xbb\xbf{"a":1}',  # a byte order mark
+    b'{"a":"\xff"}',  # not UTF-8
+    b'{"a":NaN}', b'{"a":"\x01"}', b'{}x', b'{"a":', b'',
+    b'{"\\u0061":"\\u00e9\\/"}',
+    b'{"a":' + b"[" * 1100 + b"]" * 1100 + b"}",  # deeper than orjson reads
+    b"[1]", b"null", b'"text"',
+])
+def test_a_patch_map_is_read_as_the_decoder_with_gos_numbers_reads_it(body: bytes) -> None:
+    """A merge or strategic merge patch is read by orjson where it reads it the same: the value,
+    every scalar's type, the member count and any refusal are those of the decoder that reads
+    integers as Go's int64 (floats past it) and keeps a fraction's text."""
+    def by_decoder() -> tuple[Any, int]:
+        value = patch_module._decode(body, patch_module._MAP_TARGET, "")
+        return value, typed.count_members(value)
+
+    assert _read(lambda: patch_module._decode_map(body, "")) == _read(by_decoder)

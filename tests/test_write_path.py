@@ -33,7 +33,7 @@ from fake_apiserver._machinery.fieldset import (
     path_of,
     zero_object,
 )
-from fake_apiserver._machinery.jsonutil import copy_stored
+from fake_apiserver._machinery.jsonutil import ByIdentity, copy_stored
 from fake_apiserver._machinery.managedfields import (
     ManagedEntry,
     decode_managed_fields,
@@ -135,6 +135,21 @@ def test_a_patch_keeps_managed_fields_only_when_it_surely_does(body: Any, conten
 
 def test_an_escaped_managed_fields_key_is_seen() -> None:
     assert not keeps_managed_fields(b'{"metadata":{"managed\\u0046ields":[]}}', MERGE)
+
+
+@pytest.mark.parametrize("body", [
+    b'{"m\\u0065tadata":{"labels":{"a":"b"}}}',  # metadata, escaped: the patch is read, and keeps them
+    b'{"status":{"message":"\\"$patch\\" is a text"}}',  # a text that names a directive
+    b' {"status":{"phase":"Running"}}',
+    b'{"status":{"conditions":[{"type":"PodScheduled","message":"0/3 nodes are available."}]}}',
+])
+def test_a_patch_whose_text_names_none_of_those_keys_is_answered_as_when_read(body: bytes) -> None:
+    assert keeps_managed_fields(body, SMP) is True
+
+
+@pytest.mark.parametrize("body", [b'["not an object"]', b'"{}"', b'null'])
+def test_a_patch_that_is_no_object_keeps_nothing(body: bytes) -> None:
+    assert keeps_managed_fields(body, SMP) is False
 
 
 def test_a_patch_applied_without_managed_fields_keeps_them_and_the_stored_object() -> None:
@@ -330,6 +345,23 @@ def test_a_dict_equal_to_a_known_entry_is_read_afresh() -> None:
     (entry,) = decode_managed_fields([sent])
     assert entry.manager == "other"
     assert encode_managed_fields([entry]) == [sent] and encode_managed_fields([entry])[0] is not sent
+
+
+def test_by_identity_lets_its_oldest_entry_go_first() -> None:
+    memo: ByIdentity[int] = ByIdentity(3)
+    objects: list[dict[str, Any]] = [{} for _ in range(5)]  # held here, so no id is used twice
+    for i, obj in enumerate(objects[:3]):
+        memo.put(obj, i)
+    memo.put(objects[0], 10)  # a known object: its value changes, it keeps its place, none leaves
+    assert len(memo) == 3 and memo.get(objects[0]) == 10
+    assert memo.get({}) is None  # equal is not the same
+    memo.put(objects[3], 3)
+    assert memo.get(objects[0]) is None and [memo.get(o) for o in objects[1:4]] == [1, 2, 3]
+    memo.put(objects[4], 4)
+    assert memo.get(objects[1]) is None and [memo.get(o) for o in objects[2:]] == [2, 3, 4]
+    for i in range(1000):
+        memo.put({"i": i}, i)
+    assert len(memo) == 3 and all(memo.get(o) is None for o in objects)
 
 
 def test_the_known_entries_are_bounded() -> None:

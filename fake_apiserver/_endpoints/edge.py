@@ -468,11 +468,32 @@ def _encode(request: EdgeRequest, response: web.StreamResponse) -> bytes:
 def _head(request: EdgeRequest, response: web.StreamResponse, framing: list[str]) -> bytes:
     """An answer's head: status line, its headers, ``framing`` (its length, or chunked),
     ``Connection: close`` when the connection ends with it, ``Date``."""
-    lines = [f"HTTP/{request.version} {response.status} {response.reason}\r\n", *_header_lines(response.headers),
-             *framing]
     if not request.keep_alive and request.version == "1.1":  # HTTP/1.0 closes unless told otherwise
-        lines.append("Connection: close\r\n")
-    return "".join(lines).encode("latin-1") + b"Date: " + _date() + b"\r\n\r\n"
+        framing = [*framing, "Connection: close\r\n"]
+    return _status_and_headers(request.version, response) + "".join(framing).encode("latin-1") + b"Date: " + \
+        _date() + b"\r\n\r\n"
+
+
+_HEADS: dict[tuple[str, int, str, str], bytes] = {}  # _status_and_headers' of an answer whose one header is its type
+_MAX_HEADS = 256
+
+
+def _status_and_headers(version: str, response: web.StreamResponse) -> bytes:
+    """The status line and the answer's own headers. Those of an answer with a ``Content-Type``
+    alone (most: an object, a list, a ``Status``) are made once for each status and type."""
+    headers = response.headers
+    key = None
+    if len(headers) == 1:
+        content_type = headers.get("Content-Type")
+        if content_type is not None:
+            key = (version, response.status, response.reason, content_type)
+            made = _HEADS.get(key)
+            if made is not None:
+                return made
+    made = "".join([f"HTTP/{version} {response.status} {response.reason}\r\n", *_header_lines(headers)]).encode("latin-1")
+    if key is not None and len(_HEADS) < _MAX_HEADS:
+        _HEADS[key] = made
+    return made
 
 
 class Edge:

@@ -54,6 +54,7 @@ def page_not_found() -> web.Response:
 
 
 _SHARED_EVENTS = ("ADDED", "MODIFIED", "DELETED")  # their objects are the store's, shared by watchers
+_JSON_TYPE = {"Content-Type": "application/json"}  # web.Response copies it
 
 
 class EncodedObjects:
@@ -94,4 +95,4 @@ class EncodedObjects:
 
     def response(self, obj: Obj, status: int = 200) -> web.Response:
         """:func:`json_response` for a store object."""
-        return web.Response(body=self.encode(obj) + b"\n", status=status, content_type="application/json")
+        return web.Response(body=self.encode(obj) + b"\n", status=status, headers=_JSON_TYPE)

@@ -15,6 +15,7 @@ ask for protobuf, such as kube-scheduler (``protobuf,json``), all admit JSON.
 
 from __future__ import annotations
 
+import functools
 
 from fake_apiserver._endpoints.request import BODY_TYPES, RequestInfo, media_type
 from fake_apiserver._machinery.errors import (
@@ -103,6 +104,7 @@ def not_acceptable(info: RequestInfo) -> StatusError | None:
     return RouteNotAcceptable(False)
 
 
+@functools.lru_cache(maxsize=256)  # a client sends the same Accept with each request
 def accepts_json(accept: str) -> bool:
     """Whether ``Accept`` admits ``application/json`` (a ``q=0`` entry excludes its type)."""
     if not accept.strip():

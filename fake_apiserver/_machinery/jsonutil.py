@@ -14,6 +14,7 @@ value`` as it would from a real server.
 from __future__ import annotations
 
 import json
+from collections import deque
 from typing import Any, Callable, Generic, TypeVar
 
 import orjson
@@ -294,13 +295,18 @@ T = TypeVar("T")
 class ByIdentity(Generic[T]):
     """Values kept for objects by identity, at most ``size`` of them (the oldest leave first). An
     entry holds its object, so the object's id names no other while the entry is kept. For objects
-    never changed in place: stored objects, and what is made to be stored."""
+    never changed in place: stored objects, and what is made to be stored.
 
-    __slots__ = ("size", "_kept")
+    The oldest entry is found in a queue of the keys, in the order they came: a dict that loses
+    its first key again and again keeps the holes they leave until it is resized, and finding its
+    first key walks over them (a few microseconds a write with 4,096 entries)."""
+
+    __slots__ = ("size", "_kept", "_order")
 
     def __init__(self, size: int) -> None:
         self.size = size
         self._kept: dict[int, tuple[Any, T]] = {}
+        self._order: deque[int] = deque()
 
     def __len__(self) -> int:
         return len(self._kept)
@@ -311,6 +317,9 @@ class ByIdentity(Generic[T]):
 
     def put(self, obj: Any, value: T) -> None:
         kept = self._kept
-        if len(kept) >= self.size and id(obj) not in kept:
-            del kept[next(iter(kept))]  # the oldest
-        kept[id(obj)] = (obj, value)
+        key = id(obj)
+        if key not in kept:
+            if len(kept) >= self.size:
+                del kept[self._order.popleft()]  # the oldest
+            self._order.append(key)
+        kept[key] = (obj, value)

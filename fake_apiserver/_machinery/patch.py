@@ -104,16 +104,16 @@ def apply_patch(
     if media_type == JSON_PATCH:
         result, errors = _json_patch(original, patch_body, strict)
     elif media_type == MERGE_PATCH:
-        patch = _decode(patch_body, _MAP_TARGET, "error decoding patch: ")
+        patch, members = _decode_map(patch_body, "error decoding patch: ")
         if patch is None:
             raise BadRequest("Invalid JSON Patch")
-        errors = _repeated_keys(patch_body, patch, "") if strict else []
+        errors = _repeated_keys(patch_body, members, "") if strict else []
         result = merge_patch(original, patch)
         if node is not None:
             result = _merged_order(result, patch)
     else:
-        patch = _decode(patch_body, _MAP_TARGET, "")
-        errors = _repeated_keys(patch_body, patch, "") if strict else []
+        patch, members = _decode_map(patch_body, "")
+        errors = _repeated_keys(patch_body, members, "") if strict else []
         if node is not None and isinstance(patch, dict):
             _check_order_directives(node, patch)
         result = strategic_merge(original, patch or {}, schema)
@@ -123,14 +123,22 @@ def apply_patch(
                          reach=patch or {} if media_type != JSON_PATCH else None)
 
 
+# Without an escape (a backslash), a key is spelt as it reads: a body holding none of these texts
+# names no ``managedFields``, ``metadata``, ``$patch`` or ``$retainKeys``.
+_SPELLS_A_REPLACEMENT = (b"\\", b"managedFields", b'"metadata"', b"$patch", b"$retainKeys")
+
+
 def keeps_managed_fields(patch_body: bytes, content_type: str) -> bool:
     """Whether a merge or strategic merge patch surely leaves ``metadata.managedFields`` as they
     are: it names no ``managedFields`` key, replaces neither the object nor its ``metadata``
     (``$patch``, ``$retainKeys``, ``metadata: null``). Such a patch can be applied to the object
     without them, and they put back after, which spares copying and merging them (a pod's are
-    most of its maps). False when unsure: a JSON patch, a body that does not parse."""
+    most of its maps). False when unsure: a JSON patch, a body that is no object. A body that
+    starts as an object but does not parse may get True: applying it fails before any write."""
     if patch_media_type(content_type) not in (MERGE_PATCH, STRATEGIC_MERGE_PATCH):
         return False
+    if patch_body.lstrip()[:1] == b"{" and not any(text in patch_body for text in _SPELLS_A_REPLACEMENT):
+        return True  # an object none of whose keys is one of those (kube-scheduler's status patch)
     try:
         patch = orjson.loads(patch_body)
     except orjson.JSONDecodeError:
@@ -198,11 +206,11 @@ def _json_patch_order(result: dict[str, Any], operations: list[Any]) -> dict[str
     return ordered
 
 
-def _repeated_keys(body: bytes, parsed: Any, prefix: str) -> list[str]:
+def _repeated_keys(body: bytes, members: int, prefix: str) -> list[str]:
     """The strict errors of decoding a patch into ``map[string]interface{}``: every repeated key
     (``duplicate field "metadata.labels.a"``), found only when the body's keys outnumber the
-    parsed ones."""
-    if typed.count_keys(body) == typed.count_members(parsed):
+    ``members`` of the parsed objects."""
+    if typed.count_keys(body) == members:
         return []
     errors: list[str] = []
     typed.repeated_keys(typed.loads_pairs(body), "", errors)
@@ -331,6 +339,45 @@ def _ops_strict_errors(body: bytes) -> list[str]:
 
 _MAP_TARGET = "map[string]interface {}"
 _OPS_TARGET = "[]handlers.jsonPatchOp"
+
+
+def _decode_map(body: bytes, prefix: str) -> tuple[Any, int]:
+    """A merge or strategic merge patch decoded into ``map[string]interface{}`` (:func:`_decode`),
+    and the members of its objects. Read by orjson when every number in it is an integer Go's
+    int64 holds: orjson then reads it as :func:`_decode` does. Any other body (a fraction, an
+    exponent, a bigger integer, a lone surrogate's escape, a byte order mark, an error) goes the
+    way of :func:`_decode`."""
+    try:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        pass
+    else:
+        if type(value) is dict:
+            members = _members_if_integers(value)
+            if members >= 0:
+                return value, members
+    value = _decode(body, _MAP_TARGET, prefix)
+    return value, typed.count_members(value)
+
+
+_INT64 = range(-(2**63), 2**63)
+
+
+def _members_if_integers(value: Any) -> int:
+    """The members of every object in ``value``, or -1 when it holds a float or an integer past int64."""
+    count = 0
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        kind = type(item)
+        if kind is dict:
+            count += len(item)
+            todo.extend(item.values())
+        elif kind is list:
+            todo.extend(item)
+        elif kind is float or (kind is int and item not in _INT64):
+            return -1
+    return count
 
 
 def _decode(body: bytes, target: str, prefix: str) -> Any:

@@ -103,6 +103,20 @@ def _created(obj: dict[str, Any]) -> list[dict[str, Any]]:
                                  reset=reset_fields("", "Pod", ""), creating=True)
 
 
+def test_creates_of_one_template_by_one_writer_in_one_second_share_one_entry() -> None:
+    first, again = _created(pod_manifest("a")), _created(pod_manifest("b"))
+    assert first[0] is again[0] and first is not again
+    other = pod_manifest("c")
+    other["metadata"]["labels"]["tier"] = "x"
+    assert _created(other)[0] is not first[0]
+    later = update_managed_fields(None, zero_object("", "v1", "Pod"), pod_manifest("d"), builtin_type("", "v1", "Pod"),
+                                  manager="m", api_version="v1", time="2026-01-01T00:00:01Z",
+                                  reset=reset_fields("", "Pod", ""), creating=True)
+    assert later[0] is not first[0] and later[0]["time"] == "2026-01-01T00:00:01Z"
+    (read,) = decode_managed_fields(json.loads(json.dumps(first)))  # as a body would carry it
+    assert encode_managed_fields([read]) == first
+
+
 def test_creates_of_one_template_share_their_changes_and_no_others() -> None:
     first = _created(pod_manifest("a"))
     again = _created({**pod_manifest("b"), "metadata": {"name": "b", "labels": {"app": "a"}}})

@@ -197,6 +197,16 @@ def encode_managed_fields(entries: Sequence[ManagedEntry], unstructured: bool = 
     return [e.encode(unstructured) for e in ordered]
 
 
+@functools.lru_cache(maxsize=256)
+def _first_entry(gained: FieldSet, manager: str, api_version: str, time: str | None, subresource: str,
+                 unstructured: bool) -> tuple[dict[str, Any], ...]:
+    """The managedFields of an object created with no entries to start from: the creator's Update
+    entry alone, one dict for every object of one template that one writer creates in one second
+    (read-only, as every encoded entry is)."""
+    entry = ManagedEntry(manager, "Update", api_version, time, gained, subresource)
+    return tuple(encode_managed_fields([entry], unstructured))
+
+
 def _cap(entries: list[ManagedEntry]) -> list[ManagedEntry]:
     """At most :data:`MAX_UPDATE_MANAGERS` Update entries: the oldest fold into ``ancient-changes``."""
     if len(entries) <= MAX_UPDATE_MANAGERS:  # so are their Update entries
@@ -318,6 +328,8 @@ def update_managed_fields(managed: Sequence[Mapping[str, Any]] | None, old: Any,
     if not entries and not creating:
         return []
     touched, gained = (_created_changes if creating else _changes)(old, new, ftype, reset)
+    if not entries:  # a create that starts from no entries: the writer's one, if it gained anything
+        return list(_first_entry(gained, manager, api_version, time, subresource, unstructured)) if gained else []
     kept: list[ManagedEntry] = []
     for entry in entries:
         entry.fields = entry.fields.difference(touched)

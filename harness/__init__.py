@@ -22,7 +22,7 @@ from harness._backend import (
     Slack,
     Unsupported,
 )
-from harness._expectations import condition_of, format_condition, format_pod
+from harness._expectations import NotJudged, condition_of, format_condition, format_pod
 from harness._kubeclient import ApiError
 from harness._reference import reference_adapter
 from harness._kubelet import Kubelet
@@ -57,6 +57,7 @@ __all__ = [
     "KindBackend",
     "KubeconfigBackend",
     "Kubelet",
+    "NotJudged",
     "ProcessAdapter",
     "RealClock",
     "Scenario",

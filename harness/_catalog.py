@@ -134,14 +134,14 @@ def format_md(records: Iterable[Obj], version: str, *, selftest: str = "") -> st
         suites.setdefault(record["suite"], []).append(record)
     readings: dict[str, str] = {}
     for suite, rows in sorted(suites.items()):
-        lines += [f"## {suite}", "", "| ID | Source | Section or file | Checks | Gates | Reading | Caught by | Controls "
-                  "| Fingerprint |", "|---|---|---|---|---|---|---|---|---|"]
+        lines += [f"## {suite}", "", "| ID | Source | Section or file | Checks | Judged beside | Gates | Reading "
+                  "| Caught by | Controls | Fingerprint |", "|---|---|---|---|---|---|---|---|---|---|"]
         for r in rows:
             gates = ", ".join(f"{k}={'true' if v else 'false'}" for k, v in sorted(r["feature_gates"].items()))
             caught = ", ".join(r.get("caught_by") or []) if "caught_by" in r else ""
             controls = ", ".join(r.get("failed_by_controls") or [])
             lines.append("| " + " | ".join(_cell(x) for x in (
-                f"`{r['id']}`", source(r), r["section"], r["checks"], gates, r.get("reading_key") or "", caught,
+                f"`{r['id']}`", source(r), r["section"], r["checks"], r.get("control") or "", gates, r.get("reading_key") or "", caught,
                 controls, f"`{r['fingerprint']}`" if r.get("fingerprint") else "")) + " |")
             if r.get("reading_key"):
                 readings[r["reading_key"]] = r["reading"]

@@ -74,6 +74,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             "feature_gates": marker_gates(item),
             "reading_key": reading_keys.get(reading) if reading else None,
             "reading": reading,
+            "control": facts["control"],
             "fingerprint": _fingerprint(item, sources),
         })
     Path(out).write_text(json.dumps(records))

@@ -19,6 +19,7 @@ from fake_apiserver._storage.effects import condition_of
 __all__ = [
     "Expectation",
     "ExpectationFailed",
+    "NotJudged",
     "Predicate",
     "condition_of",
     "describe_predicate",
@@ -32,6 +33,20 @@ Obj = dict[str, Any]
 
 class ExpectationFailed(AssertionError):
     """An expectation of a scenario did not hold; the message says what, when, and shows the journal."""
+
+
+class NotJudged(Exception):
+    """A criterion could not be judged: a set-up wait timed out, a control the judgement stands
+    on never happened (the scheduler never bound the ordinary pod beside a gated one), or a wait
+    the criterion needs was cut short. The message says what the scheduler had to do and what was
+    seen.
+
+    It is neither a pass nor a skip: a skip is for a declared reason that does not depend on the
+    scheduler (the run's gates, the release, the backend, a tool), while this is the scheduler's
+    own doing, so it fails the run with an exit code of its own and shows as an error in
+    ``junit.xml``. Plain pytest reports it as a failure. Not an :class:`AssertionError`: a
+    criterion's ``assert`` is a verdict, this is the lack of one.
+    """
 
 
 @dataclass(frozen=True)

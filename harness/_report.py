@@ -6,21 +6,31 @@ failed, skipped, with their KEP sections and, where the KEP leaves a choice, the
 next to the verdict), then each failure with its message, its seed and the command that replays
 it, and each scenario's journal and timeline.
 
-Verdict policy, stated in every report. A *skipped* criterion is not a failure: it was left out
-by the run's own choice (its feature gates are set the other way by ``--feature-gates``, it
-applies to another scheduler adapter, the backend cannot do what it needs); its reason is shown.
-An ``error`` (a failure outside the test body, e.g. the scheduler would not start) counts as a
-failure; an expected failure (``xfail``) as a skip. But a skip judges nothing, so skips are not
-allowed to add up to a pass:
+Verdict policy, stated in every report. A criterion is **passed**, **failed**, **not judged**
+or **skipped**:
 
-* a *suite* (a ``suites/test_<name>.py`` file) is **judged** when at least one of its criteria
-  passed or failed, and **not judged** when every one was skipped (its skip reasons are summed
-  up, e.g. ``7 × "needs feature gate ..."``);
-* the *run* is **failed** when a criterion failed (or pytest could not run the suites), **not
-  judged** when no criterion passed or failed at all (``schedharness run`` exits 1, as for a
-  failure, and says why in one line), and **passed** otherwise. A run where some suites were
-  judged and others not passes (what was judged held) but lists the suites not judged in its
-  verdict line, so that a reader does not take a skipped suite for a met one.
+* *skipped* only for a declared reason that does not depend on the scheduler's behaviour: the
+  run's feature gates turn it off, the API server's release lacks the field, the backend lacks a
+  capability (fault injection, virtual time), or a tool is absent. Its reason is shown. An
+  expected failure (``xfail``) counts as a skip;
+* *not judged* when the scheduler left nothing to judge: a set-up wait timed out (it was never
+  handed the node), a control the judgement stands on never happened (it never bound the
+  ordinary pod beside the gated one), a wait the criterion needs was cut short
+  (:class:`harness.NotJudged`). This is the scheduler's doing, so it is never a skip and never a
+  pass: it fails the run;
+* an ``error`` (a failure outside the test body, e.g. the scheduler would not start) counts as a
+  failure.
+
+A skip judges nothing either, so skips do not add up to a pass:
+
+* a *suite* (a ``suites/test_<name>.py`` file) is **failed** when one of its criteria failed,
+  **not judged** when one was not judged, **passed** when one passed, and **skipped** when every
+  one was skipped (its skip reasons are summed up, e.g. ``7 × "needs feature gate ..."``);
+* the *run* is **failed** when a criterion failed (``schedharness run`` exits 1) or pytest could
+  not run the suites (exit 4); **not judged** when none failed but one was not judged, or when
+  none passed at all (exit 3, the next line says why); **passed** otherwise (exit 0). A passed
+  run lists the suites whose criteria were all skipped in its verdict line, so that a reader
+  does not take a skipped suite for a met one.
 
 The run's timing slack (:class:`harness._backend.Slack`: how early or late a scheduler's write
 may land around a time a criterion names) is the one of the backend the judged scenarios ran on,
@@ -36,6 +46,7 @@ from __future__ import annotations
 
 import html
 import json
+from xml.etree import ElementTree
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -50,12 +61,16 @@ from harness._suite_registry import builtin_suites
 __all__ = [
     "NOT_JUDGED",
     "SKIP_POLICY",
+    "STATUSES",
     "RunInfo",
     "build_report",
+    "count_text",
+    "counts_of",
     "criterion_status",
     "gate_label",
     "judge_suite",
     "load_results",
+    "mark_not_judged",
     "render_html",
     "render_markdown",
     "skip_summary",
@@ -65,15 +80,19 @@ __all__ = [
 
 Record = dict[str, Any]
 
-SKIP_POLICY = ("A skipped criterion is not a failure: the run's feature gates, scheduler adapter or backend "
-               "exclude it (the reason is shown). A skip judges nothing: a suite whose criteria were all "
-               "skipped is not judged, and a run in which no criterion passed or failed is not judged (exit "
-               "code 1). The run passes when no criterion failed and at least one passed; the suites it did "
-               "not judge are listed with its verdict.")
+SKIP_POLICY = ("A criterion is skipped only for a declared reason that does not depend on the scheduler (the "
+               "run's feature gates, the API server's release, the backend's capabilities, an absent tool); "
+               "the reason is shown. A criterion the scheduler left nothing to judge (a set-up wait that "
+               "timed out, a control that never happened, a wait cut short) is not judged: that fails the "
+               "run (exit code 3), as a failed criterion does (exit code 1). The run passes (exit code 0) "
+               "when no criterion failed or was not judged and at least one passed; the suites whose "
+               "criteria were all skipped are listed with its verdict.")
 NOT_JUDGED = "not judged"
+#: A criterion's statuses, in the order the report counts them.
+STATUSES = ("passed", "failed", NOT_JUDGED, "skipped")
 NO_GATE = "no feature gate needed"
 _STATUS = {"passed": "passed", "failed": "failed", "error": "failed", "skipped": "skipped",
-           "xfailed": "skipped"}
+           "xfailed": "skipped", NOT_JUDGED: NOT_JUDGED}
 
 
 @dataclass(frozen=True)
@@ -122,8 +141,9 @@ def _criterion(record: Record) -> Record:
         "run_gates": dict(record.get("gates") or {}),
         "status": status,
         "reason": message if status == "skipped" else None,
-        "message": message if status == "failed" else None,
+        "message": message if status in ("failed", NOT_JUDGED) else None,
         "reading": record.get("reading"),
+        "control": record.get("control"),
         "scheduler": record.get("scheduler"),
         "adapter": record.get("adapter"),
         "seed": record.get("seed"),
@@ -133,15 +153,28 @@ def _criterion(record: Record) -> Record:
         "journal": record.get("journal"),
         "timeline": record.get("timeline"),
         "slack": record.get("slack"),
+        "waits": record.get("waits"),
         "apiserver_feature_gates": record.get("apiserver_feature_gates"),
     }
 
 
 def criterion_status(statuses: Iterable[str]) -> str:
-    """One verdict for a criterion checked by several scenarios: failed if any failed, passed if
-    any passed (and none failed), else skipped."""
+    """One verdict for a criterion checked by several scenarios: failed if any failed, not judged
+    if any was not judged (and none failed), passed if any passed (and the others were skipped),
+    else skipped."""
     seen = set(statuses)
-    return "failed" if "failed" in seen else "passed" if "passed" in seen else "skipped"
+    return next((status for status in ("failed", NOT_JUDGED, "passed") if status in seen), "skipped")
+
+
+def counts_of(criteria: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """How many criteria have each of :data:`STATUSES`."""
+    seen = Counter(str(c["status"]) for c in criteria)
+    return {status: seen[status] for status in STATUSES}
+
+
+def count_text(counts: Mapping[str, int]) -> str:
+    """``2 passed, 1 failed, 3 not judged, 0 skipped``."""
+    return ", ".join(f"{counts.get(status, 0)} {status}" for status in STATUSES)
 
 
 def suite_name(test_id: str) -> str:
@@ -160,30 +193,31 @@ def skip_summary(reasons: Iterable[str]) -> str:
 
 
 def judge_suite(criteria: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """One suite's verdict from its criteria (each with ``status``: passed, failed or skipped, and a
-    skip's ``reason``): ``judged`` when at least one passed or failed; ``verdict`` failed, passed
-    or :data:`NOT_JUDGED`; the counts; the skip reasons counted; and, when not judged, why."""
-    counts = {status: sum(c["status"] == status for c in criteria) for status in ("passed", "failed", "skipped")}
+    """One suite's verdict from its criteria (each with ``status``, one of :data:`STATUSES`, and a
+    skip's ``reason``): ``judged`` when at least one passed or failed; ``verdict`` failed, not
+    judged, passed or skipped (every criterion skipped, or none ran); the counts; the skip
+    reasons counted; and, when every criterion was skipped, why."""
+    counts = counts_of(criteria)
     judged = counts["passed"] + counts["failed"] > 0
     reasons = Counter(str(c.get("reason") or "no reason given") for c in criteria if c["status"] == "skipped")
     why = None
-    if not judged:
+    if not judged and not counts[NOT_JUDGED]:
         why = (f"every criterion was skipped ({skip_summary(reasons.elements())})" if criteria
                else "no criterion of it ran")
     return {
         "judged": judged,
-        "verdict": "failed" if counts["failed"] else "passed" if judged else NOT_JUDGED,
+        "verdict": criterion_status(str(c["status"]) for c in criteria),
         "summary": counts,
         "skip_reasons": [{"reason": reason, "count": n}
                          for reason, n in sorted(reasons.items(), key=lambda item: (-item[1], item[0]))],
-        "not_judged_because": why,
+        "skipped_because": why,
     }
 
 
 def _timing_slack(criteria: Sequence[Record]) -> dict[str, Any]:
     """The slack the judged scenarios ran with (the plugin records it per scenario)."""
     seen = Counter(json.dumps(c["slack"], sort_keys=True) for c in criteria
-                   if c["status"] != "skipped" and c.get("slack"))
+                   if c["status"] in ("passed", "failed") and c.get("slack"))
     if len(seen) == 1:
         slack = json.loads(next(iter(seen)))
         return {"early": slack["early"], "late": slack["late"], "text": slack["text"]}
@@ -197,18 +231,25 @@ def _timing_slack(criteria: Sequence[Record]) -> dict[str, Any]:
 def _verdict(counts: Mapping[str, int], suites: Mapping[str, Mapping[str, Any]], criteria: Sequence[Record],
              pytest_exit_code: int) -> tuple[str, str]:
     """The run's verdict and the line that explains it (module docstring)."""
-    not_judged = [name for name, suite in suites.items() if not suite["judged"]]
+    skipped = [name for name, suite in suites.items() if suite["verdict"] == "skipped"]
     if pytest_exit_code not in (0, 1):
         return "failed", f"pytest could not run the suites (exit code {pytest_exit_code}): see pytest.log"
+    not_judged = [c for c in criteria if c["status"] == NOT_JUDGED]
+    if not_judged and not counts["failed"]:
+        return NOT_JUDGED, (f"{len(not_judged)} criteri{'on was' if len(not_judged) == 1 else 'a were'} not judged: "
+                            "the scheduler did not do what judging them needs (see each one's message)")
     if counts["passed"] + counts["failed"] == 0:
         if not criteria:
             return NOT_JUDGED, "no criterion was judged: no criterion ran"
         reasons = skip_summary(str(c.get("reason") or "") for c in criteria)
         return NOT_JUDGED, f"no criterion was judged: every selected criterion was skipped ({reasons})"
     verdict = "failed" if counts["failed"] else "passed"
+    notes = []
     if not_judged:
-        return verdict, f"not judged: {', '.join(not_judged)} (every criterion skipped)"
-    return verdict, ""
+        notes.append(f"{len(not_judged)} not judged")
+    if skipped:
+        notes.append(f"skipped: {', '.join(skipped)} (every criterion skipped)")
+    return verdict, "; ".join(notes)
 
 
 def build_report(records: Iterable[Record], info: RunInfo) -> dict[str, Any]:
@@ -219,7 +260,7 @@ def build_report(records: Iterable[Record], info: RunInfo) -> dict[str, Any]:
     by_text = {text: key for key, text in info.readings.items()}
     for c in criteria:  # a reading given as its text is shown by its key, the text once below
         c["reading"] = by_text.get(c["reading"], c["reading"])
-    counts = {status: sum(c["status"] == status for c in criteria) for status in ("passed", "failed", "skipped")}
+    counts = counts_of(criteria)
     virtual = [c["virtual_seconds"] for c in criteria if c["virtual_seconds"] is not None]
     names = list(info.suites) + sorted({c["suite"] for c in criteria} - set(info.suites))
     suites = {name: judge_suite([c for c in criteria if c["suite"] == name]) for name in names}
@@ -255,7 +296,8 @@ def build_report(records: Iterable[Record], info: RunInfo) -> dict[str, Any]:
         "verdict_message": message,
         "summary": counts,
         "suite_results": suites,
-        "not_judged": [name for name, suite in suites.items() if not suite["judged"]],
+        "not_judged": [str(c["id"]) for c in criteria if c["status"] == NOT_JUDGED],
+        "skipped_suites": [name for name, suite in suites.items() if suite["verdict"] == "skipped"],
         "skip_policy": SKIP_POLICY,
         "readings": {key: info.readings[key] for key in used},
         "criteria": criteria,
@@ -278,8 +320,8 @@ def _kep(c: Mapping[str, Any]) -> str:
 
 
 def _counts(rows: list[Record]) -> str:
-    n = {s: sum(r["status"] == s for r in rows) for s in ("passed", "failed", "skipped")}
-    return f"met {n['passed']} · failed {n['failed']} · skipped {n['skipped']}"
+    n = counts_of(rows)
+    return f"met {n['passed']} · failed {n['failed']} · not judged {n[NOT_JUDGED]} · skipped {n['skipped']}"
 
 
 def _gates_text(gates: Mapping[str, bool]) -> str:
@@ -307,15 +349,14 @@ def _seconds(c: Mapping[str, Any]) -> str:
 
 
 def _verdict_text(report: Mapping[str, Any]) -> str:
-    """``2 passed, 0 failed, 1 skipped`` and, when there is one, the verdict's message."""
-    s = report["summary"]
-    counts = f"{s['passed']} passed, {s['failed']} failed, {s['skipped']} skipped"
+    """``2 passed, 0 failed, 0 not judged, 1 skipped`` and, when there is one, the verdict's message."""
+    counts = count_text(report["summary"])
     return f"{counts}; {report['verdict_message']}" if report.get("verdict_message") else counts
 
 
 def _suite_skips(suite: Mapping[str, Any]) -> str:
-    if not suite["skip_reasons"] and not suite["judged"]:
-        return str(suite["not_judged_because"])
+    if not suite["skip_reasons"] and suite["skipped_because"]:
+        return str(suite["skipped_because"])
     return skip_summary(r["reason"] for r in suite["skip_reasons"] for _ in range(r["count"]))
 
 
@@ -341,19 +382,21 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     if report.get("command"):
         lines.append(f"- Command: `{report['command']}`")
     if report["suite_results"]:
-        lines += ["", "## Suites", "", "| Suite | Judged | Passed | Failed | Skipped | Skipped because |",
-                  "|---|---|---|---|---|---|"]
+        lines += ["", "## Suites", "", "| Suite | Verdict | Passed | Failed | Not judged | Skipped | Skipped because |",
+                  "|---|---|---|---|---|---|---|"]
         for name, suite in report["suite_results"].items():
             n = suite["summary"]
-            judged = "judged" if suite["judged"] else f"**{NOT_JUDGED}**"
+            verdict = suite["verdict"] if suite["verdict"] in ("passed", "skipped") else f"**{suite['verdict']}**"
             lines.append("| " + " | ".join(_md_cell(x) for x in (
-                name, judged, n["passed"], n["failed"], n["skipped"], _suite_skips(suite))) + " |")
+                name, verdict, n["passed"], n["failed"], n[NOT_JUDGED], n["skipped"], _suite_skips(suite))) + " |")
     for label, rows in _groups(report):
         lines += ["", f"## {label}", "", _counts(rows), "",
                   "| Criterion | KEP | Section | Verdict | Reading | Artifacts |",
                   "|---|---|---|---|---|---|"]
         for c in rows:
             verdict = c["status"] if c["status"] != "skipped" else f"skipped: {c['reason']}"
+            if c.get("waits"):
+                verdict += f" ({c['waits']})"
             artifacts = " · ".join(f"[{name}]({c[name]})" for name in ("journal", "timeline") if c.get(name))
             lines.append("| " + " | ".join(_md_cell(x) for x in (
                 c["id"], _kep(c), c["section"], verdict, c["reading"], artifacts)) + " |")
@@ -367,6 +410,14 @@ def render_markdown(report: Mapping[str, Any]) -> str:
                 lines += [f"Replay: `{c['replay']}`", ""]
             links = [f"[{name}]({c[name]})" for name in ("journal", "timeline") if c.get(name)]
             lines.append(" · ".join(links))
+    not_judged = [c for c in report["criteria"] if c["status"] == NOT_JUDGED]
+    if not_judged:
+        lines += ["", "## Not judged", "",
+                  "The scheduler did not do what judging these needs; each fails the run (exit code 3)."]
+        for c in not_judged:
+            lines += ["", f"### {c['id']} (`{c['test']}`)", "", "```", str(c["message"]).rstrip(), "```", ""]
+            if c.get("replay"):
+                lines += [f"Replay: `{c['replay']}`", ""]
     if report["readings"]:
         lines += ["", "## Readings", ""]
         lines += [f"- **{key}**: {text}" for key, text in report["readings"].items()]
@@ -425,13 +476,13 @@ def render_html(report: Mapping[str, Any]) -> str:
         out.append(f"<li>Command: <code>{_e(report['command'])}</code></li>")
     out.append("</ul>")
     if report["suite_results"]:
-        out += ["<h2>Suites</h2>", '<table class="suites"><thead><tr><th>Suite</th><th>Judged</th><th>Passed</th>'
-                "<th>Failed</th><th>Skipped</th><th>Skipped because</th></tr></thead><tbody>"]
+        out += ["<h2>Suites</h2>", '<table class="suites"><thead><tr><th>Suite</th><th>Verdict</th><th>Passed</th>'
+                "<th>Failed</th><th>Not judged</th><th>Skipped</th><th>Skipped because</th></tr></thead><tbody>"]
         for name, suite in report["suite_results"].items():
             n = suite["summary"]
-            judged = "judged" if suite["judged"] else NOT_JUDGED
-            out.append(f'<tr><td>{_e(name)}</td><td><span class="{_css_class(judged)}">{judged}</span></td>'
-                       f"<td>{n['passed']}</td><td>{n['failed']}</td><td>{n['skipped']}</td>"
+            verdict = suite["verdict"]
+            out.append(f'<tr><td>{_e(name)}</td><td><span class="{_css_class(verdict)}">{verdict}</span></td>'
+                       f"<td>{n['passed']}</td><td>{n['failed']}</td><td>{n[NOT_JUDGED]}</td><td>{n['skipped']}</td>"
                        f"<td>{_e(_suite_skips(suite))}</td></tr>")
         out.append("</tbody></table>")
     for label, rows in _groups(report):
@@ -440,12 +491,14 @@ def render_html(report: Mapping[str, Any]) -> str:
                 "<th>Verdict</th><th>Reading</th><th>Artifacts</th></tr></thead><tbody>"]
         for c in rows:
             reason = f": {_e(c['reason'])}" if c["status"] == "skipped" and c["reason"] else ""
+            if c.get("waits"):
+                reason += f" ({_e(c['waits'])})"
             reading = c["reading"]
             title = report["readings"].get(reading) if isinstance(reading, str) else None
             reading_html = f'<span title="{_e(title)}">{_e(reading)}</span>' if title else _e(reading)
             out.append(
                 f'<tr><td><a href="#{_e(c["test"])}">{_e(c["id"])}</a></td><td>{_e(_kep(c))}</td>'
-                f'<td>{_e(c["section"])}</td><td><span class="{c["status"]}">{c["status"]}</span>{reason}</td>'
+                f'<td>{_e(c["section"])}</td><td><span class="{_css_class(c["status"])}">{c["status"]}</span>{reason}</td>'
                 f"<td>{reading_html}</td><td>{_links(c)}</td></tr>")
         out.append("</tbody></table>")
     failures = [c for c in report["criteria"] if c["status"] == "failed"]
@@ -456,14 +509,22 @@ def render_html(report: Mapping[str, Any]) -> str:
                     f"<p>{_e(_kep(c))} {_e(c['section'])}</p>", f"<pre>{_e(c['message'])}</pre>"]
             if c.get("replay"):
                 out.append(f"<p>Replay: <code>{_e(c['replay'])}</code></p>")
+    not_judged = [c for c in report["criteria"] if c["status"] == NOT_JUDGED]
+    if not_judged:
+        out += ['<h2 class="not-judged">Not judged</h2>',
+                "<p>The scheduler did not do what judging these needs; each fails the run (exit code 3).</p>"]
+        for c in not_judged:
+            out += [f"<h3>{_e(c['id'])} (<code>{_e(c['test'])}</code>)</h3>", f"<pre>{_e(c['message'])}</pre>"]
+            if c.get("replay"):
+                out.append(f"<p>Replay: <code>{_e(c['replay'])}</code></p>")
     if report["readings"]:
         out.append("<h2>Readings</h2><dl>")
         out += [f"<dt><b>{_e(key)}</b></dt><dd>{_e(text)}</dd>" for key, text in report["readings"].items()]
         out.append("</dl>")
     out.append("<h2>Scenarios</h2>")
     for c in report["criteria"]:
-        opened = " open" if c["status"] == "failed" else ""
-        out.append(f'<details id="{_e(c["test"])}"{opened}><summary><span class="{c["status"]}">'
+        opened = " open" if c["status"] in ("failed", NOT_JUDGED) else ""
+        out.append(f'<details id="{_e(c["test"])}"{opened}><summary><span class="{_css_class(c["status"])}">'
                    f'{c["status"]}</span> {_e(c["id"])} <code>{_e(c["test"])}</code> {_e(_seconds(c))}</summary>')
         if c.get("timeline"):
             out.append(f'<p><img class="timeline" loading="lazy" src="{_e(c["timeline"])}" '
@@ -473,11 +534,50 @@ def render_html(report: Mapping[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
+def mark_not_judged(junit: Path, criteria: Iterable[Mapping[str, Any]]) -> int:
+    """Rewrite pytest's ``junit.xml`` so that each criterion not judged is an ``<error>`` of type
+    ``not judged`` with its message, where pytest wrote a ``<failure>`` (pytest knows only
+    passed, failed and skipped; a CI system reading JUnit then shows such a criterion as neither
+    a pass, nor a skip, nor the scheduler's failure of a judged criterion). Returns how many were
+    rewritten; a missing file is left missing."""
+    wanted = {str(c["test"]): str(c["message"] or "") for c in criteria if c["status"] == NOT_JUDGED}
+    if not wanted or not junit.is_file():
+        return 0
+    tree = ElementTree.parse(junit)
+    rewritten = 0
+    for case in tree.iter("testcase"):
+        test = _junit_test_id(case.get("classname", ""), case.get("name", ""))
+        failure = case.find("failure")
+        if test not in wanted or failure is None:
+            continue
+        failure.tag = "error"
+        failure.set("type", NOT_JUDGED)
+        failure.set("message", f"{NOT_JUDGED}: {wanted[test]}")
+        rewritten += 1
+    for suite in tree.iter("testsuite"):
+        cases = list(suite.iter("testcase"))
+        suite.set("failures", str(sum(case.find("failure") is not None for case in cases)))
+        suite.set("errors", str(sum(case.find("error") is not None for case in cases)))
+    tree.write(junit, encoding="utf-8", xml_declaration=True)
+    return rewritten
+
+
+def _junit_test_id(classname: str, name: str) -> str:
+    """pytest's node id from a JUnit test case: ``suites.test_core_sanity`` and ``test_x[a]`` ->
+    ``suites/test_core_sanity.py::test_x[a]`` (a class in the path stays a ``::`` part)."""
+    parts = classname.split(".")
+    for end in range(len(parts), 0, -1):  # the module is the longest prefix that names a test file
+        if parts[end - 1].startswith("test_") or end == 1:
+            return "::".join(["/".join(parts[:end]) + ".py", *parts[end:], name])
+    return name
+
+
 def write_report(report_dir: Path, records: Iterable[Record], info: RunInfo) -> dict[str, Any]:
-    """Write ``report.json``, ``report.md`` and ``report.html`` into ``report_dir``; return the
-    report."""
+    """Write ``report.json``, ``report.md`` and ``report.html`` into ``report_dir``, and mark the
+    criteria not judged in ``junit.xml`` (:func:`mark_not_judged`); return the report."""
     report = build_report(records, info)
     (report_dir / "report.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
     (report_dir / "report.md").write_text(render_markdown(report))
     (report_dir / "report.html").write_text(render_html(report))
+    mark_not_judged(report_dir / "junit.xml", report["criteria"])
     return report

@@ -54,13 +54,19 @@ from harness._apiserver_gates import options_problem
 from harness._backend import FakeBackend, backend_problem
 from harness._envtest import EnvtestError, find_assets
 from harness._manifests import is_manifest_file
-from harness._report import NOT_JUDGED, RunInfo, judge_suite, load_results, suite_name, write_report
+from harness._report import NOT_JUDGED, RunInfo, count_text, judge_suite, load_results, suite_name, write_report
 from harness._suite_registry import SuiteCollection, SuiteRegistryError, builtin_suites, registered_readings
 from harness._yaml_scenarios import YamlScenarioError, load_scenario
 from harness.pytest_plugin import criterion_facts, marker_gates, scenario_seconds
 from reference_scheduler import UnknownMutant, get_mutant
 
 __all__ = [
+    "EXIT_CODES",
+    "EXIT_FAILED",
+    "EXIT_NOT_JUDGED",
+    "EXIT_PASSED",
+    "EXIT_PYTEST",
+    "EXIT_USAGE",
     "PROGRESS_FD_ENV",
     "RunError",
     "RunOptions",
@@ -77,6 +83,20 @@ __all__ = [
 ]
 
 PROGRESS_FD_ENV = "SCHEDHARNESS_PROGRESS_FD"
+
+#: ``schedharness run``'s exit codes (``--help`` and README print :data:`EXIT_CODES`).
+EXIT_PASSED = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_NOT_JUDGED = 3
+EXIT_PYTEST = 4
+EXIT_CODES = (
+    f"{EXIT_PASSED}: passed (no criterion failed or was not judged, at least one passed); "
+    f"{EXIT_FAILED}: a criterion failed; "
+    f"{EXIT_USAGE}: a mistake on the command line or in a scenario file (nothing ran); "
+    f"{EXIT_NOT_JUDGED}: not judged (none failed, but one was not judged: the scheduler left nothing to judge, "
+    "or every criterion was skipped); "
+    f"{EXIT_PYTEST}: pytest could not run the suites (the end of pytest.log is printed)")
 _PLUGIN = "harness._run"
 _PROPS = ("criterion", "kep", "section", "reading", "needs", "virtual_seconds", "wall_seconds")
 
@@ -112,6 +132,8 @@ class RunOptions:
     paths: tuple[Path, ...] = ()
     #: a KubeSchedulerConfiguration whose keys a ``cmd:`` scheduler's ``{config}`` gets (profiles)
     scheduler_config: Path | None = None
+    #: on real time, the longest watch for something that must not happen (None: the plugin's default)
+    real_time_wait: float | None = None
 
 
 @dataclass(frozen=True)
@@ -351,6 +373,8 @@ def run_argv(paths: Sequence[Path], report_dir: Path, scheduler: str, options: R
         argv.append(f"--scheduler-config={options.scheduler_config.expanduser().resolve()}")
     if not options.timeline:
         argv.append("--no-timeline")
+    if options.real_time_wait is not None:
+        argv.append(f"--real-time-wait={options.real_time_wait:g}")
     jobs = _jobs(options, scheduler)
     if jobs > 0:
         argv += ["-n", str(jobs)]
@@ -367,13 +391,12 @@ def _environment(progress_fd: int) -> dict[str, str]:
 
 
 def _suite_line(name: str, results: Sequence[Mapping[str, Any]]) -> str:
-    """A suite's verdict once its last test is done: judged with its counts, or not judged with
-    the skip reasons summed up."""
+    """A suite's verdict once its last test is done, with its counts, or, when every criterion
+    was skipped, the skip reasons summed up."""
     suite = judge_suite(results)
-    if not suite["judged"]:
-        return f"suite {name}: {NOT_JUDGED}: {suite['not_judged_because']}"
-    n = suite["summary"]
-    return f"suite {name}: judged: {n['passed']} passed, {n['failed']} failed, {n['skipped']} skipped"
+    if suite["skipped_because"]:
+        return f"suite {name}: skipped: {suite['skipped_because']}"
+    return f"suite {name}: {suite['verdict']}: {count_text(suite['summary'])}"
 
 
 def _progress_line(event: Mapping[str, Any], done: int, total: int | None) -> str:
@@ -393,11 +416,11 @@ def _progress_line(event: Mapping[str, Any], done: int, total: int | None) -> st
 def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = print,
                now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> RunResult:
     """Run the suites as ``options`` say, write the report, and return it with the exit code:
-    0 when no selected criterion failed and at least one passed (suites whose criteria were all
-    skipped are then listed as not judged in the verdict line), 1 when one failed or when none
-    was judged (every selected criterion skipped: the verdict is "not judged" and the next line
-    says why), pytest's own code (2 and up) when pytest could not run them (the tail of
-    ``pytest.log`` is then the report's message)."""
+    :data:`EXIT_PASSED` when no selected criterion failed or was not judged and at least one
+    passed (suites whose criteria were all skipped are then listed in the verdict line),
+    :data:`EXIT_FAILED` when one failed, :data:`EXIT_NOT_JUDGED` when none failed but one was not
+    judged or none passed (the verdict is "not judged" and the next line says why),
+    :data:`EXIT_PYTEST` when pytest could not run them (the tail of ``pytest.log`` is printed)."""
     started = now()  # the one wall-clock read
     begin = time.monotonic()
     scheduler = normalize_scheduler(options.scheduler)
@@ -486,7 +509,8 @@ def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = 
                     needs[event["nodeid"]] = event.get("needs") or {}
                     say(_progress_line(event, done, total))
                     suite = suite_name(event["nodeid"])
-                    status = {"error": "failed", "passed": "passed", "failed": "failed"}.get(event["status"], "skipped")
+                    status = {"error": "failed", "passed": "passed", "failed": "failed",
+                              NOT_JUDGED: NOT_JUDGED}.get(event["status"], "skipped")
                     results.setdefault(suite, []).append({"status": status, "reason": event.get("message")})
                     if suite in remaining:
                         remaining[suite] -= 1
@@ -513,24 +537,22 @@ def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = 
     if code not in (0, 1):
         tail = "\n".join((report_dir / "pytest.log").read_text(errors="replace").splitlines()[-30:])
         say(f"schedharness run: pytest exited with code {code}; the end of {report_dir / 'pytest.log'}:\n{tail}")
-        return RunResult(report_dir, report, code)
-    s = report["summary"]
+        return RunResult(report_dir, report, EXIT_PYTEST)
     virtual = f" ({report['virtual_seconds']:g} virtual s)" if report["virtual_seconds"] else ""
-    counts = f"{s['passed']} passed, {s['failed']} failed, {s['skipped']} skipped in {wall:.1f} s{virtual}"
-    if report["verdict"] == NOT_JUDGED:
-        say(f"schedharness run: {NOT_JUDGED.upper()}: {counts}")
+    counts = f"{count_text(report['summary'])} in {wall:.1f} s{virtual}"
+    say(f"schedharness run: {report['verdict'].upper()}: {counts}")
+    if report["verdict_message"]:
         say(f"schedharness run: {report['verdict_message']}")
-    else:
-        not_judged = f"; not judged: {', '.join(report['not_judged'])}" if report["not_judged"] else ""
-        say(f"schedharness run: {report['verdict'].upper()}: {counts}{not_judged}")
     say(f"schedharness run: timing slack: {report['timing_slack']['text']}")
     for c in report["criteria"]:
-        if c["status"] == "failed":
-            say(f"  FAILED {c['id']} ({c['test']}): {str(c['message']).strip().splitlines()[0][:200] if c['message'] else ''}")
+        if c["status"] in ("failed", NOT_JUDGED):
+            first = str(c["message"]).strip().splitlines()[0][:200] if c["message"] else ""
+            say(f"  {c['status'].upper()} {c['id']} ({c['test']}): {first}")
             if c.get("replay"):
                 say(f"    {c['replay']}")
     say(f"schedharness run: {report_dir / 'report.html'} · report.md · report.json · junit.xml")
-    return RunResult(report_dir, report, 0 if report["verdict"] == "passed" else 1)
+    codes = {"passed": EXIT_PASSED, "failed": EXIT_FAILED, NOT_JUDGED: EXIT_NOT_JUDGED}
+    return RunResult(report_dir, report, codes[report["verdict"]])
 
 
 def _iso(moment: datetime) -> str:
@@ -606,6 +628,8 @@ class _Progress:
                 crash = getattr(phase.longrepr, "reprcrash", None)
                 status = "failed" if phase.when == "call" else "error"
                 message = crash.message if crash is not None else str(phase.longrepr)
+                if getattr(phase, "not_judged", None) is not None:
+                    status, message = NOT_JUDGED, str(getattr(phase, "not_judged"))
                 break
         props = {name: value for name, value in report.user_properties if name in _PROPS}
         needs = parse_feature_gates(str(props.pop("needs", "") or ""))

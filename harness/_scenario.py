@@ -56,6 +56,7 @@ from harness._backend import Backend, BackendError, Slack, Unsupported
 from harness._expectations import (
     Expectation,
     ExpectationFailed,
+    NotJudged,
     Predicate,
     condition_of,
     describe_predicate,
@@ -70,11 +71,14 @@ from harness._shared_cluster import JOURNAL_CATCH_UP, SharedCluster, unjournaled
 from harness._virtual_time import VirtualEventLoop
 from harness._writes import Write, delivered, writes_of
 
-__all__ = ["Expectation", "ExpectationFailed", "Scenario", "field_value", "parse_taint"]
+__all__ = ["DEFAULT_REAL_TIME_WAIT", "Expectation", "ExpectationFailed", "Scenario", "field_value", "parse_taint"]
 
 Obj = dict[str, Any]
 DEFAULT_IMAGE = "registry.k8s.io/pause:3.10"
 DEFAULT_DEVICE_CLASS = "gpu.example.com"
+#: The longest a criterion watches, on real time, for something that must not happen
+#: (``--real-time-wait``): virtual time watches any span for free, real time pays for it.
+DEFAULT_REAL_TIME_WAIT = 30.0
 
 
 class Scenario:
@@ -89,8 +93,12 @@ class Scenario:
     """
 
     def __init__(self, backend: Backend, *, namespace: str | None = None, poll: float = 0.1,
-                 sees_scheduler: bool = True, scheduler_name: str | None = None) -> None:
+                 sees_scheduler: bool = True, scheduler_name: str | None = None,
+                 real_time_wait: float = DEFAULT_REAL_TIME_WAIT) -> None:
         self.backend = backend
+        self.real_time_wait = real_time_wait
+        #: each watch :meth:`span` cut on real time: (the span asked, the span watched)
+        self.cut_waits: list[tuple[float, float]] = []
         self.scheduler_name = scheduler_name
         self.shared = backend.shared
         if namespace is None:
@@ -395,6 +403,21 @@ class Scenario:
         ``gracePeriodSeconds``, ``preconditions``, ``propagationPolicy``); ``api_version`` as for
         :meth:`patch`."""
         return await self._request("DELETE", await self._any_path(kind, name, None, api_version), body=options)
+
+    def span(self, seconds: float, *, whole: str | None = None) -> float:
+        """How long to watch for something that must not happen, ``seconds`` wanted: all of it
+        under virtual time (free) or when it is within :attr:`real_time_wait`; on real time past
+        that, the cap, and the cut is kept in :attr:`cut_waits` (the report prints it beside the
+        criterion's verdict). ``whole`` says why the criterion needs every second of the span (the
+        event it waits for comes only at its end): then a cut would judge nothing, and the
+        criterion is not judged, saying so."""
+        if self.backend.is_virtual or seconds <= self.real_time_wait:
+            return seconds
+        if whole is not None:
+            raise NotJudged(f"needs a {seconds:g} s watch on real time ({whole}), and this run's real-time wait is "
+                            f"{self.real_time_wait:g} s: give --real-time-wait {seconds:g} to judge it")
+        self.cut_waits.append((seconds, self.real_time_wait))
+        return self.real_time_wait
 
     async def advance(self, seconds: float) -> None:
         """Let ``seconds`` pass: instant under virtual time, a real wait otherwise."""

@@ -18,7 +18,15 @@ from harness._catalog import CatalogError, collect, format_json, format_md, load
 from harness._compare import CompareError, compare_reports, format_comparison, load_report
 from harness._compatibility import COLUMNS, agreement, format_summary, format_table, run_matrix
 from harness._k8sbuild import BuildError, build, parse_release
-from harness._run import RunError, RunOptions, builtin_collection, normalize_scheduler, run_suites, suite_paths
+from harness._run import (
+    EXIT_CODES,
+    RunError,
+    RunOptions,
+    builtin_collection,
+    normalize_scheduler,
+    run_suites,
+    suite_paths,
+)
 from harness._selftest import run_selftest
 from reference_scheduler._cli import add_subcommands
 
@@ -56,6 +64,17 @@ def _gates(text: str) -> str:
 
 def _default_release() -> str:
     return KUBERNETES_VERSION.rsplit(".", 1)[0]
+
+
+def _positive_seconds(text: str) -> float:
+    """An argparse type: a number of seconds above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid seconds {text!r}: give a number above 0") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"invalid seconds {text!r}: give a number above 0")
+    return value
 
 
 def _whole(what: str, least: int = 0) -> Callable[[str], int]:
@@ -138,9 +157,10 @@ def _run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "run",
         help="run the conformance suites and write a report",
         description="Run the conformance suites through pytest against a scheduler and write report.json, "
-        "report.md, report.html and junit.xml, with each scenario's journal and timeline. Exit code 0 only "
-        "when no selected criterion failed and at least one was judged; a criterion skipped because the run's "
-        "feature gates or scheduler exclude it is not a failure, but a run that judged nothing exits 1.",
+        "report.md, report.html and junit.xml, with each scenario's journal and timeline. A criterion is "
+        "passed, failed, not judged (the scheduler left nothing to judge: a set-up wait timed out, a control "
+        "never happened, a wait was cut short) or skipped (only for a declared reason: the run's gates, the "
+        "release, the backend, an absent tool). Exit codes: " + EXIT_CODES + ".",
     )
     p.add_argument(
         "--scheduler", default="reference", metavar="ADAPTER",
@@ -192,6 +212,11 @@ def _run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    help="with --backend fake: the Kubernetes release the fake serves as (default "
                         f"{_default_release()}); give a real server's release to compare verdicts with it")
     p.add_argument("--no-timeline", action="store_true", help="do not draw timeline.svg per scenario")
+    p.add_argument("--real-time-wait", type=_positive_seconds, default=None, metavar="SECONDS",
+                   help="on real time (a scheduler command, envtest, kind), the longest a criterion watches for "
+                   "something that must not happen (default 30): a longer watch is cut to it and the report says so "
+                   "beside the verdict; a criterion that needs the whole watch (kube-scheduler's 5-minute flush of "
+                   "unschedulable pods) is not judged unless this is at least its span (310 judges every one)")
     p.set_defaults(func=_run)
 
 
@@ -204,7 +229,7 @@ def _run(args: argparse.Namespace) -> int:
             kind_image=args.kind_image, kind_keep=args.kind_keep,
             kind_apiserver_feature_gates=args.kind_apiserver_feature_gates, envtest_assets=args.envtest_assets,
             kubernetes_version=args.kubernetes_version, apiserver_feature_gates=args.apiserver_feature_gates,
-            paths=tuple(args.paths), scheduler_config=args.scheduler_config)
+            paths=tuple(args.paths), scheduler_config=args.scheduler_config, real_time_wait=args.real_time_wait)
         return run_suites(options).exit_code
     except RunError as e:
         print(f"schedharness run: {e}", file=sys.stderr)

@@ -104,9 +104,11 @@ from harness._backend import (
     backend_problem,
 )
 from harness._envtest import open_envtest_session
+from harness._expectations import NotJudged
 from harness._kind_setup import ClusterSession, ClusterUnavailable, KindSettings, open_cluster_session
 from harness._reference import reference_adapter
-from harness._scenario import Scenario
+from harness._report import NOT_JUDGED
+from harness._scenario import DEFAULT_REAL_TIME_WAIT, Scenario
 from harness._timeline import render_timeline
 from harness._virtual_time import VirtualEventLoop
 from harness._virtual_time import run as run_virtual
@@ -138,6 +140,7 @@ class Settings:
     apiserver_feature_gates: dict[str, bool] | None = None
     #: --scheduler-config: keys a ``cmd:`` scheduler's ``{config}`` gets beside the harness's
     scheduler_config: dict[str, Any] | None = None
+    real_time_wait: float = DEFAULT_REAL_TIME_WAIT  # --real-time-wait
 
     @property
     def real_cluster(self) -> bool:
@@ -206,6 +209,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--no-timeline", action="store_true", default=False,
         help="with --report-dir, do not draw DIR/<test id>/timeline.svg (under 1 ms a test)")
+    group.addoption(
+        "--real-time-wait", type=float, default=DEFAULT_REAL_TIME_WAIT, metavar="SECONDS",
+        help=f"on real time, the longest a criterion watches for something that must not happen (default "
+             f"{DEFAULT_REAL_TIME_WAIT:g}); a longer watch is cut to it and the report says so, and a criterion "
+             "that needs the whole watch (kube-scheduler's 5-minute flush) is not judged")
     group.addoption(
         "--scenario-seed", type=int, default=0, metavar="N",
         help="seed of the fake API server (uids, generated names, probabilistic faults); default 0")
@@ -283,7 +291,15 @@ def _settings(config: pytest.Config) -> Settings:
     return Settings(scheduler, gates, backend, report_dir, int(config.getoption("--scenario-seed", 0) or 0),
                     timeline=not config.getoption("--no-timeline", False), kind=kind,
                     envtest_assets=config.getoption("--envtest-assets", None), kubernetes_version=release,
-                    apiserver_feature_gates=apiserver, scheduler_config=overlay)
+                    apiserver_feature_gates=apiserver, scheduler_config=overlay,
+                    real_time_wait=_real_time_wait(config))
+
+
+def _real_time_wait(config: pytest.Config) -> float:
+    wait = float(config.getoption("--real-time-wait", DEFAULT_REAL_TIME_WAIT))
+    if not wait > 0:
+        raise pytest.UsageError(f"--real-time-wait {wait:g}: give a number of seconds above 0")
+    return wait
 
 
 def marker_gates(item: pytest.Item) -> dict[str, bool]:
@@ -295,17 +311,21 @@ def marker_gates(item: pytest.Item) -> dict[str, bool]:
 
 
 def criterion_facts(item: pytest.Item) -> dict[str, Any]:
-    """What a test's ``criterion`` and ``kep`` markers say: criterion, kep, section, reading."""
+    """What a test's ``criterion`` and ``kep`` markers say: criterion, kep, section, reading, and
+    the control a negative criterion is judged beside (``control=``: what the scheduler must
+    have done in the same scenario before a "nothing happened" counts)."""
     criterion = item.get_closest_marker("criterion")
     kep = item.get_closest_marker("kep")
-    reading = None
+    reading = control = None
     if criterion is not None:
         reading = criterion.kwargs.get("reading", criterion.args[1] if len(criterion.args) > 1 else None)
+        control = criterion.kwargs.get("control")
     return {
         "criterion": criterion.args[0] if criterion is not None and criterion.args else None,
         "kep": kep.args[0] if kep is not None and kep.args else None,
         "section": kep.args[1] if kep is not None and len(kep.args) > 1 else None,
         "reading": reading,
+        "control": control,
     }
 
 
@@ -413,6 +433,7 @@ class _TestRun:
     wall_seconds: float | None = None
     journal_path: Path | None = None
     timeline_path: Path | None = None
+    real_time_wait: float = DEFAULT_REAL_TIME_WAIT
 
 
 @pytest.fixture
@@ -420,7 +441,8 @@ def _sh_run(request: pytest.FixtureRequest, sh_adapter: SchedulerAdapter | None,
     settings = request.config.stash[_SETTINGS]
     gates = {**marker_gates(request.node), **settings.feature_gates}
     apiserver = fake_apiserver_gates(settings.kubernetes_version, settings.apiserver_feature_gates, gates)
-    test_run = _TestRun(sh_adapter, sh_workdir, gates, settings.seed, settings.kubernetes_version, apiserver)
+    test_run = _TestRun(sh_adapter, sh_workdir, gates, settings.seed, settings.kubernetes_version, apiserver,
+                        real_time_wait=settings.real_time_wait)
     if settings.real_cluster:
         test_run.cluster = _cluster_session(request.config)
     if settings.report_dir is not None and settings.timeline:
@@ -589,7 +611,8 @@ async def _run_test(func: Any, kwargs: dict[str, Any], test_run: _TestRun,
         if "scenario" in test_run.wanted:
             sees_scheduler = adapter is None or adapter.through_backend
             scenario = test_run.scenario = await Scenario(backend, sees_scheduler=sees_scheduler,
-                                                          scheduler_name=scheduler_name).start()
+                                                          scheduler_name=scheduler_name,
+                                                          real_time_wait=test_run.real_time_wait).start()
             test_run.slack = scenario.slack
         values = {"sh_backend": backend, "sh_clock": backend.clock, "sh_journal": backend.journal,
                   "sh_scheduler": adapter, "scenario": scenario}
@@ -653,6 +676,8 @@ def _write_artifacts(test_run: _TestRun) -> None:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
+    if call.excinfo is not None and call.excinfo.errisinstance(NotJudged):
+        report.not_judged = str(call.excinfo.value)  # type: ignore[attr-defined]  # crosses from an xdist worker
     item.stash.setdefault(_PHASES, {})[report.when] = report
     settings = item.config.stash[_SETTINGS]
     test_run = item.stash.get(_RUN, None)
@@ -697,6 +722,9 @@ def _status(phases: dict[str, pytest.TestReport]) -> tuple[str, str]:
             reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
             return "skipped", reason.removeprefix("Skipped: ")
         if report.failed:
+            not_judged = getattr(report, "not_judged", None)
+            if not_judged is not None:
+                return NOT_JUDGED, str(not_judged)
             crash = getattr(report.longrepr, "reprcrash", None)
             message = crash.message if crash is not None else str(report.longrepr)
             return ("failed" if when == "call" else "error"), message
@@ -721,15 +749,24 @@ def _append_record(item: pytest.Item, settings: Settings) -> None:
         "journal": _relative(test_run.journal_path if test_run is not None else None, settings.report_dir),
         "timeline": _relative(test_run.timeline_path if test_run is not None else None, settings.report_dir),
         "slack": _slack(test_run.slack if test_run is not None else None),
+        "waits": _waits(test_run.scenario if test_run is not None else None),
         "server_version": test_run.backend.server_version if test_run is not None and test_run.backend else None,
         "apiserver_feature_gates": (test_run.backend.apiserver_feature_gates
                                     if test_run is not None and test_run.backend else None),
     }
-    if status in ("failed", "error"):
+    if status in ("failed", "error", NOT_JUDGED):
         record["replay"] = _replay(item, settings)
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     with open(settings.report_dir / f"results-{worker}.jsonl", "a") as out:
         out.write(json.dumps(record, sort_keys=True) + "\n")
+
+
+def _waits(scenario: Scenario | None) -> str | None:
+    """The real-time watches a scenario cut (``Scenario.span``), as the report prints them."""
+    if scenario is None or not scenario.cut_waits:
+        return None
+    cuts = ", ".join(f"{asked:g} s as {watched:g} s" for asked, watched in scenario.cut_waits)
+    return f"real-time watches cut by --real-time-wait: {cuts}"
 
 
 def _slack(slack: Slack | None) -> dict[str, Any] | None:

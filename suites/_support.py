@@ -26,19 +26,25 @@ type carried it. The API is small on purpose; each piece is a candidate for
 * :func:`create_claim` makes a ResourceClaim for one device with ``allocationMode`` and ``count``
   written out (the real API server defaults them; kube-scheduler's allocator needs them);
 * :func:`require_faults` skips a criterion on a backend that cannot inject faults, or when the
-  scheduler under test does not talk through the backend (the cluster's own kube-scheduler);
+  scheduler under test does not talk through the backend (the cluster's own kube-scheduler): a
+  declared reason that does not depend on what the scheduler does;
 * :func:`fit_error` is the start of kube-scheduler's fit-error message for the scenario's nodes
   plus the nodes a shared cluster had before (cordoned by the kind backend, so they count as
   ``node(s) were unschedulable``);
 * :func:`watch_span` is how long to watch for something that must not happen: the full span under
-  virtual time (free), capped on real time so a run against a real scheduler stays short;
+  virtual time (free); on real time at most the run's ``--real-time-wait``, the cut printed in the
+  report, or not judged where the criterion needs the whole span (``Scenario.span``);
 * :func:`seen_by_scheduler` and :func:`dra_cluster` are set-up: they wait until the scheduler has
-  seen what a scenario made, and a wait that times out ends the criterion as skipped, "not judged:
-  set-up: ..." with what was expected (:func:`not_judged_set_up`), never as a failure: the
-  trade-off is that a scheduler that never sees a node is not failed by the criteria that only
-  make one as a stage (the criteria that judge what the scheduler does with the node still fail
-  it). :func:`dra_cluster` waits for the ResourceSlice only when the scheduler reads
-  ResourceSlices at all (:func:`reads_slices`).
+  seen what a scenario made, and a wait that times out ends the criterion as **not judged**
+  (:class:`harness.NotJudged`, :func:`not_judged_set_up`) saying what the scheduler had to do
+  (watch pods, list nodes, read ResourceSlices) and what was seen: neither a verdict on the
+  behaviour the criterion judges nor a skip, so it fails the run. :func:`dra_cluster` waits for
+  the ResourceSlice only when the scheduler reads ResourceSlices at all (:func:`reads_slices`);
+* :func:`liveness` and :func:`control_met` are the positive control a negative criterion is
+  judged beside ("never bound while gated" holds for a scheduler that does nothing at all): an
+  ordinary pod the scheduler must bind in the same scenario, and the check that it did, before
+  "nothing happened" counts; otherwise the criterion is not judged. A criterion names its control
+  in its ``criterion`` marker (``control=``), and the catalog shows it.
 
 Rejection messages are never predicted: the KEP defines the reason ``NotReadyForScheduling`` and
 that the message is the last-captured rejection message, not its words (those belong to a plugin).
@@ -58,7 +64,9 @@ from fake_apiserver import Delay, EffectPredicate, FaultRule, JournalEntry, Matc
 from harness import (
     DEFAULT_DEVICE_CLASS,
     ApiError,
+    Expectation,
     ExpectationFailed,
+    NotJudged,
     Scenario,
     Write,
     condition_of,
@@ -71,12 +79,13 @@ __all__ = [
     "CLEARS_NOT_READY",
     "DELAY",
     "GATED_MESSAGE",
+    "LIVENESS",
     "NOT_READY_FOR_SCHEDULING",
-    "REAL_TIME_CAP",
     "SETS_NOT_READY",
     "SET_UP",
     "SLICES",
     "ConditionHistory",
+    "Control",
     "SeenEvent",
     "Write",
     "add_devices",
@@ -84,6 +93,7 @@ __all__ = [
     "clears",
     "condition_history",
     "condition_writes",
+    "control_met",
     "create_claim",
     "dra_cluster",
     "event_lines",
@@ -94,13 +104,14 @@ __all__ = [
     "expect_one_not_ready_event",
     "fit_error",
     "format_writes",
+    "judged_only_if_held",
+    "liveness",
     "not_judged_set_up",
     "not_ready_writes",
     "reads_slices",
     "require_faults",
     "seen_by_scheduler",
     "skip_if_other_nodes_schedulable",
-    "skip_unless_held",
     "watch_span",
 ]
 
@@ -111,14 +122,15 @@ Obj = dict[str, Any]
 GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
 #: KEP-5501's new PodScheduled reason (Design Details §2).
 NOT_READY_FOR_SCHEDULING = "NotReadyForScheduling"
-#: Longest "must not happen" watch on real time, in seconds.
-REAL_TIME_CAP = 30.0
 #: "The delay value will be hardcoded to a default of 5 seconds" (KEP-5501 Proposal §3).
 DELAY = 5.0
 CLAIMS = "resourceclaims.resource.k8s.io"
 SLICES = "resourceslices.resource.k8s.io"
-#: How a criterion ended by a set-up step that timed out begins its skip reason: not judged, and why.
-SET_UP = "not judged: set-up: "
+#: How the message of a criterion ended by a set-up step that timed out begins.
+SET_UP = "set-up: "
+#: The ``control=`` of a criterion judged beside :func:`liveness`.
+LIVENESS = ("liveness: an ordinary pod the scheduler must bind in the same scenario, before the negative counts "
+            "(suites._support.liveness)")
 
 
 @dataclass(frozen=True)
@@ -337,14 +349,18 @@ def allocation_hold(claim: str, seconds: float) -> FaultRule:
                      name="slow-allocation-write", times=1)
 
 
-async def skip_unless_held(scenario: Scenario, hold: FaultRule, pod: str, why: str) -> None:
-    """Skip the calling criterion, saying so, when ``hold`` (an :func:`allocation_hold`) never
-    held anything or ``pod`` is already bound: the scheduler binds without recording the claim's
-    allocation first, outside READINGS["prebind-order"] (``why``: what that hides)."""
+async def judged_only_if_held(scenario: Scenario, hold: FaultRule, pod: str, why: str) -> None:
+    """End the calling criterion as not judged, saying so, when ``hold`` (an
+    :func:`allocation_hold`) never held anything or ``pod`` is already bound: the scheduler binds
+    without recording the claim's allocation first, outside READINGS["prebind-order"] (``why``:
+    what that hides). What the criterion judges happens while the binding cycle waits, and this
+    scheduler has no such wait to judge it in; the criterion that judges allocation itself
+    (``dra.allocated-before-binding``) fails it."""
     if hold.fired == 0 or (scenario.pod(pod) or {}).get("spec", {}).get("nodeName"):
         await scenario.remove_fault(hold)
-        pytest.skip("the scheduler bound the pod without first recording the claim's allocation through a held "
-                    f"write (READINGS['prebind-order']): {why}")
+        raise NotJudged(f"expected the scheduler to record the allocation of {scenario.namespace}/{pod}'s claim "
+                        "before binding it, through a write the scenario holds (READINGS['prebind-order']); "
+                        f"{'it bound the pod first' if hold.fired else 'no such write came'}: {why}")
 
 
 #: NodeUnschedulable's reason (``ErrReasonUnschedulable``).
@@ -366,10 +382,13 @@ def fit_error(scenario: Scenario, nodes: int, reasons: dict[str, int]) -> str:
     return f"0/{total} nodes are available: {listed}."
 
 
-def watch_span(scenario: Scenario, seconds: float) -> float:
-    """``seconds`` under virtual time; at most :data:`REAL_TIME_CAP` on real time (a real
-    scheduler process), so "never within minutes" costs seconds of a real-time run."""
-    return seconds if scenario.backend.is_virtual else min(seconds, REAL_TIME_CAP)
+def watch_span(scenario: Scenario, seconds: float, whole: str | None = None) -> float:
+    """``seconds`` under virtual time; on real time (a real scheduler process) at most the run's
+    ``--real-time-wait``, so "never within minutes" costs seconds of a real-time run, the cut
+    printed beside the verdict; when ``whole`` says why the criterion needs every second (what
+    could go wrong comes only at the end of the span), a cut ends it not judged instead
+    (``Scenario.span``)."""
+    return scenario.span(seconds, whole=whole)
 
 
 async def dra_cluster(scenario: Scenario, node: str = "n1", devices: int = 4,
@@ -401,22 +420,28 @@ def reads_slices(scenario: Scenario) -> bool:
                and e.seq not in scenario.own_requests for e in journal.entries)
 
 
-def not_judged_set_up(failure: ExpectationFailed) -> NoReturn:
-    """End the calling criterion as not judged because a set-up step timed out: skipped with the
-    reason :data:`SET_UP` plus what the step expected and saw (the failure's first two lines; the
-    journal slice stays out, so that equal reasons count together in the report). A set-up wait
-    is the scenario getting ready, not the behaviour a criterion judges, so its timeout is never
-    a verdict of its own."""
+def not_judged_set_up(failure: ExpectationFailed, needs: str) -> NoReturn:
+    """End the calling criterion as not judged because a set-up step timed out: the message is
+    :data:`SET_UP`, what the scheduler had to do (``needs``: "watch nodes") and what the step
+    expected and saw (the failure's first two lines; the journal slice stays out, so that equal
+    messages count together in the report). A set-up wait is the scenario getting ready, not the
+    behaviour a criterion judges, so its timeout is no verdict on that behaviour; but it is the
+    scheduler's doing, so it is never a skip either (:class:`harness.NotJudged`)."""
     __tracebackhide__ = True
     said = "; ".join(line for line in str(failure).splitlines()[:2] if not line.startswith("journal,"))
-    pytest.skip(SET_UP + said)
+    raise NotJudged(f"{SET_UP}the scheduler must {needs}: {said}") from None
+
+
+#: What the scheduler must do for its watch to be handed an object of a kind, for set-up messages.
+_TO_SEE = {"pods": "watch pods", "nodes": "list and watch nodes", "resourceslices": "list and watch ResourceSlices",
+           "resourceclaims": "list and watch ResourceClaims"}
 
 
 async def seen_by_scheduler(scenario: Scenario, *objects: tuple[str, Obj]) -> None:
     """Set-up: wait until the scheduler's watches were handed each ``(kind, object)``: on real
     time a pod made right after its node could otherwise meet a scheduler that has no node yet
     ("no nodes available"), a race no criterion means to judge. A wait that times out ends the
-    criterion as not judged (:func:`not_judged_set_up`), never as failed. A scheduler whose
+    criterion as not judged (:func:`not_judged_set_up`), neither failed nor skipped. A scheduler whose
     requests the backend does not see (a cluster's own) cannot be waited for: then this returns
     at once."""
     if not scenario.sees_scheduler:
@@ -425,7 +450,7 @@ async def seen_by_scheduler(scenario: Scenario, *objects: tuple[str, Obj]) -> No
         try:
             await scenario.seen(kind, obj)
         except ExpectationFailed as timed_out:
-            not_judged_set_up(timed_out)
+            not_judged_set_up(timed_out, _TO_SEE.get(kind, f"list and watch {kind}"))
 
 
 def event_lines(seen: list[SeenEvent]) -> str:
@@ -488,3 +513,39 @@ def expect_one_not_ready_event(scenario: Scenario, pod: str, write: Write) -> Se
     assert seen[0].time >= write.time - scenario.slack.early, (
         f"expected the event sent with the delayed write (t={write.time:.3f}), it was sent at t={seen[0].time:.3f}")
     return seen[0]
+
+
+@dataclass(frozen=True)
+class Control:
+    """What a negative criterion stands on: something the scheduler must have done in the same
+    scenario (``expectation``, met within ``within`` s) before "nothing happened" counts.
+    ``needs`` completes "the scheduler must ..." in the not-judged message."""
+
+    expectation: Expectation
+    needs: str
+    within: float = 30.0
+
+
+async def liveness(scenario: Scenario, name: str = "alive", *, cpu: str | None = None,
+                   node_selector: dict[str, str] | None = None, within: float = 30.0) -> Control:
+    """The liveness control: an ordinary pod ``name`` (no gate, no claim, no request unless
+    ``cpu``) that any scheduler must bind to a node the scenario made; await
+    :func:`control_met` with it before judging a negative. Make it after the nodes, beside what
+    the criterion watches, so that it is pending while the negative is watched."""
+    await scenario.create_pod(name, cpu, node_selector=node_selector)
+    return Control(scenario.pod_bound(name),
+                   f"bind {scenario.namespace}/{name}, an ordinary pod that fits a node (watch pods, list nodes, bind)",
+                   within)
+
+
+async def control_met(scenario: Scenario, control: Control) -> None:
+    """Judge the calling criterion only if ``control`` happened: wait for it (at most its
+    ``within`` s from now; at once when it already holds) and, if it never does, end the
+    criterion as not judged, saying what the scheduler had to do and what was seen."""
+    __tracebackhide__ = True
+    try:
+        await scenario.eventually(control.expectation, within=control.within)
+    except ExpectationFailed as e:
+        said = "; ".join(line for line in str(e).splitlines()[:2] if not line.startswith("journal,"))
+        raise NotJudged(f"the control this criterion is judged beside never happened: the scheduler must "
+                        f"{control.needs}; {said}") from None

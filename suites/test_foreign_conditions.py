@@ -48,7 +48,7 @@ from suites._support import (
     require_faults,
     seen_by_scheduler,
     skip_if_other_nodes_schedulable,
-    skip_unless_held,
+    judged_only_if_held,
 )
 
 __all__: list[str] = []
@@ -280,7 +280,7 @@ async def test_a_condition_added_while_the_delayed_clear_is_pending_survives_it(
     hold = await scenario.add_fault(allocation_hold("gpu", 15))
     passed = await scenario.seen(CLAIMS, await create_claim(scenario, "gpu"))
     await scenario.advance(passed + 2 - scenario.now)
-    await skip_unless_held(scenario, hold, "p", "no clear is pending while the binding waits")
+    await judged_only_if_held(scenario, hold, "p", "no clear is pending while the binding waits")
     shown = await write_foreign(scenario, "p", AUDITED_CONDITION)
     slack = scenario.slack
     not_ready = scenario.pod_condition("p", "PodScheduled", reason=NOT_READY)

@@ -43,7 +43,7 @@ from suites._support import (
     format_writes,
     not_ready_writes,
     require_faults,
-    skip_unless_held,
+    judged_only_if_held,
     watch_span,
 )
 
@@ -184,7 +184,7 @@ async def test_condition_is_cleared_5s_after_the_pass_while_the_binding_cycle_wa
     slack = scenario.slack
     await scenario.eventually(scenario.pod_bound("p") | ~_not_ready(scenario),
                               within=passed + DELAY + slack.late - scenario.now)
-    await skip_unless_held(scenario, hold, "p", "the clear cannot be told apart from the binding here")
+    await judged_only_if_held(scenario, hold, "p", "the clear cannot be told apart from the binding here")
     removed = [w for w in clears(scenario, "p") if w.applied]
     assert len(removed) == 1 and passed + DELAY - slack.early <= removed[0].time <= passed + DELAY + slack.late, (
         f"expected one clear at t={passed + DELAY:.3f} ({DELAY:g} s after the scheduler saw the claim at "

@@ -43,7 +43,7 @@ from suites._support import (
     format_writes,
     not_ready_writes,
     require_faults,
-    skip_unless_held,
+    judged_only_if_held,
     watch_span,
 )
 
@@ -188,7 +188,7 @@ async def test_a_failed_clear_leaves_no_stale_condition_once_the_pod_is_re_evalu
     hold = await scenario.add_fault(allocation_hold("gpu", 10.0))
     passed = await scenario.seen(CLAIMS, await create_claim(scenario, "gpu"))
     await scenario.advance(passed + DELAY + scenario.slack.late - scenario.now)
-    await skip_unless_held(scenario, hold, "p", "a clear cannot be told apart from the binding here")
+    await judged_only_if_held(scenario, hold, "p", "a clear cannot be told apart from the binding here")
     expect_fired(scenario, clear, f"the delayed clear of {scenario.namespace}/p, 5 s after the scheduler saw the claim")
     not_ready = scenario.pod_condition("p", "PodScheduled", reason=NOT_READY)
     await scenario.eventually(scenario.pod_bound("p") & ~not_ready, within=10 + scenario.slack.late)

@@ -27,7 +27,7 @@ def test_harness_exports() -> None:
         "AdapterError", "ApiError", "Backend", "BackendError", "CallableAdapter", "ClusterSchedulerAdapter",
         "DEFAULT_DEVICE_CLASS", "DEFAULT_EPOCH",
         "Deadlock", "EnvtestBackend", "Expectation", "ExpectationFailed", "FakeBackend", "KindBackend",
-        "KubeconfigBackend", "Kubelet", "ProcessAdapter", "RealClock", "Scenario", "SchedulerAdapter", "Slack",
+        "KubeconfigBackend", "Kubelet", "NotJudged", "ProcessAdapter", "RealClock", "Scenario", "SchedulerAdapter", "Slack",
         "SuiteCollection", "Unsupported", "VirtualClock",
         "VirtualEventLoop", "Write", "YamlScenario", "YamlScenarioError", "condition_of", "format_condition",
         "format_feature_gates", "format_pod", "format_writes",

@@ -78,6 +78,7 @@ __all__ = [
     "CLAIMS",
     "CLEARS_NOT_READY",
     "DELAY",
+    "FLUSH",
     "GATED_MESSAGE",
     "LIVENESS",
     "NOT_READY_FOR_SCHEDULING",
@@ -128,6 +129,9 @@ CLAIMS = "resourceclaims.resource.k8s.io"
 SLICES = "resourceslices.resource.k8s.io"
 #: How the message of a criterion ended by a set-up step that timed out begins.
 SET_UP = "set-up: "
+#: Why a 5-minute "never" watch needs every second of it (``watch_span(..., whole=FLUSH)``).
+FLUSH = ("kube-scheduler moves a pod that stayed unschedulable for 5 minutes back to be tried again "
+         "(podMaxInUnschedulablePodsDuration), so a repeated write would come only at the end of the span")
 #: The ``control=`` of a criterion judged beside :func:`liveness`.
 LIVENESS = ("liveness: an ordinary pod the scheduler must bind in the same scenario, before the negative counts "
             "(suites._support.liveness)")

@@ -37,6 +37,7 @@ from suites._support import NOT_READY_FOR_SCHEDULING as NOT_READY
 from suites._support import (
     CLAIMS,
     DELAY,
+    FLUSH,
     Write,
     create_claim,
     dra_cluster,
@@ -81,7 +82,7 @@ async def pod_seen(scenario: Scenario) -> float:
 
 @pytest.mark.kep("KEP-5501", "Design Details §5 (Success path)")
 @pytest.mark.feature_gates(**GATES)
-@pytest.mark.criterion("kep5501.dra-claim-lag.claim-before-pod")
+@pytest.mark.criterion("kep5501.dra-claim-lag.claim-before-pod", control="feature: the pod is bound first")
 async def test_a_pod_whose_claim_exists_is_bound_without_a_status_patch(scenario: Scenario) -> None:
     """KEP-5501 Design Details §5: the reporting happens only 'if any plugin rejects the Pod'; on
     the success path 'If the pod had a status condition before, enqueue a PodStatusPatch to clear
@@ -102,7 +103,8 @@ async def test_a_pod_whose_claim_exists_is_bound_without_a_status_patch(scenario
 
 @pytest.mark.kep("KEP-5501", "User Stories: Diagnosing the Pods using DRA; Proposal")
 @pytest.mark.feature_gates(**GATES)
-@pytest.mark.criterion("kep5501.dra-claim-lag.claim-within-delay", reading=READINGS["events"])
+@pytest.mark.criterion("kep5501.dra-claim-lag.claim-within-delay", reading=READINGS["events"],
+                        control="feature: the pod is bound once its claim comes, before the quiet is judged")
 async def test_a_claim_created_within_the_delay_costs_no_patch_and_no_event(scenario: Scenario) -> None:
     """KEP-5501 User Stories: 'I also don't want to see transient errors that resolve in seconds.
     The delayed dispatch mechanism is crucial for filtering out this noise.' Proposal: 'If the Pod
@@ -153,7 +155,8 @@ async def test_a_claim_created_after_the_delay_shows_the_condition_then_the_pod_
 
 @pytest.mark.kep("KEP-5501", "Proposal; Design Details §3")
 @pytest.mark.feature_gates(**GATES)
-@pytest.mark.criterion("kep5501.dra-claim-lag.claim-never", reading=READINGS["events"])
+@pytest.mark.criterion("kep5501.dra-claim-lag.claim-never", reading=READINGS["events"],
+                        control="feature: the condition is written 5 s after the scheduler saw the pod")
 async def test_a_claim_that_never_comes_gives_one_condition_one_patch_and_one_event(scenario: Scenario) -> None:
     """KEP-5501 Proposal: 'If the delay period expires, the scheduler will asynchronously patch the
     Pod's status with the last-captured rejection message, using the new reason
@@ -169,7 +172,7 @@ async def test_a_claim_that_never_comes_gives_one_condition_one_patch_and_one_ev
     message = (write.condition_after() or {}).get("message")
     shown = scenario.pod_condition("p", "PodScheduled", status="False", reason=NOT_READY, message=message)
     # a binding would replace the condition, so this also checks that the pod is never bound
-    await scenario.never(~shown, within=watch_span(scenario, 300))
+    await scenario.never(~shown, within=watch_span(scenario, 300, whole=FLUSH))
     writes = condition_writes(scenario, "p")
     assert [w.entry.seq for w in writes] == [write.entry.seq], (
         f"expected one scheduler write of {scenario.namespace}/p's PodScheduled condition; found {len(writes)}:\n"
@@ -179,7 +182,8 @@ async def test_a_claim_that_never_comes_gives_one_condition_one_patch_and_one_ev
 
 @pytest.mark.kep("KEP-5501", "Proposal §3 (Delay configuration); User Stories: Diagnosing the Pods using DRA")
 @pytest.mark.feature_gates(**GATES)
-@pytest.mark.criterion("kep5501.dra-claim-lag.watch-lag-within-delay", reading=READINGS["events"])
+@pytest.mark.criterion("kep5501.dra-claim-lag.watch-lag-within-delay", reading=READINGS["events"],
+                        control="feature: the pod is bound once the claim is visible, before the quiet is judged")
 async def test_a_claim_seen_late_within_the_delay_costs_no_patch(scenario: Scenario) -> None:
     """KEP-5501 Proposal §3: the 5 s delay 'is chosen to provide a reasonable balance between
     handling common transient errors (e.g., cache propagation delays) and providing timely feedback
@@ -272,7 +276,8 @@ async def expect_reported_and_held(scenario: Scenario, released: float) -> Write
 
 @pytest.mark.kep("KEP-5501", "Proposal; Design Details §4, §5; Non-Goals; User Stories: Diagnosing the Pods using DRA")
 @pytest.mark.feature_gates(**GATES)
-@pytest.mark.criterion("kep5501.dra-claim-lag.claim-deleted-before-binding", reading=READINGS["gate-first"])
+@pytest.mark.criterion("kep5501.dra-claim-lag.claim-deleted-before-binding", reading=READINGS["gate-first"],
+                        control="feature: once released, the pod's rejection is reported")
 async def test_a_claim_deleted_after_the_scheduler_saw_it_is_reported_and_the_pod_waits(scenario: Scenario) -> None:
     """KEP-5501 Proposal: 'If the delay period expires, the scheduler will asynchronously patch the
     Pod's status with the last-captured rejection message, using the new reason
@@ -309,7 +314,8 @@ async def test_a_claim_deleted_after_the_scheduler_saw_it_is_reported_and_the_po
 
 @pytest.mark.kep("KEP-5501", "Proposal; Non-Goals; Design Details §4; User Stories: Diagnosing the Pods using DRA")
 @pytest.mark.feature_gates(**GATES)
-@pytest.mark.criterion("kep5501.dra-claim-lag.claim-being-deleted", reading=READINGS["claim-deleting"])
+@pytest.mark.criterion("kep5501.dra-claim-lag.claim-being-deleted", reading=READINGS["claim-deleting"],
+                        control="feature: once released, the pod's rejection is reported")
 async def test_a_claim_held_by_a_finalizer_while_being_deleted_is_reported_and_never_used(scenario: Scenario) -> None:
     """KEP-5501 Non-Goals: 'This KEP will not change the core rejection logic of any existing
     PreEnqueue plugin, only how the outcome of that logic is communicated' (kube-scheduler's

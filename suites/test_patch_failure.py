@@ -64,10 +64,11 @@ FAILURES: list[tuple[str, Action]] = [
 ]
 
 
-def params(family: str, reading: str | None) -> list[Any]:
-    """One ``pytest.param`` per failure, each its own criterion ``kep5501.patch-failure.<family>.<id>``."""
+def params(family: str, reading: str | None, control: str | None = None) -> list[Any]:
+    """One ``pytest.param`` per failure, each its own criterion ``kep5501.patch-failure.<family>.<id>``
+    (``control``: what its negative is judged beside)."""
     return [pytest.param(action, id=ident, marks=pytest.mark.criterion(
-        f"kep5501.patch-failure.{family}.{ident}", reading=reading)) for ident, action in FAILURES]
+        f"kep5501.patch-failure.{family}.{ident}", reading=reading, control=control)) for ident, action in FAILURES]
 
 
 # ---------------------------------------------------------------------- local helpers
@@ -121,7 +122,8 @@ RETRY_HOLD = 30.0  # seconds the fault stays on after the first failure
 
 @pytest.mark.kep("KEP-5501", "Risks and Mitigations: Stale or missing Pod status on patch failure")
 @pytest.mark.feature_gates(**GATES)
-@pytest.mark.parametrize("failure", params("retried-on-re-evaluation", READINGS["retry"]))
+@pytest.mark.parametrize("failure", params("retried-on-re-evaluation", READINGS["retry"],
+                                           "feature: the scheduler sent the write the fault refused"))
 async def test_a_failed_status_patch_is_retried_when_the_pod_is_re_evaluated(
         scenario: Scenario, failure: Action) -> None:
     """KEP-5501 Risks and Mitigations: 'Furthermore, any subsequent event that causes the Pod to be
@@ -161,7 +163,8 @@ async def test_a_failed_status_patch_is_retried_when_the_pod_is_re_evaluated(
 
 @pytest.mark.kep("KEP-5501", "Risks and Mitigations: Stale or missing Pod status on patch failure; Design Details §4")
 @pytest.mark.feature_gates(**GATES)
-@pytest.mark.parametrize("failure", params("failed-clear-not-stale", READINGS["clear-writes"]))
+@pytest.mark.parametrize("failure", params("failed-clear-not-stale", READINGS["clear-writes"],
+                                           "feature: the pod is bound before the quiet is judged"))
 async def test_a_failed_clear_leaves_no_stale_condition_once_the_pod_is_re_evaluated(
         scenario: Scenario, failure: Action) -> None:
     """KEP-5501 Design Details §4: 'If the Pod is re-evaluated and passes the PreEnqueue stage

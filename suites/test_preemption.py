@@ -174,7 +174,8 @@ async def test_the_preemptor_is_nominated_then_bound_only_once_its_victim_is_gon
 
 @pytest.mark.kep(None, SOURCES, upstream=UPSTREAM)
 @pytest.mark.feature_gates()
-@pytest.mark.criterion("preemption.slow-kubelet-delays-binding-not-nomination")
+@pytest.mark.criterion("preemption.slow-kubelet-delays-binding-not-nomination",
+                        control="feature: the scheduler nominates p and deletes its victim before the binding is watched for")
 async def test_a_slow_kubelet_delays_the_binding_not_the_nomination(scenario: Scenario) -> None:
     """The victim's node takes 10 s beyond the grace period to stop it: the nomination comes as
     fast as on a prompt node, the binding not before the victim is gone (grace + 10 s)."""
@@ -200,7 +201,8 @@ async def test_a_slow_kubelet_delays_the_binding_not_the_nomination(scenario: Sc
 
 @pytest.mark.kep(None, SOURCES, upstream=UPSTREAM)
 @pytest.mark.feature_gates()
-@pytest.mark.criterion("preemption.policy-never")
+@pytest.mark.criterion("preemption.policy-never", control="feature: p is reported PodScheduled=False/Unschedulable first "
+                                                       "(the scheduler evaluated it and found no node)")
 async def test_a_pod_with_preemption_policy_never_preempts_nothing(scenario: Scenario) -> None:
     """``PodEligibleToPreemptOthers``: a pod whose ``spec.preemptionPolicy`` is ``Never`` (from its
     PriorityClass, by priority admission) is not eligible: no victim is deleted, the pod is not
@@ -249,7 +251,8 @@ async def test_a_victim_a_disruption_budget_protects_is_avoided_when_another_cho
 
 @pytest.mark.kep(None, SOURCES, upstream=UPSTREAM)
 @pytest.mark.feature_gates()
-@pytest.mark.criterion("preemption.never-equal-or-higher")
+@pytest.mark.criterion("preemption.never-equal-or-higher", control="feature: p is reported PodScheduled=False/"
+                                                                  "Unschedulable first (the scheduler evaluated it)")
 async def test_pods_of_equal_or_higher_priority_are_never_victims(scenario: Scenario) -> None:
     """``SelectVictimsOnNode`` considers only pods of strictly lower priority. n1 (4 cpu) runs e
     (high, as the preemptor) and h (higher still, 1 cpu): p (high, 2 cpu) preempts nothing, is not
@@ -270,7 +273,8 @@ async def test_pods_of_equal_or_higher_priority_are_never_victims(scenario: Scen
 
 @pytest.mark.kep("KEP-3521", "Proposal: a gated pod is not considered for scheduling (so not for preemption)")
 @pytest.mark.feature_gates()
-@pytest.mark.criterion("preemption.gated-pod-never-preempts")
+@pytest.mark.criterion("preemption.gated-pod-never-preempts",
+                        control="feature: once its gate is removed, the same pod preempts v")
 async def test_a_gated_pod_never_preempts(scenario: Scenario) -> None:
     """A pod with scheduling gates never reaches a scheduling cycle, so never PostFilter: while it
     is gated no pod is deleted for it; once its gate is removed it preempts like any other."""

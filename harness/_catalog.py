@@ -123,7 +123,11 @@ def format_md(records: Iterable[Obj], version: str, *, selftest: str = "") -> st
              "kube-scheduler or API-server behaviour that no KEP describes names the upstream behaviour and the "
              "source files it is read from instead, and claims no KEP. The facts of the API server and of "
              "kube-scheduler that the criteria cite are in [api-facts.md](api-facts.md); the readings (where "
-             "a KEP's text leaves a choice) and the questions behind them are in [readings.md](readings.md).", ""]
+             "a KEP's text leaves a choice) and the questions behind them are in [readings.md](readings.md).", "",
+             "*Judged beside* names the positive control a criterion that judges a negative (never bound, no "
+             "write, nothing preempted) stands on: *liveness*, an ordinary pod the scheduler must bind in the same "
+             "scenario, or *feature*, the feature itself shown in the same scenario. The negative is judged only "
+             "once the control happened; otherwise the criterion is not judged, which fails the run.", ""]
     if selftest:
         lines += ["*Caught by* names the mutants of the reference scheduler that fail the criterion in the selftest, "
                   "each broken in one named way (`schedharness mutants`): they prove it catches what it claims. "

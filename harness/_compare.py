@@ -7,8 +7,8 @@ two reports (``report.json``, or the directory holding it) and lines their crite
 the command prints one line per criterion and exits 1 when any verdict differs, so a CI job can
 run the suites on two backends and fail on a difference.
 
-A verdict is the criterion's status: ``passed``, ``failed`` or ``skipped``. A skip is a verdict
-too (a criterion skipped on one backend and judged on the other is a difference worth seeing),
+A verdict is the criterion's status: ``passed``, ``failed``, ``not judged`` or ``skipped``. A
+not-judged criterion and a skip are verdicts too (a criterion skipped on one backend and judged on the other is a difference worth seeing),
 but a criterion present in one report only (a different suite selection) is listed apart and is
 no difference.
 
@@ -123,7 +123,8 @@ def format_comparison(comparison: Comparison) -> list[str]:
     """One line per criterion, then the differences with their messages, then a summary line."""
     width = max([len(r.criterion) for r in comparison.rows] + [9])
     left, right = comparison.left_label, comparison.right_label
-    lw, rw = max(len(left), 7), max(len(right), 7)  # "skipped"
+    lw = max([len(left), 7] + [len(r.left or "") for r in comparison.rows])  # at least "skipped"
+    rw = max([len(right), 7] + [len(r.right or "") for r in comparison.rows])
     lines = []
     if comparison.left_server or comparison.right_server:
         lines.append(f"API servers: {left} {comparison.left_server or 'unrecorded'}; "

@@ -17,6 +17,11 @@ Protocol (``client-go/tools/cache/reflector.go``; ``k8s-semantics.md`` E.3, E.4)
   counts as an empty, synced cache, looked at again every 30 s: real kube-scheduler would wait for
   the sync forever; the reference scheduler prefers to schedule everything that does not need it.
 
+An informer with a ``poll_period`` never watches: it LISTs again each ``poll_period`` seconds and
+diffs each list against its cache, as a scheduler that polls would. Only the ``never-watches``
+control polls (:mod:`reference_scheduler._mutants`): a scheduler that is handed changes late, or
+never, must be told apart from one that watches.
+
 The pod informer of the scheduler passes the real field selector
 ``status.phase!=Succeeded,status.phase!=Failed`` (``newPodInformer``); a pod that turns terminal
 arrives as ``DELETED``. The streaming list (``sendInitialEvents``) is not used: LIST + WATCH is
@@ -78,6 +83,8 @@ class Informer:
         self.on_update: list[UpdateHandler] = []
         self.on_delete: list[DeleteHandler] = []
         self.lists = 0
+        #: None: list, then watch; seconds: LIST again after each, never WATCH (module docstring)
+        self.poll_period: float | None = None
         self._task: asyncio.Task[None] | None = None
 
     def get(self, key: str) -> Obj | None:
@@ -106,6 +113,10 @@ class Informer:
         while True:
             try:
                 await self._list(relist_rv)
+                if self.poll_period is not None:
+                    relist_rv = ""
+                    await asyncio.sleep(self.poll_period)
+                    continue
                 await self._watch_until_expired()
                 relist_rv = ""
             except NotFoundError as e:

@@ -17,8 +17,12 @@ not import the scheduler.
   these differ only with ``InPlacePodVerticalScalingSchedulerPreemption`` on, but
   ``resize-preempts-with-gate-off``, which differs only with it off);
   must fail at least one criterion. Running the suites against each is how they prove they catch what they claim.
-* ``control``: not a scheduler at all, by design (``does-nothing``); must fail at least one
-  criterion, so a suite that passes whatever happens is caught.
+* ``control``: not a scheduler at all, by design; must pass no criterion, so a suite that passes
+  whatever happens is caught. ``does-nothing`` watches everything and binds only an adapter's
+  readiness probe pod; ``never-watches`` is a process that polls: it LISTs pods every second
+  (:attr:`~reference_scheduler._informer.Informer.poll_period`), never WATCHes, never reads a
+  node, and binds only the probe pod, to the node the probe's ``nodeSelector`` names, taken on
+  trust. Both refuse the feature gates the reference refuses.
 * ``shape``: correct KEP-5501 behaviour, only the HTTP request that writes the pod's conditions
   differs (:mod:`reference_scheduler._writers`), or the requests that record events (a repeat
   aggregated into a series by PATCH, :mod:`reference_scheduler._events`), or another correct
@@ -55,18 +59,22 @@ from reference_scheduler._writers import (
     ConditionWriter,
 )
 
-__all__ = ["CONTROLS", "EXPECTATIONS", "KINDS", "MUTANTS", "PROBE_NAMESPACE", "SHAPES", "VARIANTS", "Mutant",
-           "Switches", "UnknownMutant", "VariantKind", "get_mutant"]
+__all__ = ["CONTROLS", "EXPECTATIONS", "KINDS", "MUTANTS", "POLL_PERIOD", "PROBE_NAMESPACE", "PROBE_NODE", "SHAPES",
+           "VARIANTS", "Mutant", "Switches", "UnknownMutant", "VariantKind", "get_mutant"]
 
 VariantKind = Literal["mutant", "control", "shape"]
 KINDS: tuple[VariantKind, ...] = ("shape", "mutant", "control")
 EXPECTATIONS: dict[VariantKind, str] = {
     "mutant": "must fail at least one criterion",
-    "control": "must fail at least one criterion",
+    "control": "must pass no criterion, and fail every suite",
     "shape": "must pass every criterion",
 }
 # harness._adapters.PROBE_NAMESPACE: where an adapter's readiness probe pod is (a test pins the two)
 PROBE_NAMESPACE = "schedharness-probe"
+# harness._adapters.PROBE_NAME: the node the probe pod's nodeSelector names (a test pins the two)
+PROBE_NODE = "schedharness-probe"
+#: how often the never-watches control LISTs pods, in seconds
+POLL_PERIOD = 1.0
 
 
 class UnknownMutant(ValueError):
@@ -80,6 +88,8 @@ class Switches(Protocol):
 
     reporter: PreEnqueueStatusReporter
     recorder: EventRecorder
+    pods: Informer
+    nodes: Informer
     dispatcher: ApiDispatcher | None
     queue: SchedulingQueue
     scheduling_gates: SchedulingGates
@@ -111,7 +121,8 @@ class Mutant:
 
     @property
     def must_fail(self) -> bool:
-        """True for a mutant or control (fails at least one criterion), False for a shape variant."""
+        """True for a mutant (fails at least one criterion) or a control (passes none), False for a
+        shape variant."""
         return self.kind != "shape"
 
     @property
@@ -538,6 +549,15 @@ def _does_nothing(s: Switches) -> None:
     s.namespaces = frozenset({PROBE_NAMESPACE})  # binds an adapter's probe pod, and nothing else
 
 
+def _never_watches(s: Switches) -> None:
+    _does_nothing(s)
+    s.pods.poll_period = POLL_PERIOD  # LISTs pods again and again, never WATCHes them
+    s.informers[:] = [s.pods]  # no LIST or WATCH of nodes, claims, slices, classes or PDBs
+    # the probe pod's node, by the name its nodeSelector gives, never read from the API server
+    s.nodes.cache[PROBE_NODE] = {"metadata": {"name": PROBE_NODE, "labels": {"kubernetes.io/hostname": PROBE_NODE}},
+                                 "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "10"}}}
+
+
 def _kube_scheduler_claim_hint(s: Switches) -> None:
     s.dynamic_resources.kube_scheduler_hint = True
 
@@ -570,6 +590,9 @@ SHAPES: tuple[Mutant, ...] = (
 CONTROLS: tuple[Mutant, ...] = (
     Mutant("does-nothing", f"binds only the adapter's probe pod (namespace {PROBE_NAMESPACE}); never binds, patches "
            "or emits an event for any other pod", "", _does_nothing, "control"),
+    Mutant("never-watches", f"polls: LISTs pods every {POLL_PERIOD:g} s, never WATCHes, never reads a node, and binds "
+           f"only the adapter's probe pod (namespace {PROBE_NAMESPACE}) to the node its nodeSelector names", "",
+           _never_watches, "control"),
 )
 
 VARIANTS: tuple[Mutant, ...] = (*SHAPES, *MUTANTS, *CONTROLS)

@@ -1,4 +1,4 @@
-"""The informer: list, watch, bookmarks, re-list on 410 and on an ERROR event, the pod field selector."""
+"""The informer: list, watch, bookmarks, re-list on 410 and on an ERROR event, the pod field selector, polling."""
 
 from __future__ import annotations
 
@@ -43,6 +43,41 @@ class _Scripted(KubeClient):
         for event in script:
             yield event
 
+
+def test_a_polling_informer_lists_each_period_never_watches_and_diffs_each_list() -> None:
+    """``poll_period`` (the never-watches control): a LIST at 0, 2 and 4 s of loop time, the
+    first at resourceVersion 0, then the newest; no WATCH; each list diffed against the cache."""
+
+    async def main() -> tuple[list[Any], list[tuple[float, str, dict[str, str]]]]:
+        client = _Scripted(
+            lists=[{"metadata": {"resourceVersion": "10"}, "items": [_obj("a", 5), _obj("b", 6)]},
+                   {"metadata": {"resourceVersion": "20"}, "items": [_obj("a", 15), _obj("c", 18)]},
+                   {"metadata": {"resourceVersion": "30"}, "items": [_obj("a", 15), _obj("c", 18)]}],
+            watches=[])
+        timed: list[tuple[float, str, dict[str, str]]] = []
+        listed = client.list
+
+        async def list_at(path: str, params: Mapping[str, str] | None = None) -> Obj:
+            timed.append((asyncio.get_running_loop().time(), "list", dict(params or {})))
+            return await listed(path, params)
+
+        client.list = list_at  # type: ignore[method-assign]
+        informer = Informer(client, "", "v1", "pods")
+        informer.poll_period = 2.0
+        seen: list[tuple[str, str, str]] = []
+        informer.on_add.append(lambda o: seen.append(("add", o["metadata"]["name"], o["metadata"]["resourceVersion"])))
+        informer.on_update.append(lambda _, o: seen.append(("update", o["metadata"]["name"], o["metadata"]["resourceVersion"])))
+        informer.on_delete.append(lambda o: seen.append(("delete", o["metadata"]["name"], o["metadata"]["resourceVersion"])))
+        informer.start()
+        await asyncio.sleep(5)
+        await informer.stop()
+        assert [verb for verb, _ in client.calls] == ["list", "list", "list"]
+        return seen, timed
+
+    seen, timed = run(main())
+    assert seen == [("add", "a", "5"), ("add", "b", "6"), ("delete", "b", "6"), ("update", "a", "15"), ("add", "c", "18")]
+    assert timed == [(0.0, "list", {"resourceVersion": "0"}), (2.0, "list", {"resourceVersion": ""}),
+                     (4.0, "list", {"resourceVersion": ""})]
 
 def test_informer_relists_on_expired_and_error_events_and_diffs_the_cache() -> None:
     async def main() -> tuple[list[Any], list[Any], dict[str, Obj]]:

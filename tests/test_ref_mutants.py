@@ -1,7 +1,7 @@
 """Each mutant breaks exactly the rule it names: the scenario that exposes it shows a difference
 from the reference scheduler, and nothing else about that scenario changes. Each shape variant
 changes only the request: the pod's condition goes through the same states at the same times,
-with the same events. The control does nothing but bind the probe pod."""
+with the same events. The controls do nothing but bind the probe pod: one watches, one polls."""
 
 from __future__ import annotations
 
@@ -18,10 +18,12 @@ from fake_apiserver._storage.effects import sets_condition
 from harness._virtual_time import run
 from reference_scheduler import FeatureGateError, Scheduler, parse_feature_gates
 from reference_scheduler._clock import WallClock
+from harness._adapters import PROBE_NAME as HARNESS_PROBE_NAME
 from harness._adapters import PROBE_NAMESPACE as HARNESS_PROBE_NAMESPACE
+from harness._adapters import _probe_node, _probe_pod
 from reference_scheduler import MUTANTS, VARIANTS, ClusterEvent, KubeClient, UnknownMutant, get_mutant
 from reference_scheduler._cli import main as cli_main
-from reference_scheduler._mutants import PROBE_NAMESPACE
+from reference_scheduler._mutants import POLL_PERIOD, PROBE_NAMESPACE, PROBE_NODE
 
 Obj = dict[str, Any]
 
@@ -158,9 +160,10 @@ def test_every_mutant_has_a_kep_sentence_and_is_listed() -> None:
     assert [(m.name, m.kind, m.must_fail, bool(m.violates)) for m in VARIANTS if m.kind != "mutant"] == [
         ("status-by-put", "shape", False, False), ("status-by-json-patch", "shape", False, False),
         ("status-by-merge-patch", "shape", False, False), ("claim-hint-like-kube-scheduler", "shape", False, False),
-        ("events-as-series", "shape", False, False), ("does-nothing", "control", True, False)]
+        ("events-as-series", "shape", False, False), ("does-nothing", "control", True, False),
+        ("never-watches", "control", True, False)]
     assert [m.name for m in VARIANTS] == [*(m.name for m in VARIANTS if m.kind == "shape"),
-                                          *(m.name for m in MUTANTS), "does-nothing"]
+                                          *(m.name for m in MUTANTS), "does-nothing", "never-watches"]
     with pytest.raises(UnknownMutant,
                        match=r"^unknown mutant 'nope'; known: allocates-deleting-claim, any-gate-removal-ungates, "
                              r"binds-before-victims-gone, binds-without-allocating, checks-gates-at-permit, "
@@ -452,7 +455,11 @@ def test_cli_lists_the_variants_by_kind_with_what_is_expected(capsys: pytest.Cap
         "does-nothing\n"
         "    binds only the adapter's probe pod (namespace schedharness-probe); never binds, patches or emits an "
         "event for any other pod\n"
-        "    expected: must fail at least one criterion\n")
+        "    expected: must pass no criterion, and fail every suite\n"
+        "never-watches\n"
+        "    polls: LISTs pods every 1 s, never WATCHes, never reads a node, and binds only the adapter's probe pod "
+        "(namespace schedharness-probe) to the node its nodeSelector names\n"
+        "    expected: must pass no criterion, and fail every suite\n")
 
 
 def test_cli_refuses_the_gate_dependency(capsys: pytest.CaptureFixture[str]) -> None:
@@ -534,8 +541,8 @@ def test_a_shape_variant_leaves_the_same_states_with_other_requests(variant: str
     assert {verb for _, verb, _ in shaped["status writes"]} == {"update" if variant == "status-by-put" else "patch"}
 
 
-def test_probe_namespace_is_the_harness_probes() -> None:
-    assert PROBE_NAMESPACE == HARNESS_PROBE_NAMESPACE
+def test_probe_namespace_and_node_are_the_harness_probes() -> None:
+    assert (PROBE_NAMESPACE, PROBE_NODE) == (HARNESS_PROBE_NAMESPACE, HARNESS_PROBE_NAME)
 
 
 def test_does_nothing_binds_the_probe_pod_and_touches_no_other_pod() -> None:
@@ -560,6 +567,67 @@ def test_does_nothing_binds_the_probe_pod_and_touches_no_other_pod() -> None:
 
     assert run(with_env(main)) == {"probe": "n1", "others": [None, None, None], "scheduler's writes": [
         ("create", "pods", "binding", "probe"), ("create", "events", "", "probe")]}
+
+
+def _reads_and_writes_of(mutant: str) -> Obj:
+    """A control against the adapter's own probe node and pod, beside two other pods (one a node
+    fits, one none fits): every LIST and WATCH the scheduler sent, each write, and where the pods
+    are after 30 s. The test itself only creates (POST) and GETs, so every LIST and WATCH in the
+    fake's journal is the scheduler's."""
+
+    async def main(env: Env) -> Obj:
+        await env.create_node("n1")
+        await env.post("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                              "metadata": {"name": PROBE_NAMESPACE}})
+        await env.post("/api/v1/nodes", _probe_node())
+        await env.start_scheduler(mutant=mutant)
+        await env.create_pod("p")
+        await env.create_pod("u", nodeSelector={"x": "y"})
+        await env.post(f"/api/v1/namespaces/{PROBE_NAMESPACE}/pods", _probe_pod())
+        created = env.now()
+        await asyncio.sleep(30)
+        probe = await env.get(f"/api/v1/namespaces/{PROBE_NAMESPACE}/pods/{HARNESS_PROBE_NAME}")
+        journal = env.server.journal
+        return {"reads": [(e.time, e.verb, e.resource) for e in journal.requests() if e.verb in ("list", "watch")],
+                "writes": [(r.time - created, r.verb, r.resource, r.subresource) for r in env.requests
+                           if r.subresource or r.resource not in ("nodes", "namespaces", "pods")],
+                "probe": probe["spec"].get("nodeName"),
+                "others": [(await env.pod(n))["spec"].get("nodeName") for n in "pu"]}
+
+    return dict(run(with_env(main)))
+
+
+def test_never_watches_polls_pods_reads_no_node_and_binds_only_the_probe_pod() -> None:
+    """The process of issue 40 as a control: a LIST of pods each POLL_PERIOD seconds from its start
+    and no other read (no WATCH at all, no node, claim, slice, class or PDB); the probe pod bound at
+    the first poll after it was made, to the node its nodeSelector names; no other pod touched."""
+    observed = _reads_and_writes_of("never-watches")
+    assert POLL_PERIOD == 1.0
+    assert observed["reads"] == [(float(t), "list", "pods") for t in range(31)]
+    assert observed == {"reads": observed["reads"], "probe": PROBE_NODE, "others": [None, None], "writes": [
+        (1.0, "create", "pods", "binding"), (1.0, "create", "events", "")]}
+
+
+def test_does_nothing_watches_every_kind_it_reads_where_never_watches_polls() -> None:
+    """The two controls differ where issue 40 says they do: does-nothing lists and watches pods and
+    nodes (and binds the probe pod as soon as it is made), never-watches does not."""
+    observed = _reads_and_writes_of("does-nothing")
+    reads = {(verb, resource) for _, verb, resource in observed["reads"]}
+    assert {("list", "pods"), ("watch", "pods"), ("list", "nodes"), ("watch", "nodes")} <= reads
+    assert (observed["probe"], observed["others"]) == (PROBE_NODE, [None, None])
+    assert observed["writes"] == [(0.0, "create", "pods", "binding"), (0.0, "create", "events", "")]
+
+
+def test_never_watches_refuses_the_gate_dependency_as_the_reference_does(capsys: pytest.CaptureFixture[str]) -> None:
+    bad = "SchedulerPreEnqueuePodStatus=true,SchedulerAsyncAPICalls=false"
+    with pytest.raises(FeatureGateError, match=r"^invalid feature gates: SchedulerPreEnqueuePodStatus=true requires "
+                                               r"SchedulerAsyncAPICalls=true$"):
+        Scheduler(kubeconfig_for("http://127.0.0.1:1"), clock=WallClock(), gates=parse_feature_gates(bad, validate=False),
+                  mutant="never-watches")
+    assert cli_main(["scheduler", "--kubeconfig", "x", "--feature-gates", bad, "--mutant", "never-watches"]) == 2
+    assert capsys.readouterr().err == (
+        "schedharness scheduler: invalid feature gates: SchedulerPreEnqueuePodStatus=true requires "
+        "SchedulerAsyncAPICalls=true\n")
 
 
 # -- mutants whose per-pod KEP-5501 state leaks between pods --------------------------------------

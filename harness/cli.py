@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import os
 import signal
 import sys
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -17,6 +17,7 @@ from harness._adapters import parse_feature_gates
 from harness._catalog import CatalogError, collect, format_json, format_md, load_caught_by
 from harness._compare import CompareError, compare_reports, format_comparison, load_report
 from harness._compatibility import COLUMNS, agreement, format_summary, format_table, run_matrix
+from harness._verdict_digest import DigestError, read_digests
 from harness._k8sbuild import BuildError, build, parse_release
 from harness._run import (
     EXIT_CODES,
@@ -239,16 +240,21 @@ def _run(args: argparse.Namespace) -> int:
 def _selftest_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "selftest",
-        help="prove the suites: the reference and its shape variants pass everything, every mutant and "
-        "control fails something, every criterion fails for a mutant",
+        help="prove the suites: the reference and its shape variants pass everything, every mutant fails "
+        "something, every control passes nothing, every criterion fails for a mutant",
         description="Run the suites against the reference scheduler and each of its variants (shape variants, "
-        "mutants, controls: 'schedharness mutants'; one pytest run each), print the scheduler x criterion matrix "
-        "grouped by kind and write selftest.json and selftest.md. Exit code 0 only when the reference and every "
-        "shape variant fail no criterion, every mutant and control fails at least one, and every criterion fails "
-        "for at least one mutant: a criterion only a control fails is not proven.",
+        "mutants, controls: 'schedharness mutants'; one pytest run each, in process under virtual time), and "
+        "against each control as a process too (python -m reference_scheduler scheduler --mutant NAME, on real "
+        "time; a row '<control> (process)'), print the scheduler x criterion matrix grouped by kind (P passed, "
+        "F failed, N not judged, S skipped) and write selftest.json and selftest.md. Exit code 0 only when the "
+        "reference and every shape variant fail no criterion and leave none not judged, every mutant fails at "
+        "least one, every control (in process and as a process) fails every suite with a non-zero exit and passes "
+        "no criterion, and every criterion fails for at least one mutant: a criterion only a control fails is not "
+        "proven. Exit code 1 otherwise, naming what broke its promise; 2 on a usage error.",
     )
     p.add_argument("-n", "--jobs", type=_whole("count", 1), default=None, metavar="N",
-                   help="pytest runs at a time (default: one a core)")
+                   help="in-process pytest runs at a time (default: one a core); the controls' process runs go "
+                        "beside them, one each")
     p.add_argument("--report-dir", type=Path, default=None, metavar="DIR",
                    help="where the reports go (default: reports/selftest-<UTC timestamp>/)")
     p.add_argument("--suite", action="append", default=[], metavar="NAME",
@@ -447,12 +453,19 @@ def _compatibility_parser(sub: argparse._SubParsersAction[argparse.ArgumentParse
         help="the criteria against the reference and real kube-scheduler releases, on the fake and on envtest",
         description="Run the suites for each column (the reference scheduler, kube-scheduler v1.35, v1.37 with its "
         "default gates, v1.37 with the KEP-5836 gates on) on the fake serving that release and on envtest of that "
-        "release (binaries from `schedharness k8s build`), and write the table of verdicts. Exit code 0 when "
-        "every criterion got the same verdict on both backends, 1 when one differs, 2 on a usage error. Takes "
-        "about an hour on two cores; --reuse takes the reports already in --reports.",
+        "release (binaries from `schedharness k8s build`), write each run's verdict digest into --digests, then "
+        "write the table from every digest there. --from-digests writes the table again from the digests, "
+        "running nothing. Exit code 0 when every criterion got the same verdict on both backends, 1 when one "
+        "differs, 2 on a usage error or a digest that cannot be read. Takes about half an hour on two cores; "
+        "--reuse takes the reports already in --reports.",
     )
     p.add_argument("--output", type=Path, default=Path("docs/compatibility.md"), metavar="FILE",
                    help="the table to write (default docs/compatibility.md)")
+    p.add_argument("--digests", type=Path, default=Path("docs/compatibility"), metavar="DIR",
+                   help="where each run's verdict digest goes, as <column>-<backend>.json, and what the table is "
+                        "written from (default docs/compatibility)")
+    p.add_argument("--from-digests", action="store_true",
+                   help="write the table from the digests in --digests, running nothing")
     p.add_argument("--reports", type=Path, default=Path("reports/compatibility"), metavar="DIR",
                    help="where each run's report goes, as <column>-<backend>/ (default reports/compatibility)")
     p.add_argument("--reuse", action="store_true", help="take a report already in --reports instead of running again")
@@ -468,24 +481,35 @@ def _compatibility(args: argparse.Namespace) -> int:
         problem = f"--output {args.output}: a directory; give the file to write"
     elif args.reports.exists() and not args.reports.is_dir():
         problem = f"--reports {args.reports}: a file; give a directory"
+    elif args.digests.exists() and not args.digests.is_dir():
+        problem = f"--digests {args.digests}: a file; give a directory"
+    elif args.from_digests and (args.column or args.reuse):
+        problem = "--from-digests runs nothing: --column and --reuse do not apply"
+    elif args.from_digests and not args.digests.is_dir():
+        problem = f"--digests {args.digests}: no such directory"
     if problem is not None:
         print(f"schedharness compatibility: {problem}", file=sys.stderr)
         return 2
     try:
-        suite_version = builtin_collection().version
-        matrix = run_matrix(columns, args.reports, reuse=args.reuse,
-                            progress=lambda line: print(line, file=sys.stderr, flush=True))
-    except (BuildError, RunError) as e:
+        if not args.from_digests:
+            builtin_collection()
+            run_matrix(columns, args.reports, digests_dir=args.digests, reuse=args.reuse,
+                       progress=lambda line: print(line, file=sys.stderr, flush=True))
+        digests = read_digests(args.digests)
+    except (BuildError, RunError, DigestError) as e:
         print(f"schedharness compatibility: {e}", file=sys.stderr)
         return 2
-    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    if not digests:
+        print(f"schedharness compatibility: no digests in {args.digests}", file=sys.stderr)
+        return 2
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(format_table(matrix, suite_version=suite_version, generated=generated,
-                                        commands={"run": "schedharness compatibility"}))
-    for line in format_summary(matrix):
+    link = os.path.relpath(args.digests.resolve(), args.output.resolve().parent)
+    args.output.write_text(format_table(digests, digests_at=Path(link).as_posix()))
+    for line in format_summary(digests):
         print(line)
-    print(f"schedharness compatibility: wrote {args.output}")
-    return 0 if all(same == both for same, both in (agreement(matrix, c) for c in columns)) else 1
+    print(f"schedharness compatibility: wrote {args.output} from {len(digests)} digests in {args.digests}")
+    keys = sorted({d.column for d in digests})
+    return 0 if all(same == both for same, both in (agreement(digests, key) for key in keys)) else 1
 
 
 def _k8s_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import socket
 import sys
 from pathlib import Path
@@ -207,14 +208,43 @@ def test_k8s_build_refuses_a_cache_dir_that_is_a_file(tmp_path: Path, capsys: py
 @pytest.mark.parametrize(("argv", "message"), [
     (["--output", "{tmp}"], "schedharness compatibility: --output {tmp}: a directory; give the file to write"),
     (["--reports", "{tmp}/file"], "schedharness compatibility: --reports {tmp}/file: a file; give a directory"),
+    (["--digests", "{tmp}/file"], "schedharness compatibility: --digests {tmp}/file: a file; give a directory"),
+    (["--from-digests", "--column", "v1.37"],
+     "schedharness compatibility: --from-digests runs nothing: --column and --reuse do not apply"),
+    (["--from-digests", "--digests", "{tmp}/none"], "schedharness compatibility: --digests {tmp}/none: no such directory"),
+    (["--from-digests", "--digests", "{tmp}/empty", "--output", "{tmp}/out.md"],
+     "schedharness compatibility: no digests in {tmp}/empty"),
+    (["--from-digests", "--digests", "{tmp}/bad", "--output", "{tmp}/out.md"],
+     "schedharness compatibility: {tmp}/bad/x.json: not a JSON object"),
 ])
 def test_compatibility_refuses_where_it_cannot_write_before_its_first_run(
         argv: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Checked first: the runs take an hour, the table is written at their end."""
+    """Checked first: the runs take half an hour, the table is written at their end."""
     (tmp_path / "file").write_text("")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "x.json").write_text("[]")
     assert main(["compatibility", *(a.replace("{tmp}", str(tmp_path)) for a in argv)]) == 2
     captured = capsys.readouterr()
     assert (captured.out, captured.err) == ("", message.replace("{tmp}", str(tmp_path)) + "\n")
+    assert not (tmp_path / "out.md").exists()
+
+
+def test_compatibility_from_digests_writes_the_committed_table_again(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Anywhere: the page links its digests by their path relative to it."""
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    shutil.copytree(docs / "compatibility", tmp_path / "compatibility")
+    output = tmp_path / "compatibility.md"
+    assert main(["compatibility", "--from-digests", "--digests", str(tmp_path / "compatibility"),
+                 "--output", str(output)]) == 0
+    assert output.read_text() == (docs / "compatibility.md").read_text()
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"schedharness compatibility: wrote {output} from 8 digests in {tmp_path / 'compatibility'}")
+    (tmp_path / "page").mkdir()
+    assert main(["compatibility", "--from-digests", "--digests", str(tmp_path / "compatibility"),
+                 "--output", str(tmp_path / "page" / "table.md")]) == 0
+    assert "[`../compatibility/`](../compatibility/)" in (tmp_path / "page" / "table.md").read_text()
 
 
 @pytest.mark.parametrize("criteria", ['[3]', '[{}]', '[{"id": "a"}]'])

@@ -1,19 +1,37 @@
-"""``schedharness compatibility`` (harness._compatibility): the columns it runs, and the table it
-writes from the runs' reports. The runs themselves are ``schedharness run``'s (tests/test_run.py);
-here the reports are written out in full, as a run writes them."""
+"""``schedharness compatibility`` (harness._compatibility): the columns it runs, the digest each run
+leaves, and the table rendered from the digests alone; the committed table is what the committed
+digests say. The runs themselves are ``schedharness run``'s (tests/test_run.py); here the reports
+are written out as a run writes them."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
-from harness._compatibility import COLUMNS, Column, Matrix, format_summary, format_table, run_matrix
+from harness._compatibility import COLUMNS, Column, agreement, digest_of, format_summary, format_table, run_matrix
+from harness._verdict_digest import EACH_SCENARIO, Digest, Verdict, read_digests
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+MANIFEST = {"version": "v1.37.2", "etcd_version": "v3.6.6", "source": "k8s.io/kubernetes v1.37.2",
+            "staging_version": "v0.37.2", "staging_modules": ["k8s.io/api"], "go": "go1.26.0",
+            "versions": {"kube-scheduler": "Kubernetes v1.37.2"}, "step_seconds": {"download": 80.0},
+            "seconds": 900.5, "built_at": "2026-12-07T15:40:00Z"}
 
 
-def _report(*criteria: tuple[str, str, str]) -> dict[str, object]:
-    records = [{"id": cid, "status": status, "message": message} for cid, status, message in criteria]
-    summary = {s: sum(1 for _, status, _ in criteria if status == s) for s in ("passed", "failed", "skipped")}
-    return {"criteria": records, "summary": summary}
+def _report(*criteria: tuple[str, str, str], started: str = "2026-11-27T01:02:03Z") -> dict[str, Any]:
+    return {"started": started, "suite_version": "2026.11.3", "server_version": "v1.37.2",
+            "apiserver_feature_gates": {"B": False, "A": True},
+            "criteria": [{"id": cid, "status": status, "message": message if status != "skipped" else None,
+                          "reason": message if status == "skipped" else None}
+                         for cid, status, message in criteria]}
+
+
+def _digest(column: str, backend: str, title: str, **verdicts: Verdict) -> Digest:
+    return Digest(column, title, "default gates", backend, "2026-11-27", "2026.11.3", "0.1.0",
+                  {"name": "kube-scheduler", "version": "v1.37.2", "build": {"source": "k8s.io/kubernetes v1.37.2",
+                                                                         "staging_version": "v0.37.2"}},
+                  {"release": "1.37"}, verdicts)
 
 
 def test_a_kube_scheduler_column_runs_the_built_binary_with_its_gates(tmp_path: Path) -> None:
@@ -26,38 +44,101 @@ def test_a_kube_scheduler_column_runs_the_built_binary_with_its_gates(tmp_path: 
     # the API server's gates are the same on both backends of a column, never the fake's default
     assert by_key["v1.37-kep5836"].apiserver_gates == "InPlacePodVerticalScalingSchedulerPreemption=true"
     assert by_key["v1.37"].apiserver_gates == ""
+    assert [c.each_scenario_gates for c in COLUMNS] == [True, False, False, True]
 
 
-def test_the_table_holds_both_verdicts_and_marks_a_difference() -> None:
-    column = Column("v1.37", "kube-scheduler v1.37", "1.37", k8s="1.37", note="default gates")
-    matrix = Matrix((column,), versions={"v1.37": "v1.37.2"})
-    matrix.reports[("v1.37", "fake")] = _report(("core.a", "passed", ""), ("kep.b", "failed", "harness._expectations.ExpectationFailed: expected x\nmore"))
-    matrix.reports[("v1.37", "envtest")] = _report(("core.a", "passed", ""), ("kep.b", "skipped", "no field"))
-    text = format_table(matrix, suite_version="2026.11", generated="2026-11-26")
-    lines = text.splitlines()
+def test_a_kube_scheduler_digest_names_its_build_and_gates_not_the_machine() -> None:
+    column = Column("v1.37", "kube-scheduler v1.37", "1.37", k8s="1.37", scheduler_gates="Z=false,Y=true",
+                    note="two gates")
+    report = _report(("core.a", "passed", ""), ("kep.b", "failed", "AssertionError: expected x\nmore"),
+                     ("kep.c", "not judged", "never bound p0"), ("kep.d", "skipped", "no field"))
+    digest = digest_of(column, "envtest", report, MANIFEST, "0.1.0")
+    assert (digest.column, digest.title, digest.note, digest.backend) == ("v1.37", "kube-scheduler v1.37.2",
+                                                                         "two gates", "envtest")
+    assert (digest.date, digest.suite_version, digest.harness) == ("2026-11-27", "2026.11.3", "0.1.0")
+    build = {"source": "k8s.io/kubernetes v1.37.2", "staging_version": "v0.37.2", "etcd_version": "v3.6.6",
+             "go": "go1.26.0"}
+    assert digest.scheduler == {"name": "kube-scheduler", "version": "v1.37.2", "build": build,
+                                "command": "kube-scheduler --config={config} --secure-port=0 -v=2 "
+                                           "--feature-gates=Z=false,Y=true",
+                                "feature_gates": {"Y": True, "Z": False}}
+    assert digest.apiserver == {"release": "1.37", "version": "v1.37.2", "feature_gates": {"A": True, "B": False},
+                                "build": {"version": "v1.37.2", **build}}
+    assert list(json.loads(digest.to_json())["apiserver"]["feature_gates"]) == ["A", "B"]
+    assert digest.verdicts == {"core.a": Verdict("passed"), "kep.b": Verdict("failed", "expected x"),
+                               "kep.c": Verdict("not judged", "never bound p0"), "kep.d": Verdict("skipped", "no field")}
+    assert digest.summary == {"passed": 1, "failed": 1, "not judged": 1, "skipped": 1}
+
+
+def test_the_reference_digest_on_the_fake_has_the_project_version_and_no_build() -> None:
+    digest = digest_of(COLUMNS[0], "fake", _report(("core.a", "passed", "")), MANIFEST, "9.9.9")
+    assert digest.title == "reference scheduler"
+    assert digest.scheduler == {"name": "reference scheduler", "version": "9.9.9", "command": "reference",
+                                "feature_gates": EACH_SCENARIO}
+    assert "build" not in digest.apiserver
+
+
+def test_the_table_holds_both_verdicts_marks_a_difference_and_says_what_each_said() -> None:
+    title = "kube-scheduler v1.37.2"
+    digests = [
+        _digest("v1.37", "fake", title, **{"core.a": Verdict("passed"), "kep.b": Verdict("failed", "expected x"),
+                                           "kep.c": Verdict("not judged", "never bound p0")}),
+        _digest("v1.37", "envtest", title, **{"core.a": Verdict("passed"), "kep.b": Verdict("skipped", "no field"),
+                                              "kep.c": Verdict("not judged", "never bound p0")}),
+    ]
+    lines = format_table(digests).splitlines()
     assert lines[0] == "# Compatibility: the criteria against real kube-scheduler releases"
-    assert "| kube-scheduler v1.37.2 | 1 pass, 1 fail, 0 skip | 1 pass, 0 fail, 1 skip | 1 of 2 |" in lines
-    assert "- **kube-scheduler v1.37.2**: default gates." in lines
+    assert lines[2].startswith("Generated by `schedharness compatibility` from the verdict digests in "
+                               "[`compatibility/`](compatibility/), one per column and backend")
+    assert ("| kube-scheduler v1.37.2 | 1 passed, 1 failed, 1 not judged, 0 skipped | "
+            "1 passed, 0 failed, 1 not judged, 1 skipped | 2 of 3 |") in lines
+    assert ("- **kube-scheduler v1.37.2**: default gates. Run on 2026-11-27 at suites 2026.11.3 (schedharness "
+            "0.1.0); kube-scheduler, and envtest's kube-apiserver and etcd, built from k8s.io/kubernetes v1.37.2 "
+            "(staging modules v0.37.2).") in lines
     assert "| `core.a` | pass / pass |" in lines
     assert "| `kep.b` | FAIL / skip **differs** |" in lines
-    assert "- kube-scheduler v1.37.2, `kep.b`, fake: expected x" in lines
+    assert "| `kep.c` | not judged / not judged |" in lines
+    said = [line for line in lines if line.startswith(("## ", "- kube-scheduler"))]
+    assert said == ["## Per criterion",
+                    "## What each failure said", "- kube-scheduler v1.37.2, `kep.b`, fake: expected x",
+                    "## Why each criterion not judged was not judged",
+                    "- kube-scheduler v1.37.2, `kep.c`, fake: never bound p0",
+                    "- kube-scheduler v1.37.2, `kep.c`, envtest: never bound p0",
+                    "## Why each skipped criterion was skipped", "- kube-scheduler v1.37.2, `kep.b`, envtest: no field",
+                    "## How"]
+    assert agreement(digests, "v1.37") == (2, 3)
 
 
-def test_a_column_run_on_one_backend_only_agrees_on_nothing() -> None:
-    column = Column("reference", "reference scheduler", "1.37")
-    matrix = Matrix((column,))
-    matrix.reports[("reference", "fake")] = _report(("core.a", "passed", ""))
-    assert format_summary(matrix)[2] == "| reference scheduler | 1 pass, 0 fail, 0 skip | not run | 0 of 0 |"
-    assert "| `core.a` | pass / · |" in format_table(matrix, suite_version="v", generated="d").splitlines()
+def test_columns_in_their_order_one_backend_only_agrees_on_nothing() -> None:
+    digests = [_digest("zz-old", "fake", "an old column", a=Verdict("passed")),
+               _digest("v1.37", "envtest", "kube-scheduler v1.37.2", a=Verdict("passed")),
+               _digest("reference", "fake", "reference scheduler", a=Verdict("passed"))]
+    assert format_summary(digests)[2:] == [
+        "| reference scheduler | 1 passed, 0 failed, 0 not judged, 0 skipped | not run | 0 of 0 |",
+        "| kube-scheduler v1.37.2 | not run | 1 passed, 0 failed, 0 not judged, 0 skipped | 0 of 0 |",
+        "| an old column | 1 passed, 0 failed, 0 not judged, 0 skipped | not run | 0 of 0 |"]
+    assert "| `a` | pass / · | · / pass | pass / · |" in format_table(digests).splitlines()
 
 
-def test_reuse_takes_the_reports_already_there(tmp_path: Path) -> None:
+def test_reuse_takes_the_reports_already_there_and_writes_their_digests(tmp_path: Path) -> None:
     column = Column("reference", "reference scheduler", "1.37")
     for backend in ("fake", "envtest"):
         (tmp_path / f"reference-{backend}").mkdir()
         (tmp_path / f"reference-{backend}" / "report.json").write_text(json.dumps(_report(("core.a", "passed", ""))))
+    (tmp_path / "build.json").write_text(json.dumps(MANIFEST))
     lines: list[str] = []
-    matrix = run_matrix([column], tmp_path, reuse=True, assets=lambda release: tmp_path, progress=lines.append)
+    digests = run_matrix([column], tmp_path, digests_dir=tmp_path / "digests", reuse=True,
+                         assets=lambda release: tmp_path, progress=lines.append)
     assert lines == [f"compatibility: reference on fake: the report in {tmp_path / 'reference-fake'}",
                      f"compatibility: reference on envtest: the report in {tmp_path / 'reference-envtest'}"]
-    assert matrix.cell("reference", "envtest", "core.a").status == "passed"
+    assert [d.file_name for d in digests] == ["reference-fake.json", "reference-envtest.json"]
+    assert read_digests(tmp_path / "digests") == digests[::-1]  # by file name
+    assert digests[1].apiserver["build"]["source"] == "k8s.io/kubernetes v1.37.2"
+
+
+def test_docs_compatibility_md_is_what_the_committed_digests_say() -> None:
+    """The committed table is rendered from the committed digests, byte for byte; when it is not,
+    ``schedharness compatibility --from-digests`` writes it again (or a digest was edited alone)."""
+    digests = read_digests(DOCS / "compatibility")
+    assert {d.file_name for d in digests} == {f"{c.key}-{b}.json" for c in COLUMNS for b in ("fake", "envtest")}
+    assert format_table(digests) == (DOCS / "compatibility.md").read_text()

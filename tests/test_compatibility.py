@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from harness._compatibility import COLUMNS, Column, agreement, digest_of, format_summary, format_table, run_matrix
+from harness._report import STATUSES
 from harness._verdict_digest import EACH_SCENARIO, Digest, Verdict, read_digests
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -142,3 +143,18 @@ def test_docs_compatibility_md_is_what_the_committed_digests_say() -> None:
     digests = read_digests(DOCS / "compatibility")
     assert {d.file_name for d in digests} == {f"{c.key}-{b}.json" for c in COLUMNS for b in ("fake", "envtest")}
     assert format_table(digests) == (DOCS / "compatibility.md").read_text()
+
+
+def test_the_kep5836_page_counts_what_the_v1_37_digests_say() -> None:
+    """docs/kep5836-v1.37.md gives the KEP-5836 criteria's counts for kube-scheduler v1.37.2
+    with its default gates; they are the committed digests' on both backends."""
+    def counts(backend: str) -> dict[str, int]:
+        digest = next(d for d in read_digests(DOCS / "compatibility") if d.file_name == f"v1.37-{backend}.json")
+        kep = [v for cid, v in digest.verdicts.items() if cid.startswith("kep5836.")]
+        return {status: n for status in STATUSES if (n := sum(v.status == status for v in kep))}
+
+    assert counts("fake") == counts("envtest")
+    total = sum(counts("fake").values())
+    said = ", ".join(f"{n} {status}" for status, n in counts("fake").items()) + f" of the {total}, on both backends"
+    page = " ".join((DOCS / "kep5836-v1.37.md").read_text().split())
+    assert said in page

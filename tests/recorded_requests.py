@@ -1,5 +1,8 @@
-"""Shared by the tests (no tests here): the requests a real kube-scheduler v1.35 sent, recorded in
-``tests/data/kube_scheduler_v1.35_requests.json`` (its ``provenance`` says from which run).
+"""Shared by the tests (no tests here): the requests a kube-scheduler of the v1.35 line sent,
+recorded in ``tests/data/scheduler_plugins_k8s_v1.35.4_requests.json``. The build is
+sigs.k8s.io/scheduler-plugins' ``cmd/scheduler`` against ``k8s.io/kubernetes`` v1.35.4, unversioned
+(``--version``: v0.0.0-master), default profile: kube-scheduler v1.35.4's plugins and framework,
+not a release binary (the file's ``provenance`` says so, and from which run).
 
 ``tests/test_kube_scheduler.py`` holds a binary to them; the reference scheduler's tests
 (``tests/test_ref_scenarios.py``) hold the reference's requests to them, so what the reference
@@ -15,7 +18,7 @@ from typing import Any
 
 import jsonpointer
 
-DATA = Path(__file__).parent / "data" / "kube_scheduler_v1.35_requests.json"
+DATA = Path(__file__).parent / "data" / "scheduler_plugins_k8s_v1.35.4_requests.json"
 RECORDED: dict[str, dict[str, Any]] = json.loads(DATA.read_text())["requests"]
 
 

@@ -29,8 +29,9 @@ bookmark was delivered (v1.35, client-go ``WatchListClient`` on by default, E.4)
 with a 60 s safety timeout that only a hang reaches.
 
 The bodies asserted exactly below are what the binaries really sent (read from their logs and the
-journal). v1.35's status patches and binding are recorded in
-``tests/data/kube_scheduler_v1.35_requests.json`` (read through ``recorded_requests``), which the
+journal). The v1.35 line's status patches and binding are recorded in
+``tests/data/scheduler_plugins_k8s_v1.35.4_requests.json`` (read through ``recorded_requests``:
+scheduler-plugins' ``cmd/scheduler`` built against ``k8s.io/kubernetes`` v1.35.4), which the
 reference scheduler's tests share; the tables below say how v1.30 and v1.37 differ. They follow
 k8s-semantics D.3 and D.4: the fit error
 ``0/%v nodes are available: %v.`` with the PostFilter messages after it, the strategic-merge

@@ -2,8 +2,9 @@
 
 Each test ends with the exact status and the exact number of status PATCHes and events the KEP
 implies, counted from every request the server received. The requests the reference copies from
-kube-scheduler (its status patch and its binding) are held to what kube-scheduler v1.35 sent
-(``tests/data/kube_scheduler_v1.35_requests.json``), not to the reference's own output."""
+kube-scheduler (its status patch and its binding) are held to what a kube-scheduler of the v1.35
+line sent, scheduler-plugins' ``cmd/scheduler`` built against ``k8s.io/kubernetes`` v1.35.4
+(``tests/data/scheduler_plugins_k8s_v1.35.4_requests.json``), not to the reference's own output."""
 
 from __future__ import annotations
 
@@ -26,9 +27,9 @@ CLAIM_MISSING = 'could not find ResourceClaim "default/claim"'
 
 
 def _recorded_shape(name: str, **fields: Any) -> dict[str, Any]:
-    """kube-scheduler v1.35's recorded status patch ``name`` with ``fields`` set in its one
-    condition and without ``observedGeneration``: the reference does not implement KEP-5067 (pod
-    observedGeneration tracking), the one field of kube-scheduler's it knowingly leaves out."""
+    """The recorded status patch ``name`` (the v1.35.4 scheduler's) with ``fields`` set in its
+    one condition and without ``observedGeneration``: the reference does not implement KEP-5067
+    (pod observedGeneration tracking), the one field of kube-scheduler's it knowingly leaves out."""
     body = copy.deepcopy(RECORDED[name]["body"])
     [cond] = body["status"]["conditions"]
     del cond["observedGeneration"]

@@ -1,5 +1,6 @@
 """Report rendering from crafted ``results.jsonl`` records: exact tables, failures, the HTML, the
-verdict of each suite (judged or not judged) and of the run, and the timing slack."""
+verdict of each criterion, suite and run (passed, failed, not judged, skipped), the criteria not
+judged in their own section and as ``<error>`` in ``junit.xml``, and the timing slack."""
 
 from __future__ import annotations
 
@@ -70,7 +71,7 @@ def test_gate_label() -> None:
 def test_report_json_records_and_summary() -> None:
     report = build_report(RECORDS, INFO)
     assert report["verdict"] == "failed"
-    assert report["summary"] == {"passed": 2, "failed": 2, "skipped": 1}
+    assert report["summary"] == {"passed": 2, "failed": 2, "not judged": 0, "skipped": 1}
     assert report["virtual_seconds"] == 15.0
     assert report["readings"] == {"delay-kept": "Q5 text"}
     assert [c["id"] for c in report["criteria"]] == [
@@ -80,19 +81,20 @@ def test_report_json_records_and_summary() -> None:
         "id": "kep5501.delay", "test": "suites/test_k.py::test_delay", "suite": "k", "kep": 5501,
         "section": "Design Details",
         "feature_gates": ON, "run_gates": ON, "status": "failed", "reason": None,
-        "message": "condition appeared at 0.1 s\nslice", "reading": "delay-kept", "scheduler": "reference:no-delay",
+        "message": "condition appeared at 0.1 s\nslice", "reading": "delay-kept", "control": None,
+        "scheduler": "reference:no-delay",
         "adapter": "reference:no-delay", "seed": 7, "replay": REPLAY, "virtual_seconds": 5.0, "wall_seconds": 0.01,
         "journal": "suites_test_k.py_test_delay/journal.jsonl", "timeline": "suites_test_k.py_test_delay/timeline.svg",
-        "slack": VIRTUAL, "apiserver_feature_gates": None}
+        "slack": VIRTUAL, "waits": None, "apiserver_feature_gates": None}
     off = report["criteria"][2]
     assert (off["status"], off["feature_gates"], off["run_gates"]) == ("skipped", OFF, ON)
     assert off["reason"] == ("needs feature gate SchedulerPreEnqueuePodStatus=false; this run sets "
                              "SchedulerPreEnqueuePodStatus=true (--feature-gates)")
     assert report["criteria"][4]["message"] == "error outside the test body: scheduler did not start"
     assert report["suite_results"] == {"k": {
-        "judged": True, "verdict": "failed", "summary": {"passed": 2, "failed": 2, "skipped": 1},
-        "skip_reasons": [{"reason": GATE_SKIP, "count": 1}], "not_judged_because": None}}
-    assert (report["not_judged"], report["verdict_message"]) == ([], "")
+        "judged": True, "verdict": "failed", "summary": {"passed": 2, "failed": 2, "not judged": 0, "skipped": 1},
+        "skip_reasons": [{"reason": GATE_SKIP, "count": 1}], "skipped_because": None}}
+    assert (report["not_judged"], report["skipped_suites"], report["verdict_message"]) == ([], [], "")
     assert report["timing_slack"] == VIRTUAL
 
 
@@ -101,11 +103,12 @@ def test_passes_with_skips_but_not_with_nothing_judged() -> None:
     only_skips = build_report(RECORDS[2:3], INFO)
     assert (only_skips["verdict"], only_skips["verdict_message"]) == (
         "not judged", f'no criterion was judged: every selected criterion was skipped (1 × "{GATE_SKIP}")')
-    assert only_skips["not_judged"] == ["k"]
+    assert (only_skips["not_judged"], only_skips["skipped_suites"]) == ([], ["k"])
     nothing = build_report([], INFO)
     assert (nothing["verdict"], nothing["verdict_message"]) == (
         "not judged", "no criterion was judged: no criterion ran")
-    assert nothing["suite_results"]["k"]["not_judged_because"] == "no criterion of it ran"
+    assert (nothing["suite_results"]["k"]["verdict"], nothing["suite_results"]["k"]["skipped_because"]) == (
+        "skipped", "no criterion of it ran")
     crashed = RunInfo(**{**INFO.__dict__, "pytest_exit_code": 3})
     assert (build_report(RECORDS[1:2], crashed)["verdict"], build_report(RECORDS[1:2], crashed)["verdict_message"]) == (
         "failed", "pytest could not run the suites (exit code 3): see pytest.log")
@@ -133,56 +136,60 @@ MIXED = [_in("a", "t1", "passed"), _in("a", "t2", "skipped", R1, slack=None),
 MIXED_INFO = RunInfo(**{**INFO.__dict__, "suites": ("a", "b", "c"), "readings": {}})
 
 
-def test_a_suite_with_every_criterion_skipped_is_not_judged_and_the_run_still_passes() -> None:
+def test_a_suite_with_every_criterion_skipped_is_skipped_and_the_run_still_passes() -> None:
     report = build_report(MIXED, MIXED_INFO)
     assert report["verdict"] == "passed"
-    assert report["not_judged"] == ["b", "c"]
-    assert report["verdict_message"] == "not judged: b, c (every criterion skipped)"
+    assert (report["skipped_suites"], report["not_judged"]) == (["b", "c"], [])
+    assert report["verdict_message"] == "skipped: b, c (every criterion skipped)"
     assert report["suite_results"] == {
-        "a": {"judged": True, "verdict": "passed", "summary": {"passed": 1, "failed": 0, "skipped": 1},
-              "skip_reasons": [{"reason": R1, "count": 1}], "not_judged_because": None},
-        "b": {"judged": False, "verdict": "not judged", "summary": {"passed": 0, "failed": 0, "skipped": 3},
+        "a": {"judged": True, "verdict": "passed", "summary": {"passed": 1, "failed": 0, "not judged": 0, "skipped": 1},
+              "skip_reasons": [{"reason": R1, "count": 1}], "skipped_because": None},
+        "b": {"judged": False, "verdict": "skipped",
+              "summary": {"passed": 0, "failed": 0, "not judged": 0, "skipped": 3},
               "skip_reasons": [{"reason": R1, "count": 2}, {"reason": R2, "count": 1}],
-              "not_judged_because": f'every criterion was skipped (2 × "{R1}", 1 × "{R2}")'},
-        "c": {"judged": False, "verdict": "not judged", "summary": {"passed": 0, "failed": 0, "skipped": 0},
-              "skip_reasons": [], "not_judged_because": "no criterion of it ran"},
+              "skipped_because": f'every criterion was skipped (2 × "{R1}", 1 × "{R2}")'},
+        "c": {"judged": False, "verdict": "skipped",
+              "summary": {"passed": 0, "failed": 0, "not judged": 0, "skipped": 0},
+              "skip_reasons": [], "skipped_because": "no criterion of it ran"},
     }
     assert [c["suite"] for c in report["criteria"]] == ["a", "a", "b", "b", "b"]
     md = render_markdown(report).splitlines()
-    assert md[5] == "- Verdict: **PASSED**: 1 passed, 0 failed, 4 skipped; not judged: b, c (every criterion skipped)"
+    assert md[5] == ("- Verdict: **PASSED**: 1 passed, 0 failed, 0 not judged, 4 skipped; skipped: b, c (every "
+                     "criterion skipped)")
     assert md[md.index("## Suites"):md.index("## Suites") + 7] == [
         "## Suites", "",
-        "| Suite | Judged | Passed | Failed | Skipped | Skipped because |",
-        "|---|---|---|---|---|---|",
-        f'| a | judged | 1 | 0 | 1 | 1 × "{R1}" |',
-        f'| b | **not judged** | 0 | 0 | 3 | 2 × "{R1}", 1 × "{R2}" |',
-        "| c | **not judged** | 0 | 0 | 0 | no criterion of it ran |",
+        "| Suite | Verdict | Passed | Failed | Not judged | Skipped | Skipped because |",
+        "|---|---|---|---|---|---|---|",
+        f'| a | passed | 1 | 0 | 0 | 1 | 1 × "{R1}" |',
+        f'| b | skipped | 0 | 0 | 0 | 3 | 2 × "{R1}", 1 × "{R2}" |',
+        "| c | skipped | 0 | 0 | 0 | 0 | no criterion of it ran |",
     ]
     page = render_html(report)
-    assert ('<tr><td>b</td><td><span class="not-judged">not judged</span></td><td>0</td><td>0</td><td>3</td>'
+    assert ('<tr><td>b</td><td><span class="skipped">skipped</span></td><td>0</td><td>0</td><td>0</td><td>3</td>'
             f'<td>2 × &quot;{R1}&quot;, 1 × &quot;{R2}&quot;</td></tr>') in page
-    assert '<tr><td>a</td><td><span class="judged">judged</span></td><td>1</td><td>0</td><td>1</td>' in page
+    assert ('<tr><td>a</td><td><span class="passed">passed</span></td><td>1</td><td>0</td><td>0</td><td>1</td>'
+            in page)
 
 
-def test_a_failure_is_failed_and_still_lists_the_suites_not_judged() -> None:
+def test_a_failure_is_failed_and_still_lists_the_skipped_suites() -> None:
     report = build_report([*MIXED, _in("a", "t3", "failed", "expected one patch")], MIXED_INFO)
-    assert (report["verdict"], report["verdict_message"]) == ("failed", "not judged: b, c (every criterion skipped)")
+    assert (report["verdict"], report["verdict_message"]) == ("failed", "skipped: b, c (every criterion skipped)")
 
 
 def test_a_run_that_judged_nothing_is_not_judged_with_the_reasons() -> None:
     report = build_report(MIXED[1:], MIXED_INFO)
     assert report["verdict"] == "not judged"
-    assert report["not_judged"] == ["a", "b", "c"]
+    assert (report["skipped_suites"], report["not_judged"]) == (["a", "b", "c"], [])
     why = f'no criterion was judged: every selected criterion was skipped (3 × "{R1}", 1 × "{R2}")'
     assert report["verdict_message"] == why
     assert report["timing_slack"] == {"early": None, "late": None, "text": "none: no judged scenario ran on a backend"}
     md = render_markdown(report).splitlines()
     assert md[3] == "- Timing slack: none: no judged scenario ran on a backend"
-    assert md[5] == f"- Verdict: **NOT JUDGED**: 0 passed, 0 failed, 4 skipped; {why}"
+    assert md[5] == f"- Verdict: **NOT JUDGED**: 0 passed, 0 failed, 0 not judged, 4 skipped; {why}"
     page = render_html(report)
     assert "<title>schedharness report: reference:no-delay not judged</title>" in page
-    assert ('<li>Verdict: <span class="not-judged">NOT JUDGED</span>: 0 passed, 0 failed, 4 skipped; no criterion was '
-            "judged: every selected criterion was skipped (3 × &quot;") in page
+    assert ('<li>Verdict: <span class="not-judged">NOT JUDGED</span>: 0 passed, 0 failed, 0 not judged, 4 skipped; no '
+            "criterion was judged: every selected criterion was skipped (3 × &quot;") in page
 
 
 def test_timing_slack_is_the_judged_scenarios_and_says_so_when_it_varies() -> None:
@@ -230,11 +237,13 @@ def test_markdown_tables_failures_and_readings() -> None:
 - Scheduler: `reference:no-delay` on backend `fake`; feature gates: SchedulerPreEnqueuePodStatus=true; seed 7
 - Timing slack: a write may land 0.01 s before and 0.2 s after the time a criterion names
 - Started 2026-11-22T06:00:00Z, finished 2026-11-22T06:00:03Z: 3.25 s wall, 15 s virtual
-- Verdict: **FAILED**: 2 passed, 2 failed, 1 skipped
-- A skipped criterion is not a failure: the run's feature gates, scheduler adapter or backend exclude it (the \
-reason is shown). A skip judges nothing: a suite whose criteria were all skipped is not judged, and a run in which \
-no criterion passed or failed is not judged (exit code 1). The run passes when no criterion failed and at least \
-one passed; the suites it did not judge are listed with its verdict.
+- Verdict: **FAILED**: 2 passed, 2 failed, 0 not judged, 1 skipped
+- A criterion is skipped only for a declared reason that does not depend on the scheduler (the run's feature \
+gates, the API server's release, the backend's capabilities, an absent tool); the reason is shown. A criterion the \
+scheduler left nothing to judge (a set-up wait that timed out, a control that never happened, a wait cut short) is \
+not judged: that fails the run (exit code 3), as a failed criterion does (exit code 1). The run passes (exit code \
+0) when no criterion failed or was not judged and at least one passed; the suites whose criteria were all skipped \
+are listed with its verdict.
 - Suites version {SUITE_VERSION} (criteria catalog: `schedharness criteria`)
 - The fake API server's schemas: kubernetes-validate {SCHEMA_PACKAGE_VERSION}, Kubernetes v1.37.0
 - API server: ?; feature gates: not known
@@ -242,14 +251,14 @@ one passed; the suites it did not judge are listed with its verdict.
 
 ## Suites
 
-| Suite | Judged | Passed | Failed | Skipped | Skipped because |
-|---|---|---|---|---|---|
-| k | judged | 2 | 2 | 1 | 1 × "needs feature gate SchedulerPreEnqueuePodStatus=false; this run sets \
+| Suite | Verdict | Passed | Failed | Not judged | Skipped | Skipped because |
+|---|---|---|---|---|---|---|
+| k | **failed** | 2 | 2 | 0 | 1 | 1 × "needs feature gate SchedulerPreEnqueuePodStatus=false; this run sets \
 SchedulerPreEnqueuePodStatus=true (--feature-gates)" |
 
 ## no feature gate needed
 
-met 1 · failed 0 · skipped 0
+met 1 · failed 0 · not judged 0 · skipped 0
 
 | Criterion | KEP | Section | Verdict | Reading | Artifacts |
 |---|---|---|---|---|---|
@@ -258,7 +267,7 @@ met 1 · failed 0 · skipped 0
 
 ## SchedulerPreEnqueuePodStatus=false
 
-met 0 · failed 0 · skipped 1
+met 0 · failed 0 · not judged 0 · skipped 1
 
 | Criterion | KEP | Section | Verdict | Reading | Artifacts |
 |---|---|---|---|---|---|
@@ -267,7 +276,7 @@ this run sets SchedulerPreEnqueuePodStatus=true (--feature-gates) |  |  |
 
 ## SchedulerPreEnqueuePodStatus=true
 
-met 1 · failed 2 · skipped 0
+met 1 · failed 2 · not judged 0 · skipped 0
 
 | Criterion | KEP | Section | Verdict | Reading | Artifacts |
 |---|---|---|---|---|---|
@@ -318,8 +327,8 @@ def test_write_report_files_and_html(tmp_path: Path) -> None:
     page = (tmp_path / "report.html").read_text()
     assert page.count('<table class="criteria">') == 3
     assert "<li>Timing slack: a write may land 0.01 s before and 0.2 s after the time a criterion names</li>" in page
-    assert ('<li>Verdict: <span class="failed">FAILED</span>: 2 passed, 2 failed, 1 skipped</li>') in page
-    assert ('<tr><td>k</td><td><span class="judged">judged</span></td><td>2</td><td>2</td><td>1</td>'
+    assert ('<li>Verdict: <span class="failed">FAILED</span>: 2 passed, 2 failed, 0 not judged, 1 skipped</li>') in page
+    assert ('<tr><td>k</td><td><span class="failed">failed</span></td><td>2</td><td>2</td><td>0</td><td>1</td>'
             f'<td>1 × &quot;{GATE_SKIP}&quot;</td></tr>') in page
     assert ('<tr><td><a href="#suites/test_k.py::test_delay">kep5501.delay</a></td><td>KEP-5501</td>'
             '<td>Design Details</td><td><span class="failed">failed</span></td>'

@@ -88,6 +88,9 @@ SKIP_POLICY = ("A criterion is skipped only for a declared reason that does not 
                "when no criterion failed or was not judged and at least one passed; the suites whose "
                "criteria were all skipped are listed with its verdict.")
 NOT_JUDGED = "not judged"
+#: What the report's "Not judged" section says first.
+_NOT_JUDGED_NOTE = ("The scheduler did not do what judging these needs; each fails the run (exit code 3, or 1 "
+                    "when a criterion failed).")
 #: A criterion's statuses, in the order the report counts them.
 STATUSES = ("passed", "failed", NOT_JUDGED, "skipped")
 NO_GATE = "no feature gate needed"
@@ -412,12 +415,13 @@ def render_markdown(report: Mapping[str, Any]) -> str:
             lines.append(" · ".join(links))
     not_judged = [c for c in report["criteria"] if c["status"] == NOT_JUDGED]
     if not_judged:
-        lines += ["", "## Not judged", "",
-                  "The scheduler did not do what judging these needs; each fails the run (exit code 3)."]
+        lines += ["", "## Not judged", "", _NOT_JUDGED_NOTE]
         for c in not_judged:
-            lines += ["", f"### {c['id']} (`{c['test']}`)", "", "```", str(c["message"]).rstrip(), "```", ""]
+            lines += ["", f"### {c['id']} (`{c['test']}`)", "", f"{_kep(c)} {c['section'] or ''}".strip(), "",
+                      "```", str(c["message"]).rstrip(), "```", ""]
             if c.get("replay"):
                 lines += [f"Replay: `{c['replay']}`", ""]
+            lines.append(" · ".join(f"[{name}]({c[name]})" for name in ("journal", "timeline") if c.get(name)))
     if report["readings"]:
         lines += ["", "## Readings", ""]
         lines += [f"- **{key}**: {text}" for key, text in report["readings"].items()]
@@ -498,7 +502,8 @@ def render_html(report: Mapping[str, Any]) -> str:
             reading_html = f'<span title="{_e(title)}">{_e(reading)}</span>' if title else _e(reading)
             out.append(
                 f'<tr><td><a href="#{_e(c["test"])}">{_e(c["id"])}</a></td><td>{_e(_kep(c))}</td>'
-                f'<td>{_e(c["section"])}</td><td><span class="{_css_class(c["status"])}">{c["status"]}</span>{reason}</td>'
+                f'<td>{_e(c["section"])}</td>'
+                f'<td><span class="{_css_class(c["status"])}">{c["status"]}</span>{reason}</td>'
                 f"<td>{reading_html}</td><td>{_links(c)}</td></tr>")
         out.append("</tbody></table>")
     failures = [c for c in report["criteria"] if c["status"] == "failed"]
@@ -511,10 +516,10 @@ def render_html(report: Mapping[str, Any]) -> str:
                 out.append(f"<p>Replay: <code>{_e(c['replay'])}</code></p>")
     not_judged = [c for c in report["criteria"] if c["status"] == NOT_JUDGED]
     if not_judged:
-        out += ['<h2 class="not-judged">Not judged</h2>',
-                "<p>The scheduler did not do what judging these needs; each fails the run (exit code 3).</p>"]
+        out += ['<h2 class="not-judged">Not judged</h2>', f"<p>{_e(_NOT_JUDGED_NOTE)}</p>"]
         for c in not_judged:
-            out += [f"<h3>{_e(c['id'])} (<code>{_e(c['test'])}</code>)</h3>", f"<pre>{_e(c['message'])}</pre>"]
+            out += [f"<h3>{_e(c['id'])} (<code>{_e(c['test'])}</code>)</h3>",
+                    f"<p>{_e(_kep(c))} {_e(c['section'])}</p>", f"<pre>{_e(c['message'])}</pre>"]
             if c.get("replay"):
                 out.append(f"<p>Replay: <code>{_e(c['replay'])}</code></p>")
     if report["readings"]:
@@ -536,23 +541,26 @@ def render_html(report: Mapping[str, Any]) -> str:
 
 def mark_not_judged(junit: Path, criteria: Iterable[Mapping[str, Any]]) -> int:
     """Rewrite pytest's ``junit.xml`` so that each criterion not judged is an ``<error>`` of type
-    ``not judged`` with its message, where pytest wrote a ``<failure>`` (pytest knows only
-    passed, failed and skipped; a CI system reading JUnit then shows such a criterion as neither
-    a pass, nor a skip, nor the scheduler's failure of a judged criterion). Returns how many were
-    rewritten; a missing file is left missing."""
-    wanted = {str(c["test"]): str(c["message"] or "") for c in criteria if c["status"] == NOT_JUDGED}
+    ``not judged`` with its message, where pytest wrote a ``<failure>`` (or, not judged in a
+    fixture, an untyped ``<error>``). pytest knows only passed, failed and skipped; a CI system
+    reading JUnit then shows such a criterion as neither a pass, nor a skip, nor the scheduler's
+    failure of a judged criterion. Returns how many were rewritten; a missing file is left
+    missing."""
+    wanted = {_junit_key(str(c["test"])): str(c["message"] or "") for c in criteria if c["status"] == NOT_JUDGED}
     if not wanted or not junit.is_file():
         return 0
     tree = ElementTree.parse(junit)
     rewritten = 0
     for case in tree.iter("testcase"):
-        test = _junit_test_id(case.get("classname", ""), case.get("name", ""))
+        key = (case.get("classname", ""), case.get("name", ""))
         failure = case.find("failure")
-        if test not in wanted or failure is None:
+        if failure is None:  # not judged in a fixture: pytest wrote an <error> of its own
+            failure = case.find("error")
+        if key not in wanted or failure is None:
             continue
         failure.tag = "error"
         failure.set("type", NOT_JUDGED)
-        failure.set("message", f"{NOT_JUDGED}: {wanted[test]}")
+        failure.set("message", f"{NOT_JUDGED}: {wanted[key]}")
         rewritten += 1
     for suite in tree.iter("testsuite"):
         cases = list(suite.iter("testcase"))
@@ -562,14 +570,16 @@ def mark_not_judged(junit: Path, criteria: Iterable[Mapping[str, Any]]) -> int:
     return rewritten
 
 
-def _junit_test_id(classname: str, name: str) -> str:
-    """pytest's node id from a JUnit test case: ``suites.test_core_sanity`` and ``test_x[a]`` ->
-    ``suites/test_core_sanity.py::test_x[a]`` (a class in the path stays a ``::`` part)."""
-    parts = classname.split(".")
-    for end in range(len(parts), 0, -1):  # the module is the longest prefix that names a test file
-        if parts[end - 1].startswith("test_") or end == 1:
-            return "::".join(["/".join(parts[:end]) + ".py", *parts[end:], name])
-    return name
+def _junit_key(test_id: str) -> tuple[str, str]:
+    """The ``classname`` and ``name`` pytest's JUnit XML gives a node id, made as pytest makes them
+    (``_pytest.junitxml.mangle_test_address``): ``suites/test_core_sanity.py::TestX::test_x[a.b]``
+    -> ``suites.test_core_sanity.TestX`` and ``test_x[a.b]``. Made forwards, from the id, because
+    the dotted name cannot be read back: a dot may be a folder's, a YAML file's or a class's."""
+    path, bracket, params = test_id.partition("[")
+    names = path.split("::")
+    names[0] = names[0].replace("/", ".").removesuffix(".py")
+    names[-1] += bracket + params
+    return ".".join(names[:-1]), names[-1]
 
 
 def write_report(report_dir: Path, records: Iterable[Record], info: RunInfo) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import xml.etree.ElementTree as ET
 from importlib.metadata import version
 import subprocess
 from pathlib import Path
@@ -18,8 +19,12 @@ from suites import SUITE_VERSION
 from harness._report import (
     RunInfo,
     build_report,
+    count_text,
+    counts_of,
+    criterion_status,
     gate_label,
     load_results,
+    mark_not_judged,
     render_html,
     render_markdown,
     skip_summary,
@@ -190,6 +195,189 @@ def test_a_run_that_judged_nothing_is_not_judged_with_the_reasons() -> None:
     assert "<title>schedharness report: reference:no-delay not judged</title>" in page
     assert ('<li>Verdict: <span class="not-judged">NOT JUDGED</span>: 0 passed, 0 failed, 0 not judged, 4 skipped; no '
             "criterion was judged: every selected criterion was skipped (3 × &quot;") in page
+
+
+def test_a_criterions_status_is_the_worst_of_its_scenarios() -> None:
+    """failed > not judged > passed > skipped: a criterion checked by several scenarios."""
+    assert criterion_status(["passed", "not judged", "skipped"]) == "not judged"
+    assert criterion_status(["not judged", "failed", "passed"]) == "failed"
+    assert criterion_status(["skipped", "passed"]) == "passed"
+    assert criterion_status(["skipped", "skipped"]) == "skipped"
+    assert criterion_status([]) == "skipped"
+
+
+def test_counts_are_in_the_order_passed_failed_not_judged_skipped() -> None:
+    statuses = ["skipped", "not judged", "passed", "not judged", "failed", "passed", "not judged"]
+    counts = counts_of({"status": s} for s in statuses)
+    assert list(counts.items()) == [("passed", 2), ("failed", 1), ("not judged", 3), ("skipped", 1)]
+    assert count_text(counts) == "2 passed, 1 failed, 3 not judged, 1 skipped"
+    assert count_text({}) == "0 passed, 0 failed, 0 not judged, 0 skipped"
+
+
+NODE_NOT_SEEN = ("set-up: the scheduler must list and watch nodes: expected the scheduler's watch to be handed "
+                 "nodes n1 (resourceVersion 12 or later) within 30 s of t=0.000; it was not (no LIST or GET of "
+                 "nodes either)")
+NJ_REPLAY = ("seed 7; replay: cd /src && python -m pytest suites/test_k.py::test_gated --scheduler=reference:no-delay "
+             "--backend=fake --scenario-seed=7")
+CUT = "real-time watches cut by --real-time-wait: 120 s as 30 s"
+NOT_JUDGED_RECORDS = [
+    _record("test_binds", "core.binds", "passed", kep="KEP-0", section="Core"),
+    _record("test_gated", "kep5501.gated", "not judged", NODE_NOT_SEEN + "\n", gates=ON, needs=ON,
+            replay=NJ_REPLAY),
+    _record("test_once", "kep5501.once", "passed", gates=ON, needs=ON, waits=CUT),
+]
+
+
+def test_a_criterion_not_judged_makes_its_suite_and_the_run_not_judged() -> None:
+    report = build_report(NOT_JUDGED_RECORDS, INFO)
+    assert (report["verdict"], report["verdict_message"]) == (
+        "not judged",
+        "1 criterion was not judged: the scheduler did not do what judging them needs (see each one's message)")
+    assert report["summary"] == {"passed": 2, "failed": 0, "not judged": 1, "skipped": 0}
+    assert (report["not_judged"], report["skipped_suites"]) == (["kep5501.gated"], [])
+    assert report["suite_results"] == {"k": {
+        "judged": True, "verdict": "not judged", "summary": {"passed": 2, "failed": 0, "not judged": 1, "skipped": 0},
+        "skip_reasons": [], "skipped_because": None}}
+    gated = report["criteria"][1]
+    assert (gated["status"], gated["message"], gated["reason"], gated["replay"]) == (
+        "not judged", NODE_NOT_SEEN + "\n", None, NJ_REPLAY)
+    assert report["criteria"][2]["waits"] == CUT
+    two = build_report([*NOT_JUDGED_RECORDS, _record("test_more", "kep5501.more", "not judged", "x")], INFO)
+    assert (two["verdict"], two["verdict_message"], two["not_judged"]) == (
+        "not judged",
+        "2 criteria were not judged: the scheduler did not do what judging them needs (see each one's message)",
+        ["kep5501.gated", "kep5501.more"])
+
+
+def test_a_failure_outweighs_a_criterion_not_judged() -> None:
+    report = build_report([*NOT_JUDGED_RECORDS, RECORDS[0]], INFO)
+    assert (report["verdict"], report["verdict_message"]) == ("failed", "1 not judged")
+    assert report["suite_results"]["k"]["verdict"] == "failed"
+    assert render_markdown(report).splitlines()[5] == (
+        "- Verdict: **FAILED**: 2 passed, 1 failed, 1 not judged, 0 skipped; 1 not judged")
+    skipped_too = build_report([*NOT_JUDGED_RECORDS, RECORDS[0], _in("b", "t1", "skipped", R1)],
+                               RunInfo(**{**INFO.__dict__, "suites": ("k", "b")}))
+    assert skipped_too["verdict_message"] == "1 not judged; skipped: b (every criterion skipped)"
+
+
+def test_the_markdown_has_a_not_judged_section_and_the_cut_beside_the_verdict() -> None:
+    md = render_markdown(build_report(NOT_JUDGED_RECORDS, INFO))
+    assert "- Verdict: **NOT JUDGED**: 2 passed, 0 failed, 1 not judged, 0 skipped; 1 criterion was not judged: " \
+        "the scheduler did not do what judging them needs (see each one's message)\n" in md
+    assert "| k | **not judged** | 2 | 0 | 1 | 0 |  |\n" in md
+    assert "met 1 · failed 0 · not judged 1 · skipped 0\n" in md
+    assert ("| kep5501.gated | KEP-5501 | Design Details | not judged |  | "
+            "[journal](suites_test_k.py_test_gated/journal.jsonl) · "
+            "[timeline](suites_test_k.py_test_gated/timeline.svg) |\n") in md
+    assert ("| kep5501.once | KEP-5501 | Design Details | passed (real-time watches cut by --real-time-wait: 120 s as "
+            "30 s) |  | ") in md
+    assert "## Failures" not in md
+    assert md[md.index("## Not judged"):] == f"""\
+## Not judged
+
+The scheduler did not do what judging these needs; each fails the run (exit code 3, or 1 when a criterion failed).
+
+### kep5501.gated (`suites/test_k.py::test_gated`)
+
+KEP-5501 Design Details
+
+```
+{NODE_NOT_SEEN}
+```
+
+Replay: `seed 7; replay: cd /src && python -m pytest suites/test_k.py::test_gated --scheduler=reference:no-delay \
+--backend=fake --scenario-seed=7`
+
+[journal](suites_test_k.py_test_gated/journal.jsonl) · [timeline](suites_test_k.py_test_gated/timeline.svg)
+"""
+
+
+def test_the_html_has_a_not_judged_section_in_its_own_colour() -> None:
+    page = render_html(build_report(NOT_JUDGED_RECORDS, INFO))
+    assert ".not-judged{color:#e65100;font-weight:600}" in page
+    assert ('<li>Verdict: <span class="not-judged">NOT JUDGED</span>: 2 passed, 0 failed, 1 not judged, 0 skipped; 1 '
+            "criterion was not judged: the scheduler did not do what judging them needs (see each one&#x27;s "
+            "message)</li>") in page
+    assert ('<tr><td>k</td><td><span class="not-judged">not judged</span></td><td>2</td><td>0</td><td>1</td><td>0</td>'
+            "<td></td></tr>") in page
+    assert ('<td>Design Details</td><td><span class="not-judged">not judged</span></td><td></td>'
+            '<td><a href="suites_test_k.py_test_gated/journal.jsonl">journal</a>') in page
+    assert ('<td><span class="passed">passed</span> (real-time watches cut by --real-time-wait: 120 s as 30 s)</td>'
+            in page)
+    assert "<h2>Failures</h2>" not in page
+    section = page[page.index('<h2 class="not-judged">Not judged</h2>'):page.index("<h2>Scenarios</h2>")]
+    assert section == (
+        '<h2 class="not-judged">Not judged</h2>\n'
+        "<p>The scheduler did not do what judging these needs; each fails the run (exit code 3, or 1 when a criterion "
+        "failed).</p>\n"
+        "<h3>kep5501.gated (<code>suites/test_k.py::test_gated</code>)</h3>\n"
+        "<p>KEP-5501 Design Details</p>\n"
+        "<pre>set-up: the scheduler must list and watch nodes: expected the scheduler&#x27;s watch to be handed "
+        "nodes n1 (resourceVersion 12 or later) within 30 s of t=0.000; it was not (no LIST or GET of nodes "
+        "either)\n</pre>\n"
+        "<p>Replay: <code>seed 7; replay: cd /src &amp;&amp; python -m pytest suites/test_k.py::test_gated "
+        "--scheduler=reference:no-delay --backend=fake --scenario-seed=7</code></p>\n")
+    assert ('<details id="suites/test_k.py::test_gated" open><summary><span class="not-judged">not judged</span> '
+            "kep5501.gated") in page
+
+
+JUNIT = """<?xml version="1.0" encoding="utf-8"?>
+<testsuites name="pytest tests"><testsuite name="schedharness" errors="0" failures="3" skipped="1" tests="5">
+<testcase classname="suites.test_k" name="test_binds" time="0.1" />
+<testcase classname="suites.test_k" name="test_gated[a.b]" time="0.2"><failure message="harness._expectations.\
+NotJudged: set-up: the scheduler must list and watch nodes">traceback</failure></testcase>
+<testcase classname="suites.test_k" name="test_delay" time="0.3"><failure message="AssertionError: \
+condition appeared at 0.1 s">traceback</failure></testcase>
+<testcase classname="my.scenarios.test_user.TestC" name="test_alive" time="0.4"><failure message="NotJudged: \
+the control">traceback</failure></testcase>
+<testcase classname="suites.test_k" name="test_off" time="0.0"><skipped type="pytest.skip" message="needs feature \
+gate">reason</skipped></testcase>
+</testsuite></testsuites>
+"""
+
+
+def test_junit_shows_a_criterion_not_judged_as_an_error_of_its_own_type(tmp_path: Path) -> None:
+    """pytest writes a <failure> for a test that raised NotJudged; the report makes it an <error>
+    of type "not judged", found by the test's id however its folders and parameters are dotted,
+    and counts the suite's failures and errors again. A judged failure and a skip stay."""
+    junit = tmp_path / "junit.xml"
+    junit.write_text(JUNIT)
+    criteria: list[dict[str, Any]] = [
+        {"test": "suites/test_k.py::test_gated[a.b]", "status": "not judged", "message": "set-up: x"},
+        {"test": "my.scenarios/test_user.py::TestC::test_alive", "status": "not judged",
+         "message": "the control never happened"},
+        {"test": "suites/test_k.py::test_delay", "status": "failed", "message": "condition appeared"},
+        {"test": "suites/test_k.py::test_off", "status": "skipped", "message": None}]
+    assert mark_not_judged(junit, criteria) == 2
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None
+    assert {k: suite.get(k) for k in ("errors", "failures", "skipped", "tests")} == {
+        "errors": "2", "failures": "1", "skipped": "1", "tests": "5"}
+    cases = {case.get("name"): case for case in suite.iter("testcase")}
+    gated = cases["test_gated[a.b]"]
+    assert [(e.tag, e.get("type"), e.get("message"), e.text) for e in gated] == [
+        ("error", "not judged", "not judged: set-up: x", "traceback")]
+    assert [(e.tag, e.get("type"), e.get("message")) for e in cases["test_alive"]] == [
+        ("error", "not judged", "not judged: the control never happened")]
+    assert [(e.tag, e.get("message")) for e in cases["test_delay"]] == [
+        ("failure", "AssertionError: condition appeared at 0.1 s")]
+    assert [e.tag for e in cases["test_off"]] == ["skipped"]
+    assert list(cases["test_binds"]) == []
+    assert mark_not_judged(tmp_path / "missing.xml", criteria) == 0
+    assert not (tmp_path / "missing.xml").exists()
+
+
+def test_a_criterion_not_judged_in_a_fixture_keeps_its_error_with_the_type(tmp_path: Path) -> None:
+    """pytest writes a set-up's exception as an untyped <error>: it gets the type and message."""
+    junit = tmp_path / "junit.xml"
+    junit.write_text('<testsuites><testsuite name="schedharness" errors="1" failures="0" skipped="0" tests="1">'
+                     '<testcase classname="scen.x.yaml" name="binds"><error message="failed on setup with '
+                     '&quot;NotJudged&quot;">tb</error></testcase></testsuite></testsuites>')
+    assert mark_not_judged(junit, [{"test": "scen/x.yaml::binds", "status": "not judged", "message": "m"}]) == 1
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None and (suite.get("errors"), suite.get("failures")) == ("1", "0")
+    assert [(e.tag, e.get("type"), e.get("message")) for e in suite.iter("error")] == [
+        ("error", "not judged", "not judged: m")]
 
 
 def test_timing_slack_is_the_judged_scenarios_and_says_so_when_it_varies() -> None:

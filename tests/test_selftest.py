@@ -1,21 +1,36 @@
-"""``schedharness selftest``: the matrix and its four promises from crafted reports (a criterion
-only a control fails is not proven), one real selftest over one real suite, and each mutant made
-for a criterion failing it in a real run."""
+"""``schedharness selftest``: the matrix and its five promises from crafted reports (a criterion
+only a control fails is not proven; a control passes nothing), the rows and the process command,
+one real selftest over one real suite with a control as a process, and each mutant made for a
+criterion failing it in a real run."""
 
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from harness._adapters import PLACEHOLDERS
 from harness._run import RunOptions, run_suites
-from harness._selftest import build_matrix, render_markdown, render_matrix, render_summary, run_selftest
+from harness._selftest import (
+    Row,
+    build_matrix,
+    process_scheduler,
+    render_markdown,
+    render_matrix,
+    render_summary,
+    rows_for,
+    run_selftest,
+)
+from reference_scheduler._cli import build_parser
 
 
-def _report(verdict: str, **statuses: str) -> dict[str, Any]:
-    return {"verdict": verdict, "criteria": [{"id": cid.replace("_", "."), "status": s} for cid, s in statuses.items()]}
+def _report(verdict: str, exit_code: int, suites: dict[str, str] | None = None, **statuses: str) -> dict[str, Any]:
+    return {"verdict": verdict, "exit_code": exit_code,
+            "suite_results": {name: {"verdict": v} for name, v in (suites or {}).items()},
+            "criteria": [{"id": cid.replace("_", "."), "status": s} for cid, s in statuses.items()]}
 
 
 def _variant(kind: str, description: str, violates: str = "") -> dict[str, str]:
@@ -23,45 +38,61 @@ def _variant(kind: str, description: str, violates: str = "") -> dict[str, str]:
 
 
 VARIANTS = {"s1": _variant("shape", "puts"), "m1": _variant("mutant", "breaks a", "A"),
-            "m2": _variant("mutant", "breaks b", "B"), "c1": _variant("control", "does nothing")}
+            "m2": _variant("mutant", "breaks b", "B"), "c1": _variant("control", "does nothing"),
+            "c1 (process)": _variant("process", "does nothing; as a process")}
 ALL_PASS = {"c_a": "passed", "c_b": "passed", "c_c": "passed"}
+#: what a control must do: fail or leave not judged everything (c.a failed, the rest not judged)
+NOTHING = {"c_a": "failed", "c_b": "not judged", "c_c": "not judged"}
 
 
 def _reports(**rows: dict[str, str]) -> dict[str, dict[str, Any]]:
-    """Reports by scheduler; a row not given passes everything."""
+    """Reports by row name (``c1_process`` for ``c1 (process)``); a row not given passes everything,
+    but a control's, which does what a control must. The exit code and the one suite's verdict are
+    what ``schedharness run`` gives for such statuses: 1 failed, 3 not judged, 0 passed."""
     out = {}
     for name in ["reference", *VARIANTS]:
-        statuses = rows.get(name, ALL_PASS)
-        verdict = "failed" if "failed" in statuses.values() else "passed"
-        out["reference" if name == "reference" else f"reference:{name}"] = _report(verdict, **statuses)
+        given = rows.get(name.replace(" (process)", "_process"))
+        statuses = given if given is not None else NOTHING if VARIANTS.get(name, {}).get("kind") in (
+            "control", "process") else ALL_PASS
+        verdict = next((v for v in ("failed", "not judged", "passed") if v in statuses.values()), "skipped")
+        code = {"failed": 1, "not judged": 3, "passed": 0, "skipped": 3}[verdict]
+        out[name] = _report(verdict, code, {"c": verdict}, **statuses)
     return out
 
 
 def test_every_promise_kept_is_ok_and_the_rows_are_grouped() -> None:
     reports = _reports(m1={**ALL_PASS, "c_a": "failed"}, m2={**ALL_PASS, "c_b": "failed", "c_c": "failed"},
-                       c1={"c_a": "failed", "c_b": "failed", "c_c": "failed"})
+                       c1={"c_a": "failed", "c_b": "failed", "c_c": "not judged"})
     selftest = build_matrix(reports, VARIANTS)
     assert selftest["ok"] is True
-    assert (selftest["survivors"], selftest["shape_failures"], selftest["uncaught"], selftest["only_controls"]) == (
-        [], {}, [], [])
+    assert (selftest["survivors"], selftest["shape_failures"], selftest["shape_not_judged"], selftest["uncaught"],
+            selftest["only_controls"], selftest["control_breaches"]) == ([], {}, {}, [], [], {})
     assert selftest["groups"] == [["reference", ["reference"]], ["shape variants", ["s1"]],
-                                  ["mutants", ["m1", "m2"]], ["controls", ["c1"]]]
+                                  ["mutants", ["m1", "m2"]], ["controls", ["c1"]],
+                                  ["controls as processes", ["c1 (process)"]]]
     assert selftest["mutants"]["m1"]["killed_by"] == ["c.a"]
-    assert selftest["controls"]["c1"]["killed_by"] == ["c.a", "c.b", "c.c"]
+    assert selftest["controls"]["c1"] == {
+        "failed": ["c.a", "c.b"], "not_judged": ["c.c"], "passed": [], "exit_code": 1, "breaches": [],
+        "description": "does nothing", "violates": "", "report": None,
+        "expected": "fail every suite with a non-zero exit and pass no criterion"}
+    assert selftest["processes"]["c1 (process)"]["not_judged"] == ["c.b", "c.c"]
     assert selftest["shapes"]["s1"]["failed"] == [] and "killed_by" not in selftest["shapes"]["s1"]
+    # the process row is held to the controls' promise, not counted in caught_by
     assert selftest["caught_by"] == {"c.a": {"mutants": ["m1"], "controls": ["c1"]},
                                      "c.b": {"mutants": ["m2"], "controls": ["c1"]},
-                                     "c.c": {"mutants": ["m2"], "controls": ["c1"]}}
+                                     "c.c": {"mutants": ["m2"], "controls": []}}
     assert render_matrix(selftest).splitlines() == [
-        "            1  2  3",
-        "reference   P  P  P",
+        "               1  2  3",
+        "reference      P  P  P",
         "-- shape variants",
-        "s1          P  P  P",
+        "s1             P  P  P",
         "-- mutants",
-        "m1          F  P  P",
-        "m2          P  F  F",
+        "m1             F  P  P",
+        "m2             P  F  F",
         "-- controls",
-        "c1          F  F  F",
+        "c1             F  F  N",
+        "-- controls as processes",
+        "c1 (process)   F  N  N",
         "",
         " 1 c.a",
         " 2 c.b",
@@ -69,13 +100,44 @@ def test_every_promise_kept_is_ok_and_the_rows_are_grouped() -> None:
         "",
         "criteria only a control fails (no mutant: not proven): none",
         "criteria no variant fails: none"]
+    assert render_summary(selftest)[-2:] == ["c1: passes nothing: 2 failed, 1 not judged, exit code 1",
+                                             "c1 (process): passes nothing: 1 failed, 2 not judged, exit code 1"]
+    md = render_markdown(selftest)
+    assert ("## Controls as processes: must fail every suite with a non-zero exit and pass no criterion\n\n"
+            "| Control | What it is | What it did |\n|---|---|---|\n"
+            "| c1 (process) | does nothing; as a process | passes nothing: 1 failed, 2 not judged, exit code 1 |\n") in md
+    assert "## Matrix (P passed, F failed, N not judged, S skipped, - not run)" in md
+
+
+def test_a_control_that_passes_a_criterion_breaks_its_promise_and_is_named_with_it() -> None:
+    """Issue 40: a control must pass no criterion, in process or as a process; the selftest fails
+    naming the control and what it passed."""
+    reports = _reports(m1={**ALL_PASS, "c_a": "failed"}, m2={**ALL_PASS, "c_b": "failed", "c_c": "failed"},
+                       c1_process={"c_a": "failed", "c_b": "passed", "c_c": "passed"})
+    selftest = build_matrix(reports, VARIANTS)
+    assert selftest["ok"] is False
+    assert selftest["control_breaches"] == {"c1 (process)": ["passed c.b, c.c"]}
+    assert selftest["processes"]["c1 (process)"]["passed"] == ["c.b", "c.c"]
+    assert render_summary(selftest)[-1] == "c1 (process): BREAKS THE CONTROLS' PROMISE: passed c.b, c.c"
+    assert "| c1 (process) | does nothing; as a process | **passed c.b, c.c** |" in render_markdown(selftest)
+
+
+def test_a_control_whose_run_exits_0_or_leaves_a_suite_unfailed_breaks_its_promise() -> None:
+    """Passing nothing is not enough: the run must exit non-zero and every suite must be failed or
+    not judged (a suite all of whose criteria were skipped is not failed)."""
+    reports = _reports(m1={**ALL_PASS, "c_a": "failed"}, m2={**ALL_PASS, "c_b": "failed", "c_c": "failed"})
+    reports["c1"] = _report("passed", 0, {"c": "failed", "d": "skipped"}, **NOTHING)
+    selftest = build_matrix(reports, VARIANTS)
+    assert selftest["ok"] is False
+    assert selftest["control_breaches"] == {"c1": ["exit code 0", "suite d skipped"]}
 
 
 def test_a_criterion_only_a_control_fails_is_not_proven() -> None:
     """A control fails whatever needs a scheduler at all: a criterion no mutant fails is named, marked
-    in the matrix's key, listed in selftest.md, and fails the selftest."""
-    reports = _reports(m1={**ALL_PASS, "c_a": "failed"}, m2={**ALL_PASS, "c_a": "failed"},
-                       c1={"c_a": "failed", "c_b": "failed", "c_c": "passed"})
+    in the matrix's key, listed in selftest.md, and fails the selftest. A mutant that leaves a
+    criterion not judged has not caught it."""
+    reports = _reports(m1={**ALL_PASS, "c_a": "failed"}, m2={**ALL_PASS, "c_a": "failed", "c_c": "not judged"},
+                       c1={"c_a": "failed", "c_b": "failed", "c_c": "not judged"})
     selftest = build_matrix(reports, VARIANTS)
     assert selftest["ok"] is False
     assert (selftest["survivors"], selftest["only_controls"], selftest["uncaught"]) == ([], ["c.b"], ["c.c"])
@@ -93,53 +155,89 @@ def test_a_criterion_only_a_control_fails_is_not_proven() -> None:
     assert render_summary(selftest)[-2:] == ["c.b: NOT PROVEN, failed only by c1", "c.c: NOT PROVEN, failed by nothing"]
 
 
-def test_a_shape_variant_that_fails_a_criterion_fails_the_selftest() -> None:
-    reports = _reports(s1={**ALL_PASS, "c_b": "failed"}, m1={**ALL_PASS, "c_a": "failed"},
-                       m2={**ALL_PASS, "c_b": "failed"}, c1={**ALL_PASS, "c_c": "failed"})
+def test_a_shape_variant_that_fails_or_leaves_a_criterion_not_judged_fails_the_selftest() -> None:
+    reports = _reports(s1={**ALL_PASS, "c_b": "failed", "c_c": "not judged"}, m1={**ALL_PASS, "c_a": "failed"},
+                       m2={**ALL_PASS, "c_b": "failed", "c_c": "failed"})
     selftest = build_matrix(reports, VARIANTS)
     assert selftest["ok"] is False
-    assert selftest["shape_failures"] == {"s1": ["c.b"]}
+    assert (selftest["shape_failures"], selftest["shape_not_judged"]) == ({"s1": ["c.b"]}, {"s1": ["c.c"]})
     assert (selftest["survivors"], selftest["uncaught"]) == ([], [])
+    assert "s1: FAILS c.b; NOT JUDGED c.c" in render_summary(selftest)
+    assert "| s1 | puts | c.b | c.c |" in render_markdown(selftest)
 
 
 def test_a_survivor_and_a_criterion_nothing_fails_are_named() -> None:
-    reports = _reports(m1={**ALL_PASS, "c_a": "failed"}, c1={**ALL_PASS, "c_a": "failed", "c_c": "skipped"})
+    reports = _reports(m1={**ALL_PASS, "c_a": "failed"}, c1={"c_a": "failed", "c_b": "not judged", "c_c": "skipped"})
     selftest = build_matrix(reports, VARIANTS)
     assert selftest["ok"] is False
     assert selftest["survivors"] == ["m2"]
-    assert selftest["uncaught"] == ["c.b", "c.c"]  # a skip catches nothing; the shape variant's rows count for none
+    assert selftest["uncaught"] == ["c.b", "c.c"]  # a skip or a not judged catches nothing; shapes count for none
     assert render_matrix(selftest).splitlines()[-2:] == [
         "criteria only a control fails (no mutant: not proven): none", "criteria no variant fails: c.b, c.c"]
-    assert selftest["matrix"]["c1"] == {"c.a": "F", "c.b": "P", "c.c": "S"}
-
-
-def test_a_control_that_fails_nothing_survives() -> None:
-    reports = _reports(m1={**ALL_PASS, "c_a": "failed"}, m2={"c_b": "failed", "c_c": "failed"})
-    selftest = build_matrix(reports, VARIANTS)
-    assert (selftest["ok"], selftest["survivors"], selftest["uncaught"]) == (False, ["c1"], [])
+    assert selftest["matrix"]["c1"] == {"c.a": "F", "c.b": "N", "c.c": "S"}
+    assert "m2: SURVIVES" in render_summary(selftest)
 
 
 def test_a_criterion_checked_twice_fails_if_either_scenario_fails() -> None:
     reports = {"reference": {"verdict": "passed", "criteria": [{"id": "x", "status": "passed"}] * 2},
-               "reference:m1": {"verdict": "failed", "criteria": [{"id": "x", "status": "passed"},
-                                                                  {"id": "x", "status": "failed"}]}}
+               "m1": {"verdict": "failed", "criteria": [{"id": "x", "status": "passed"},
+                                                        {"id": "x", "status": "failed"}]}}
     selftest = build_matrix(reports, {"m1": VARIANTS["m1"]})
     assert selftest["ok"] is True
     assert selftest["matrix"]["m1"] == {"x": "F"}
 
 
-def test_reference_failure_fails_the_selftest() -> None:
-    reports = {"reference": _report("failed", c_a="failed"), "reference:m1": _report("failed", c_a="failed")}
+@pytest.mark.parametrize("status", ["failed", "not judged"])
+def test_reference_failure_or_not_judged_fails_the_selftest(status: str) -> None:
+    reports = {"reference": _report("failed" if status == "failed" else "not judged", 1, c_a=status),
+               "m1": _report("failed", 1, c_a="failed")}
     selftest = build_matrix(reports, {"m1": VARIANTS["m1"]})
-    assert (selftest["ok"], selftest["reference"]["failed"]) == (False, ["c.a"])
+    assert selftest["ok"] is False
+    assert (selftest["reference"]["failed"], selftest["reference"]["not_judged"]) == (
+        (["c.a"], []) if status == "failed" else ([], ["c.a"]))
+    assert render_summary(selftest)[0] == ("reference: FAILS c.a" if status == "failed" else "reference: NOT JUDGED c.a")
+
+
+def test_the_rows_are_the_reference_the_variants_and_each_control_as_a_process() -> None:
+    rows = rows_for(["no-delay", "does-nothing", "status-by-put", "never-watches"])
+    assert [(r.name, r.kind, r.directory) for r in rows] == [
+        ("reference", "reference", "reference"), ("status-by-put", "shape", "reference-status-by-put"),
+        ("no-delay", "mutant", "reference-no-delay"), ("does-nothing", "control", "reference-does-nothing"),
+        ("never-watches", "control", "reference-never-watches"),
+        ("does-nothing (process)", "process", "process-does-nothing"),
+        ("never-watches (process)", "process", "process-never-watches")]
+    assert [r.scheduler for r in rows[:5]] == ["reference", "reference:status-by-put", "reference:no-delay",
+                                               "reference:does-nothing", "reference:never-watches"]
+    assert rows[5] == Row("does-nothing (process)", "process", process_scheduler("does-nothing"),
+                          "process-does-nothing", rows[3].description + "; as a process (python -m "
+                          "reference_scheduler), on real time")
+    assert [r.name for r in rows_for(["does-nothing"], processes=False)] == ["reference", "does-nothing"]
+    every = rows_for()
+    assert [r.name for r in every if r.kind == "process"] == ["does-nothing (process)", "never-watches (process)"]
+
+
+def test_a_control_as_a_process_is_the_reference_schedulers_own_command() -> None:
+    """The command names only the process adapter's placeholders, and the reference scheduler's
+    command line takes it once they are filled in."""
+    scheduler = process_scheduler("never-watches", "/opt/py thon/bin/python3")
+    assert scheduler == ("cmd:'/opt/py thon/bin/python3' -m reference_scheduler scheduler --kubeconfig {kubeconfig} "
+                         "--feature-gates {feature_gates} --mutant never-watches")
+    argv = shlex.split(scheduler.removeprefix("cmd:"))
+    assert {a for a in argv if a.startswith("{")} <= set(PLACEHOLDERS)
+    filled = [{"{kubeconfig}": "/k", "{feature_gates}": "SchedulerAsyncAPICalls=true"}.get(a, a) for a in argv]
+    assert filled[:3] == ["/opt/py thon/bin/python3", "-m", "reference_scheduler"]
+    args = build_parser().parse_args(filled[3:])
+    assert (args.command, args.kubeconfig, args.feature_gates, args.mutant) == (
+        "scheduler", "/k", "SchedulerAsyncAPICalls=true", "never-watches")
 
 
 def test_a_real_selftest_over_one_suite(tmp_path: Path) -> None:
     """End to end on core_sanity (binding, Unschedulable with the real message, a node added):
-    every kind of row, the files, and the run of each variant under its own report directory.
-    The verdict itself depends on every suite and is the full selftest's (``schedharness
-    selftest``), so only what this run shows for certain is asserted: the control, which binds
-    nothing, fails the binding criteria."""
+    every kind of row, the control as a process among them, the files, and the run of each under
+    its own report directory. The verdict itself depends on every suite and is the full
+    selftest's (``schedharness selftest``), so only what this run shows for certain is asserted:
+    the control, in process and as a process, passes none of these criteria, which all need a
+    scheduler that binds."""
     lines: list[str] = []
     chosen = ["does-nothing", "status-by-put", "no-delay"]
     result = run_selftest(report_dir=tmp_path, jobs=2, suites=["core_sanity"], variants=chosen,
@@ -147,19 +245,24 @@ def test_a_real_selftest_over_one_suite(tmp_path: Path) -> None:
     selftest = json.loads((tmp_path / "selftest.json").read_text())
     assert selftest == result.selftest
     assert selftest["groups"] == [["reference", ["reference"]], ["shape variants", ["status-by-put"]],
-                                  ["mutants", ["no-delay"]], ["controls", ["does-nothing"]]]
-    assert selftest["reference"]["failed"] == []
-    assert selftest["controls"]["does-nothing"]["killed_by"] != []
+                                  ["mutants", ["no-delay"]], ["controls", ["does-nothing"]],
+                                  ["controls as processes", ["does-nothing (process)"]]]
+    assert selftest["reference"]["failed"] == selftest["reference"]["not_judged"] == []
+    for row in (selftest["controls"]["does-nothing"], selftest["processes"]["does-nothing (process)"]):
+        assert (row["passed"], row["breaches"]) == ([], [])
+        assert row["exit_code"] in (1, 3) and row["failed"] + row["not_judged"]
     assert result.exit_code == (0 if selftest["ok"] else 1)
     md = (tmp_path / "selftest.md").read_text()
     assert "| does-nothing | binds only the adapter's probe pod" in md
     assert ("Criteria no variant fails: " + (", ".join(selftest["uncaught"]) or "none") + ".") in md
-    # the control is the only variant here that fails the binding criteria: they are not proven by this run
-    assert set(selftest["only_controls"]) >= {"core.binds-fitting-node"} and selftest["ok"] is False
-    for name in ["reference", "reference-does-nothing", "reference-status-by-put", "reference-no-delay"]:
+    for name in ["reference", "reference-does-nothing", "reference-status-by-put", "reference-no-delay",
+                 "process-does-nothing"]:
         assert (tmp_path / name / "report.json").exists(), name
+    process_report = json.loads((tmp_path / "process-does-nothing" / "report.json").read_text())
+    assert process_report["scheduler"] == process_scheduler("does-nothing")
     printed = "\n".join(lines)
     assert "-- shape variants\nstatus-by-put " in printed and "-- controls\ndoes-nothing " in printed
+    assert "-- controls as processes\ndoes-nothing (process) " in printed
     assert lines[-1].startswith("schedharness selftest: PASSED" if selftest["ok"] else "schedharness selftest: FAILED")
 
 

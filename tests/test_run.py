@@ -182,9 +182,9 @@ def test_run_writes_every_report_file_consistent_with_the_results(tiny: Path, tm
     assert code == 0
     assert lines[1:4] == ["[1/3] tiny.binds passed (0 virtual s)", "[2/3] tiny.reason passed (5 virtual s)",
                           "[3/3] tiny.gate-off passed (10 virtual s)"]
-    assert lines[4] == "suite tiny: judged: 3 passed, 0 failed, 0 skipped"
-    assert re.fullmatch(r"schedharness run: PASSED: 3 passed, 0 failed, 0 skipped in \d+\.\d s \(15 virtual s\)",
-                        lines[5]), lines[5]
+    assert lines[4] == "suite tiny: passed: 3 passed, 0 failed, 0 not judged, 0 skipped"
+    assert re.fullmatch(r"schedharness run: PASSED: 3 passed, 0 failed, 0 not judged, 0 skipped in \d+\.\d s "
+                        r"\(15 virtual s\)", lines[5]), lines[5]
     assert lines[6] == f"schedharness run: timing slack: {VIRTUAL['text']}"
     for name in ("report.json", "report.md", "report.html", "junit.xml", "results.jsonl", "pytest.log"):
         assert (out / name).stat().st_size > 0, name
@@ -198,8 +198,8 @@ def test_run_writes_every_report_file_consistent_with_the_results(tiny: Path, tm
         "tiny.binds": {}, "tiny.reason": {"SchedulerPreEnqueuePodStatus": True},
         "tiny.gate-off": {"SchedulerPreEnqueuePodStatus": False}}
     assert report["virtual_seconds"] == 15.0
-    assert (report["timing_slack"], report["not_judged"], report["suite_results"]["tiny"]["judged"]) == (
-        VIRTUAL, [], True)
+    assert (report["timing_slack"], report["not_judged"], report["skipped_suites"]) == (VIRTUAL, [], [])
+    assert report["suite_results"]["tiny"]["verdict"] == "passed"
     cases = ET.parse(out / "junit.xml").getroot().iter("testcase")
     props = {c.get("name"): {p.get("name"): p.get("value") for p in c.iter("property")} for c in cases}
     assert props["test_reason"]["criterion"] == "tiny.reason"
@@ -209,7 +209,7 @@ def test_run_writes_every_report_file_consistent_with_the_results(tiny: Path, tm
     md = (out / "report.md").read_text()
     assert "| tiny.reason | KEP-5501 | Proposal | passed | the reason is NotReadyForScheduling |" in md
     assert f"- Timing slack: {VIRTUAL['text']}\n" in md
-    assert "| tiny | judged | 3 | 0 | 0 |  |" in md
+    assert "| tiny | passed | 3 | 0 | 0 | 0 |  |" in md
     assert '<img class="timeline" loading="lazy" src="suites_test_tiny.py_test_binds/timeline.svg"' in (
         out / "report.html").read_text()
 
@@ -219,7 +219,7 @@ def test_gate_excluded_criteria_are_skipped_not_failed(tiny: Path, tmp_path: Pat
     assert code == 0
     assert lines[2] == ("[2/3] tiny.reason skipped: needs feature gate SchedulerPreEnqueuePodStatus=true; "
                         "this run sets SchedulerPreEnqueuePodStatus=false (--feature-gates)")
-    assert report["summary"] == {"passed": 2, "failed": 0, "skipped": 1}
+    assert report["summary"] == {"passed": 2, "failed": 0, "not judged": 0, "skipped": 1}
 
 
 @pytest.fixture
@@ -229,7 +229,7 @@ def gated(tiny: Path) -> Path:
     return tiny
 
 
-def test_a_suite_with_every_criterion_skipped_is_not_judged_and_the_run_passes_saying_so(
+def test_a_suite_with_every_criterion_skipped_is_skipped_and_the_run_passes_saying_so(
         gated: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     code, report, lines = _run(gated, out, suites=("gated", "tiny"), feature_gates="SchedulerPreEnqueuePodStatus=false")
@@ -238,44 +238,49 @@ def test_a_suite_with_every_criterion_skipped_is_not_judged_and_the_run_passes_s
         f"[1/6] gated.one skipped: {GATE_SKIP}",
         f"[2/6] gated.two skipped: {GATE_SKIP}",
         "[3/6] gated.never skipped: this backend cannot drop a watch",
-        f"suite gated: not judged: every criterion was skipped ({GATED_REASONS})",
+        f"suite gated: skipped: every criterion was skipped ({GATED_REASONS})",
         "[4/6] tiny.binds passed (0 virtual s)",
         f"[5/6] tiny.reason skipped: {GATE_SKIP}",
         "[6/6] tiny.gate-off passed (10 virtual s)",
     ]
-    assert lines[8] == "suite tiny: judged: 2 passed, 0 failed, 1 skipped"
-    assert re.fullmatch(r"schedharness run: PASSED: 2 passed, 0 failed, 4 skipped in \d+\.\d s \(10 virtual s\); "
-                        r"not judged: gated", lines[9]), lines[9]
-    assert (report["verdict"], report["not_judged"]) == ("passed", ["gated"])
+    assert lines[8] == "suite tiny: passed: 2 passed, 0 failed, 0 not judged, 1 skipped"
+    assert re.fullmatch(r"schedharness run: PASSED: 2 passed, 0 failed, 0 not judged, 4 skipped in \d+\.\d s "
+                        r"\(10 virtual s\)", lines[9]), lines[9]
+    assert lines[10] == "schedharness run: skipped: gated (every criterion skipped)"
+    assert (report["verdict"], report["skipped_suites"], report["not_judged"]) == ("passed", ["gated"], [])
     assert report["suite_results"]["gated"] == {
-        "judged": False, "verdict": "not judged", "summary": {"passed": 0, "failed": 0, "skipped": 3},
+        "judged": False, "verdict": "skipped", "summary": {"passed": 0, "failed": 0, "not judged": 0, "skipped": 3},
         "skip_reasons": [{"reason": GATE_SKIP, "count": 2}, {"reason": "this backend cannot drop a watch", "count": 1}],
-        "not_judged_because": f"every criterion was skipped ({GATED_REASONS})"}
+        "skipped_because": f"every criterion was skipped ({GATED_REASONS})"}
     assert report["timing_slack"] == VIRTUAL  # gated.never's scenario started, but it judged nothing
     md = (out / "report.md").read_text()
-    assert "- Verdict: **PASSED**: 2 passed, 0 failed, 4 skipped; not judged: gated (every criterion skipped)\n" in md
-    assert f"| gated | **not judged** | 0 | 0 | 3 | {GATED_REASONS} |" in md
+    assert ("- Verdict: **PASSED**: 2 passed, 0 failed, 0 not judged, 4 skipped; skipped: gated (every criterion "
+            "skipped)\n") in md
+    assert f"| gated | skipped | 0 | 0 | 0 | 3 | {GATED_REASONS} |" in md
 
 
-def test_a_run_that_judged_nothing_is_not_judged_and_exits_1_saying_why(gated: Path, tmp_path: Path) -> None:
+def test_a_run_that_judged_nothing_is_not_judged_and_exits_3_saying_why(gated: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     code, report, lines = _run(gated, out, suites=("gated",), feature_gates="SchedulerPreEnqueuePodStatus=false",
                                jobs=2)  # under xdist: a suite's end is known from the workers' collection
-    assert code == 1
+    assert code == 3
     # the workers finish the three in any order; the suite's line comes after the last of them
     assert [line.split(" ", 1)[0] for line in lines[1:4]] == ["[1/3]", "[2/3]", "[3/3]"]
     assert sorted(line.split(" ", 1)[1] for line in lines[1:4]) == [
         "gated.never skipped: this backend cannot drop a watch", f"gated.one skipped: {GATE_SKIP}",
         f"gated.two skipped: {GATE_SKIP}"]
-    assert lines[4] == f"suite gated: not judged: every criterion was skipped ({GATED_REASONS})"
-    assert re.fullmatch(r"schedharness run: NOT JUDGED: 0 passed, 0 failed, 3 skipped in \d+\.\d s", lines[5]), lines[5]
+    assert lines[4] == f"suite gated: skipped: every criterion was skipped ({GATED_REASONS})"
+    assert re.fullmatch(r"schedharness run: NOT JUDGED: 0 passed, 0 failed, 0 not judged, 3 skipped in \d+\.\d s",
+                        lines[5]), lines[5]
     why = f"no criterion was judged: every selected criterion was skipped ({GATED_REASONS})"
     assert lines[6:8] == [f"schedharness run: {why}",
                           "schedharness run: timing slack: none: no judged scenario ran on a backend"]
     assert lines[8] == f"schedharness run: {out / 'report.html'} · report.md · report.json · junit.xml"
-    assert (report["verdict"], report["verdict_message"], report["not_judged"]) == ("not judged", why, ["gated"])
+    assert (report["verdict"], report["verdict_message"], report["skipped_suites"], report["not_judged"]) == (
+        "not judged", why, ["gated"], [])
     assert json.loads((out / "report.json").read_text())["verdict"] == "not judged"
-    assert f"- Verdict: **NOT JUDGED**: 0 passed, 0 failed, 3 skipped; {why}\n" in (out / "report.md").read_text()
+    assert f"- Verdict: **NOT JUDGED**: 0 passed, 0 failed, 0 not judged, 3 skipped; {why}\n" in (
+        out / "report.md").read_text()
     assert '<span class="not-judged">NOT JUDGED</span>' in (out / "report.html").read_text()
 
 
@@ -302,10 +307,12 @@ def test_a_failure_exits_1_names_seed_and_replay_and_the_replay_gives_the_same_j
     assert (again / journal).read_bytes() == (out / journal).read_bytes()
 
 
-def test_a_suite_that_does_not_import_exits_with_pytests_code(tiny: Path, tmp_path: Path) -> None:
+def test_a_suite_that_does_not_import_exits_4_whatever_pytests_own_code(tiny: Path, tmp_path: Path) -> None:
+    """pytest exits 2 (interrupted by a collection error); ``schedharness run`` exits 4, its own
+    code for "pytest could not run the suites", not 2, its usage error."""
     (tiny / "test_broken.py").write_text("import no_such_module\n")
     code, report, lines = _run(tiny, tmp_path / "out", suites=("broken",))
-    assert code == 2
+    assert code == 4
     assert (report["verdict"], report["pytest_exit_code"], report["criteria"]) == ("failed", 2, [])
     assert lines[1].startswith(f"schedharness run: pytest exited with code 2; the end of {tmp_path / 'out'}/pytest.log:")
     assert "ModuleNotFoundError: No module named 'no_such_module'" in lines[1]
@@ -450,7 +457,7 @@ def test_the_api_server_takes_the_scenarios_known_gates_by_default(tmp_path: Pat
     Node field is stored and every criterion is judged; the report records each scenario's."""
     report = run_suites(RunOptions(suites=("kep5836_resize_preemption",), report_dir=tmp_path / "r",
                                    timeline=False), progress=None).report
-    assert report["summary"] == {"passed": 22, "failed": 0, "skipped": 0}
+    assert report["summary"] == {"passed": 22, "failed": 0, "not judged": 0, "skipped": 0}
     on = {"InPlacePodVerticalScaling": True, "InPlacePodVerticalScalingSchedulerPreemption": True}
     off = {"InPlacePodVerticalScalingSchedulerPreemption": False}
     gates = {c["id"]: c["apiserver_feature_gates"] for c in report["criteria"]}
@@ -473,7 +480,7 @@ def test_the_api_server_gate_off_skips_the_criterion_that_needs_its_field(tmp_pa
     report = json.loads((out / "report.json").read_text())
     skipped = {c["id"]: c["reason"] for c in report["criteria"] if c["status"] == "skipped"}
     assert skipped == {"kep5836.disable-resize-preemption": NO_NODE_FIELD, "kep5836.policy-lifted-wakes": NO_NODE_FIELD}
-    assert report["summary"] == {"passed": 20, "failed": 0, "skipped": 2}
+    assert report["summary"] == {"passed": 20, "failed": 0, "not judged": 0, "skipped": 2}
     assert report["apiserver_feature_gates"] == {"InPlacePodVerticalScalingSchedulerPreemption": False}
     assert "--apiserver-feature-gates=InPlacePodVerticalScalingSchedulerPreemption=false" in report["command"]
     assert "kep5836.disable-resize-preemption skipped: this API server does not store" in capsys.readouterr().out

@@ -10,6 +10,9 @@ where the text leaves a choice (by the key its suite collection registers it und
 (``selftest.json``, as ``schedharness selftest`` writes it), the mutants that fail it
 (``caught_by``: what proves the criterion) apart from the controls that fail it
 (``failed_by_controls``: a control fails whatever needs a scheduler at all, which proves nothing).
+:func:`check_caught_by` holds a committed catalog to a fresh selftest (``schedharness criteria
+--check docs/criteria.json --selftest DIR``, run in CI): ``caught_by`` is measured, not carried
+forward, so a criterion that loses its last mutant, or gains one, shows as a difference.
 
 The criteria are read the way ``schedharness run`` finds them: pytest collects the suite files
 (in a subprocess, so the plugin's markers and parametrized criteria are exactly a run's) and
@@ -28,7 +31,8 @@ from typing import Any, Iterable, Sequence
 
 from reference_scheduler import VARIANTS
 
-__all__ = ["CatalogError", "caught_by", "collect", "format_json", "format_md", "load_caught_by", "source"]
+__all__ = ["CatalogError", "caught_by", "check_caught_by", "collect", "format_json", "format_md", "load_caught_by",
+           "source"]
 
 Obj = dict[str, Any]
 #: Who fails a criterion: ``{"mutants": [...], "controls": [...]}``, names sorted.
@@ -77,6 +81,12 @@ def load_caught_by(path: Path) -> dict[str, Caught]:
     """Who fails each criterion (mutants apart from controls), from a ``selftest.json`` (or a
     selftest report directory holding one) or from a catalog written with ``--format json`` that
     carries ``caught_by``."""
+    return _measured(path)[1]
+
+
+def _measured(path: Path) -> tuple[list[str], dict[str, Caught]]:
+    """The criteria a selftest ran (or a catalog measured: those with ``caught_by``) and who fails
+    each (:func:`load_caught_by`)."""
     if path.is_dir():
         path = path / "selftest.json"
     try:
@@ -85,10 +95,34 @@ def load_caught_by(path: Path) -> dict[str, Caught]:
         raise CatalogError(f"cannot read {path}: {e}") from None
     if isinstance(data, dict) and "criteria" in data and isinstance(data["criteria"], list) and all(
             isinstance(c, dict) for c in data["criteria"]):
-        return {c["id"]: _from_catalog(c) for c in data["criteria"] if "caught_by" in c}
+        measured = [c for c in data["criteria"] if "caught_by" in c]
+        return [str(c["id"]) for c in measured], {c["id"]: _from_catalog(c) for c in measured}
     if isinstance(data, dict) and ("mutants" in data or "controls" in data):
-        return caught_by(data)
+        return [str(cid) for cid in data.get("criteria") or []], caught_by(data)
     raise CatalogError(f"{path} is neither a selftest.json nor a criteria catalog")
+
+
+def check_caught_by(catalog: Path, selftest: Path) -> tuple[int, list[str]]:
+    """How many criteria ``catalog`` (a catalog written with ``--format json --selftest``) and
+    ``selftest`` (a ``selftest.json`` or its report directory; either may be the other kind) both
+    hold, and one line per difference between them: a criterion only one of them holds, or one
+    whose ``caught_by`` (the mutants that fail it) or ``failed_by_controls`` differ, committed
+    beside measured. No lines: they agree. :class:`CatalogError` when either cannot be read, or
+    the catalog has no ``caught_by``."""
+    committed_ids, committed = _measured(catalog)
+    if not committed_ids:
+        raise CatalogError(f"{catalog} carries no caught_by: write it with --format json --selftest")
+    measured_ids, measured = _measured(selftest)
+    lines = [f"{cid}: in {catalog}, not run by the selftest" for cid in committed_ids if cid not in measured_ids]
+    lines += [f"{cid}: run by the selftest, not in {catalog}" for cid in measured_ids if cid not in committed_ids]
+    nobody: Caught = {"mutants": [], "controls": []}
+    for cid in sorted(set(committed_ids) & set(measured_ids)):
+        for group, field in (("mutants", "caught_by"), ("controls", "failed_by_controls")):
+            was, now = committed.get(cid, nobody)[group], measured.get(cid, nobody)[group]
+            if sorted(was) != sorted(now):
+                lines.append(f"{cid}: {field}: committed {', '.join(sorted(was)) or 'none'}; "
+                             f"measured {', '.join(sorted(now)) or 'none'}")
+    return len(set(committed_ids) & set(measured_ids)), lines
 
 
 def format_json(records: Iterable[Obj], version: str) -> str:

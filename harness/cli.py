@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 from fake_apiserver import FakeApiServer, FaultProxy, FeatureGateError
 from fake_apiserver._machinery.schema import KUBERNETES_VERSION, release
 from harness._adapters import parse_feature_gates
-from harness._catalog import CatalogError, collect, format_json, format_md, load_caught_by
+from harness._catalog import CatalogError, check_caught_by, collect, format_json, format_md, load_caught_by
 from harness._compare import CompareError, compare_reports, format_comparison, load_report
 from harness._compatibility import COLUMNS, agreement, format_summary, format_table, run_matrix
 from harness._verdict_digest import DigestError, read_digests
@@ -391,17 +391,25 @@ def _criteria_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="print the criteria catalog (IDs, KEP sections, readings, gates, what each catches)",
         description="Print every criterion of the suites with its stable ID, KEP and section, the sentence it "
         "checks, its reading, the feature gates it needs and, with --selftest, the mutants that fail it (caught "
-        "by) apart from the controls that fail it. A KEP's Test Plan can cite the IDs with the suites' version.",
+        "by) apart from the controls that fail it. A KEP's Test Plan can cite the IDs with the suites' version. "
+        "With --check CATALOG --selftest DIR, print nothing of the catalog but compare its caught_by and "
+        "failed_by_controls with a selftest's: exit code 0 when they agree, 1 when one differs (each difference "
+        "printed), 2 when a file cannot be read.",
     )
     p.add_argument("--suite", action="append", default=[], metavar="NAME", help="only this suite (repeatable)")
     p.add_argument("--format", choices=("md", "json"), default="md", help="output format (default md)")
     p.add_argument("--selftest", type=Path, default=None, metavar="PATH",
                    help="a selftest.json (or its report directory), or a catalog written with --format json, "
                         "to say which mutants, and apart from them which controls, fail each criterion")
+    p.add_argument("--check", type=Path, default=None, metavar="CATALOG",
+                   help="a catalog written with --format json --selftest (docs/criteria.json) to compare with the "
+                        "selftest --selftest names")
     p.set_defaults(func=_criteria)
 
 
 def _criteria(args: argparse.Namespace) -> int:
+    if args.check is not None:
+        return _check_criteria(args)
     try:
         caught = load_caught_by(args.selftest) if args.selftest is not None else None
         builtin = builtin_collection()
@@ -419,6 +427,34 @@ def _criteria(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(format_md(records, builtin.version, selftest=str(args.selftest or "")))
     return 0
+
+
+def _check_criteria(args: argparse.Namespace) -> int:
+    """``criteria --check CATALOG --selftest DIR``: the committed catalog's caught_by against a
+    measured one."""
+    problem = None
+    if args.selftest is None:
+        problem = "--check compares a catalog with a selftest: give --selftest DIR"
+    elif args.suite:
+        problem = "--check compares every criterion: --suite does not apply"
+    if problem is None:
+        try:
+            count, differences = check_caught_by(args.check, args.selftest)
+        except CatalogError as e:
+            problem = str(e)
+    if problem is not None:
+        print(f"schedharness criteria: {problem}", file=sys.stderr)
+        return 2
+    if not differences:
+        print(f"schedharness criteria: caught_by and failed_by_controls of {count} criteria in {args.check} agree "
+              f"with the selftest {args.selftest}")
+        return 0
+    for line in differences:
+        print(line)
+    print(f"schedharness criteria: {len(differences)} difference(s) between {args.check} and the selftest "
+          f"{args.selftest}: if the selftest is right, write the catalog again with schedharness criteria "
+          f"--format json --selftest {args.selftest}")
+    return 1
 
 
 def _compare_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -289,23 +289,25 @@ def test_results_and_journals_in_the_report_dir(pytester: pytest.Pytester) -> No
                               "pod default/q is bound to a node\nobserved at t=5.000: pod default/q: not bound")
     assert got == [
         {"id": "test_suite.py::test_fails", "criterion": "kep5501-fails-here", "kep": 5501, "section": "Design Details",
-         "gates": {"SchedulerPreEnqueuePodStatus": True}, "reading": None, "status": "failed",
+         "gates": {"SchedulerPreEnqueuePodStatus": True}, "reading": None, "control": None, "status": "failed",
          "scheduler": "reference", "adapter": "first-fit", "seed": 0, "virtual_seconds": 5.0,
          "journal": "test_suite.py_test_fails/journal.jsonl", "timeline": "test_suite.py_test_fails/timeline.svg",
-         "slack": VIRTUAL_SLACK, "server_version": "v1.37.0-schedharness", "apiserver_feature_gates": {},
+         "slack": VIRTUAL_SLACK, "waits": None, "server_version": "v1.37.0-schedharness",
+         "apiserver_feature_gates": {},
          "replay": f"seed 0; replay: cd {pytester.path} && {shlex.quote(sys.executable)} -m pytest test_suite.py::test_fails "
                    "--scheduler=reference --backend=fake --scenario-seed=0 --feature-gates=SchedulerPreEnqueuePodStatus=true"},
         {"id": "test_suite.py::test_gate_off", "criterion": None, "kep": None, "section": None,
-         "gates": {"SchedulerPreEnqueuePodStatus": True}, "reading": None, "status": "skipped",
+         "gates": {"SchedulerPreEnqueuePodStatus": True}, "reading": None, "control": None, "status": "skipped",
          "message": "needs feature gate SchedulerPreEnqueuePodStatus=false; this run sets "
                     "SchedulerPreEnqueuePodStatus=true (--feature-gates)",
          "scheduler": "reference", "adapter": None, "seed": 0, "virtual_seconds": None, "journal": None, "timeline": None,
-         "slack": None, "server_version": None, "apiserver_feature_gates": None},
+         "slack": None, "waits": None, "server_version": None, "apiserver_feature_gates": None},
         {"id": "test_suite.py::test_gated", "criterion": "gates-never-bound", "kep": 3521,
          "section": "Restricted state transition", "gates": {"SchedulerPreEnqueuePodStatus": True},
-         "reading": "a gated pod gets no scheduler patch", "status": "passed", "message": "", "scheduler": "reference",
+         "reading": "a gated pod gets no scheduler patch", "control": None, "status": "passed", "message": "",
+         "scheduler": "reference",
          "adapter": "first-fit", "seed": 0, "virtual_seconds": 30.0, "journal": "test_suite.py_test_gated/journal.jsonl",
-         "timeline": "test_suite.py_test_gated/timeline.svg", "slack": VIRTUAL_SLACK,
+         "timeline": "test_suite.py_test_gated/timeline.svg", "slack": VIRTUAL_SLACK, "waits": None,
          "server_version": "v1.37.0-schedharness", "apiserver_feature_gates": {}},
     ]
     journal = (report / "test_suite.py_test_gated" / "journal.jsonl").read_text().splitlines()

@@ -200,9 +200,13 @@ def test_schedharness_run_without_binaries_judges_nothing_and_fails(tmp_path: Pa
     lines: list[str] = []
     result = run_suites(RunOptions(backend="envtest", suites=("core_sanity",), report_dir=tmp_path / "r",
                                    timeline=False, jobs=0), progress=lines.append)
-    assert result.exit_code == 1
-    assert result.report["summary"]["passed"] == 0
-    assert any("not judged" in line.lower() for line in lines), lines
+    assert result.exit_code == 3  # every criterion skipped for an absent tool: nothing judged
+    skipped = len(result.report["criteria"])
+    assert skipped > 0
+    assert (result.report["verdict"], result.report["summary"]) == (
+        "not judged", {"passed": 0, "failed": 0, "not judged": 0, "skipped": skipped})
+    assert any(line.startswith(f"schedharness run: NOT JUDGED: 0 passed, 0 failed, 0 not judged, {skipped} skipped in ")
+               for line in lines), lines
 
 
 # ---------------------------------------------------------------------- with the binaries

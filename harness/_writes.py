@@ -148,7 +148,9 @@ def delivered(entries: Iterable[JournalEntry], own: set[int], resource: str, nam
     """When a watch not in ``own`` (the scheduler's) was first handed ``namespace/name`` at
     resourceVersion ``rv`` or later, no earlier than ``since`` (``deleted``: its DELETED event); for
     a scheduler that never watches the kind, when its first LIST or GET of the kind after ``since``
-    started (it polls). ``None``: not yet."""
+    started (it polls). A request that cannot return the object (another namespace's, another
+    object's: an adapter's readiness probe watching its own pod) is none of these. ``None``: not
+    yet."""
     wanted = ("DELETED",) if deleted else ("ADDED", "MODIFIED")
     foreign_watches: set[int] = set()
     polled: float | None = None
@@ -156,6 +158,8 @@ def delivered(entries: Iterable[JournalEntry], own: set[int], resource: str, nam
         if e.type == "request":
             if e.seq in own or resource not in (e.resource, e.resource.partition(".")[0]):
                 continue
+            if (e.namespace and e.namespace != namespace) or (e.name and e.name != name):
+                continue  # cannot return the object
             if e.verb == "watch":
                 foreign_watches.add(e.seq)
             elif e.verb in ("list", "get") and e.time >= since and polled is None and 200 <= e.code < 300:

@@ -90,3 +90,14 @@ def test_a_scheduler_that_never_watches_sees_the_object_at_its_next_read() -> No
              JournalEntry(seq=2, time=2.5, type="request", verb="list", resource="pods", code=200)]
     assert delivered(reads, set(), "pods", "ns", "p", 5, 1.0) == 2.5
     assert delivered([watch(3), *reads], set(), "pods", "ns", "p", 5, 1.0) is None  # it watches: wait for the event
+
+
+def test_a_read_that_cannot_return_the_object_is_no_watch_and_no_poll() -> None:
+    """A process scheduler's readiness probe watches its own pod in its own namespace: that watch
+    does not make a polling scheduler a watching one, nor does a read of another pod poll p."""
+    probe = JournalEntry(seq=1, time=0.0, type="request", verb="watch", resource="pods", namespace="schedharness-probe",
+                         code=200)
+    other = JournalEntry(seq=2, time=1.5, type="request", verb="get", resource="pods", namespace="ns", name="q", code=200)
+    poll = JournalEntry(seq=3, time=2.5, type="request", verb="list", resource="pods", code=200)
+    assert delivered([probe, other, poll], set(), "pods", "ns", "p", 5, 1.0) == 2.5
+    assert delivered([probe, other], set(), "pods", "ns", "p", 5, 1.0) is None

@@ -394,7 +394,8 @@ class ProcessAdapter(SchedulerAdapter):
             try:
                 await asyncio.wait_for(process.wait(), self.stop_grace)
             except asyncio.TimeoutError:
-                process.kill()
+                with contextlib.suppress(ProcessLookupError):  # it exited after the grace, before the kill
+                    process.kill()
                 await process.wait()
         self.returncode = process.returncode
         self._close_log()

@@ -206,6 +206,38 @@ def test_stop_escalates_to_sigkill_after_the_grace_period(tmp_path: Path) -> Non
     assert "stopped" not in adapter.log_text()
 
 
+class _ExitsAfterTheGrace:
+    """A process that ignores SIGTERM for the grace period and has exited by the time it is killed:
+    ``kill`` then raises ProcessLookupError, as asyncio's does for a process already reaped."""
+
+    def __init__(self) -> None:
+        self.returncode: int | None = None
+        self.waits = 0
+
+    def send_signal(self, sig: int) -> None:
+        pass
+
+    async def wait(self) -> int:
+        self.waits += 1
+        if self.returncode is None:
+            await asyncio.sleep(3600)  # until the grace is over
+        return 0
+
+    def kill(self) -> None:
+        self.returncode = 0
+        raise ProcessLookupError()
+
+
+def test_stop_of_a_process_that_exits_between_the_grace_and_the_kill_is_a_stop(tmp_path: Path) -> None:
+    """Seen on a loaded machine: the scheduler exited (code 0) just after the grace, and the kill
+    that followed raised ProcessLookupError, failing the scenario."""
+    adapter = ProcessAdapter("true", tmp_path / "sched", stop_grace=0.3)
+    process = _ExitsAfterTheGrace()
+    adapter._process = process  # type: ignore[assignment]
+    run(adapter.stop())
+    assert (adapter.returncode, process.waits) == (0, 2)
+
+
 def test_process_dying_during_the_scenario_is_a_failure(tmp_path: Path) -> None:
     adapter = ProcessAdapter(command(tmp_path, "--kubeconfig={kubeconfig}", "--mode=crash-on-pod"), tmp_path / "sched")
 

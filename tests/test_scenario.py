@@ -1,5 +1,6 @@
 """The scenario DSL: steps go through the API, expectations read an informer and fail with the
-journal slice that explains them."""
+journal slice that explains them; ``span`` says how long a negative is watched (all of it on
+virtual time, at most ``--real-time-wait`` on real time, or not judged when it must be whole)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from fake_apiserver import FaultRule, Match, Respond, UnfiredFaults, WatchLag
 from harness._adapters import CallableAdapter
 from harness._backend import BackendError, FakeBackend
 from harness._kubeclient import ApiError
-from harness._scenario import ExpectationFailed, Scenario
+from harness._expectations import NotJudged
+from harness._scenario import DEFAULT_REAL_TIME_WAIT, ExpectationFailed, Scenario
 from harness._virtual_time import run
 
 
@@ -472,3 +474,76 @@ def test_seen_fails_when_no_scheduler_ever_gets_the_object(tmp_path: Path) -> No
             await s.seen("pods", created, within=2)
 
     with_scenario(body, tmp_path, scheduler=False)
+
+
+# ------------------------------------------------------------------ how long a negative is watched
+
+
+def _span_on(tmp_path: Path, *, virtual: bool, real_time_wait: float,
+             body: Callable[[Scenario], None]) -> Scenario:
+    """Run ``body`` with a scenario (not started: ``span`` reads only its backend's clock) on a
+    fake backend whose time is virtual or real; returns the scenario."""
+    made: list[Scenario] = []
+
+    async def main() -> None:
+        backend = FakeBackend(tmp_path)
+        await backend.start()
+        try:
+            assert backend.is_virtual is virtual
+            scenario = Scenario(backend, real_time_wait=real_time_wait)
+            made.append(scenario)
+            try:
+                body(scenario)
+            finally:
+                await scenario.client.close()
+        finally:
+            await backend.stop()
+
+    if virtual:
+        run(main())
+    else:
+        asyncio.run(main())  # an ordinary loop: the backend's clock is real
+    return made[0]
+
+
+FLUSH = "kube-scheduler's flush of unschedulable pods comes only after 5 minutes"
+
+
+def test_virtual_time_watches_the_whole_span_for_free(tmp_path: Path) -> None:
+    def body(scenario: Scenario) -> None:
+        assert scenario.span(600) == 600
+        assert scenario.span(310, whole=FLUSH) == 310
+        assert scenario.span(0.5) == 0.5
+
+    assert _span_on(tmp_path, virtual=True, real_time_wait=1, body=body).cut_waits == []
+
+
+def test_real_time_cuts_a_longer_watch_to_the_real_time_wait_and_keeps_the_cut(tmp_path: Path) -> None:
+    def body(scenario: Scenario) -> None:
+        assert scenario.span(20) == 20
+        assert scenario.span(30) == 30  # at the wait: not cut
+        assert scenario.span(120) == 30
+        assert scenario.span(45.5) == 30
+
+    scenario = _span_on(tmp_path, virtual=False, real_time_wait=30, body=body)
+    assert scenario.cut_waits == [(120, 30), (45.5, 30)]
+
+
+def test_a_watch_that_must_be_whole_is_not_judged_when_real_time_would_cut_it(tmp_path: Path) -> None:
+    def body(scenario: Scenario) -> None:
+        with pytest.raises(NotJudged, match=(
+                r"^needs a 310 s watch on real time \(kube-scheduler's flush of unschedulable pods comes only after "
+                r"5 minutes\), and this run's real-time wait is 30 s: give --real-time-wait 310 to judge it$")):
+            scenario.span(310, whole=FLUSH)
+        assert scenario.span(25, whole=FLUSH) == 25  # within the wait: judged whole
+
+    assert _span_on(tmp_path, virtual=False, real_time_wait=30, body=body).cut_waits == []
+
+    def long_enough(scenario: Scenario) -> None:
+        assert scenario.span(310, whole=FLUSH) == 310
+
+    assert _span_on(tmp_path / "long", virtual=False, real_time_wait=310, body=long_enough).cut_waits == []
+
+
+def test_the_default_real_time_wait_is_30_seconds() -> None:
+    assert DEFAULT_REAL_TIME_WAIT == 30.0

@@ -707,6 +707,8 @@ def _replay(item: pytest.Item, settings: Settings) -> str:
         args.append(f"--apiserver-feature-gates={format_feature_gates(settings.apiserver_feature_gates)}")
     if settings.backend == "fake" and settings.kubernetes_version != KUBERNETES_VERSION:
         args.append(f"--kubernetes-version={settings.kubernetes_version.rsplit('.', 1)[0]}")
+    if settings.real_time_wait != DEFAULT_REAL_TIME_WAIT:  # a watch cut, or not, as in the run
+        args.append(f"--real-time-wait={settings.real_time_wait:g}")
     return f"seed {settings.seed}; replay: cd {shlex.quote(str(item.config.rootpath))} && {shlex.join(args)}"
 
 

@@ -1,5 +1,7 @@
 """The pytest plugin, run through ``pytester``: fixtures, markers, options, gate skips, records
-and journals, strictness, a real-time process adapter, and ``-n 2``."""
+and journals, strictness, a real-time process adapter, and ``-n 2``; a test ended by
+``NotJudged`` (a failure to plain pytest, "not judged" in its record, also from an xdist worker)
+and real-time watches cut by ``--real-time-wait``."""
 
 from __future__ import annotations
 
@@ -115,6 +117,7 @@ def test_options_and_markers_are_registered(pytester: pytest.Pytester) -> None:
         "*--feature-gates=A=true,B=false*",
         "*--backend=NAME*",
         "*--report-dir=DIR*",
+        "*--real-time-wait=SECONDS*",
         "*--scenario-seed=N*",
     ])
     result = pytester.runpytest("--markers")
@@ -154,6 +157,9 @@ def test_options_and_markers_are_registered(pytester: pytest.Pytester) -> None:
     (["--apiserver-feature-gates", "A=true", "--backend", "kubeconfig:/x"],
      "ERROR: --apiserver-feature-gates sets the gates of an API server the run starts: with --backend kubeconfig:/x "
      "the cluster's own kube-apiserver has its gates already"),
+    (["--real-time-wait", "0"], "ERROR: --real-time-wait 0: give a number of seconds above 0"),
+    (["--real-time-wait=-1"], "ERROR: --real-time-wait -1: give a number of seconds above 0"),
+    (["--real-time-wait", "nan"], "ERROR: --real-time-wait nan: give a number of seconds above 0"),
 ])
 def test_bad_options_are_usage_errors(pytester: pytest.Pytester, args: list[str], message: str) -> None:
     pytester.makepyfile("def test_nothing(): pass")
@@ -557,3 +563,102 @@ async def test_bound(scenario, i):
     for i in range(6):
         journal = (report / f"test_many.py_test_bound[{i}]" / "journal.jsonl").read_text()
         assert f'"name":"p{i}"' in journal
+
+
+# ------------------------------------------------------------------ not judged
+
+
+NOT_JUDGED_SCENARIOS = '''
+import pytest
+from harness import NotJudged
+
+@pytest.mark.kep(3521, "Restricted state transition")
+@pytest.mark.criterion("alive-needed")
+async def test_unjudged(scenario):
+    await scenario.create_node("n1")
+    raise NotJudged("the scheduler must bind default/alive: it never did")
+
+async def test_binds(scenario):
+    await scenario.create_node("n1")
+    await scenario.create_pod("p")
+    await scenario.eventually(scenario.pod_bound("p"), within=5)
+'''
+
+
+def test_a_not_judged_test_fails_for_a_plain_pytest_user_never_skips(pytester: pytest.Pytester) -> None:
+    """pytest knows passed, failed and skipped: NotJudged is a failure there (exit 1), with its
+    message and the replay line, never a skip; the record says "not judged"."""
+    pytester.makepyfile(test_nj=NOT_JUDGED_SCENARIOS)
+    report = pytester.path / "report"
+    result = pytester.runpytest("-rfs", "--report-dir", str(report), "--no-timeline")
+    result.assert_outcomes(passed=1, failed=1, skipped=0)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    replay = (f"seed 0; replay: cd {pytester.path} && {shlex.quote(sys.executable)} -m pytest "
+              "test_nj.py::test_unjudged --scheduler=reference --backend=fake --scenario-seed=0")
+    result.stdout.fnmatch_lines([
+        "E       harness._expectations.NotJudged: the scheduler must bind default/alive: it never did",
+        "*- schedharness replay -*",
+        replay,
+        "FAILED test_nj.py::test_unjudged - harness._expectations.NotJudged: the sched*",
+    ])
+    assert "SKIPPED" not in result.stdout.str()
+    got = {r["id"]: r for r in records(report / "results.jsonl")}
+    unjudged = got["test_nj.py::test_unjudged"]
+    assert (unjudged["criterion"], unjudged["status"], unjudged["message"], unjudged["replay"]) == (
+        "alive-needed", "not judged", "the scheduler must bind default/alive: it never did", replay)
+    assert (got["test_nj.py::test_binds"]["status"], "replay" in got["test_nj.py::test_binds"]) == ("passed", False)
+
+
+def test_under_xdist_not_judged_crosses_from_the_worker(pytester: pytest.Pytester) -> None:
+    """The worker marks the report; the controller receives it with the mark (what ``schedharness
+    run``'s progress line reads), and the worker's record says "not judged"."""
+    pytester.makeconftest('''
+import os
+
+def pytest_runtest_logreport(report):
+    if report.when == "call" and "PYTEST_XDIST_WORKER" not in os.environ:
+        with open("controller.txt", "a") as out:
+            out.write(f"{report.nodeid} {report.outcome} {getattr(report, 'not_judged', None)}\\n")
+''')
+    pytester.makepyfile(test_nj=NOT_JUDGED_SCENARIOS)
+    report = pytester.path / "report"
+    result = pytester.runpytest_subprocess("-n", "2", "--report-dir", str(report), "--no-timeline")
+    result.assert_outcomes(passed=1, failed=1)
+    assert sorted((pytester.path / "controller.txt").read_text().splitlines()) == [
+        "test_nj.py::test_binds passed None",
+        "test_nj.py::test_unjudged failed the scheduler must bind default/alive: it never did"]
+    got = records(report / "results.jsonl")
+    assert [(r["id"], r["status"], r["message"]) for r in got] == [
+        ("test_nj.py::test_binds", "passed", ""),
+        ("test_nj.py::test_unjudged", "not judged", "the scheduler must bind default/alive: it never did")]
+
+
+def test_real_time_cuts_a_watch_and_a_whole_one_is_not_judged(pytester: pytest.Pytester) -> None:
+    """With a scheduler process (real time) and ``--real-time-wait 0.5``: a 60 s watch is cut to
+    0.5 s and the record says so; one that must be whole is not judged, its replay keeping the
+    wait. No watch is waited out: the test only asks how long it would be."""
+    script = pytester.path / "bind_first_node.py"
+    script.write_text(BIND_FIRST_NODE)
+    pytester.makepyfile(test_waits='''
+async def test_cut(scenario):
+    assert scenario.span(60) == 0.5
+    assert scenario.span(0.25) == 0.25
+    assert scenario.span(90) == 0.5
+
+async def test_whole(scenario):
+    scenario.span(60, whole="the event comes only at its end")
+''')
+    template = shlex.join([sys.executable, str(script), "--kubeconfig={kubeconfig}", "--feature-gates={feature_gates}"])
+    report = pytester.path / "report"
+    result = pytester.runpytest(f"--scheduler=cmd:{template}", "--real-time-wait=0.5", "--report-dir", str(report),
+                                "--no-timeline")
+    result.assert_outcomes(passed=1, failed=1)
+    cut, whole = records(report / "results.jsonl")
+    assert (cut["id"], cut["status"], cut["waits"]) == (
+        "test_waits.py::test_cut", "passed", "real-time watches cut by --real-time-wait: 60 s as 0.5 s, 90 s as 0.5 s")
+    assert (whole["id"], whole["status"], whole["waits"]) == ("test_waits.py::test_whole", "not judged", None)
+    assert whole["message"] == ("needs a 60 s watch on real time (the event comes only at its end), and this run's "
+                                "real-time wait is 0.5 s: give --real-time-wait 60 to judge it")
+    assert whole["replay"] == (f"seed 0; replay: cd {pytester.path} && {shlex.quote(sys.executable)} -m pytest "
+                               f"test_waits.py::test_whole {shlex.quote('--scheduler=cmd:' + template)} "
+                               "--backend=fake --scenario-seed=0 --real-time-wait=0.5")

@@ -1,6 +1,7 @@
 """``schedharness run``: pytest in a subprocess, progress lines, the report files, exit codes,
-replay, the same verdict in-process and as an external process, suites not judged (every
-criterion skipped) and a run that judged nothing, and the timing slack the scenarios ran with."""
+replay, the same verdict in-process and as an external process, suites whose criteria were all
+skipped and a run that judged nothing, criteria not judged (exit 3, also under ``-n 2``), and
+the timing slack the scenarios ran with."""
 
 from __future__ import annotations
 
@@ -16,6 +17,12 @@ from pathlib import Path
 import pytest
 
 from harness._run import (
+    EXIT_CODES,
+    EXIT_FAILED,
+    EXIT_NOT_JUDGED,
+    EXIT_PASSED,
+    EXIT_PYTEST,
+    EXIT_USAGE,
     RunError,
     RunOptions,
     check_command,
@@ -316,6 +323,123 @@ def test_a_suite_that_does_not_import_exits_4_whatever_pytests_own_code(tiny: Pa
     assert (report["verdict"], report["pytest_exit_code"], report["criteria"]) == ("failed", 2, [])
     assert lines[1].startswith(f"schedharness run: pytest exited with code 2; the end of {tmp_path / 'out'}/pytest.log:")
     assert "ModuleNotFoundError: No module named 'no_such_module'" in lines[1]
+
+
+VERDICTS = '''\
+import pytest
+
+from harness import NotJudged
+
+
+@pytest.mark.kep(0, "Core")
+@pytest.mark.criterion("verdicts.binds")
+async def test_binds(scenario):
+    await scenario.create_node("n1")
+    await scenario.create_pod("p")
+    await scenario.eventually(scenario.pod_bound("p"), within=5)
+
+
+@pytest.mark.kep(0, "Core")
+@pytest.mark.criterion("verdicts.unjudged")
+async def test_unjudged(scenario):
+    await scenario.advance(2)
+    raise NotJudged("the scheduler must watch pods: it never did")
+'''
+FAILING = '''\
+import pytest
+
+
+@pytest.mark.kep(0, "Core")
+@pytest.mark.criterion("failing.fails")
+async def test_fails(scenario):
+    await scenario.advance(1)
+    assert False, "expected nothing of it"
+'''
+UNJUDGED = "the scheduler must watch pods: it never did"
+NOT_JUDGED_WHY = ("1 criterion was not judged: the scheduler did not do what judging them needs (see each one's "
+                  "message)")
+
+
+@pytest.fixture
+def verdicts(tiny: Path) -> Path:
+    """The tiny suite, one with a criterion that passes and one not judged, and one that fails."""
+    (tiny / "test_verdicts.py").write_text(VERDICTS)
+    (tiny / "test_failing.py").write_text(FAILING)
+    return tiny
+
+
+def test_the_exit_codes_are_their_own_and_run_help_lists_them() -> None:
+    assert (EXIT_PASSED, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_JUDGED, EXIT_PYTEST) == (0, 1, 2, 3, 4)
+    help_text = subprocess.run([sys.executable, "-m", "harness.cli", "run", "--help"], capture_output=True, text=True,
+                               check=True, timeout=60).stdout
+    listed = (
+        "Exit codes: 0: passed (no criterion failed or was not judged, at least one passed); 1: a criterion failed; "
+        "2: a mistake on the command line or in a scenario file (nothing ran); 3: not judged (none failed, but one "
+        "was not judged: the scheduler left nothing to judge, or every criterion was skipped); 4: pytest could not "
+        "run the suites (the end of pytest.log is printed).")
+    assert listed in " ".join(help_text.split())
+    assert f"Exit codes: {EXIT_CODES}." == listed
+
+
+def test_a_criterion_not_judged_makes_the_run_not_judged_with_exit_3(verdicts: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code, report, lines = _run(verdicts, out, suites=("verdicts",))
+    assert code == 3
+    assert lines[1:4] == ["[1/2] verdicts.binds passed (0 virtual s)",
+                          f"[2/2] verdicts.unjudged not judged: {UNJUDGED}",
+                          "suite verdicts: not judged: 1 passed, 0 failed, 1 not judged, 0 skipped"]
+    assert re.fullmatch(r"schedharness run: NOT JUDGED: 1 passed, 0 failed, 1 not judged, 0 skipped in \d+\.\d s "
+                        r"\(2 virtual s\)", lines[4]), lines[4]
+    replay = (f"seed 0; replay: cd {shlex.quote(str(verdicts.parent))} && {shlex.quote(sys.executable)} -m pytest "
+              "suites/test_verdicts.py::test_unjudged --scheduler=reference --backend=fake --scenario-seed=0")
+    assert lines[5:] == [
+        f"schedharness run: {NOT_JUDGED_WHY}",
+        f"schedharness run: timing slack: {VIRTUAL['text']}",
+        f"  NOT JUDGED verdicts.unjudged (suites/test_verdicts.py::test_unjudged): {UNJUDGED}",
+        f"    {replay}",
+        f"schedharness run: {out / 'report.html'} · report.md · report.json · junit.xml"]
+    assert (report["verdict"], report["verdict_message"], report["not_judged"]) == (
+        "not judged", NOT_JUDGED_WHY, ["verdicts.unjudged"])
+    unjudged = report["criteria"][1]
+    assert (unjudged["status"], unjudged["message"], unjudged["replay"]) == ("not judged", UNJUDGED, replay)
+    suite = ET.parse(out / "junit.xml").getroot().find("testsuite")
+    assert suite is not None and (suite.get("errors"), suite.get("failures"), suite.get("skipped")) == ("1", "0", "0")
+    cases = {c.get("name"): [(e.tag, e.get("type"), e.get("message")) for e in c if e.tag != "properties"]
+             for c in suite.iter("testcase")}
+    assert cases == {"test_binds": [], "test_unjudged": [("error", "not judged", f"not judged: {UNJUDGED}")]}
+
+
+def test_a_failure_beside_a_criterion_not_judged_exits_1_also_under_xdist(verdicts: Path, tmp_path: Path) -> None:
+    """Under ``-n 2`` the status crosses from the worker: the progress line (the controller's) and
+    the record (the worker's) both say "not judged"; a failed criterion beside it makes exit 1."""
+    out = tmp_path / "out"
+    code, report, lines = _run(verdicts, out, suites=("failing", "verdicts"), jobs=2)
+    assert code == 1
+    progress = sorted(line.split(" ", 1)[1] for line in lines if line.startswith("[") and "/3] " in line)
+    assert progress == [
+        "failing.fails failed: AssertionError: expected nothing of it", "verdicts.binds passed (0 virtual s)",
+        f"verdicts.unjudged not judged: {UNJUDGED}"]
+    assert "suite failing: failed: 0 passed, 1 failed, 0 not judged, 0 skipped" in lines
+    assert "suite verdicts: not judged: 1 passed, 0 failed, 1 not judged, 0 skipped" in lines
+    assert any(re.fullmatch(r"schedharness run: FAILED: 1 passed, 1 failed, 1 not judged, 0 skipped in \d+\.\d s "
+                            r"\(3 virtual s\)", line) for line in lines), lines
+    assert "schedharness run: 1 not judged" in lines
+    assert f"  NOT JUDGED verdicts.unjudged (suites/test_verdicts.py::test_unjudged): {UNJUDGED}" in lines
+    assert (report["verdict"], report["verdict_message"], report["summary"]) == (
+        "failed", "1 not judged", {"passed": 1, "failed": 1, "not judged": 1, "skipped": 0})
+    records = {r["criterion"]: r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    assert {name: r["status"] for name, r in records.items()} == {
+        "failing.fails": "failed", "verdicts.binds": "passed", "verdicts.unjudged": "not judged"}
+    assert records["verdicts.unjudged"]["message"] == UNJUDGED
+    suite = ET.parse(out / "junit.xml").getroot().find("testsuite")
+    assert suite is not None and (suite.get("errors"), suite.get("failures")) == ("1", "1")
+
+
+def test_the_real_time_wait_goes_to_pytest_only_when_given(tmp_path: Path) -> None:
+    given = run_argv([Path("suites/test_x.py")], tmp_path, "cmd:x", RunOptions(scheduler="cmd:x", real_time_wait=310))
+    assert "--real-time-wait=310" in given
+    assert [a for a in run_argv([Path("suites/test_x.py")], tmp_path, "cmd:x", RunOptions(scheduler="cmd:x"))
+            if a.startswith("--real-time-wait")] == []
 
 
 def test_cli_run_on_the_real_core_sanity_suite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -130,6 +130,16 @@ def test_serve_with_an_api_server_gate_stores_the_field_it_guards(tmp_path: Path
      "schedharness run: error: argument --seed: invalid seed -1: give a whole number, 0 or more"),
     (["run", "--seed", "x"],
      "schedharness run: error: argument --seed: invalid seed 'x': give a whole number, 0 or more"),
+    (["run", "--real-time-wait", "0"],
+     "schedharness run: error: argument --real-time-wait: invalid seconds '0': give a number above 0"),
+    (["run", "--real-time-wait", "-1"],
+     "schedharness run: error: argument --real-time-wait: invalid seconds '-1': give a number above 0"),
+    (["run", "--real-time-wait", "abc"],
+     "schedharness run: error: argument --real-time-wait: invalid seconds 'abc': give a number above 0"),
+    (["run", "--real-time-wait", "inf"],
+     "schedharness run: error: argument --real-time-wait: invalid seconds 'inf': give a number above 0"),
+    (["run", "--real-time-wait", "nan"],
+     "schedharness run: error: argument --real-time-wait: invalid seconds 'nan': give a number above 0"),
     (["serve", "--seed", "-7"],
      "schedharness serve: error: argument --seed: invalid seed -7: give a whole number, 0 or more"),
     (["proxy", "--upstream", "unused", "--seed", "1.5"],
@@ -151,6 +161,21 @@ def test_a_malformed_option_value_is_a_usage_error(argv: list[str], message: str
         main(argv)
     assert exited.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1] == message
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "abc"])
+def test_a_bad_real_time_wait_stops_run_before_anything_starts(value: str, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """One message after argparse's usage line, exit code 2, no report directory, no pytest."""
+    with pytest.raises(SystemExit) as exited:
+        main(["run", "--real-time-wait", value, "--report-dir", str(tmp_path / "r")])
+    assert exited.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    errors = [line for line in captured.err.splitlines() if not line.startswith(("usage:", " "))]
+    assert errors == [f"schedharness run: error: argument --real-time-wait: invalid seconds '{value}': give a number "
+                      "above 0"]
+    assert not (tmp_path / "r").exists()
 
 
 def test_serve_refuses_a_kubeconfig_path_that_is_a_directory_before_it_starts(

@@ -90,3 +90,23 @@ def test_the_servers_releases_are_shown_and_a_difference_noted(tmp_path: Path,
     assert main(["compare", str(fake), str(envtest)]) == 0
     assert capsys.readouterr().out.splitlines()[:2] == [
         "API servers: fake v1.36.0-schedharness; envtest v1.36.0", "criterion        fake     envtest"]
+
+
+def test_not_judged_is_a_verdict_of_its_own_and_its_column_fits_it(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A criterion not judged on one backend and passed on the other is a difference, with the
+    not-judged message; the column is as wide as "not judged"."""
+    fake = _report(tmp_path / "fake", "fake", [
+        _c("core.a", "passed"), _c("gates.x", "not judged", "set-up: the scheduler must list and watch nodes: x\ny")])
+    envtest = _report(tmp_path / "envtest", "envtest", [_c("core.a", "passed"), _c("gates.x", "passed")])
+    assert main(["compare", str(fake), str(envtest)]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "criterion  fake        envtest",
+        "core.a     passed      passed",
+        "gates.x    not judged  passed   DIFFERENT",
+        "gates.x: fake not judged: set-up: the scheduler must list and watch nodes: x; envtest passed",
+        "2 criteria in both: 1 same verdict, 1 different",
+    ]
+    both = _report(tmp_path / "again", "envtest", [
+        _c("core.a", "passed"), _c("gates.x", "not judged", "another message")])
+    assert main(["compare", str(fake), str(both)]) == 0  # the same verdict, whatever the messages

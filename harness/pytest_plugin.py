@@ -597,6 +597,7 @@ async def _run_test(func: Any, kwargs: dict[str, Any], test_run: _TestRun,
     failure: str | None = None
     passed = False
     skipped: str | None = None
+    unjudged: NotJudged | None = None
     try:
         await backend.start()
         scheduler_name = scheduler_name_for(backend, adapter)
@@ -621,6 +622,8 @@ async def _run_test(func: Any, kwargs: dict[str, Any], test_run: _TestRun,
                           for name, value in kwargs.items()})
         except Unsupported as e:
             skipped = str(e)
+        except NotJudged as e:
+            unjudged = e
         else:
             passed = True
     finally:
@@ -638,6 +641,10 @@ async def _run_test(func: Any, kwargs: dict[str, Any], test_run: _TestRun,
             _write_artifacts(test_run)
     if skipped is not None:
         pytest.skip(skipped)
+    if unjudged is not None:
+        if failure is not None:  # a scheduler that crashed left nothing to judge: the crash is the verdict
+            raise AdapterError(failure) from unjudged
+        raise unjudged
     if passed:
         if failure is not None:
             raise AdapterError(failure)

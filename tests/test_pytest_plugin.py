@@ -662,3 +662,45 @@ async def test_whole(scenario):
     assert whole["replay"] == (f"seed 0; replay: cd {pytester.path} && {shlex.quote(sys.executable)} -m pytest "
                                f"test_waits.py::test_whole {shlex.quote('--scheduler=cmd:' + template)} "
                                "--backend=fake --scenario-seed=0 --real-time-wait=0.5")
+
+
+def test_a_scheduler_that_crashed_fails_a_criterion_it_left_unjudged(pytester: pytest.Pytester) -> None:
+    """The crash is the verdict: a criterion that ended not judged because the scheduler died
+    under it is failed with the crash (its NotJudged the cause), not "not judged"."""
+    pytester.makeconftest(CONFTEST + '''
+
+async def crashing(kubeconfig_path, feature_gates):
+    raise RuntimeError("lost my informer")
+''')
+    pytester.makepyfile(test_crash='''
+import pytest
+from harness import NotJudged
+from harness._adapters import CallableAdapter
+from conftest import crashing
+
+async def test_alive(scenario):
+    raise NotJudged("the scheduler must bind default/alive: it never did")
+
+class TestCrash:
+    @pytest.fixture
+    def sh_adapter(self):
+        return CallableAdapter(crashing, name="crashing")
+
+    async def test_crash(self, scenario):
+        await scenario.advance(1)
+        raise NotJudged("the scheduler must bind default/alive: it never did")
+''')
+    report = pytester.path / "report"
+    result = pytester.runpytest("--report-dir", str(report), "--no-timeline")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines([
+        "E * harness._expectations.NotJudged: the scheduler must bind default/alive: it never did",
+        "The above exception was the direct cause of the following exception:",
+        "E * harness._adapters.AdapterError: scheduler crashing crashed during the scenario: RuntimeError: "
+        "lost my informer"])
+    got = {r["id"]: (r["status"], r["message"]) for r in records(report / "results.jsonl")}
+    assert got == {
+        "test_crash.py::test_alive": ("not judged", "the scheduler must bind default/alive: it never did"),
+        "test_crash.py::TestCrash::test_crash": (
+            "failed", "harness._adapters.AdapterError: scheduler crashing crashed during the scenario: RuntimeError: "
+                      "lost my informer")}

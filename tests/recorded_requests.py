@@ -2,7 +2,8 @@
 recorded in ``tests/data/scheduler_plugins_k8s_v1.35.4_requests.json``. The build is
 sigs.k8s.io/scheduler-plugins' ``cmd/scheduler`` against ``k8s.io/kubernetes`` v1.35.4, unversioned
 (``--version``: v0.0.0-master), default profile: kube-scheduler v1.35.4's plugins and framework,
-not a release binary (the file's ``provenance`` says so, and from which run).
+not a release binary (the file's ``provenance`` says so, and from which run). The release build of
+kube-scheduler v1.35.4 (``schedharness k8s build 1.35``) sends the same bodies.
 
 ``tests/test_kube_scheduler.py`` holds a binary to them; the reference scheduler's tests
 (``tests/test_ref_scenarios.py``) hold the reference's requests to them, so what the reference

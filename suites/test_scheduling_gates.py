@@ -8,11 +8,22 @@ on, the SchedulingGates plugin's message equals the API server's, the de-duplica
 seeded from the pod's ``SchedulingGated`` condition, and a gated pod costs no status patch.
 
 Waits for what must not happen are long (minutes) under virtual time, where they are free;
-:func:`~suites._support.watch_span` caps them on real time. "No status patch" is judged as an
-effect: no write of the scheduler's touched the pod, whatever its verb (a binding is counted on
-its own, as a request to ``pods/binding``, the API's only way to bind). That adding a gate is
-refused is the API server's rule, not the scheduler's: the fake's own tests check it
-(``tests/test_http.py``, ``tests/test_validation.py``).
+:func:`~suites._support.watch_span` caps them on real time, except the two 5-minute watches of a
+gated pod, which need their end (``FLUSH``): on real time they are judged only with a
+``--real-time-wait`` of 300 s or more. "No status patch" is judged as an effect: no write of the
+scheduler's touched the pod, whatever its verb (a binding is counted on its own, as a request to
+``pods/binding``, the API's only way to bind). That adding a gate is refused is the API server's
+rule, not the scheduler's: the fake's own tests check it (``tests/test_http.py``,
+``tests/test_validation.py``).
+
+"Never bound, never patched" holds for a scheduler that does nothing at all, so each such
+criterion stands beside a positive control in the same scenario (the ``control=`` of its
+marker), judged once the watch is over: the gated pod is bound once its gates are removed (the
+scheduler held that very pod for its gates, and schedules), and with KEP-5501 on, a second pod
+whose claim does not exist is reported with ``PodScheduled=False`` (the scheduler writes its
+PreEnqueue rejections, so its silence on the gated pod is the de-duplication the KEP asks for).
+A control that never happens leaves the criterion not judged
+(:func:`~suites._support.control_met`).
 """
 
 from __future__ import annotations
@@ -22,9 +33,12 @@ import pytest
 from harness import Scenario
 from suites._readings import READINGS
 from suites._support import (
+    FLUSH,
     GATED_MESSAGE,
     NOT_READY_FOR_SCHEDULING,
+    Control,
     condition_history,
+    control_met,
     events,
     format_writes,
     not_ready_writes,
@@ -33,6 +47,13 @@ from suites._support import (
 
 GATE_A = "example.com/a"
 GATE_B = "example.com/b"
+#: The control of the gated-pod criteria (module docstring).
+RELEASED = "feature: once its gates are removed, the gated pod is bound"
+#: The control of the criteria that remove the gates one by one: the positive half of the criterion itself.
+BOUND_AFTER_LAST = "feature: the pod is bound within 10 s of its last gate's removal"
+#: The control of the KEP-5501 gated-pod criteria (module docstring).
+REPORTED_AND_RELEASED = ("feature: a pod whose claim does not exist is reported (PodScheduled=False), and once "
+                         "its gates are removed the gated pod is bound")
 
 
 def _bindings(scenario: Scenario, pod: str) -> int:
@@ -47,11 +68,11 @@ def _expect_no_writes(scenario: Scenario, pod: str, why: str) -> None:
 
 
 async def _gated_pod_stays_gated(scenario: Scenario, seconds: float) -> None:
-    """A node that fits, a pod with two gates; for ``seconds``: never bound, no binding attempt,
-    no FailedScheduling event."""
+    """A node that fits, a pod with two gates; for ``seconds`` (all of them: ``FLUSH``): never
+    bound, no binding attempt, no FailedScheduling event."""
     await scenario.create_node("n1")
     await scenario.create_pod("p", "100m", gates=[GATE_A, GATE_B])
-    await scenario.never(scenario.pod_bound("p"), within=watch_span(scenario, seconds))
+    await scenario.never(scenario.pod_bound("p"), within=watch_span(scenario, seconds, whole=FLUSH))
     assert _bindings(scenario, "p") == 0, (
         f"expected no binding request for the gated pod p, found {_bindings(scenario, 'p')}")
     failed = events(scenario, "p", "FailedScheduling")
@@ -59,28 +80,63 @@ async def _gated_pod_stays_gated(scenario: Scenario, seconds: float) -> None:
                           + "; ".join(map(str, failed)))
 
 
+async def _released(scenario: Scenario, pod: str = "p") -> Control:
+    """The control :data:`RELEASED`: every gate of ``pod`` is removed now, and the scheduler must
+    bind it (it fits n1): the scheduler held this very pod for its gates, and it schedules."""
+    await scenario.remove_all_gates(pod)
+    return Control(scenario.pod_bound(pod),
+                   f"bind {scenario.namespace}/{pod} once its scheduling gates are removed (watch pods, list nodes, "
+                   "bind)")
+
+
+async def _reported(scenario: Scenario, pod: str = "rejected") -> Control:
+    """Half of the control :data:`REPORTED_AND_RELEASED`: ``pod`` names a claim that does not
+    exist, so any KEP-5501 scheduler rejects it at PreEnqueue and reports it after the delay
+    with PodScheduled=False/NotReadyForScheduling (Proposal). The control asks only for
+    PodScheduled=False, which the API server never writes on an ungated pod: that the scheduler
+    writes its rejections to the pod is what the gated pod's silence stands beside; the reason
+    is judged by ``kep5501.core.after-delay``. Make it beside the gated pod."""
+    await scenario.create_pod(pod, "100m", claims=["absent"])
+    return Control(scenario.pod_condition(pod, "PodScheduled", status="False"),
+                   f"report the PreEnqueue rejection of {scenario.namespace}/{pod} (its claim 'absent' does not exist) "
+                   "in its status, PodScheduled=False (watch pods and claims, patch the pod's status)")
+
+
 @pytest.mark.kep("KEP-3521", "Proposal (a gated pod is not considered for scheduling); docs/api-facts.md "
                  "§gated-scheduler")
 @pytest.mark.feature_gates(SchedulerPreEnqueuePodStatus=False)
-@pytest.mark.criterion("gates.gated-pod-untouched.kep5501-off")
+@pytest.mark.criterion("gates.gated-pod-untouched.kep5501-off", control=RELEASED)
 async def test_gated_pod_is_never_bound_and_never_patched_with_kep5501_off(scenario: Scenario) -> None:
     """kube-scheduler parks a gated pod without trying it: no scheduling attempt, no
     FailedScheduling event, no status write (docs/api-facts.md §gated-scheduler). Checked over
-    5 minutes with a node that fits, SchedulerPreEnqueuePodStatus=false."""
+    5 minutes with a node that fits, SchedulerPreEnqueuePodStatus=false: 0 bindings, 0
+    FailedScheduling events, 0 writes of the pod.
+
+    Judged beside a control: then both gates are removed and the pod must be bound (within 30 s);
+    otherwise not judged."""
     await _gated_pod_stays_gated(scenario, 300)
     _expect_no_writes(scenario, "p", "a gated pod")
+    await control_met(scenario, await _released(scenario))
 
 
 @pytest.mark.kep("KEP-5501", "Proposal §2 (Handling the SchedulingGated conflict); KEP-3521 as kube-scheduler "
                  "implements it (docs/api-facts.md §gated-scheduler)")
 @pytest.mark.feature_gates(SchedulerPreEnqueuePodStatus=True, SchedulerAsyncAPICalls=True)
-@pytest.mark.criterion("gates.gated-pod-untouched.kep5501-on", reading=READINGS["seeding"])
+@pytest.mark.criterion("gates.gated-pod-untouched.kep5501-on", reading=READINGS["seeding"],
+                        control=REPORTED_AND_RELEASED)
 async def test_gated_pod_is_never_bound_and_keeps_schedulinggated_with_kep5501_on(scenario: Scenario) -> None:
     """KEP-5501 Proposal §2: 'When a gated Pod is rejected, the scheduler will generate the
     unified message, compare it to the message already on the Pod object, see that they are
     identical, and skip sending a redundant patch.' Over 5 minutes: never bound, the API server's
-    SchedulingGated condition kept as created, no NotReadyForScheduling patch and no status patch."""
+    SchedulingGated condition kept as created, no NotReadyForScheduling patch and no status patch
+    (0 writes of the pod).
+
+    Judged beside a control: a second pod, made with the gated one, names a claim that does not
+    exist and must be reported with PodScheduled=False (the scheduler writes its PreEnqueue
+    rejections); then both gates are removed and the gated pod must be bound (within 30 s);
+    otherwise not judged."""
     history = condition_history(scenario, "p")
+    reported = await _reported(scenario)
     await _gated_pod_stays_gated(scenario, 300)
     assert history.reasons() == [None, "SchedulingGated"], (
         f"expected the SchedulingGated condition from the create, never changed; {history}")
@@ -89,6 +145,8 @@ async def test_gated_pod_is_never_bound_and_keeps_schedulinggated_with_kep5501_o
         f"expected no write of a {NOT_READY_FOR_SCHEDULING} condition for the gated pod p, found {len(not_ready)}:\n"
         f"{format_writes(not_ready)}")
     _expect_no_writes(scenario, "p", "a gated pod, its message unified with the API server's")
+    await control_met(scenario, reported)
+    await control_met(scenario, await _released(scenario))
 
 
 async def _remove_in_order(scenario: Scenario, first: str, last: str) -> None:
@@ -107,35 +165,40 @@ async def _remove_in_order(scenario: Scenario, first: str, last: str) -> None:
 
 @pytest.mark.kep("KEP-3521", "Proposal: Restricted state transition ('each schedulingGate can be removed in arbitrary order')")
 @pytest.mark.feature_gates()
-@pytest.mark.criterion("gates.removal-order.second-then-first")
+@pytest.mark.criterion("gates.removal-order.second-then-first", control=BOUND_AFTER_LAST)
 async def test_pod_is_bound_only_after_its_last_gate_is_removed_second_then_first(scenario: Scenario) -> None:
     """KEP-3521: 'After creation, each schedulingGate can be removed in arbitrary order'; a pod is
     ready for scheduling only when 'the .spec.schedulingGates is empty'. Two gates, the second
-    removed first: no binding (not even an attempt) for 2 minutes; bound within 10 s of the last."""
+    removed first: no binding (not even an attempt) for 2 minutes; bound within 10 s of the last.
+    The binding after the last removal is the control the "no binding" stands beside, and part
+    of the criterion: a scheduler that never binds fails it."""
     await _remove_in_order(scenario, GATE_B, GATE_A)
 
 
 @pytest.mark.kep("KEP-3521", "Proposal: Restricted state transition ('each schedulingGate can be removed in arbitrary order')")
 @pytest.mark.feature_gates()
-@pytest.mark.criterion("gates.removal-order.first-then-second")
+@pytest.mark.criterion("gates.removal-order.first-then-second", control=BOUND_AFTER_LAST)
 async def test_pod_is_bound_only_after_its_last_gate_is_removed_first_then_second(scenario: Scenario) -> None:
     """KEP-3521: 'After creation, each schedulingGate can be removed in arbitrary order'. Two
     gates, the first removed first: no binding (not even an attempt) for 2 minutes; bound within
-    10 s of the last."""
+    10 s of the last. The binding after the last removal is the control the "no binding" stands
+    beside, and part of the criterion: a scheduler that never binds fails it."""
     await _remove_in_order(scenario, GATE_A, GATE_B)
 
 
 @pytest.mark.kep("KEP-3521", "Design Details (apiserver strategy); docs/api-facts.md §gated-create; "
                  "docs/readings.md Q2")
 @pytest.mark.feature_gates()
-@pytest.mark.criterion("gates.schedulinggated-condition", reading=READINGS["gated-clear"])
+@pytest.mark.criterion("gates.schedulinggated-condition", reading=READINGS["gated-clear"], control=BOUND_AFTER_LAST)
 async def test_schedulinggated_condition_is_set_on_create_and_left_until_binding(scenario: Scenario) -> None:
     """The API server gives a pod created with gates the condition {type: PodScheduled, status:
     False, reason: SchedulingGated, message: 'Scheduling is blocked due to non-empty scheduling
     gates'}, and leaves it when the gates are removed, until the binding replaces it with
     PodScheduled=True without reason or message (docs/api-facts.md §gated-create). With KEP-5501 on, the scheduler
     must not clear it either (the reading below): the only states ever seen are SchedulingGated,
-    then True, and no status patch is sent."""
+    then True, and no status patch is sent. The binding after the last removal is the control
+    the "untouched" stands beside, and part of the criterion: a scheduler that never binds fails
+    it."""
     history = condition_history(scenario, "p")
     await scenario.create_node("n1")
     await scenario.create_pod("p", "100m", gates=[GATE_A, GATE_B])
@@ -165,15 +228,23 @@ async def test_schedulinggated_condition_is_set_on_create_and_left_until_binding
 
 @pytest.mark.kep("KEP-5501", "Proposal §2 (Handling the SchedulingGated conflict); Design Details §3")
 @pytest.mark.feature_gates(SchedulerPreEnqueuePodStatus=True, SchedulerAsyncAPICalls=True)
-@pytest.mark.criterion("gates.kep5501.no-redundant-patch", reading=READINGS["seeding"])
+@pytest.mark.criterion("gates.kep5501.no-redundant-patch", reading=READINGS["seeding"],
+                        control=REPORTED_AND_RELEASED)
 async def test_gated_pod_gets_no_redundant_patch_when_reevaluated(scenario: Scenario) -> None:
     """KEP-5501 Proposal §2: the unified message 'effectively de-duplicates the updates, doesn't
     require any change to the kube-apiserver, and preserves the current scheduler performance
     when processing pods with scheduling gates'. A gated pod whose labels change every 30 s (each
     update re-runs PreEnqueue, READINGS["reevaluation"]) gets exactly 0 status patches over 5
-    minutes and keeps its SchedulingGated condition."""
+    minutes and keeps its SchedulingGated condition. The re-evaluations come every 30 s, so a
+    watch cut on real time still holds some.
+
+    Judged beside a control: a second pod, made with the gated one, names a claim that does not
+    exist and must be reported with PodScheduled=False (the scheduler writes its PreEnqueue
+    rejections); then the gate is removed and the gated pod must be bound (within 30 s);
+    otherwise not judged."""
     history = condition_history(scenario, "p")
     await scenario.create_node("n1")
+    reported = await _reported(scenario)
     await scenario.create_pod("p", "100m", gates=[GATE_A])
     span = watch_span(scenario, 300)
     for tick in range(int(span // 30)):
@@ -184,3 +255,5 @@ async def test_gated_pod_gets_no_redundant_patch_when_reevaluated(scenario: Scen
     assert history.reasons() == [None, "SchedulingGated"], (
         f"expected the SchedulingGated condition kept as created; {history}")
     assert not (await scenario.get("pods", "p"))["spec"].get("nodeName"), "expected the gated pod p unbound"
+    await control_met(scenario, reported)
+    await control_met(scenario, await _released(scenario))

@@ -14,10 +14,18 @@ between the scheduler seeing the first claim change and seeing the pod update, s
 that re-evaluates at either is on time.
 
 The words of the messages are the scheduler's own and are never predicted. The scenario first
-makes the scheduler report two states and learns their messages from the condition it wrote; a
-scheduler whose message does not depend on which claim is missing gives the same message twice,
-and the criterion is skipped for it, saying so (no flip can be made). Then the flips are judged
-against the learned messages. Times start when the scheduler's watch was handed the first flip.
+makes the scheduler report two states and learns their messages from the condition it wrote.
+When the pod still shows the first message once the second state has been re-evaluated (the pod
+updated) and the delay has passed, the criterion fails: the new rejection was never re-reported,
+the stale message this suite exists to catch. The trade-off: a scheduler whose message does not
+say which claim is missing cannot be told apart from that at the API, and fails too (the KEP's
+own DRA story, and kube-scheduler's DynamicResources plugin, name the claim). Then the flips are
+judged against the learned messages. Times start when the scheduler's watch was handed the first
+flip.
+
+Both criteria judge their negatives (no write before the due time, at most so many writes)
+beside what the scheduler must have written in the same scenario: the two reports learned first,
+then the write the flips lead to (the ``control=`` of each marker).
 """
 
 from __future__ import annotations
@@ -91,8 +99,8 @@ async def only_missing(scenario: Scenario, missing: str, present: set[str]) -> t
 
 async def learn_two_messages(scenario: Scenario, first: str, second: str) -> tuple[str, str, set[str]]:
     """Pod ``p`` made with only ``first`` missing, reported; then only ``second`` missing,
-    reported. Returns both messages (skips when the scheduler gives the same one) and the claims
-    present."""
+    reported. Returns both messages (fails when the pod still shows the first: the second
+    rejection was never re-reported) and the claims present."""
     await scenario.create_node("n1")
     present: set[str] = set()
     for name in NAMES:
@@ -103,12 +111,16 @@ async def learn_two_messages(scenario: Scenario, first: str, second: str) -> tup
     await expect_not_ready_after(scenario, "p", seen)
     one = shown_message(scenario)
     _, changed = await only_missing(scenario, second, present)
-    await scenario.advance(changed + DELAY + scenario.slack.late - scenario.now)
+    due = changed + DELAY + scenario.slack.late
+    await scenario.advance(due - scenario.now)
     await scenario.settle()
     two = shown_message(scenario)
-    if two == one:
-        pytest.skip(f"the scheduler's rejection message did not change when claim {first} appeared and claim "
-                    f"{second} went, the pod updated after it ({one!r} both times): no message flip can be made")
+    assert two != one, (
+        f"expected the pod's new rejection reported within {DELAY:g} s of its re-evaluation: claim {first} was made "
+        f"and claim {second} deleted, and the scheduler saw the pod updated after that at t={changed:.3f} (a "
+        f"re-evaluation, READINGS['reevaluation']); at t={due:.3f} the pod still shows the message of the first "
+        f"rejection, {one!r}: the message was never re-reported after the pod changed. The scheduler's condition "
+        f"writes:\n{format_writes(not_ready_writes(scenario, 'p'))}")
     return one, two, present
 
 
@@ -117,7 +129,9 @@ async def learn_two_messages(scenario: Scenario, first: str, second: str) -> tup
 
 @pytest.mark.kep("KEP-5501", "Proposal; Design Details §4")
 @pytest.mark.feature_gates(**GATES)
-@pytest.mark.criterion("kep5501.message-flip.overwrite-keeps-delay", reading=READINGS["delay-kept"])
+@pytest.mark.criterion("kep5501.message-flip.overwrite-keeps-delay", reading=READINGS["delay-kept"],
+                        control="feature: the pod's two rejections are reported, each with its message, and the "
+                                "flips are written once")
 async def test_a_message_that_changes_inside_the_delay_is_sent_once_at_the_first_due_time(
         scenario: Scenario) -> None:
     """KEP-5501 Proposal: 'If the Pod is retried and the rejection reason is resolved or changes
@@ -131,7 +145,11 @@ async def test_a_message_that_changes_inside_the_delay_is_sent_once_at_the_first
     write until 5 s after the scheduler saw the first flip; then exactly one write, at that time
     (the second flip does not reset the delay), carrying A, the last-captured message; the
     intermediate message never reaches the pod; one event per write, with its message; and a
-    minute later the pod still shows A with no further write."""
+    minute later the pod still shows A with no further write.
+
+    Judged beside a control, the feature itself: the two reports before the flips (a pod still
+    showing A after the change to C fails, the message never re-reported), and the one write
+    the flips must lead to."""
     history = condition_history(scenario, "p")
     message_a, _, present = await learn_two_messages(scenario, "a", "c")
     before = len(not_ready_writes(scenario, "p"))
@@ -169,7 +187,9 @@ FLIP_BOUND = math.ceil(FLIP_DURATION / DELAY) + 1  # 13
 
 @pytest.mark.kep("KEP-5501", "Proposal; Design Details §3, §4")
 @pytest.mark.feature_gates(**GATES)
-@pytest.mark.criterion("kep5501.message-flip.bounded-patches", reading=READINGS["delay-kept"])
+@pytest.mark.criterion("kep5501.message-flip.bounded-patches", reading=READINGS["delay-kept"],
+                        control="feature: the pod's two rejections are reported, each with its message, and the "
+                                "first flip is written 5 s after the scheduler saw it")
 async def test_a_message_flipping_back_and_forth_gives_a_bounded_number_of_patches(scenario: Scenario) -> None:
     """KEP-5501 Proposal: 'A pending status update will be cached for the Pod for a configurable
     duration (e.g., 5 seconds). If the Pod is retried and the rejection reason is resolved or
@@ -192,7 +212,11 @@ async def test_a_message_flipping_back_and_forth_gives_a_bounded_number_of_patch
     stopped, none later than 5 s after the scheduler saw the last flip, and one
     ``NotReadyForScheduling`` event per stored write. Liveness, the other half: the first window
     is not reset by the flips, so a write comes 5 s after the scheduler saw the first flip while
-    the message is still changing, and in the end the pod shows A."""
+    the message is still changing, and in the end the pod shows A.
+
+    Judged beside a control, the feature itself: the two reports before the flips (a pod still
+    showing A after the change to C fails, the message never re-reported), and the first write
+    5 s after the first flip."""
     history = condition_history(scenario, "p")
     message_a, message_c, present = await learn_two_messages(scenario, "a", "c")
     before = len(not_ready_writes(scenario, "p"))

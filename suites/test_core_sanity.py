@@ -5,6 +5,10 @@ Every criterion here must pass against a real kube-scheduler (it does: ``docs/co
 No KEP describes this behaviour, so the criteria claim none: each names the upstream behaviour
 and the kube-scheduler and API-server sources it is read from (``docs/api-facts.md`` §binding,
 §fit-error, §requeue), as a ``kep(None, <sources>, upstream=<behaviour>)`` marker.
+
+Each criterion is a positive first (bound, reported Unschedulable), and what it then says must
+not happen (a second binding, a binding for a minute) stands beside it: its ``control=`` names
+that positive, and a scheduler that does nothing fails every one.
 """
 
 from __future__ import annotations
@@ -43,13 +47,16 @@ def _unschedulable(scenario: Scenario, pod: str, prefix: str) -> Expectation:
                  "(the Scheduled event); pkg/registry/core/pod/storage/storage.go (BindingREST); "
                  "docs/api-facts.md §binding", upstream="kube-scheduler binding a pod (DefaultBinder, pods/binding)")
 @pytest.mark.feature_gates()
-@pytest.mark.criterion("core.binds-fitting-node")
+@pytest.mark.criterion("core.binds-fitting-node",
+                        control="feature: the pod is bound to n2, before its bindings and events are counted")
 async def test_pod_is_bound_to_a_fitting_node(scenario: Scenario) -> None:
     """kube-scheduler binds with POST pods/binding, the API server sets spec.nodeName and a
     PodScheduled=True condition without reason or message, and the scheduler emits a Normal
     'Scheduled' event 'Successfully assigned <namespace>/<pod> to <node>' (docs/api-facts.md
     §binding). Of two nodes only n2 has room
-    for the pod's 2 CPUs: the pod is bound to n2 within 5 s, with one binding and one Scheduled event."""
+    for the pod's 2 CPUs: the pod is bound to n2 within 5 s, with one binding and one Scheduled event.
+    The counts stand beside the binding, the criterion itself: a scheduler that never binds
+    fails."""
     n1 = await scenario.create_node("n1", cpu="1")
     n2 = await scenario.create_node("n2", cpu="4")
     await seen_by_scheduler(scenario, ("nodes", n1), ("nodes", n2))
@@ -76,14 +83,17 @@ async def test_pod_is_bound_to_a_fitting_node(scenario: Scenario) -> None:
                  "(FitError); docs/api-facts.md §fit-error",
                  upstream="kube-scheduler reporting a failed scheduling attempt (Unschedulable, FailedScheduling)")
 @pytest.mark.feature_gates()
-@pytest.mark.criterion("core.unschedulable-message", reading=READINGS["fit-error"])
+@pytest.mark.criterion("core.unschedulable-message", reading=READINGS["fit-error"],
+                        control="feature: the pod is reported Unschedulable with the fit error first")
 async def test_pod_that_fits_nowhere_is_unschedulable_with_the_real_message(scenario: Scenario) -> None:
     """On a failed attempt kube-scheduler patches the pod's PodScheduled condition to False, reason
     Unschedulable, with its fit-error message ('0/<nodes> nodes are available: <reasons>.'), and
     emits a Warning FailedScheduling event (docs/api-facts.md §fit-error). One node with 1 CPU, a pod asking 2: the message starts with
     '0/1 nodes are available: 1 Insufficient cpu.'; only that prefix and the '0/N nodes are
     available:' shape are checked, because the real kube-scheduler appends its preemption
-    sentence ('preemption: 0/1 nodes are available: ...'). The pod stays unbound."""
+    sentence ('preemption: 0/1 nodes are available: ...'). The pod stays unbound for a minute
+    after: "never bound" stands beside the report, the criterion itself: a scheduler that never
+    reports fails."""
     await seen_by_scheduler(scenario, ("nodes", await scenario.create_node("n1", cpu="1")))
     await scenario.create_pod("p", "2")
     prefix = fit_error(scenario, 1, {"Insufficient cpu": 1})
@@ -101,12 +111,16 @@ async def test_pod_that_fits_nowhere_is_unschedulable_with_the_real_message(scen
                  "docs/api-facts.md §fit-error, §requeue, §binding",
                  upstream="kube-scheduler re-queueing an unschedulable pod when a Node is added")
 @pytest.mark.feature_gates()
-@pytest.mark.criterion("core.node-added", reading=READINGS["fit-error"])
+@pytest.mark.criterion("core.node-added", reading=READINGS["fit-error"],
+                        control="feature: the pod is reported Unschedulable, then bound once a node that fits is "
+                                "added")
 async def test_unschedulable_pod_is_bound_after_a_node_is_added(scenario: Scenario) -> None:
     """A pod that fits nowhere is Unschedulable; kube-scheduler takes a Node added as an event that
     may make it fit and tries it again, and it is bound (docs/api-facts.md §fit-error, §requeue,
     §binding). The pod waits a minute Unschedulable on n1
-    (1 CPU), then n2 (4 CPUs) is added: bound to n2 within 15 s."""
+    (1 CPU), then n2 (4 CPUs) is added: bound to n2 within 15 s. "Not bound for a minute"
+    stands beside the report and the binding, the criterion itself: a scheduler that does
+    neither fails."""
     await seen_by_scheduler(scenario, ("nodes", await scenario.create_node("n1", cpu="1")))
     await scenario.create_pod("p", "2")
     await scenario.eventually(_unschedulable(scenario, "p", fit_error(scenario, 1, {"Insufficient cpu": 1})), within=5)

@@ -48,8 +48,11 @@ The in-process runs are independent processes, so ``-n`` runs that many of them 
 pool's start-up would cost more than it saves). A control's process run spends its time waiting
 (every criterion waits out a set-up timeout of real seconds) and spreads its scenarios over
 pytest-xdist workers (:func:`harness._run.run_suites`' default on real time); the process runs
-start first, each in a thread of its own beside the ``-n`` in-process ones, so their waiting
-overlaps the in-process work. Timelines are not drawn (a picture per scenario of every variant is
+start first, each in a Python process of its own beside the ``-n`` in-process ones, so their
+waiting overlaps the in-process work. A process of its own, not a thread: a ``cmd:`` run first
+starts the command once against a fake API server made in the running process (its preflight),
+and fake API servers made at the same time in threads of one process break each other (a store
+then refuses its own default namespaces). Timelines are not drawn (a picture per scenario of every variant is
 more than anyone reads); the journals are kept, and ``schedharness run --mutant NAME`` draws them
 for one variant.
 """
@@ -57,11 +60,12 @@ for one variant.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import shlex
 import sys
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -337,6 +341,12 @@ def render_summary(selftest: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _run_row(options: RunOptions, started: datetime) -> RunResult:
+    """One run of the selftest, silent, started at ``started``; a module's function, so that a
+    process of its own can run it (module docstring)."""
+    return run_suites(options, progress=None, now=lambda: started)
+
+
 def run_selftest(*, report_dir: Path | None = None, jobs: int | None = None, suites: Sequence[str] = (),
                  suites_dir: Path | None = None, variants: Sequence[str] | None = None, processes: bool = True,
                  progress: Callable[[str], None] | None = print,
@@ -356,19 +366,25 @@ def run_selftest(*, report_dir: Path | None = None, jobs: int | None = None, sui
     say(f"schedharness selftest: {len(rows)} runs ({len(in_process)} in process, {len(as_processes)} as processes), "
         f"report in {base}")
 
-    def one(row: Row) -> RunResult:
+    def submit(executor: Executor, row: Row) -> Future[RunResult]:
         options = RunOptions(scheduler=row.scheduler, suites=tuple(suites), suites_dir=suites_dir,
                              jobs=None if row.kind == "process" else 0, report_dir=base / row.directory,
                              timeline=False)
-        result = run_suites(options, progress=None, now=lambda: started)
-        say(f"  {row.name}: {count_text(result.report['summary'])} (exit code {result.exit_code})")
-        return result
+        future = executor.submit(_run_row, options, started)
 
-    # the process runs first, each in a thread of its own: they mostly wait (module docstring)
-    with ThreadPoolExecutor(max_workers=max(1, len(as_processes))) as waiting, \
-            ThreadPoolExecutor(max_workers=max(1, jobs or os.cpu_count() or 1)) as pool:
-        futures: dict[str, Future[RunResult]] = {row.name: waiting.submit(one, row) for row in as_processes}
-        futures.update({row.name: pool.submit(one, row) for row in in_process})
+        def done(finished: Future[RunResult]) -> None:
+            if finished.exception() is None:
+                result = finished.result()
+                say(f"  {row.name}: {count_text(result.report['summary'])} (exit code {result.exit_code})")
+
+        future.add_done_callback(done)
+        return future
+
+    # the process runs first, each in a process of its own: they mostly wait (module docstring)
+    with ProcessPoolExecutor(max_workers=max(1, len(as_processes)), mp_context=multiprocessing.get_context("spawn")) \
+            as waiting, ThreadPoolExecutor(max_workers=max(1, jobs or os.cpu_count() or 1)) as pool:
+        futures = {row.name: submit(waiting, row) for row in as_processes}
+        futures.update({row.name: submit(pool, row) for row in in_process})
         results = {row.name: futures[row.name].result() for row in rows}
     reports = {name: {**r.report, "exit_code": r.exit_code, "report_dir": str(r.report_dir.relative_to(base))}
                for name, r in results.items()}

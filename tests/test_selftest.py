@@ -233,30 +233,33 @@ def test_a_control_as_a_process_is_the_reference_schedulers_own_command() -> Non
 
 def test_a_real_selftest_over_one_suite(tmp_path: Path) -> None:
     """End to end on core_sanity (binding, Unschedulable with the real message, a node added):
-    every kind of row, the control as a process among them, the files, and the run of each under
-    its own report directory. The verdict itself depends on every suite and is the full
-    selftest's (``schedharness selftest``), so only what this run shows for certain is asserted:
-    the control, in process and as a process, passes none of these criteria, which all need a
+    every kind of row, both controls as processes among them (run at the same time, each starting
+    a fake API server for its preflight), the files, and the run of each under its own report
+    directory. The verdict itself depends on every suite and is the full selftest's
+    (``schedharness selftest``), so only what this run shows for certain is asserted: the
+    controls, in process and as processes, pass none of these criteria, which all need a
     scheduler that binds."""
     lines: list[str] = []
-    chosen = ["does-nothing", "status-by-put", "no-delay"]
+    chosen = ["does-nothing", "never-watches", "status-by-put", "no-delay"]
     result = run_selftest(report_dir=tmp_path, jobs=2, suites=["core_sanity"], variants=chosen,
                           progress=lines.append)
     selftest = json.loads((tmp_path / "selftest.json").read_text())
     assert selftest == result.selftest
     assert selftest["groups"] == [["reference", ["reference"]], ["shape variants", ["status-by-put"]],
-                                  ["mutants", ["no-delay"]], ["controls", ["does-nothing"]],
-                                  ["controls as processes", ["does-nothing (process)"]]]
+                                  ["mutants", ["no-delay"]], ["controls", ["does-nothing", "never-watches"]],
+                                  ["controls as processes", ["does-nothing (process)", "never-watches (process)"]]]
     assert selftest["reference"]["failed"] == selftest["reference"]["not_judged"] == []
-    for row in (selftest["controls"]["does-nothing"], selftest["processes"]["does-nothing (process)"]):
+    controls = [*selftest["controls"].values(), *selftest["processes"].values()]
+    assert len(controls) == 4
+    for row in controls:
         assert (row["passed"], row["breaches"]) == ([], [])
         assert row["exit_code"] in (1, 3) and row["failed"] + row["not_judged"]
     assert result.exit_code == (0 if selftest["ok"] else 1)
     md = (tmp_path / "selftest.md").read_text()
     assert "| does-nothing | binds only the adapter's probe pod" in md
     assert ("Criteria no variant fails: " + (", ".join(selftest["uncaught"]) or "none") + ".") in md
-    for name in ["reference", "reference-does-nothing", "reference-status-by-put", "reference-no-delay",
-                 "process-does-nothing"]:
+    for name in ["reference", "reference-does-nothing", "reference-never-watches", "reference-status-by-put",
+                 "reference-no-delay", "process-does-nothing", "process-never-watches"]:
         assert (tmp_path / name / "report.json").exists(), name
     process_report = json.loads((tmp_path / "process-does-nothing" / "report.json").read_text())
     assert process_report["scheduler"] == process_scheduler("does-nothing")

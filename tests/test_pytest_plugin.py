@@ -613,11 +613,15 @@ def test_under_xdist_not_judged_crosses_from_the_worker(pytester: pytest.Pyteste
     """The worker marks the report; the controller receives it with the mark (what ``schedharness
     run``'s progress line reads), and the worker's record says "not judged"."""
     pytester.makeconftest('''
-import os
+CONTROLLER = []
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput"):  # not PYTEST_XDIST_WORKER: an outer xdist run sets it too
+        CONTROLLER.append(config.rootpath)
 
 def pytest_runtest_logreport(report):
-    if report.when == "call" and "PYTEST_XDIST_WORKER" not in os.environ:
-        with open("controller.txt", "a") as out:
+    if report.when == "call" and CONTROLLER:
+        with open(CONTROLLER[0] / "controller.txt", "a") as out:
             out.write(f"{report.nodeid} {report.outcome} {getattr(report, 'not_judged', None)}\\n")
 ''')
     pytester.makepyfile(test_nj=NOT_JUDGED_SCENARIOS)

@@ -164,16 +164,18 @@ async def _one_victim_node(scenario: Scenario, kubelet: Kubelet = STARTS) -> dic
 # passed); with the gate off, an ordinary pod it must bind. A negative is watched before its
 # control is checked: a scheduler that breaks the negative fails whatever the control did.
 #
-# The control cannot disturb what a criterion watches. Its pods are its own, and deletions and
-# writes are read per pod. cr is of high priority, so none of the criteria's resizing pods (mid)
-# may take it, and with it nc never has the 300m one of them asks for, so none of them can use cv
-# either, even looking on other nodes. cv has priority 1, below every pod a criterion watches, so
-# preempting it is cr's first choice even for a scheduler that looks for victims on other nodes.
-# And nc is sized so that preempting cv makes room for cr even for a scheduler that also counts
-# cr's old 100m beside its new 200m: any scheduler that preempts for a deferred resize at all
-# meets the control, and its negative is judged.
+# No control can disturb what a criterion watches. Its pods are its own, on a node of their own, and
+# deletions and writes are read per pod. In the feature control, cr is of high priority, so none of
+# the criteria's resizing pods (mid) may take it, and with it nc never has the 300m one of them asks
+# for, so none of them can use cv either, even looking on other nodes. cv has priority 1, below
+# every pod a criterion watches, so preempting it is cr's first choice even for a scheduler that
+# looks for victims on other nodes. And nc is sized so that preempting cv makes room for cr even for
+# a scheduler that also counts cr's old 100m beside its new 200m: any scheduler that preempts for a
+# deferred resize at all meets the control, and its negative is judged. The liveness pod asks for no
+# cpu and is selected onto nc, where no pending pod a criterion watches fits (q's 200m against nc's
+# 100m in kep5836.room-kept-from-lower-priority).
 
-#: The feature control's node.
+#: The node of a scenario's control: the feature control's, or the liveness pod's.
 CONTROL_NODE = "nc"
 #: The ``control=`` of a criterion judged beside :func:`_control_resize`.
 FEATURE = (f"feature: a deferred resize on a node of its own, where it must preempt: {CONTROL_NODE} (300m) runs cr "

@@ -402,7 +402,7 @@ async def dra_cluster(scenario: Scenario, node: str = "n1", devices: int = 4,
     at all (:func:`reads_slices`), the ResourceSlice. A scheduler that never asked for
     ResourceSlices cannot race on one, so it is not waited for: the criteria that only use a claim
     to cause a PreEnqueue rejection judge such a scheduler too, and the one that judges allocation
-    (``dra.allocated-before-binding``) fails it, saying why. A wait that times out skips the
+    (``dra.allocated-before-binding``) fails it, saying why. A wait that times out ends the
     criterion as not judged (:func:`seen_by_scheduler`)."""
     made = await scenario.create_node(node)
     published = await add_devices(scenario, node, count=devices, device_class=device_class)

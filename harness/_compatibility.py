@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -36,17 +37,23 @@ from harness._adapters import parse_feature_gates
 from harness._k8sbuild import MANIFEST, build
 from harness._report import count_text, counts_of
 from harness._run import RunOptions, run_suites
+from harness._scenario import DEFAULT_REAL_TIME_WAIT
 from harness._verdict_digest import EACH_SCENARIO, Digest, Verdict, verdicts_of, write_digest
 
-__all__ = ["BACKENDS", "COLUMNS", "HOW", "Column", "agreement", "digest_of", "format_summary", "format_table",
-           "run_matrix"]
+__all__ = ["BACKENDS", "COLUMNS", "HOW", "REAL_TIME_WAIT", "Column", "agreement", "digest_of", "format_summary",
+           "format_table", "run_matrix", "wait_of"]
 
 BACKENDS = ("fake", "envtest")
 #: kube-scheduler as a process: the harness writes its configuration; no serving port
 KUBE_SCHEDULER = "{binary} --config={{config}} --secure-port=0 -v=2"
+#: ``--real-time-wait`` of the runs on real time: the longest watch a criterion names (310 s,
+#: kube-scheduler's 5-minute flush of unschedulable pods and its margin), so that no criterion is
+#: left not judged for a wait cut short; each such watch costs its whole span once per run.
+REAL_TIME_WAIT = 310.0
 #: The commands the table names at its end.
 HOW = ("schedharness compatibility                  # run every column: the digests, then this page",
        "schedharness compatibility --from-digests   # this page again from the digests, running nothing")
+_WAIT = re.compile(r"--real-time-wait=([0-9.]+)")
 #: What a digest keeps of a build's ``build.json`` (its time and duration are the machine's).
 _BUILD_KEYS = ("source", "commit", "staging_version", "etcd_version", "go")
 
@@ -70,6 +77,11 @@ class Column:
         """Whether the scheduler takes each scenario's gates (the reference scheduler always does)."""
         return self.k8s is None or "{feature_gates}" in self.scheduler_gates
 
+    def real_time(self, backend: str) -> bool:
+        """Whether a run of this column on ``backend`` is on real time (a scheduler process, or a
+        real API server); only the reference scheduler on the fake runs on virtual time."""
+        return self.k8s is not None or backend != "fake"
+
     def scheduler(self, assets: Path | None) -> str:
         if self.k8s is None:
             return "reference"
@@ -92,12 +104,12 @@ COLUMNS = (
 
 def run_matrix(columns: Sequence[Column], reports_dir: Path, *, digests_dir: Path | None = None,
                reuse: bool = False, backends: Sequence[str] = BACKENDS,
-               assets: Callable[[str], Path] | None = None,
+               assets: Callable[[str], Path] | None = None, real_time_wait: float = REAL_TIME_WAIT,
                progress: Callable[[str], None] = print) -> list[Digest]:
     """Run every column on every backend (or take the report already in ``reports_dir`` when
     ``reuse``) and return each run's digest, written into ``digests_dir`` (when given) as soon as
     the run ends. ``assets`` gives the directory of a release's binaries (default: a ``schedharness
-    k8s build`` of it)."""
+    k8s build`` of it); ``real_time_wait`` is ``--real-time-wait`` of the runs on real time."""
     if assets is None:
         def assets(release: str) -> Path:
             return build(release, progress=progress).directory
@@ -118,11 +130,12 @@ def run_matrix(columns: Sequence[Column], reports_dir: Path, *, digests_dir: Pat
                 options = RunOptions(scheduler=column.scheduler(binaries), suites=column.suites, report_dir=where,
                                      timeline=False, backend=backend, apiserver_feature_gates=column.apiserver_gates,
                                      kubernetes_version=column.release if backend == "fake" else None,
-                                     envtest_assets=binaries if backend == "envtest" else None)
+                                     envtest_assets=binaries if backend == "envtest" else None,
+                                     real_time_wait=real_time_wait if column.real_time(backend) else None)
                 report = run_suites(options, progress=None).report
                 progress(f"compatibility: {column.key} on {backend}: "
                          f"{count_text(verdicts_count(report))} in {time.monotonic() - started:.0f} s")
-            digest = digest_of(column, backend, report, manifest, harness)
+            digest = digest_of(column, backend, report, manifest, harness, wait_of(report, column.real_time(backend)))
             if digests_dir is not None:
                 write_digest(digests_dir, digest)
             digests.append(digest)
@@ -132,6 +145,15 @@ def run_matrix(columns: Sequence[Column], reports_dir: Path, *, digests_dir: Pat
 def verdicts_count(report: Mapping[str, Any]) -> dict[str, int]:
     """A report's counts per criterion (its own summary counts scenarios)."""
     return counts_of({"status": v.status} for v in verdicts_of(report.get("criteria") or []).values())
+
+
+def wait_of(report: Mapping[str, Any], real_time: bool) -> float | None:
+    """The ``--real-time-wait`` a run on real time had, as its report's command says (a report
+    taken again by ``reuse`` may come from another invocation); None on virtual time."""
+    if not real_time:
+        return None
+    given = _WAIT.search(str(report.get("command") or ""))
+    return float(given.group(1)) if given else DEFAULT_REAL_TIME_WAIT
 
 
 def harness_version() -> str:
@@ -152,7 +174,7 @@ def read_manifest(assets: Path) -> dict[str, Any]:
 
 
 def digest_of(column: Column, backend: str, report: Mapping[str, Any], manifest: Mapping[str, Any],
-              harness: str) -> Digest:
+              harness: str, real_time_wait: float | None = None) -> Digest:
     """The digest of one column's run on one backend: its report, and the ``build.json`` of the
     release's binaries (kube-scheduler's for a kube-scheduler column, kube-apiserver's on envtest)."""
     version = str(manifest.get("version") or "")
@@ -172,7 +194,7 @@ def digest_of(column: Column, backend: str, report: Mapping[str, Any], manifest:
     return Digest(column=column.key, title=title, note=column.note, backend=backend,
                   date=str(report.get("started") or "")[:10], suite_version=str(report.get("suite_version") or ""),
                   harness=harness, scheduler=scheduler, apiserver=apiserver,
-                  verdicts=verdicts_of(report.get("criteria") or []))
+                  verdicts=verdicts_of(report.get("criteria") or []), real_time_wait=real_time_wait)
 
 
 def _sorted(gates: Mapping[str, Any]) -> dict[str, Any]:
@@ -256,6 +278,10 @@ def _provenance(table: _Table, key: str) -> str:
     else:
         text = "Run " + ", ".join(f"on {d.backend} on {d.date} at suites {d.suite_version} (schedharness {d.harness})"
                                   for d in digests)
+    waits = {d.backend: d.real_time_wait for d in digests if d.real_time_wait is not None}
+    if waits:
+        where = "" if len(waits) == len(digests) else " on " + ", ".join(waits)
+        text += "; real-time watches up to " + ", ".join(sorted({f"{w:g} s" for w in waits.values()})) + where
     scheduler = digests[0].scheduler
     build = scheduler.get("build") or next((d.apiserver.get("build") for d in digests if d.apiserver.get("build")), None)
     if build and build.get("source"):

@@ -6,8 +6,10 @@ the only record of its runs, and a reader could check none of its cells. A diges
 needs and what makes it reproducible, and nothing that depends on the machine or the hour:
 
 * the column (its key, its title with the scheduler's version, its note) and the backend;
-* the date of the run, the suites' version (``suites.SUITE_VERSION``, as the report states it) and
-  the version of the harness that judged it (the fake API server is part of it);
+* the date of the run, the suites' version (``suites.SUITE_VERSION``, as the report states it),
+  the version of the harness that judged it (the fake API server is part of it) and, for a run on
+  real time, its ``--real-time-wait`` (the longest watch for something that must not happen; a
+  criterion that needs a longer one is not judged);
 * the scheduler: its name, version, build (for kube-scheduler, what ``schedharness k8s build``
   recorded in ``build.json``: the ``k8s.io/kubernetes`` module, the staging modules' version,
   etcd's, Go's), the command it ran with, and its feature gates (a fixed set, ``{}`` being the
@@ -15,8 +17,9 @@ needs and what makes it reproducible, and nothing that depends on the machine or
   that suites version lists them);
 * the API server: the release it served, the version it reported, the feature gates it was
   started with, and its build on envtest;
-* per criterion, its status (:data:`harness._report.STATUSES`) and, unless it passed, the first
-  line of its message: what a failure expected, why it was not judged, why it was skipped.
+* per criterion, its status (:data:`harness._report.STATUSES`), unless it passed the first line
+  of its message (what a failure expected, why it was not judged, why it was skipped), and the
+  watches the wait cut short, if any (a pass judged on a shorter watch than the criterion names).
 
 The table is rendered from the digests alone (:func:`harness._compatibility.format_table`), and a
 test renders the committed ones and compares them with the committed table, so a cell can be traced
@@ -49,8 +52,8 @@ FORMAT = 1
 EACH_SCENARIO = "each scenario's"
 # the exception's class is the harness's, not the criterion's words
 _EXCEPTION = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Failed|Exception): ")
-_KEYS = ("format", "column", "backend", "date", "suite_version", "harness", "scheduler", "apiserver", "summary",
-         "criteria")
+_KEYS = ("format", "column", "backend", "date", "suite_version", "harness", "real_time_wait", "scheduler",
+         "apiserver", "summary", "criteria")
 
 
 class DigestError(ValueError):
@@ -60,10 +63,11 @@ class DigestError(ValueError):
 
 @dataclass(frozen=True)
 class Verdict:
-    """One criterion's verdict; ``message`` is empty when it passed."""
+    """One criterion's verdict; ``message`` is empty when it passed, ``waits`` when no watch was cut."""
 
     status: str
     message: str = ""
+    waits: str = ""
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,7 @@ class Digest:
     scheduler: Mapping[str, Any]
     apiserver: Mapping[str, Any]
     verdicts: Mapping[str, Verdict] = field(default_factory=dict)
+    real_time_wait: float | None = None  # None: the run was on virtual time
 
     @property
     def file_name(self) -> str:
@@ -97,14 +102,14 @@ class Digest:
             "date": self.date,
             "suite_version": self.suite_version,
             "harness": self.harness,
+            "real_time_wait": self.real_time_wait,
             "scheduler": dict(self.scheduler),
             "apiserver": dict(self.apiserver),
         }
         lines = [f"  {_dump(key)}: {json.dumps(value, indent=2, ensure_ascii=False)}".replace("\n", "\n  ")
                  for key, value in head.items()]
         lines.append(f'  "summary": {_dump(self.summary)}')
-        criteria = [f"    {_dump(cid)}: {_dump({'status': v.status, **({'message': v.message} if v.message else {})})}"
-                    for cid, v in sorted(self.verdicts.items())]
+        criteria = [f"    {_dump(cid)}: {_dump(_entry(v))}" for cid, v in sorted(self.verdicts.items())]
         lines.append('  "criteria": {\n' + ",\n".join(criteria) + "\n  }" if criteria else '  "criteria": {}')
         return "{\n" + ",\n".join(lines) + "\n}\n"
 
@@ -126,16 +131,25 @@ class Digest:
             status = entry.get("status") if isinstance(entry, dict) else None
             if status not in STATUSES:
                 raise DigestError(f"{source}: criterion {cid}: status {status!r}, not one of {', '.join(STATUSES)}")
-            verdicts[cid] = Verdict(status, str(entry.get("message") or ""))
+            verdicts[cid] = Verdict(status, str(entry.get("message") or ""), str(entry.get("waits") or ""))
         column = data["column"]
         digest = cls(column=str(column["key"]), title=str(column["title"]), note=str(column.get("note") or ""),
                      backend=str(data["backend"]), date=str(data["date"]), suite_version=str(data["suite_version"]),
                      harness=str(data["harness"]), scheduler=dict(data["scheduler"]),
-                     apiserver=dict(data["apiserver"]), verdicts=verdicts)
+                     apiserver=dict(data["apiserver"]), verdicts=verdicts, real_time_wait=data["real_time_wait"])
         if data["summary"] != digest.summary:
             raise DigestError(f"{source}: summary {json.dumps(data['summary'])} but the criteria count "
                               f"{json.dumps(digest.summary)}")
         return digest
+
+
+def _entry(verdict: Verdict) -> dict[str, str]:
+    entry = {"status": verdict.status}
+    if verdict.message:
+        entry["message"] = verdict.message
+    if verdict.waits:
+        entry["waits"] = verdict.waits
+    return entry
 
 
 def _dump(value: object) -> str:
@@ -151,7 +165,7 @@ def first_line(message: object) -> str:
 def verdicts_of(criteria: Iterable[Mapping[str, Any]]) -> dict[str, Verdict]:
     """One verdict per criterion from a report's ``criteria`` (one entry per scenario): its
     status by :func:`harness._report.criterion_status`, its message the first line of the first
-    scenario that gave that status."""
+    scenario that gave that status, and that scenario's cut watches."""
     by_id: dict[str, list[Mapping[str, Any]]] = {}
     for record in criteria:
         if record.get("id"):
@@ -161,7 +175,7 @@ def verdicts_of(criteria: Iterable[Mapping[str, Any]]) -> dict[str, Verdict]:
         status = criterion_status(str(r.get("status")) for r in records)
         chosen = next(r for r in records if r.get("status") == status)
         verdicts[cid] = Verdict(status, "" if status == "passed" else
-                                first_line(chosen.get("message") or chosen.get("reason")))
+                                first_line(chosen.get("message") or chosen.get("reason")), str(chosen.get("waits") or ""))
     return verdicts
 
 

@@ -16,7 +16,7 @@ from fake_apiserver._machinery.schema import KUBERNETES_VERSION, release
 from harness._adapters import parse_feature_gates
 from harness._catalog import CatalogError, check_caught_by, collect, format_json, format_md, load_caught_by
 from harness._compare import CompareError, compare_reports, format_comparison, load_report
-from harness._compatibility import COLUMNS, agreement, format_summary, format_table, run_matrix
+from harness._compatibility import COLUMNS, REAL_TIME_WAIT, agreement, format_summary, format_table, run_matrix
 from harness._verdict_digest import DigestError, read_digests
 from harness._k8sbuild import BuildError, build, parse_release
 from harness._run import (
@@ -507,6 +507,10 @@ def _compatibility_parser(sub: argparse._SubParsersAction[argparse.ArgumentParse
     p.add_argument("--reuse", action="store_true", help="take a report already in --reports instead of running again")
     p.add_argument("--column", action="append", default=[], choices=[c.key for c in COLUMNS], metavar="KEY",
                    help=f"only this column (repeatable): {', '.join(c.key for c in COLUMNS)}")
+    p.add_argument("--real-time-wait", type=_positive_seconds, default=REAL_TIME_WAIT, metavar="SECONDS",
+                   help=f"the runs on real time (kube-scheduler, envtest): the longest watch for something that must "
+                        f"not happen (default {REAL_TIME_WAIT:g}, which judges every criterion; a shorter one leaves "
+                        "those that need more not judged), recorded in each digest")
     p.set_defaults(func=_compatibility)
 
 
@@ -530,6 +534,7 @@ def _compatibility(args: argparse.Namespace) -> int:
         if not args.from_digests:
             builtin_collection()
             run_matrix(columns, args.reports, digests_dir=args.digests, reuse=args.reuse,
+                       real_time_wait=args.real_time_wait,
                        progress=lambda line: print(line, file=sys.stderr, flush=True))
         digests = read_digests(args.digests)
     except (BuildError, RunError, DigestError) as e:

@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
+
+import pytest
 
 from harness._compatibility import COLUMNS, Column, agreement, digest_of, format_summary, format_table, run_matrix
 from harness._report import STATUSES
+from harness._run import RunOptions
 from harness._verdict_digest import EACH_SCENARIO, Digest, Verdict, read_digests
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -28,11 +32,11 @@ def _report(*criteria: tuple[str, str, str], started: str = "2026-11-27T01:02:03
                          for cid, status, message in criteria]}
 
 
-def _digest(column: str, backend: str, title: str, **verdicts: Verdict) -> Digest:
+def _digest(column: str, backend: str, title: str, wait: float | None = 30.0, **verdicts: Verdict) -> Digest:
     return Digest(column, title, "default gates", backend, "2026-11-27", "2026.11.3", "0.1.0",
                   {"name": "kube-scheduler", "version": "v1.37.2", "build": {"source": "k8s.io/kubernetes v1.37.2",
                                                                          "staging_version": "v0.37.2"}},
-                  {"release": "1.37"}, verdicts)
+                  {"release": "1.37"}, verdicts, real_time_wait=wait)
 
 
 def test_a_kube_scheduler_column_runs_the_built_binary_with_its_gates(tmp_path: Path) -> None:
@@ -46,6 +50,8 @@ def test_a_kube_scheduler_column_runs_the_built_binary_with_its_gates(tmp_path: 
     assert by_key["v1.37-kep5836"].apiserver_gates == "InPlacePodVerticalScalingSchedulerPreemption=true"
     assert by_key["v1.37"].apiserver_gates == ""
     assert [c.each_scenario_gates for c in COLUMNS] == [True, False, False, True]
+    # only the reference scheduler on the fake runs on virtual time
+    assert [(c.real_time("fake"), c.real_time("envtest")) for c in COLUMNS] == [(False, True)] + [(True, True)] * 3
 
 
 def test_a_kube_scheduler_digest_names_its_build_and_gates_not_the_machine() -> None:
@@ -53,10 +59,11 @@ def test_a_kube_scheduler_digest_names_its_build_and_gates_not_the_machine() -> 
                     note="two gates")
     report = _report(("core.a", "passed", ""), ("kep.b", "failed", "AssertionError: expected x\nmore"),
                      ("kep.c", "not judged", "never bound p0"), ("kep.d", "skipped", "no field"))
-    digest = digest_of(column, "envtest", report, MANIFEST, "0.1.0")
+    digest = digest_of(column, "envtest", report, MANIFEST, "0.1.0", 310.0)
     assert (digest.column, digest.title, digest.note, digest.backend) == ("v1.37", "kube-scheduler v1.37.2",
                                                                          "two gates", "envtest")
-    assert (digest.date, digest.suite_version, digest.harness) == ("2026-11-27", "2026.11.3", "0.1.0")
+    assert (digest.date, digest.suite_version, digest.harness, digest.real_time_wait) == (
+        "2026-11-27", "2026.11.3", "0.1.0", 310.0)
     build = {"source": "k8s.io/kubernetes v1.37.2", "staging_version": "v0.37.2", "etcd_version": "v3.6.6",
              "go": "go1.26.0"}
     assert digest.scheduler == {"name": "kube-scheduler", "version": "v1.37.2", "build": build,
@@ -77,6 +84,7 @@ def test_the_reference_digest_on_the_fake_has_the_project_version_and_no_build()
     assert digest.scheduler == {"name": "reference scheduler", "version": "9.9.9", "command": "reference",
                                 "feature_gates": EACH_SCENARIO}
     assert "build" not in digest.apiserver
+    assert digest.real_time_wait is None
 
 
 def test_the_table_holds_both_verdicts_marks_a_difference_and_says_what_each_said() -> None:
@@ -94,8 +102,8 @@ def test_the_table_holds_both_verdicts_marks_a_difference_and_says_what_each_sai
     assert ("| kube-scheduler v1.37.2 | 1 passed, 1 failed, 1 not judged, 0 skipped | "
             "1 passed, 0 failed, 1 not judged, 1 skipped | 2 of 3 |") in lines
     assert ("- **kube-scheduler v1.37.2**: default gates. Run on 2026-11-27 at suites 2026.11.3 (schedharness "
-            "0.1.0); kube-scheduler, and envtest's kube-apiserver and etcd, built from k8s.io/kubernetes v1.37.2 "
-            "(staging modules v0.37.2).") in lines
+            "0.1.0); real-time watches up to 30 s; kube-scheduler, and envtest's kube-apiserver and etcd, built from "
+            "k8s.io/kubernetes v1.37.2 (staging modules v0.37.2).") in lines
     assert "| `core.a` | pass / pass |" in lines
     assert "| `kep.b` | FAIL / skip **differs** |" in lines
     assert "| `kep.c` | not judged / not judged |" in lines
@@ -113,7 +121,7 @@ def test_the_table_holds_both_verdicts_marks_a_difference_and_says_what_each_sai
 def test_columns_in_their_order_one_backend_only_agrees_on_nothing() -> None:
     digests = [_digest("zz-old", "fake", "an old column", a=Verdict("passed")),
                _digest("v1.37", "envtest", "kube-scheduler v1.37.2", a=Verdict("passed")),
-               _digest("reference", "fake", "reference scheduler", a=Verdict("passed"))]
+               _digest("reference", "fake", "reference scheduler", None, a=Verdict("passed"))]
     assert format_summary(digests)[2:] == [
         "| reference scheduler | 1 passed, 0 failed, 0 not judged, 0 skipped | not run | 0 of 0 |",
         "| kube-scheduler v1.37.2 | not run | 1 passed, 0 failed, 0 not judged, 0 skipped | 0 of 0 |",
@@ -135,6 +143,8 @@ def test_reuse_takes_the_reports_already_there_and_writes_their_digests(tmp_path
     assert [d.file_name for d in digests] == ["reference-fake.json", "reference-envtest.json"]
     assert read_digests(tmp_path / "digests") == digests[::-1]  # by file name
     assert digests[1].apiserver["build"]["source"] == "k8s.io/kubernetes v1.37.2"
+    # the reports' commands name no --real-time-wait: the pytest plugin's default, on real time only
+    assert [d.real_time_wait for d in digests] == [None, 30.0]
 
 
 def test_docs_compatibility_md_is_what_the_committed_digests_say() -> None:
@@ -158,3 +168,23 @@ def test_the_kep5836_page_counts_what_the_v1_37_digests_say() -> None:
     said = ", ".join(f"{n} {status}" for status, n in counts("fake").items()) + f" of the {total}, on both backends"
     page = " ".join((DOCS / "kep5836-v1.37.md").read_text().split())
     assert said in page
+
+
+def test_the_runs_on_real_time_get_the_wait_and_their_digests_say_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[tuple[str, str, float | None]] = []
+
+    def run_suites(options: RunOptions, progress: None) -> SimpleNamespace:
+        seen.append((options.scheduler.split()[0], options.backend, options.real_time_wait))
+        wait = f" --real-time-wait={options.real_time_wait:g}" if options.real_time_wait is not None else ""
+        return SimpleNamespace(report={**_report(("core.a", "passed", "")), "command": "python -m pytest" + wait})
+
+    monkeypatch.setattr("harness._compatibility.run_suites", run_suites)
+    (tmp_path / "build.json").write_text(json.dumps(MANIFEST))
+    columns = [COLUMNS[0], COLUMNS[2]]
+    digests = run_matrix(columns, tmp_path / "reports", assets=lambda release: tmp_path, real_time_wait=120.0,
+                         progress=lambda line: None)
+    binary = str(tmp_path / "kube-scheduler")
+    assert seen == [("reference", "fake", None), ("reference", "envtest", 120.0),
+                    (binary, "fake", 120.0), (binary, "envtest", 120.0)]
+    assert [d.real_time_wait for d in digests] == [None, 120.0, 120.0, 120.0]

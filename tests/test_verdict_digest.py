@@ -18,12 +18,13 @@ def _digest(**verdicts: Verdict) -> Digest:
                   date="2026-11-27", suite_version="2026.11.3", harness="0.1.0",
                   scheduler={"name": "kube-scheduler", "version": "v1.37.2", "feature_gates": {}},
                   apiserver={"release": "1.37", "version": "v1.37.0-schedharness", "feature_gates": {}},
-                  verdicts=verdicts)
+                  verdicts=verdicts, real_time_wait=30.0)
 
 
 def test_one_verdict_per_criterion_from_its_scenarios() -> None:
     criteria = [
-        {"id": "a", "status": "passed", "message": None, "reason": None},
+        {"id": "a", "status": "passed", "message": None, "reason": None,
+         "waits": "real-time watches cut by --real-time-wait: 60 s as 30 s"},
         {"id": "a", "status": "skipped", "message": None, "reason": "needs feature gate X=false"},
         {"id": "b", "status": "passed", "message": None, "reason": None},
         {"id": "b", "status": "failed", "message": "harness._expectations.ExpectationFailed: expected x\nseen y"},
@@ -33,7 +34,7 @@ def test_one_verdict_per_criterion_from_its_scenarios() -> None:
         {"id": None, "status": "failed", "message": "a record without a criterion is no verdict"},
     ]
     assert verdicts_of(criteria) == {
-        "a": Verdict("passed"),
+        "a": Verdict("passed", waits="real-time watches cut by --real-time-wait: 60 s as 30 s"),
         "b": Verdict("failed", "expected x"),
         "c": Verdict("not judged", "the scheduler never watched pods"),
         "d": Verdict("skipped", "this API server does not store Node spec.x"),
@@ -52,7 +53,8 @@ def test_first_line_drops_the_harness_exception_class(message: str | None, line:
 
 
 def test_the_file_has_one_line_per_criterion_and_counts_them() -> None:
-    digest = _digest(b=Verdict("failed", "expected x"), a=Verdict("passed"), c=Verdict("not judged", "never bound"))
+    digest = _digest(b=Verdict("failed", "expected x"), a=Verdict("passed", waits="60 s as 30 s"),
+                     c=Verdict("not judged", "never bound"))
     assert digest.to_json() == """{
   "format": 1,
   "column": {
@@ -64,6 +66,7 @@ def test_the_file_has_one_line_per_criterion_and_counts_them() -> None:
   "date": "2026-11-27",
   "suite_version": "2026.11.3",
   "harness": "0.1.0",
+  "real_time_wait": 30.0,
   "scheduler": {
     "name": "kube-scheduler",
     "version": "v1.37.2",
@@ -76,7 +79,7 @@ def test_the_file_has_one_line_per_criterion_and_counts_them() -> None:
   },
   "summary": {"passed": 1, "failed": 1, "not judged": 1, "skipped": 0},
   "criteria": {
-    "a": {"status": "passed"},
+    "a": {"status": "passed", "waits": "60 s as 30 s"},
     "b": {"status": "failed", "message": "expected x"},
     "c": {"status": "not judged", "message": "never bound"}
   }
@@ -96,7 +99,8 @@ def test_written_and_read_back_by_column_and_backend(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("edit", "message"), [
     (lambda d: "[", "not JSON: Expecting value: line 1 column 2 (char 1)"),
     (lambda d: "[]", "not a JSON object"),
-    (lambda d: json.dumps({k: v for k, v in d.items() if k not in ("date", "harness")}), "no date, harness"),
+    (lambda d: json.dumps({k: v for k, v in d.items() if k not in ("date", "real_time_wait")}),
+     "no date, real_time_wait"),
     (lambda d: json.dumps({**d, "format": 2}), "format 2; this harness reads format 1"),
     (lambda d: json.dumps({**d, "criteria": {"a": {"status": "xfailed"}}}),
      "criterion a: status 'xfailed', not one of passed, failed, not judged, skipped"),

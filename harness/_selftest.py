@@ -52,9 +52,9 @@ start first, each in a Python process of its own beside the ``-n`` in-process on
 waiting overlaps the in-process work. A process of its own, not a thread: a ``cmd:`` run first
 starts the command once against a fake API server made in the running process (its preflight),
 and fake API servers made at the same time in threads of one process break each other (a store
-then refuses its own default namespaces). Timelines are not drawn (a picture per scenario of every variant is
-more than anyone reads); the journals are kept, and ``schedharness run --mutant NAME`` draws them
-for one variant.
+then refuses its own default namespaces). Timelines are not drawn (a picture per scenario of
+every variant is more than anyone reads); the journals are kept, and ``schedharness run --mutant
+NAME`` draws them for one variant.
 """
 
 from __future__ import annotations

@@ -261,8 +261,8 @@ def test_words_layout_and_markers_do_not_change_a_fingerprint() -> None:
                                 "async def test_pod_is_bound_to_a_fitting_node(scenario):", 1)
     reworded = reworded.replace('upstream="kube-scheduler binding a pod', 'upstream="another name for kube-scheduler '
                                 'binding a pod', 1)
-    reworded = reworded.replace('@pytest.mark.criterion("core.binds-fitting-node")',
-                                '@pytest.mark.criterion("core.binds-fitting-node", reading=READINGS["fit-error"])', 1)
+    reworded = reworded.replace('@pytest.mark.criterion("core.binds-fitting-node",',
+                                '@pytest.mark.criterion("core.binds-fitting-node", reading=READINGS["fit-error"],', 1)
     assert reworded.count("Reworded.") == reworded.count("# a comment") == reworded.count("another name") == 1
     assert "(scenario):" in reworded and 'node", reading=' in reworded
     assert fingerprint(_sources(test_core_sanity=reworded), "test_core_sanity", BINDS) == fingerprint(

@@ -10,7 +10,9 @@ from harness._adapters import (
     ProcessAdapter,
     SchedulerAdapter,
     format_feature_gates,
+    is_probe_request,
     parse_feature_gates,
+    scheduler_name_for,
 )
 from harness._backend import (
     Backend,
@@ -75,9 +77,11 @@ __all__ = [
     "format_feature_gates",
     "format_pod",
     "format_writes",
+    "is_probe_request",
     "load_scenario",
     "parse_feature_gates",
     "reference_adapter",
     "run",
+    "scheduler_name_for",
     "run_yaml_scenario",
 ]

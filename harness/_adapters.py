@@ -55,6 +55,7 @@ from typing import Any, Awaitable, Callable, Generic, IO, Mapping, TypeVar
 
 import yaml
 
+from fake_apiserver import JournalEntry
 from harness._backend import Backend
 from harness._kubeclient import ApiError, Informer, KubeClient, server_from_kubeconfig
 from harness._shared_cluster import (
@@ -74,6 +75,7 @@ __all__ = [
     "ProcessAdapter",
     "SchedulerAdapter",
     "format_feature_gates",
+    "is_probe_request",
     "load_scheduler_config",
     "parse_feature_gates",
     "probe_scheduler",
@@ -86,6 +88,24 @@ Obj = dict[str, Any]
 PROBE_NAMESPACE = "schedharness-probe"
 PROBE_NAME = "schedharness-probe"
 PROBE_TAINT = "schedharness.io/probe"
+
+
+def is_probe_request(entry: JournalEntry) -> bool:
+    """Whether a journaled request is the readiness probe's own, not the scheduler's: the probe
+    (:func:`probe_scheduler`) makes and deletes its namespace, ServiceAccount, node and pod; a
+    binding or a status write of the probe pod, or an event about it, is the scheduler's. A
+    criterion that judges what the scheduler wrote before it was ready leaves these out."""
+    body = entry.body if isinstance(entry.body, dict) else {}
+    name = entry.name or str((body.get("metadata") or {}).get("name", ""))  # a create names it in its body
+    if entry.subresource:
+        return False
+    if entry.resource == "namespaces":
+        return name == PROBE_NAMESPACE
+    if entry.resource == "nodes":
+        return name == PROBE_NAME
+    if entry.namespace != PROBE_NAMESPACE:
+        return False
+    return entry.resource == "serviceaccounts" or (entry.resource == "pods" and name == PROBE_NAME)
 
 
 class AdapterError(RuntimeError):

@@ -40,8 +40,9 @@ from harness import (
     Scenario,
     SchedulerAdapter,
     Unsupported,
+    is_probe_request,
+    scheduler_name_for,
 )
-from harness._adapters import PROBE_NAME, PROBE_NAMESPACE, scheduler_name_for
 from suites._readings import READINGS
 from suites._support import (
     CLAIMS,
@@ -279,32 +280,14 @@ UNKNOWN_GATE = re.compile(r"(unrecognized|unknown) feature gates?:?\s*\S*Schedul
 WRITE_VERBS = frozenset({"create", "update", "patch", "delete", "deletecollection"})
 
 
-def _probes(entry: JournalEntry) -> bool:
-    """``entry`` is a request of the adapter's readiness probe, not the scheduler's: the probe
-    makes and deletes its namespace, ServiceAccount, node and pod
-    (:func:`harness._adapters.probe_scheduler`); a binding or a status write of the probe pod, or
-    an event about it, is the scheduler's."""
-    body = entry.body if isinstance(entry.body, dict) else {}
-    name = entry.name or str((body.get("metadata") or {}).get("name", ""))  # a create names it in its body
-    if entry.subresource:
-        return False
-    if entry.resource == "namespaces":
-        return name == PROBE_NAMESPACE
-    if entry.resource == "nodes":
-        return name == PROBE_NAME
-    if entry.namespace != PROBE_NAMESPACE:
-        return False
-    return entry.resource == "serviceaccounts" or (entry.resource == "pods" and name == PROBE_NAME)
-
-
 def _scheduler_writes(backend: FakeBackend) -> list[JournalEntry]:
-    """Every write the backend journaled that is not the readiness probe's (:func:`_probes`):
+    """Every write the backend journaled that is not the readiness probe's (``is_probe_request``):
     before a scenario, what the scheduler wrote."""
     journal = backend.journal
     if journal is None:
         raise Unsupported(f"the {backend.name} backend keeps no journal of requests, so a write by the scheduler "
                           "before it exits cannot be told")
-    return [e for e in journal.entries if e.type == "request" and e.verb in WRITE_VERBS and not _probes(e)]
+    return [e for e in journal.entries if e.type == "request" and e.verb in WRITE_VERBS and not is_probe_request(e)]
 
 
 async def _refused(adapter: SchedulerAdapter, backend: FakeBackend) -> str:

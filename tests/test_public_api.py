@@ -30,8 +30,8 @@ def test_harness_exports() -> None:
         "KubeconfigBackend", "Kubelet", "NotJudged", "ProcessAdapter", "RealClock", "Scenario", "SchedulerAdapter", "Slack",
         "SuiteCollection", "Unsupported", "VirtualClock",
         "VirtualEventLoop", "Write", "YamlScenario", "YamlScenarioError", "condition_of", "format_condition",
-        "format_feature_gates", "format_pod", "format_writes",
-        "load_scenario", "parse_feature_gates", "reference_adapter", "run", "run_yaml_scenario",
+        "format_feature_gates", "format_pod", "format_writes", "is_probe_request",
+        "load_scenario", "parse_feature_gates", "reference_adapter", "run", "run_yaml_scenario", "scheduler_name_for",
     ]
     for name in harness.__all__:
         assert getattr(harness, name) is not None

@@ -90,8 +90,9 @@ def status_patch(old: list[Obj], new: list[Obj], *, force: frozenset[str] = froz
 
     As ``CreateTwoWayMergePatch`` of two ``v1.PodStatus`` (``k8s-semantics.md`` D.3): when
     ``old`` is empty, Go's ``omitempty`` leaves ``conditions`` out of the original, so the patch
-    carries the new list whole and no ``$setElementOrder`` (recorded from kube-scheduler v1.35 for
-    a pod with no conditions); otherwise changed fields of changed elements with their ``type``,
+    carries the new list whole and no ``$setElementOrder`` (recorded from scheduler-plugins'
+    ``cmd/scheduler`` built against ``k8s.io/kubernetes`` v1.35.4, whose release kube-scheduler
+    sends the same body, for a pod with no conditions); otherwise changed fields of changed elements with their ``type``,
     whole new elements, ``{"$patch":"delete","type":...}`` for removed ones, and
     ``$setElementOrder/conditions`` naming the final order (recorded for a gated pod).
 

@@ -9,7 +9,8 @@ read as a Table with a label selector, so only these objects are rows.
 Two checks:
 
 * offline: the fake against ``tests/data/tables/v1.37.2.json``, the Tables kube-apiserver v1.37.2
-  answered for :data:`CASES` (rewrite it with ``SCHEDHARNESS_RECORD_TABLES=1`` and a real server);
+  answered for :data:`CASES` (rewrite it with ``SCHEDHARNESS_RECORD_TABLES=1`` and a real server,
+  then the fake's columns from it with ``tools/gen_columns.py --recording``);
 * differential, when ``KUBEBUILDER_ASSETS`` names the binaries: the fake against a live
   kube-apiserver.
 
@@ -27,6 +28,8 @@ import json
 import os
 import re
 import ssl
+import subprocess
+import sys
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -45,6 +48,7 @@ __all__: list[str] = []
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDING = ROOT / "tests" / "data" / "tables" / "v1.37.2.json"
+COLUMNS = ROOT / "fake_apiserver" / "data" / "columns-v1.37.json"
 DISCOVERY = ROOT / "fake_apiserver" / "data" / "discovery-v1.37.json"
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
 NS = "tables"
@@ -621,6 +625,15 @@ def test_the_recording_has_every_listable_resource_and_a_row_for_each_case() -> 
         rows = recorded[f"{case.group}/{case.version}/{case.resource}"]["rows"]
         assert any(row["cells"] and case.body["metadata"]["name"] in str(row["cells"][0]) or
                    case.body["metadata"]["name"] in row["cells"] for row in rows), case.body["metadata"]["name"]
+
+
+def test_the_columns_data_is_what_the_generator_makes_of_the_recording(tmp_path: Path) -> None:
+    """The fake's columns (``fake_apiserver/data/columns-v1.37.json``) are generated from the
+    recording by ``tools/gen_columns.py``, byte for byte, never edited."""
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_columns.py"), "--recording", str(RECORDING),
+                           "--out-dir", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / COLUMNS.name).read_text() == COLUMNS.read_text()
 
 
 @pytest.mark.parametrize("resource", RESOURCES)

@@ -39,22 +39,28 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from harness._envtest import ControlPlane, find_assets  # noqa: E402
 
-__all__ = ["discovery_of", "main", "normalise", "read_discovery"]
+__all__ = ["discovery_of", "kubeconfig_client", "main", "normalise", "read_discovery"]
 
 ACCEPT = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 DATA = Path(__file__).resolve().parents[1] / "fake_apiserver" / "data"
 
 
-def read_discovery(kubeconfig: Path) -> dict[str, Any]:
-    """The aggregated discovery lists of ``/api`` and ``/apis`` of the kubeconfig's server."""
+def kubeconfig_client(kubeconfig: Path) -> tuple[str, dict[str, str], ssl.SSLContext]:
+    """The server of a kubeconfig (its first cluster), the headers that authenticate to it (its
+    first user's bearer token) and the TLS context that trusts its certificate authority."""
     config = yaml.safe_load(kubeconfig.read_text())
     cluster = config["clusters"][0]["cluster"]
     user = config["users"][0]["user"]
     context = ssl.create_default_context(cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
+    return cluster["server"], {"Authorization": f"Bearer {user['token']}"}, context
+
+
+def read_discovery(kubeconfig: Path) -> dict[str, Any]:
+    """The aggregated discovery lists of ``/api`` and ``/apis`` of the kubeconfig's server."""
+    server, headers, context = kubeconfig_client(kubeconfig)
     lists = {}
     for root in ("/api", "/apis"):
-        request = urllib.request.Request(cluster["server"] + root, headers={
-            "Accept": ACCEPT, "Authorization": f"Bearer {user['token']}"})
+        request = urllib.request.Request(server + root, headers={"Accept": ACCEPT, **headers})
         with urllib.request.urlopen(request, context=context, timeout=30) as answer:
             content_type = answer.headers.get("Content-Type", "")
             if "apidiscovery.k8s.io" not in content_type or "v=v2" not in content_type:

@@ -13,7 +13,7 @@ Sources, followed field for field:
   (``asTable``: ``PartialObjectMetadata`` of the Table's group-version unless ``Object`` or
   ``None``; a watch sends the column definitions with its first event only);
 * the columns and cells: :mod:`~fake_apiserver._endpoints.columns` (kube-apiserver v1.37's column
-  definitions) and :mod:`~fake_apiserver._endpoints.printers` (the cells, after
+  definitions, generated data) and :mod:`~fake_apiserver._endpoints.printers` (the cells, after
   ``pkg/printers/internalversion/printers.go``). The server always prints wide
   (``pkg/printers/storage``: ``GenerateOptions{Wide: true}``); kubectl hides the columns of
   priority 1 unless ``-o wide``.
@@ -33,7 +33,7 @@ from datetime import datetime
 from collections.abc import Mapping
 from typing import Any, Callable, Sequence
 
-from fake_apiserver._endpoints.columns import COLUMNS, DEFAULT_COLUMNS
+from fake_apiserver._endpoints.columns import DEFAULT_COLUMNS, kind_columns
 from fake_apiserver._endpoints.printers import PRINTERS, Printer, default_row, human_duration
 from fake_apiserver._endpoints.printers_custom import custom_table
 from fake_apiserver._machinery.errors import BadRequest
@@ -57,7 +57,7 @@ def _printer(spec: KindSpec, custom_columns: Sequence[Mapping[str, Any]] | None)
     if spec.custom or key not in _BUILT_IN:
         return custom_table(custom_columns)
     if key in PRINTERS:
-        return COLUMNS[key], PRINTERS[key]
+        return kind_columns()[key], PRINTERS[key]
     return DEFAULT_COLUMNS, default_row
 
 

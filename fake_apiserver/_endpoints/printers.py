@@ -1,7 +1,10 @@
-"""The cells of a server-side Table row, kind by kind: what kube-apiserver's printers print.
+"""The cells of a server-side Table row for the kinds of core, apps, batch and autoscaling and
+for both Events: what kube-apiserver's printers print.
 
-Each printer takes one object (JSON, as stored) and the injected clock's time and gives the row's
-cells (always the wide layout: ``pkg/printers/storage`` asks for ``Wide: true``, kubectl hides
+Each printer is a function of one object (JSON, as stored) and the injected clock's time
+(:data:`~fake_apiserver._endpoints.printformats.Printer`), named for the kind it prints
+(``print_pod``); which kind gets which printer is one table,
+:data:`~fake_apiserver._endpoints.tables.PRINTERS`. It gives the row's cells (always the wide layout: ``pkg/printers/storage`` asks for ``Wide: true``, kubectl hides
 priority-1 columns unless ``-o wide``) and its row conditions. The formats follow
 ``pkg/printers/internalversion/printers.go`` (kube-apiserver v1.37): ``<none>``, ``<unset>`` and
 ``<unknown>`` placeholders, ``HumanDuration`` ages, label selectors as ``labels.Selector.String``
@@ -21,10 +24,10 @@ them canonical, as the real server does).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 
-from fake_apiserver._endpoints.printers_apis import API_PRINTERS
 from fake_apiserver._endpoints.printformats import (
+    Cells,
     age_of,
     at,
     bool_text,
@@ -32,13 +35,11 @@ from fake_apiserver._endpoints.printformats import (
     condition_true,
     container_cells,
     count_of,
-    default_row,
     format_labels,
     format_selector,
     human_duration,
     later,
     load_balancer_points,
-    name_age,
     name_of,
     parse_time,
     selector_string,
@@ -46,11 +47,32 @@ from fake_apiserver._endpoints.printformats import (
 )
 from fake_apiserver._registry.events import convert_event
 
-__all__ = ["PRINTERS", "Printer", "default_row", "human_duration"]
+__all__ = [
+    "print_component_status",
+    "print_config_map",
+    "print_controller_revision",
+    "print_cron_job",
+    "print_daemon_set",
+    "print_deployment",
+    "print_endpoints",
+    "print_event",
+    "print_horizontal_pod_autoscaler",
+    "print_job",
+    "print_namespace",
+    "print_node",
+    "print_persistent_volume",
+    "print_persistent_volume_claim",
+    "print_pod",
+    "print_pod_template",
+    "print_replica_set",
+    "print_replication_controller",
+    "print_resource_quota",
+    "print_secret",
+    "print_service",
+    "print_stateful_set",
+]
 
 Obj = dict[str, Any]
-Cells = list[Any]
-Printer = Callable[[Obj, datetime], tuple[Cells, list[Obj]]]
 
 
 # --- pods ----------------------------------------------------------------------------------------
@@ -60,7 +82,7 @@ _POD_SUCCEEDED = [{"type": "Completed", "status": "True", "reason": "Succeeded",
 _POD_FAILED = [{"type": "Completed", "status": "True", "reason": "Failed", "message": "The pod failed."}]
 
 
-def _pod(pod: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_pod(pod: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     """``printPod``: READY, STATUS (with ``SchedulingGated``), RESTARTS, AGE and the wide columns."""
     spec: Obj = pod.get("spec") or {}
     status: Obj = pod.get("status") or {}
@@ -159,7 +181,7 @@ def _pod(pod: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
 # --- core ------------------------------------------------------------------------------------------
 
 
-def _node(node: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_node(node: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     """``printNode``: STATUS from the Ready condition plus ``SchedulingDisabled``; ROLES from labels;
     the kernel with the architecture in parentheses (v1.37)."""
     status: Obj = node.get("status") or {}
@@ -188,11 +210,11 @@ def _node(node: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     ], []
 
 
-def _namespace(ns: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_namespace(ns: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     return [name_of(ns), at(ns, "status", "phase") or "", age_of(ns, now)], []
 
 
-def _event(event: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_event(event: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     """``printEvent`` (wide); an events.k8s.io/v1 Event is read in its core v1 shape, as the server
     converts it to the internal Event before printing."""
     if str(event.get("apiVersion", "")).startswith("events.k8s.io/"):
@@ -219,7 +241,7 @@ def _event(event: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     ], []
 
 
-def _component_status(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_component_status(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     status, message, error = "Unknown", "", ""
     for c in obj.get("conditions") or []:
         if c.get("type") == "Healthy":
@@ -229,15 +251,15 @@ def _component_status(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     return [name_of(obj), status, message, error], []
 
 
-def _config_map(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_config_map(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     return [name_of(obj), len(obj.get("data") or {}) + len(obj.get("binaryData") or {}), age_of(obj, now)], []
 
 
-def _secret(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_secret(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     return [name_of(obj), obj.get("type") or "", len(obj.get("data") or {}), age_of(obj, now)], []
 
 
-def _endpoints(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_endpoints(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     """``formatEndpoints``: ``ip:port`` for each port of each subset (bare IPs when it has none), three
     at most and "+ N more..."."""
     subsets = obj.get("subsets") or []
@@ -273,7 +295,7 @@ def _storage_class(obj: Obj) -> str:
     return str(beta if beta is not None else at(obj, "spec", "storageClassName") or "")
 
 
-def _persistent_volume(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_persistent_volume(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     spec: Obj = obj.get("spec") or {}
     claim = spec.get("claimRef")
     phase = at(obj, "status", "phase") or ""
@@ -288,7 +310,7 @@ def _persistent_volume(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     ], []
 
 
-def _persistent_volume_claim(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_persistent_volume_claim(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     spec: Obj = obj.get("spec") or {}
     phase = at(obj, "status", "phase") or ""
     if at(obj, "metadata", "deletionTimestamp"):
@@ -303,19 +325,19 @@ def _persistent_volume_claim(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]
     ], []
 
 
-def _pod_template(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_pod_template(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     names, images = container_cells(at(obj, "template", "spec"))
     return [name_of(obj), names, images, format_labels(at(obj, "template", "metadata", "labels"))], []
 
 
-def _replication_controller(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_replication_controller(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     names, images = container_cells(at(obj, "spec", "template", "spec"))
     return [name_of(obj), count_of(at(obj, "spec", "replicas")), count_of(at(obj, "status", "replicas")),
             count_of(at(obj, "status", "readyReplicas")), age_of(obj, now), names, images,
             format_labels(at(obj, "spec", "selector"))], []
 
 
-def _resource_quota(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_resource_quota(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     """``printResourceQuota``: ``name: used/hard`` sorted by name, the ``limits.*`` ones apart."""
     hard: Obj = at(obj, "status", "hard") or {}
     used: Obj = at(obj, "status", "used") or {}
@@ -328,7 +350,7 @@ def _resource_quota(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     return [name_of(obj), ", ".join(requests), ", ".join(limits), age_of(obj, now)], []
 
 
-def _service(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_service(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     spec: Obj = obj.get("spec") or {}
     kind = spec.get("type") or "ClusterIP"  # defaulted by the server
     external_ips = spec.get("externalIPs") or []
@@ -352,27 +374,27 @@ def _service(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
 # --- apps, batch, autoscaling ------------------------------------------------------------------
 
 
-def _deployment(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_deployment(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     names, images = container_cells(at(obj, "spec", "template", "spec"))
     return [name_of(obj), f"{count_of(at(obj, 'status', 'readyReplicas'))}/{count_of(at(obj, 'spec', 'replicas'))}",
             count_of(at(obj, "status", "updatedReplicas")), count_of(at(obj, "status", "availableReplicas")), age_of(obj, now),
             names, images, selector_string(at(obj, "spec", "selector"))], []
 
 
-def _replica_set(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_replica_set(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     names, images = container_cells(at(obj, "spec", "template", "spec"))
     return [name_of(obj), count_of(at(obj, "spec", "replicas")), count_of(at(obj, "status", "replicas")),
             count_of(at(obj, "status", "readyReplicas")), age_of(obj, now), names, images,
             format_selector(at(obj, "spec", "selector"))], []
 
 
-def _stateful_set(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_stateful_set(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     names, images = container_cells(at(obj, "spec", "template", "spec"))
     return [name_of(obj), f"{count_of(at(obj, 'status', 'readyReplicas'))}/{count_of(at(obj, 'spec', 'replicas'))}",
             age_of(obj, now), names, images], []
 
 
-def _daemon_set(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_daemon_set(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     status: Obj = obj.get("status") or {}
     names, images = container_cells(at(obj, "spec", "template", "spec"))
     return [name_of(obj), *(count_of(status.get(k)) for k in ("desiredNumberScheduled", "currentNumberScheduled",
@@ -381,7 +403,7 @@ def _daemon_set(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
             format_selector(at(obj, "spec", "selector"))], []
 
 
-def _controller_revision(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_controller_revision(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     """CONTROLLER is the controlling owner as ``kind.group/name`` (lower-cased kind and group)."""
     controller = "<none>"
     for ref in at(obj, "metadata", "ownerReferences") or []:
@@ -395,7 +417,7 @@ def _controller_revision(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     return [name_of(obj), controller, count_of(obj.get("revision")), age_of(obj, now)], []
 
 
-def _job(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_job(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     """``printJob``: STATUS from the conditions, COMPLETIONS ``succeeded/completions`` (or ``/1``,
     ``of <parallelism>``), DURATION from start to completion (or to now)."""
     spec: Obj = obj.get("spec") or {}
@@ -431,7 +453,7 @@ def _job(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
             format_selector(spec.get("selector"))], []
 
 
-def _cron_job(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_cron_job(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     spec: Obj = obj.get("spec") or {}
     last = at(obj, "status", "lastScheduleTime")
     names, images = container_cells(at(spec, "jobTemplate", "spec", "template", "spec"))
@@ -488,7 +510,7 @@ def _hpa_metrics(specs: list[Obj], statuses: list[Obj]) -> str:
     return f"{text} + {len(shown) - 2} more..." if len(shown) > 2 else text
 
 
-def _horizontal_pod_autoscaler(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_horizontal_pod_autoscaler(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     spec: Obj = obj.get("spec") or {}
     ref: Obj = spec.get("scaleTargetRef") or {}
     if "targetCPUUtilizationPercentage" in spec or str(obj.get("apiVersion", "")) == "autoscaling/v1":
@@ -503,33 +525,3 @@ def _horizontal_pod_autoscaler(obj: Obj, now: datetime) -> tuple[Cells, list[Obj
     return [name_of(obj), f"{ref.get('kind', '')}/{ref.get('name', '')}", _hpa_metrics(metrics, statuses),
             "<unset>" if minimum is None else str(minimum), count_of(spec.get("maxReplicas")),
             count_of(at(obj, "status", "currentReplicas")), age_of(obj, now)], []
-
-
-
-PRINTERS: dict[tuple[str, str], Printer] = {
-    ("", "ComponentStatus"): _component_status,
-    ("", "ConfigMap"): _config_map,
-    ("", "Endpoints"): _endpoints,
-    ("", "Event"): _event,
-    ("", "Namespace"): _namespace,
-    ("", "Node"): _node,
-    ("", "PersistentVolumeClaim"): _persistent_volume_claim,
-    ("", "PersistentVolume"): _persistent_volume,
-    ("", "Pod"): _pod,
-    ("", "PodTemplate"): _pod_template,
-    ("", "ReplicationController"): _replication_controller,
-    ("", "ResourceQuota"): _resource_quota,
-    ("", "Secret"): _secret,
-    ("", "ServiceAccount"): name_age,
-    ("", "Service"): _service,
-    ("apps", "ControllerRevision"): _controller_revision,
-    ("apps", "DaemonSet"): _daemon_set,
-    ("apps", "Deployment"): _deployment,
-    ("apps", "ReplicaSet"): _replica_set,
-    ("apps", "StatefulSet"): _stateful_set,
-    ("events.k8s.io", "Event"): _event,
-    ("autoscaling", "HorizontalPodAutoscaler"): _horizontal_pod_autoscaler,
-    ("batch", "CronJob"): _cron_job,
-    ("batch", "Job"): _job,
-    **API_PRINTERS,
-}

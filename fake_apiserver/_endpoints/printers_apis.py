@@ -2,16 +2,18 @@
 policy, RBAC, coordination, scheduling, node, storage, resource.k8s.io, admission, flow control,
 certificates, apiregistration, storage migration and CustomResourceDefinitions.
 
-Each takes a stored object and the clock's time and gives a row's cells in kube-apiserver v1.37's
-wide layout (see :mod:`~fake_apiserver._endpoints.printers`, which merges :data:`API_PRINTERS`).
+Each is a function of a stored object and the clock's time, named for the kind it prints, that gives
+a row's cells in kube-apiserver v1.37's wide layout (see :mod:`~fake_apiserver._endpoints.printers`);
+which kind gets which printer is one table, :data:`~fake_apiserver._endpoints.tables.PRINTERS`.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 
 from fake_apiserver._endpoints.printformats import (
+    Cells,
     age_of,
     at,
     condition,
@@ -21,23 +23,53 @@ from fake_apiserver._endpoints.printformats import (
     go_selector,
     human_duration,
     load_balancer_points,
-    name_age,
     name_of,
     since,
     with_more,
 )
 
-__all__ = ["API_PRINTERS"]
+__all__ = [
+    "print_admission_policy_binding",
+    "print_api_service",
+    "print_certificate_signing_request",
+    "print_cluster_trust_bundle",
+    "print_csi_driver",
+    "print_csi_node",
+    "print_custom_resource_definition",
+    "print_device_taint_rule",
+    "print_endpoint_slice",
+    "print_flow_schema",
+    "print_ingress",
+    "print_ingress_class",
+    "print_ip_address",
+    "print_lease",
+    "print_lease_candidate",
+    "print_mutating_admission_policy",
+    "print_network_policy",
+    "print_pod_certificate_request",
+    "print_pod_disruption_budget",
+    "print_priority_class",
+    "print_priority_level_configuration",
+    "print_resource_claim",
+    "print_resource_slice",
+    "print_role_binding",
+    "print_runtime_class",
+    "print_service_cidr",
+    "print_storage_class",
+    "print_storage_version_migration",
+    "print_validating_admission_policy",
+    "print_volume_attachment",
+    "print_volume_attributes_class",
+    "print_webhook_configuration",
+]
 
 Obj = dict[str, Any]
-Cells = list[Any]
-Printer = Callable[[Obj, datetime], tuple[Cells, list[Obj]]]
 
 
 # --- networking, discovery, policy, rbac, coordination, scheduling ---------------------------------
 
 
-def _ingress(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_ingress(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     spec: Obj = obj.get("spec") or {}
     rules = spec.get("rules") or []
     hosts: list[str] = []
@@ -54,7 +86,7 @@ def _ingress(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
             "80, 443" if spec.get("tls") else "80", age_of(obj, now)], []
 
 
-def _ingress_class(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_ingress_class(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     params = at(obj, "spec", "parameters")
     text = "<none>"
     if isinstance(params, dict):
@@ -65,15 +97,15 @@ def _ingress_class(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     return [name_of(obj), at(obj, "spec", "controller") or "", text, age_of(obj, now)], []
 
 
-def _network_policy(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_network_policy(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     return [name_of(obj), format_selector(at(obj, "spec", "podSelector") or {}), age_of(obj, now)], []
 
 
-def _service_cidr(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_service_cidr(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     return [name_of(obj), ",".join(at(obj, "spec", "cidrs") or []), age_of(obj, now)], []
 
 
-def _ip_address(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_ip_address(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     """PARENTREF ``resource[.group]/[namespace/]name``; the age is printed with no column for it."""
     ref = at(obj, "spec", "parentRef")
     text = "<none>"
@@ -86,7 +118,7 @@ def _ip_address(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     return [name_of(obj), text, age_of(obj, now)], []
 
 
-def _endpoint_slice(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_endpoint_slice(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     ports = obj.get("ports") or []
     port_texts = [str(p["port"]) if p.get("port") is not None else str(p["name"]) if p.get("name") is not None
                   else "*" for p in ports]
@@ -95,13 +127,13 @@ def _endpoint_slice(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
             with_more(addresses, len(addresses), 3), age_of(obj, now)], []
 
 
-def _pdb(pdb: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_pod_disruption_budget(pdb: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     spec: Obj = pdb.get("spec") or {}
     bound = ["N/A" if spec.get(k) is None else str(spec[k]) for k in ("minAvailable", "maxUnavailable")]
     return [name_of(pdb), *bound, count_of(at(pdb, "status", "disruptionsAllowed")), age_of(pdb, now)], []
 
 
-def _role_binding(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_role_binding(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     """ROLE ``kind/name``; USERS, GROUPS and SERVICEACCOUNTS (``namespace/name``) ", "-joined."""
     ref: Obj = obj.get("roleRef") or {}
     users, groups, accounts = [], [], []
@@ -117,29 +149,29 @@ def _role_binding(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
             ", ".join(users), ", ".join(groups), ", ".join(accounts)], []
 
 
-def _lease(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_lease(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     return [name_of(obj), at(obj, "spec", "holderIdentity") or "", age_of(obj, now)], []
 
 
-def _lease_candidate(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_lease_candidate(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     spec: Obj = obj.get("spec") or {}
     return [name_of(obj), spec.get("leaseName", ""), spec.get("binaryVersion", ""), spec.get("emulationVersion", ""),
             age_of(obj, now)], []
 
 
-def _priority_class(pc: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_priority_class(pc: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     return [name_of(pc), count_of(pc.get("value")), bool(pc.get("globalDefault")), age_of(pc, now),
             pc.get("preemptionPolicy") or ""], []
 
 
-def _runtime_class(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_runtime_class(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     return [name_of(obj), obj.get("handler", ""), age_of(obj, now)], []
 
 
 # --- storage, resource.k8s.io ------------------------------------------------------------------------
 
 
-def _storage_class_row(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_storage_class(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     annotations = at(obj, "metadata", "annotations") or {}
     default = "true" in (annotations.get("storageclass.kubernetes.io/is-default-class"),
                          annotations.get("storageclass.beta.kubernetes.io/is-default-class"))
@@ -148,11 +180,11 @@ def _storage_class_row(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
             bool(obj.get("allowVolumeExpansion")), age_of(obj, now)], []
 
 
-def _volume_attributes_class(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_volume_attributes_class(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     return [name_of(obj), obj.get("driverName", ""), age_of(obj, now)], []
 
 
-def _csi_driver(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_csi_driver(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     spec: Obj = obj.get("spec") or {}
     attach = spec.get("attachRequired")
     tokens = spec.get("tokenRequests")
@@ -162,17 +194,17 @@ def _csi_driver(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
             ",".join(spec.get("volumeLifecycleModes") or ["Persistent"]), age_of(obj, now)], []
 
 
-def _csi_node(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_csi_node(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     return [name_of(obj), len(at(obj, "spec", "drivers") or []), age_of(obj, now)], []
 
 
-def _volume_attachment(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_volume_attachment(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     spec: Obj = obj.get("spec") or {}
     return [name_of(obj), spec.get("attacher", ""), at(spec, "source", "persistentVolumeName") or "",
             spec.get("nodeName", ""), bool(at(obj, "status", "attached")), age_of(obj, now)], []
 
 
-def _resource_claim(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_resource_claim(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     """STATE: ``deleted``, then ``pending`` or ``allocated`` (and ``reserved``), comma-joined."""
     states = ["deleted"] if at(obj, "metadata", "deletionTimestamp") else []
     if at(obj, "status", "allocation") is None:
@@ -185,13 +217,13 @@ def _resource_claim(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     return [name_of(obj), ",".join(states), age_of(obj, now)], []
 
 
-def _resource_slice(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_resource_slice(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     spec: Obj = obj.get("spec") or {}
     return [name_of(obj), spec.get("nodeName") or "", spec.get("driver", ""), at(spec, "pool", "name") or "",
             age_of(obj, now)], []
 
 
-def _device_taint_rule(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_device_taint_rule(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     taint: Obj = at(obj, "spec", "taint") or {}
     return [name_of(obj), taint.get("key", ""), taint.get("value", ""), taint.get("effect", ""),
             since(taint.get("timeAdded"), now), age_of(obj, now)], []
@@ -200,7 +232,7 @@ def _device_taint_rule(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
 # --- admission, flow control, certificates, apiservices, migrations, CRDs ------------------------
 
 
-def _webhooks(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_webhook_configuration(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     return [name_of(obj), len(obj.get("webhooks") or []), age_of(obj, now)], []
 
 
@@ -209,17 +241,17 @@ def _param_kind(spec: Obj) -> str:
     return f"{kind.get('apiVersion', '')}/{kind.get('kind', '')}" if isinstance(kind, dict) else "<unset>"
 
 
-def _validating_policy(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_validating_admission_policy(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     spec: Obj = obj.get("spec") or {}
     return [name_of(obj), len(spec.get("validations") or []), _param_kind(spec), age_of(obj, now)], []
 
 
-def _mutating_policy(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_mutating_admission_policy(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     spec: Obj = obj.get("spec") or {}
     return [name_of(obj), len(spec.get("mutations") or []), _param_kind(spec), age_of(obj, now)], []
 
 
-def _policy_binding(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_admission_policy_binding(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     """PARAMREF ``namespace/name`` (``*/name`` without a namespace), else the selector as Go prints it."""
     spec: Obj = obj.get("spec") or {}
     ref = spec.get("paramRef")
@@ -232,7 +264,7 @@ def _policy_binding(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     return [name_of(obj), spec.get("policyName", ""), text, age_of(obj, now)], []
 
 
-def _flow_schema(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_flow_schema(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     spec: Obj = obj.get("spec") or {}
     method = at(spec, "distinguisherMethod", "type") or "<none>"
     dangling = condition(obj, "Dangling")
@@ -240,7 +272,7 @@ def _flow_schema(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
             method, age_of(obj, now), str(dangling.get("status", "")) if dangling else "?"], []
 
 
-def _priority_level(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_priority_level_configuration(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     spec: Obj = obj.get("spec") or {}
     limited = spec.get("limited")
     shares: Any = "<none>"
@@ -255,7 +287,7 @@ def _priority_level(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     return [name_of(obj), spec.get("type", ""), shares, queues, hand, length, age_of(obj, now)], []
 
 
-def _certificate_signing_request(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_certificate_signing_request(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     spec: Obj = obj.get("spec") or {}
     types = {c.get("type") for c in at(obj, "status", "conditions") or []}
     state = "Denied" if "Denied" in types else "Approved" if "Approved" in types else "Pending"
@@ -268,11 +300,11 @@ def _certificate_signing_request(obj: Obj, now: datetime) -> tuple[Cells, list[O
             "<none>" if seconds is None else human_duration(count_of(seconds)), state], []
 
 
-def _cluster_trust_bundle(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_cluster_trust_bundle(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     return [name_of(obj), at(obj, "spec", "signerName") or "<none>"], []
 
 
-def _pod_certificate_request(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_pod_certificate_request(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     spec: Obj = obj.get("spec") or {}
     state = "Pending"
     for type_ in ("Denied", "Failed"):
@@ -285,7 +317,7 @@ def _pod_certificate_request(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]
             spec.get("signerName", ""), state, format_labels(annotations)], []
 
 
-def _api_service(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_api_service(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     service = at(obj, "spec", "service")
     where = f"{service.get('namespace', '')}/{service.get('name', '')}" if isinstance(service, dict) else "Local"
     available = condition(obj, "Available")
@@ -297,7 +329,7 @@ def _api_service(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     return [name_of(obj), where, text, age_of(obj, now)], []
 
 
-def _storage_version_migration(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_storage_version_migration(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     resource: Obj = at(obj, "spec", "resource") or {}
     group = resource.get("group") or ""
     target = f"{resource.get('resource', '')}.{group}" if group else str(resource.get("resource", ""))
@@ -309,7 +341,7 @@ def _storage_version_migration(obj: Obj, now: datetime) -> tuple[Cells, list[Obj
     return [name_of(obj), target, state], []
 
 
-def _custom_resource_definition(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+def print_custom_resource_definition(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     """SCOPE, the served VERSIONS (the storage one marked ``(storage)``), and wide: GROUP, KIND,
     SHORTNAMES and whether it is ESTABLISHED."""
     spec: Obj = obj.get("spec") or {}
@@ -319,46 +351,3 @@ def _custom_resource_definition(obj: Obj, now: datetime) -> tuple[Cells, list[Ob
     return [name_of(obj), spec.get("scope", ""), ",".join(versions), at(obj, "metadata", "creationTimestamp"),
             spec.get("group", ""), at(spec, "names", "kind") or "", ",".join(at(spec, "names", "shortNames") or []),
             established is not None and established.get("status") == "True"], []
-
-
-
-#: (group, kind) -> printer, for the groups of this module.
-API_PRINTERS: dict[tuple[str, str], Printer] = {
-    ("apiregistration.k8s.io", "APIService"): _api_service,
-    ("certificates.k8s.io", "CertificateSigningRequest"): _certificate_signing_request,
-    ("certificates.k8s.io", "ClusterTrustBundle"): _cluster_trust_bundle,
-    ("certificates.k8s.io", "PodCertificateRequest"): _pod_certificate_request,
-    ("networking.k8s.io", "IngressClass"): _ingress_class,
-    ("networking.k8s.io", "Ingress"): _ingress,
-    ("networking.k8s.io", "IPAddress"): _ip_address,
-    ("networking.k8s.io", "NetworkPolicy"): _network_policy,
-    ("networking.k8s.io", "ServiceCIDR"): _service_cidr,
-    ("policy", "PodDisruptionBudget"): _pdb,
-    ("rbac.authorization.k8s.io", "ClusterRoleBinding"): _role_binding,
-    ("rbac.authorization.k8s.io", "RoleBinding"): _role_binding,
-    ("storage.k8s.io", "CSIDriver"): _csi_driver,
-    ("storage.k8s.io", "CSINode"): _csi_node,
-    ("storage.k8s.io", "StorageClass"): _storage_class_row,
-    ("storage.k8s.io", "VolumeAttachment"): _volume_attachment,
-    ("storage.k8s.io", "VolumeAttributesClass"): _volume_attributes_class,
-    ("admissionregistration.k8s.io", "MutatingAdmissionPolicy"): _mutating_policy,
-    ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"): _policy_binding,
-    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): _webhooks,
-    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"): _validating_policy,
-    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"): _policy_binding,
-    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"): _webhooks,
-    ("apiextensions.k8s.io", "CustomResourceDefinition"): _custom_resource_definition,
-    ("scheduling.k8s.io", "PriorityClass"): _priority_class,
-    ("coordination.k8s.io", "Lease"): _lease,
-    ("coordination.k8s.io", "LeaseCandidate"): _lease_candidate,
-    ("node.k8s.io", "RuntimeClass"): _runtime_class,
-    ("discovery.k8s.io", "EndpointSlice"): _endpoint_slice,
-    ("resource.k8s.io", "DeviceClass"): name_age,
-    ("resource.k8s.io", "DeviceTaintRule"): _device_taint_rule,
-    ("resource.k8s.io", "ResourceClaim"): _resource_claim,
-    ("resource.k8s.io", "ResourceClaimTemplate"): name_age,
-    ("resource.k8s.io", "ResourceSlice"): _resource_slice,
-    ("flowcontrol.apiserver.k8s.io", "FlowSchema"): _flow_schema,
-    ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"): _priority_level,
-    ("storagemigration.k8s.io", "StorageVersionMigration"): _storage_version_migration,
-}

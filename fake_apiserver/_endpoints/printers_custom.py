@@ -27,10 +27,10 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from collections.abc import Mapping
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from fake_apiserver._endpoints.columns import CREATED_DOC, DEFAULT_COLUMNS
-from fake_apiserver._endpoints.printformats import human_duration
+from fake_apiserver._endpoints.printformats import Printer, human_duration
 from fake_apiserver._machinery import gotime
 from fake_apiserver._machinery.jsonpath import (
     GoByte,
@@ -46,7 +46,6 @@ from fake_apiserver._machinery.jsonpath import (
 __all__ = ["DEFAULT_CUSTOM_COLUMNS", "custom_table"]
 
 Obj = dict[str, Any]
-Printer = Callable[[Obj, datetime], tuple[list[Any], list[Obj]]]
 
 #: apiextensions-apiserver's column for a version that declares none.
 DEFAULT_CUSTOM_COLUMNS: tuple[Obj, ...] = (

@@ -10,12 +10,15 @@ and ``labels.Selector.String`` print them (and a ``*LabelSelector`` as Go's ``%v
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Callable
 
-__all__ = ["age_of", "at", "bool_text", "condition", "condition_true", "container_cells", "count_of", "default_row", "format_labels", "format_selector", "go_selector", "human_duration", "later", "load_balancer_points", "name_age", "name_of", "parse_time", "selector_string", "since", "with_more"]
+__all__ = ["Cells", "Printer", "age_of", "at", "bool_text", "condition", "condition_true", "container_cells", "count_of", "default_row", "format_labels", "format_selector", "go_selector", "human_duration", "later", "load_balancer_points", "name_age", "name_of", "parse_time", "selector_string", "since", "with_more"]
 
 Obj = dict[str, Any]
 Cells = list[Any]
+Printer = Callable[[Obj, datetime], tuple[Cells, list[Obj]]]
+"""A row printer: a function of one object (JSON, as stored) and the injected clock's time that
+gives the row's cells and its conditions."""
 
 
 def human_duration(seconds_total: float) -> str:

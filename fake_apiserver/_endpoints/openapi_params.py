@@ -3,7 +3,7 @@
 Upstream facts carried as data (the doc comments of ``ListOptions``, ``CreateOptions``, ``PatchOptions``
 and ``UpdateOptions`` in ``k8s.io/apimachinery/pkg/apis/meta/v1/types.go``, as the OpenAPI builder words
 them): the schema package has no definition for these option types. ``DeleteOptions``' fields are
-in the schema package, and :mod:`fake_apiserver._endpoints.openapi` reads their descriptions from there.
+in the schema package, and :mod:`fake_apiserver._endpoints.openapi_paths` reads their descriptions from there.
 """
 
 from __future__ import annotations

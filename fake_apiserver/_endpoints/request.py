@@ -31,6 +31,8 @@ from fake_apiserver._registry.kinds import by_resource
 __all__ = [
     "BODY_TYPES",
     "MAX_BODY_BYTES",
+    "NAMESPACE_SEGMENT",
+    "NAMESPACE_SUBRESOURCES",
     "AdminRequest",
     "AdminRoute",
     "Chain",
@@ -49,6 +51,12 @@ __all__ = [
 MAX_BODY_BYTES = 3 * 1024 * 1024  # apiserver's default MaxRequestBodyBytes
 #: The media types a request body may come in (the server's serializers), as its 415 and 406 list them.
 BODY_TYPES = "application/json, application/yaml, application/vnd.kubernetes.protobuf"
+#: The path segment a namespace's name follows in a resource path (``/api/v1/namespaces/{namespace}/pods``,
+#: ``requestinfo.go``); the same word names the core resource of namespaces.
+NAMESPACE_SEGMENT = "namespaces"
+#: What may follow a namespace's name in the core group as the namespace's own subresource, not a
+#: resource of it (``namespaceSubresources``: ``/api/v1/namespaces/{name}/status``).
+NAMESPACE_SUBRESOURCES = ("status", "finalize")
 
 
 @dataclass
@@ -160,7 +168,8 @@ def _parse_path(info: RequestInfo, lookup: Lookup) -> None:
     if watch_prefix:
         rest = rest[1:]
     namespace = ""
-    if len(rest) >= 3 and rest[0] == "namespaces" and not (group == "" and len(rest) == 3 and rest[2] in ("status", "finalize")):
+    if len(rest) >= 3 and rest[0] == NAMESPACE_SEGMENT and \
+            not (group == "" and len(rest) == 3 and rest[2] in NAMESPACE_SUBRESOURCES):
         namespace, rest = rest[1], rest[2:]
     if not rest or len(rest) > 3:
         info.is_resource = True

@@ -20,7 +20,8 @@ and the legacy binding route (:data:`~fake_apiserver._endpoints.handlers.binding
 Each handler checks what the real one checks before it calls storage (the write options,
 ``?export``, a PATCH's content type, an apply's body), calls the one generic
 :class:`~fake_apiserver._storage.store.Store`, and renders its answer; nothing here decides API
-semantics. A verb the table does not hold for a subresource is go-restful's 405.
+semantics. A verb the table does not hold (for the subresource, where it has its own) is
+go-restful's 405.
 
 A write is served and previewed by the same store call (:meth:`ResourceHandlers.preview` is a
 dry run of it, through :data:`PREVIEWS`), so that the fault injector, which reports a write's

@@ -210,7 +210,7 @@ def _scrub(obj: Any) -> Any:
 def _normal(answer: list[Any]) -> list[Any]:
     """The answer without what a server assigns, nor the zero values kube-apiserver encodes for
     the fields the other API's shape has (``"eventTime": null``, ``"reportingComponent": ""``,
-    ``"deprecatedSource": {}``), which the fake leaves out (``fake_apiserver._registry.events``)."""
+    ``"deprecatedSource": {}``), which the fake leaves out (``fake_apiserver._registry.core.event``)."""
     body = _scrub(answer[1])
     if isinstance(body, dict) and body.get("kind") == "Event":
         body = {k: v for k, v in body.items() if v not in (None, "", {})}

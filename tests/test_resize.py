@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from fake_apiserver import FaultRule, Match, Respond
-from fake_apiserver._registry.pod_validation import POD_UPDATE_FORBIDDEN_PREFIX
+from fake_apiserver._registry.core.pod.validation import POD_UPDATE_FORBIDDEN_PREFIX
 from test_http import JSON_PATCH, MERGE, NODES, PODS, SMP, Api, node, pod, serve, status
 from test_kubectl import Kubectl, kubectl, ns  # noqa: F401  (fixtures)
 

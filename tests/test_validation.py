@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from fake_apiserver._registry.apps import default_pod_template
+from fake_apiserver._registry.core.pod.template import default_pod_template
 from fake_apiserver._registry.claim_validation import validate_claim_spec, validate_claim_update
 from fake_apiserver._machinery.equality import semantic
 from fake_apiserver._registry.generic import KindRules
@@ -18,10 +18,10 @@ from fake_apiserver._machinery.errors import BadRequest, FieldError, Invalid, St
 from fake_apiserver._registry.kinds import by_kind
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.names import is_dns1123_label, is_dns1123_subdomain, is_label_value, is_qualified_name
-from fake_apiserver._registry.binding import check_binding, validate_binding
+from fake_apiserver._registry.core.pod.binding import check_binding, validate_binding
 from fake_apiserver._registry.meta import check, reconcile_namespace, validate_object_meta
-from fake_apiserver._registry.node import admit_node_create
-from fake_apiserver._registry.pod_validation import (
+from fake_apiserver._registry.core.node import admit_node_create
+from fake_apiserver._registry.core.pod.validation import (
     POD_UPDATE_FORBIDDEN_PREFIX,
     validate_pod_create,
     validate_pod_status_update,

@@ -45,7 +45,7 @@ from fake_apiserver._endpoints.printformats import (
     selector_string,
     since,
 )
-from fake_apiserver._registry.events import convert_event
+from fake_apiserver._registry.core.event import convert_event
 
 __all__ = [
     "print_component_status",

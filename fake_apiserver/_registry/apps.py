@@ -3,7 +3,7 @@ pod template's defaults, spec rules and the update rules (an immutable selector,
 fixed fields).
 
 A workload's pod template gets the pod spec's defaults (:func:`default_pod_template`), which are
-the pod's (:func:`~fake_apiserver._registry.pod.default_pod`) less what only a pod gets: its
+the pod's (:func:`~fake_apiserver._registry.core.pod.defaults.default_pod`) less what only a pod gets: its
 ``enableServiceLinks`` (``SetDefaults_Pod``) and the DefaultTolerationSeconds tolerations (an
 admission plugin on pods). The status a create answers with is the Go struct's zero value as the
 real server encodes it (``{}``, or the counters without ``omitempty``), checked against
@@ -12,7 +12,6 @@ kube-apiserver v1.37.2 (``tests/test_builtin_kinds.py``).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -23,56 +22,17 @@ from fake_apiserver._machinery.selectors import label_selector_from_dict
 from fake_apiserver._registry.fieldrules import (
     get_in,
     immutable_errors,
-    labels_errors,
     non_negative_errors,
     selector_template_errors,
     template_mismatch,
 )
 from fake_apiserver._registry.generic import KindRules, Strategy
-from fake_apiserver._registry.pod import default_pod
-from fake_apiserver._registry.pod_validation import validate_pod_create
+from fake_apiserver._registry.core.pod.template import default_pod_template, pod_template_errors
 
 __all__ = ["DaemonSetStrategy", "DeploymentStrategy", "RULES", "ReplicaSetStrategy", "StatefulSetStrategy",
-           "WorkloadStrategy", "default_pod_template", "default_stateful_set", "go_selector",
-           "pod_template_errors", "selector_matches"]
+           "WorkloadStrategy", "default_stateful_set", "go_selector", "selector_matches"]
 
 Obj = dict[str, Any]
-
-_POD_ONLY = ("enableServiceLinks",)  # defaulted on a pod, never on a template
-
-
-def default_pod_template(template: Any) -> None:
-    """``SetDefaults_PodSpec`` and the container defaults on a pod template's spec."""
-    if not isinstance(template, dict):
-        return
-    spec = template.get("spec")
-    if not isinstance(spec, dict):
-        spec = template["spec"] = {}
-    given = {key: spec[key] for key in _POD_ONLY if key in spec}
-    default_pod({"spec": spec})
-    for key in _POD_ONLY:
-        if key in given:
-            spec[key] = given[key]
-        else:
-            spec.pop(key, None)
-
-
-def pod_template_errors(template: Any, path: str) -> list[FieldError]:
-    """``ValidatePodTemplateSpec`` of the template at ``path``: its labels (reported at
-    ``<path>.labels``, as Go names them), the pod spec's rules
-    (:func:`~fake_apiserver._registry.pod_validation.validate_pod_create` less what only a pod's
-    create checks), and no ephemeral containers."""
-    template = template if isinstance(template, Mapping) else {}
-    spec = template.get("spec") if isinstance(template.get("spec"), Mapping) else {}
-    errors = labels_errors(get_in(template, "metadata", "labels"), f"{path}.labels")
-    for error in validate_pod_create({"spec": spec}):
-        if error.field in ("spec.ephemeralContainers", "spec.nodeName") and error.type == "FieldValueForbidden":
-            continue  # a pod's create rules, not a template's
-        errors.append(dataclasses.replace(error, field=path + "." + error.field))
-    if spec.get("ephemeralContainers"):
-        errors.append(FieldError.forbidden(f"{path}.spec.ephemeralContainers",
-                                           "ephemeral containers not allowed in pod template"))
-    return errors
 
 
 def selector_matches(selector: Any, labels: Any) -> bool:

@@ -34,7 +34,8 @@ from typing import Any
 
 from fake_apiserver._machinery.equality import semantic_omitzero
 from fake_apiserver._machinery.errors import FieldError, GoJSON
-from fake_apiserver._registry.apps import default_pod_template, go_selector, pod_template_errors, selector_matches
+from fake_apiserver._registry.apps import go_selector, selector_matches
+from fake_apiserver._registry.core.pod.template import default_pod_template, pod_template_errors
 from fake_apiserver._registry.fieldrules import get_in, immutable_errors, non_negative_errors, template_mismatch
 from fake_apiserver._registry.generic import KindRules, Strategy
 
@@ -222,7 +223,6 @@ class JobStrategy(Strategy):
         if isinstance(obj.get("spec"), dict) and not obj["spec"].get("manualSelector"):
             _generate_selector(obj)
         return super().validate_create(obj)
-
 
 
 # --------------------------------------------------------- the internal template as Go prints it

@@ -2,9 +2,10 @@
 kind's own rules and admission plugins hook in (``pkg/registry/generic``'s strategy interfaces).
 
 A kind without rules of its own is served by :class:`Strategy` alone. A kind's own rules (its
-validation, and how the generic store and strategy treat it) are a :class:`KindRules` in its
-kind's module, which the registry's top (:func:`~fake_apiserver._registry.strategy.strategy_for`)
-hands to the strategy, so that this module knows no kind by name.
+validation, and how the generic store and strategy treat it) are its declaration, a
+:class:`KindRules` in its kind's module, which the registry's top
+(:func:`~fake_apiserver._registry.strategy.strategy_for`) hands to the strategy, so that this
+module knows no kind by name.
 """
 
 from __future__ import annotations
@@ -72,11 +73,17 @@ def _no_update_errors(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[Fi
 
 @dataclass(frozen=True)
 class KindRules:
-    """A kind's own rules: its validation (``create`` runs on every create and update,
-    ``update`` on an update only, for immutable fields) and how the generic store treats it.
-    Each flag was checked against kube-apiserver v1.36 for every served kind (DeviceTaintRules
-    against v1.37)."""
+    """A kind's declaration: what the registry knows of the kind named by ``group`` and ``kind``.
 
+    Its validation (``create`` runs on every create and update, ``update`` on an update only, for
+    immutable fields), its strategy, and how the generic store treats it. Each flag was checked
+    against kube-apiserver v1.36 for every served kind (DeviceTaintRules against v1.37). The kind's
+    module declares one (its ``KIND``), its API group's package lists it, and the kind table
+    collects them (:mod:`~fake_apiserver._registry.kinds`). A kind without a declaration gets
+    ``KindRules()``: no group, no kind, nothing of its own."""
+
+    group: str = ""
+    kind: str = ""
     create: Rule = _no_errors
     update: UpdateRule = _no_update_errors
     #: the kind's strategy, where it has one of its own (else the generic :class:`Strategy`)

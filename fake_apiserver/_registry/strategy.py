@@ -14,7 +14,7 @@ What is faithful (with the source of each rule in ``k8s-semantics.md``): pod sta
 (E.1), the TaintNodesByCondition taint on new nodes. Pod defaulting covers the fields schedulers
 and kubectl read (``schedulerName``, ``restartPolicy``, ``dnsPolicy``, grace period, container pull
 policy, DefaultTolerationSeconds tolerations, ``qosClass``); ``priority`` and ``preemptionPolicy``
-come from the Priority admission plugin (:mod:`~fake_apiserver._registry.priority`); service-account token
+come from the Priority admission plugin (:mod:`~fake_apiserver._registry.core.pod.admission`); service-account token
 volumes and other admission plugins are not emulated. Defaults are applied on update too (the
 decoder defaults every body), so re-sending a pod as first written is a no-op; ``generation``
 compares specs as ``apiequality.Semantic.DeepEqual`` does (an empty list equals a missing one).
@@ -41,10 +41,8 @@ from fake_apiserver._registry import (
     disruption,
     events,
     networking,
-    node,
-    pod,
-    priority,
     resource,
+    scheduling,
     storage,
 )
 from fake_apiserver._registry.generic import (
@@ -61,8 +59,8 @@ __all__ = ["RULES", "strategy_for"]
 
 RULES: dict[tuple[str, str], KindRules] = {
     **admissionregistration.RULES, **apiextensions.RULES, **apps.RULES, **autoscaling.RULES, **batch.RULES,
-    **coordination.RULES, **core.RULES, **disruption.RULES, **events.RULES, **networking.RULES, **node.RULES,
-    **pod.RULES, **priority.RULES, **resource.RULES, **storage.RULES,
+    **coordination.RULES, **disruption.RULES, **networking.RULES, **resource.RULES,
+    **{(d.group, d.kind): d for package in (core, events, scheduling, storage) for d in package.DECLARATIONS},
 }
 """Each kind's own rules by group and kind; a kind that is not here has none."""
 

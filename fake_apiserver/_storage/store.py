@@ -64,13 +64,13 @@ from fake_apiserver._machinery.errors import (
     UnknownError,
 )
 from fake_apiserver._machinery.features import FeatureGates
-from fake_apiserver._registry.events import convert_event
+from fake_apiserver._registry.core.event import convert_event
 from fake_apiserver._registry.kinds import by_kind, by_resource, served_kinds
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.patch import APPLY_PATCH_YAML, apply_patch, keeps_managed_fields, patch_media_type
 from fake_apiserver._registry.scheme import reconcile_patched_kind, resolve_kind
-from fake_apiserver._registry.priority import system_priority_classes
-from fake_apiserver._registry import resize
+from fake_apiserver._registry.scheduling.priorityclass import system_priority_classes
+from fake_apiserver._registry.core.pod import resize
 from fake_apiserver._machinery import schema as schemas
 from fake_apiserver._machinery.selectors import FieldSelector, LabelSelector
 from fake_apiserver._registry.generic import KindRules, Strategy
@@ -79,7 +79,7 @@ from fake_apiserver._storage.fieldmanager import FieldManager, Writer, parse_app
 from fake_apiserver._registry.strategy import strategy_for
 from fake_apiserver._machinery import typed
 from fake_apiserver._machinery.gotypes import go_written
-from fake_apiserver._registry import binding
+from fake_apiserver._registry.core.pod import binding
 from fake_apiserver._registry import meta as object_meta
 from fake_apiserver._storage.watch import Change, WatchCache, Watcher
 

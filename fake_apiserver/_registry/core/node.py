@@ -20,7 +20,7 @@ from fake_apiserver._registry.dropdisabled import NODE_RULES, drop_disabled_fiel
 from fake_apiserver._registry.fieldrules import get_in, invalid_each
 from fake_apiserver._registry.generic import KindRules, Strategy
 
-__all__ = ["NodeStrategy", "RULES", "admit_node_create", "default_node", "validate_node_pod_preemption_policy"]
+__all__ = ["KIND", "NodeStrategy", "admit_node_create", "default_node", "validate_node_pod_preemption_policy"]
 
 Obj = dict[str, Any]
 
@@ -232,9 +232,8 @@ class NodeStrategy(Strategy):
         return self.update_rule_errors(new, old)
 
 
-RULES: dict[tuple[str, str], KindRules] = {
-    ("", "Node"): KindRules(
-        create=_node_errors, update=_node_update_errors,
-        strategy=lambda spec, options: NodeStrategy(
-            spec, taint_not_ready=options.taint_not_ready, features=options.features)),
-}
+KIND = KindRules(
+    group="", kind="Node",
+    create=_node_errors, update=_node_update_errors,
+    strategy=lambda spec, options: NodeStrategy(spec, taint_not_ready=options.taint_not_ready, features=options.features))
+"""The Node's declaration."""

@@ -43,8 +43,8 @@ from fake_apiserver._machinery.features import FeatureGates
 from fake_apiserver._machinery.jsonutil import json_copy
 from fake_apiserver._machinery import quantity
 from fake_apiserver._machinery.equality import semantic
-from fake_apiserver._registry.pod import default_pod, keep_pod_level_resources, qos_class
-from fake_apiserver._registry.pod_validation import resource_requirements_errors
+from fake_apiserver._registry.core.pod.defaults import default_pod, keep_pod_level_resources, qos_class
+from fake_apiserver._registry.core.pod.validation import resource_requirements_errors
 
 __all__ = ["admit_resize", "prepare_for_resize", "validate_resize"]
 

@@ -2,7 +2,9 @@
 
 kube-apiserver stores both resources once (``AddCohabitatingResources``) and converts between
 their shapes (``pkg/apis/events/v1/conversion.go``); the store serves each shape with
-:func:`convert_event`, and validation reads an ``events.k8s.io/v1`` Event in the core shape.
+:func:`convert_event`, and validation reads an ``events.k8s.io/v1`` Event in the core shape. As in
+kube-apiserver, whose ``events.k8s.io`` storage is ``pkg/registry/core/event``'s, this module
+declares both kinds: :data:`KIND` (core) and :data:`EVENTS_KIND` (``events.k8s.io``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from fake_apiserver._machinery.names import is_qualified_name
 from fake_apiserver._registry.fieldrules import get_in, invalid_each
 from fake_apiserver._registry.generic import KindRules
 
-__all__ = ["RULES", "convert_event"]
+__all__ = ["EVENTS_KIND", "KIND", "convert_event"]
 
 Obj = dict[str, Any]
 
@@ -131,8 +133,9 @@ def _events_v1_update_errors(new: Mapping[str, Any], old: Mapping[str, Any]) -> 
     return errors
 
 
-RULES: dict[tuple[str, str], KindRules] = {
-    ("", "Event"): KindRules(create=_core_event_errors, create_on_update=True),
-    ("events.k8s.io", "Event"): KindRules(create=_events_v1_errors, update=_events_v1_update_errors,
-                                          create_on_update=True),
-}
+KIND = KindRules(group="", kind="Event", create=_core_event_errors, create_on_update=True)
+"""The core v1 Event's declaration."""
+
+EVENTS_KIND = KindRules(group="events.k8s.io", kind="Event", create=_events_v1_errors,
+                        update=_events_v1_update_errors, create_on_update=True)
+"""The ``events.k8s.io/v1`` Event's declaration (listed by :mod:`fake_apiserver._registry.events`)."""

@@ -11,11 +11,30 @@ from typing import Any
 
 from fake_apiserver._machinery.errors import Conflict, FieldError, UnknownError
 from fake_apiserver._registry.meta import dedupe
-from fake_apiserver._registry.pod import update_pod_condition
 
 __all__ = ["assign", "check_binding", "validate_binding"]
 
 Obj = dict[str, Any]
+
+
+def _update_pod_condition(status: Obj, condition: Obj, now: str) -> bool:
+    """``podutil.UpdatePodCondition``: replace the element of that type; keep
+    ``lastTransitionTime`` when the status is unchanged; return whether anything changed."""
+    cond = {"type": condition["type"], "status": condition["status"], "lastProbeTime": None,
+            "lastTransitionTime": now}
+    for key in ("reason", "message"):
+        if condition.get(key):
+            cond[key] = condition[key]
+    conditions = status.setdefault("conditions", [])
+    for i, existing in enumerate(conditions):
+        if existing.get("type") == cond["type"]:
+            if existing.get("status") == cond["status"] and existing.get("lastTransitionTime"):
+                cond["lastTransitionTime"] = existing["lastTransitionTime"]
+            changed = existing != cond
+            conditions[i] = cond
+            return changed
+    conditions.append(cond)
+    return True
 
 
 def validate_binding(binding: Mapping[str, Any]) -> list[FieldError]:
@@ -67,5 +86,5 @@ def assign(pod: Obj, binding: Mapping[str, Any], now: str) -> Obj:
     if annotations:
         new["metadata"]["annotations"] = {**(new["metadata"].get("annotations") or {}), **annotations}
     status.pop("nominatedNodeName", None)
-    update_pod_condition(status, {"type": "PodScheduled", "status": "True"}, now)
+    _update_pod_condition(status, {"type": "PodScheduled", "status": "True"}, now)
     return new

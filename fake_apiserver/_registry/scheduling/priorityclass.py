@@ -1,9 +1,11 @@
-"""Pod priority: the ``scheduling.k8s.io/v1`` PriorityClass rules and the Priority admission plugin.
+"""PriorityClasses (``scheduling.k8s.io/v1``, ``pkg/registry/scheduling/priorityclass``): the
+built-in classes, validation, defaults, and the Priority admission plugin's rules for a class.
 
-Pure functions over JSON-shaped dicts, like :mod:`~fake_apiserver._registry.pod_validation`; the store wires
-them in through :class:`~fake_apiserver._registry.priority.PriorityClassStrategy` and
-:class:`~fake_apiserver._registry.pod.PodStrategy`. Each rule follows one place in the Kubernetes
-source (v1.35), word for word where a message is involved:
+Pure functions over JSON-shaped dicts; the store wires them in through
+:class:`PriorityClassStrategy`, and the plugin's pod half (``admitPod``) is
+:func:`~fake_apiserver._registry.core.pod.admission.admit_pod`, which reads the classes through
+:func:`default_class`. Each rule follows one place in the Kubernetes source (v1.35), word for
+word where a message is involved:
 
 * the built-in classes: ``pkg/apis/scheduling/v1/helpers.go`` (``systemPriorityClasses``: name,
   value and description only, no labels), created by the ``scheduling/bootstrap-system-priority-
@@ -17,9 +19,7 @@ source (v1.35), word for word where a message is involved:
   ``zz_generated.validations.go`` are alpha and not reported by default;
 * one global default, system classes not deletable: ``plugin/pkg/admission/priority/admission.go``
   (``validatePriorityClass``, a validating step after validation) and
-  ``pkg/registry/scheduling/priorityclass/storage/storage.go`` (``REST.Delete``);
-* pods: ``admitPod`` of the same plugin, a mutating step before validation. Since the namespace
-  rule for system classes was dropped, pods in any namespace may name them.
+  ``pkg/registry/scheduling/priorityclass/storage/storage.go`` (``REST.Delete``).
 """
 
 from __future__ import annotations
@@ -31,7 +31,11 @@ from typing import Any, Iterable
 from fake_apiserver._machinery.errors import FieldError, Forbidden
 from fake_apiserver._registry.generic import KindRules, Strategy
 
-__all__ = ["HIGHEST_USER_DEFINABLE_PRIORITY", "PREEMPT_LOWER_PRIORITY", "PriorityClassStrategy", "RULES", "SYSTEM_CRITICAL_PRIORITY", "SYSTEM_PRIORITY_CLASSES", "SYSTEM_PRIORITY_CLASS_PREFIX", "admit_pod", "check_delete", "default_priority_class", "system_priority_classes", "validate_preemption_policy", "validate_priority_class", "validate_priority_class_admission", "validate_priority_class_update"]
+__all__ = ["HIGHEST_USER_DEFINABLE_PRIORITY", "KIND", "PREEMPT_LOWER_PRIORITY", "PriorityClassStrategy",
+           "SYSTEM_CRITICAL_PRIORITY", "SYSTEM_PRIORITY_CLASSES", "SYSTEM_PRIORITY_CLASS_PREFIX", "admission_forbidden",
+           "check_delete", "default_class", "default_priority_class", "system_priority_classes",
+           "validate_preemption_policy", "validate_priority_class", "validate_priority_class_admission",
+           "validate_priority_class_update"]
 
 Obj = dict[str, Any]
 
@@ -131,7 +135,7 @@ def validate_priority_class_update(new: Mapping[str, Any], old: Mapping[str, Any
     return errors
 
 
-def _forbidden(resource: str, group: str, name: str, why: str) -> Forbidden:
+def admission_forbidden(resource: str, group: str, name: str, why: str) -> Forbidden:
     """``admission.NewForbidden``/``errors.NewForbidden``: ``<resource> "<name>" is forbidden: <why>``."""
     qualified = f"{resource}.{group}" if group else resource
     details: Obj = {"name": name}
@@ -141,7 +145,7 @@ def _forbidden(resource: str, group: str, name: str, why: str) -> Forbidden:
     return Forbidden(f"{qualified} {json.dumps(name)} is forbidden: {why}", details=details)
 
 
-def _default_class(classes: Iterable[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+def default_class(classes: Iterable[Mapping[str, Any]]) -> Mapping[str, Any] | None:
     """``getDefaultPriorityClass``: of several global defaults (a race), the lowest value."""
     found: Mapping[str, Any] | None = None
     for pc in classes:
@@ -157,13 +161,13 @@ def validate_priority_class_admission(
     other class is (on create, any existing default refuses it)."""
     if not pc.get("globalDefault"):
         return
-    current = _default_class(classes)
+    current = default_class(classes)
     if current is None:
         return
     name = str(pc["metadata"].get("name") or "")
     current_name = current["metadata"]["name"]
     if not update or current_name != name:
-        raise _forbidden(_RESOURCE, _GROUP, name,
+        raise admission_forbidden(_RESOURCE, _GROUP, name,
                          f"PriorityClass {current_name} is already marked as default. Only one default can exist")
 
 
@@ -171,53 +175,13 @@ def check_delete(name: str) -> None:
     """``REST.Delete`` of priority classes: the system classes cannot be deleted. (A
     DELETE on the collection goes through the generic store's own Delete and is not refused.)"""
     if any(name == known for known, _, _ in SYSTEM_PRIORITY_CLASSES):
-        raise _forbidden(_RESOURCE, _GROUP, name, "this is a system priority class and cannot be deleted")
-
-
-def admit_pod(pod: Obj, classes: Mapping[str, Mapping[str, Any]]) -> None:
-    """``admitPod`` on create, in place: resolve ``spec.priorityClassName`` (or the global
-    default, whose name is then written into the pod) to ``spec.priority`` and
-    ``spec.preemptionPolicy``; with neither, priority 0 and ``PreemptLowerPriority``. A pod
-    that names no existing class, or sets a priority or policy other than the computed one, is
-    refused with 403. ``classes`` maps names to the stored classes.
-
-    The error names the pod by ``metadata.name``, else ``generateName`` (names are generated
-    after admission), else ``Unknown`` (``admission.extractResourceName``)."""
-    meta = pod.get("metadata") or {}
-    who = str(meta.get("name") or meta.get("generateName") or "Unknown")
-    spec = pod.setdefault("spec", {})
-    class_name = spec.get("priorityClassName") or ""
-    if not class_name:
-        found = _default_class(classes.values())
-        if found is not None:
-            spec["priorityClassName"] = found["metadata"]["name"]
-            priority, policy = found.get("value") or 0, found.get("preemptionPolicy")
-        else:
-            priority, policy = 0, PREEMPT_LOWER_PRIORITY
-    else:
-        pc = classes.get(class_name)
-        if pc is None:
-            raise _forbidden("pods", "", who, f"no PriorityClass with name {class_name} was found")
-        priority, policy = pc.get("value") or 0, pc.get("preemptionPolicy")
-    given = spec.get("priority")
-    if given is not None and given != priority:
-        raise _forbidden("pods", "", who, (
-            f"the integer value of priority ({given}) must not be provided in pod spec; priority admission "
-            f"controller computed {priority} from the given PriorityClass name"))
-    spec["priority"] = priority
-    if policy is not None:
-        given_policy = spec.get("preemptionPolicy")
-        if given_policy is not None and given_policy != policy:
-            raise _forbidden("pods", "", who, (
-                f"the string value of PreemptionPolicy ({given_policy}) must not be provided in pod spec; "
-                f"priority admission controller computed {policy} from the given PriorityClass name"))
-        spec["preemptionPolicy"] = policy
+        raise admission_forbidden(_RESOURCE, _GROUP, name, "this is a system priority class and cannot be deleted")
 
 
 class PriorityClassStrategy(Strategy):
     """``pkg/registry/scheduling/priorityclass``: v1 defaults on every write, ``generation`` 1 on
     create and never bumped, the Priority plugin's one-global-default rule, no deleting the
-    system classes (rules and sources in :mod:`~fake_apiserver._registry.priority`)."""
+    system classes (rules and sources in the module docstring)."""
 
     generation = False
 
@@ -243,7 +207,6 @@ class PriorityClassStrategy(Strategy):
         check_delete(name)
 
 
-RULES: dict[tuple[str, str], KindRules] = {
-    ("scheduling.k8s.io", "PriorityClass"): KindRules(
-        strategy=lambda spec, options: PriorityClassStrategy(spec, priority_classes=options.priority_classes)),
-}
+KIND = KindRules(
+    group="scheduling.k8s.io", kind="PriorityClass",
+    strategy=lambda spec, options: PriorityClassStrategy(spec, priority_classes=options.priority_classes))

@@ -1,0 +1,29 @@
+"""The core API group (``""``, served at ``/api/v1``): one module per kind with rules of its own,
+and a package for the pod (:mod:`.pod`). What PersistentVolumes and their claims share is
+:mod:`.volume`; ConfigMaps lend Secrets their key rule and the ``immutable`` flag's rule."""
+
+from fake_apiserver._registry.core import (
+    configmap,
+    endpoints,
+    event,
+    limitrange,
+    namespace,
+    node,
+    persistentvolume,
+    persistentvolumeclaim,
+    pod,
+    podtemplate,
+    replicationcontroller,
+    resourcequota,
+    secret,
+    service,
+)
+
+__all__ = ["DECLARATIONS"]
+
+DECLARATIONS = (
+    configmap.KIND, endpoints.KIND, event.KIND, limitrange.KIND, namespace.KIND, node.KIND, persistentvolume.KIND,
+    persistentvolumeclaim.KIND, pod.KIND, podtemplate.KIND, replicationcontroller.KIND, resourcequota.KIND,
+    secret.KIND, service.KIND,
+)
+"""The declarations of the group's kinds with rules of their own."""

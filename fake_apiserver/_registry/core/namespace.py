@@ -1,0 +1,38 @@
+"""Namespaces (``pkg/registry/core/namespace``): the ``kubernetes.io/metadata.name`` label, and
+the status and finalizer a new namespace gets. No generation; a delete answers with the
+namespace (its own REST's ``Delete``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fake_apiserver._registry.generic import KindRules, Strategy
+
+__all__ = ["KIND", "NamespaceStrategy"]
+
+Obj = dict[str, Any]
+
+
+class NamespaceStrategy(Strategy):
+    generation = False
+
+    def default(self, obj: Obj) -> None:
+        """``SetDefaults_Namespace``: the ``kubernetes.io/metadata.name`` label is the namespace's
+        name, on every write."""
+        meta = obj.get("metadata")
+        if isinstance(meta, dict) and meta.get("name"):
+            labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else None
+            meta["labels"] = {**(labels or {}), "kubernetes.io/metadata.name": meta["name"]}
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        super().prepare_for_create(obj, now)
+        obj["status"] = {"phase": "Active"}
+        spec = obj.setdefault("spec", {})
+        spec.setdefault("finalizers", ["kubernetes"])
+
+
+KIND = KindRules(
+    group="", kind="Namespace",
+    returns_deleted_object=True,  # its own REST answers a delete with the namespace
+    strategy=lambda spec, options: NamespaceStrategy(spec))
+"""The Namespace's declaration."""

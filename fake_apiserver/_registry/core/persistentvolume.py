@@ -1,0 +1,58 @@
+"""PersistentVolumes (core/v1): their rules, the status a new one gets (``phase: Pending`` and
+``lastPhaseTransitionTime``) and the ``kubernetes.io/pv-protection`` finalizer
+(:class:`~fake_apiserver._registry.core.volume.VolumeStrategy`). No generation; a delete answers
+with the volume."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from fake_apiserver._machinery.errors import FieldError
+from fake_apiserver._registry.core.volume import VolumeStrategy
+from fake_apiserver._registry.fieldrules import get_in
+from fake_apiserver._registry.generic import KindRules
+
+__all__ = ["KIND", "PersistentVolumeStrategy", "persistent_volume_capacity_errors"]
+
+Obj = dict[str, Any]
+
+
+def persistent_volume_capacity_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    """``spec.capacity`` holds ``storage`` and nothing else."""
+    capacity = get_in(obj, "spec", "capacity")
+    errors = [] if capacity else [FieldError.required("spec.capacity")]
+    if not isinstance(capacity, Mapping) or "storage" not in capacity or len(capacity) > 1:
+        errors.append(FieldError.not_supported("spec.capacity", capacity, ["storage"]))
+    return errors
+
+
+def _persistent_volume_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    errors = [] if get_in(obj, "spec", "accessModes") else [FieldError.required("spec.accessModes")]
+    return errors + persistent_volume_capacity_errors(obj)
+
+
+class PersistentVolumeStrategy(VolumeStrategy):
+    """A new volume also gets ``lastPhaseTransitionTime``, and a status write that changes its
+    phase without setting a new time gets now, as ``persistentvolumeStatusStrategy`` does."""
+
+    finalizer = "kubernetes.io/pv-protection"
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        super().prepare_for_create(obj, now)
+        obj["status"]["lastPhaseTransitionTime"] = now
+
+    def stamp_phase(self, status: Obj, old_status: Obj, now: str) -> None:
+        mine, before = status.get("lastPhaseTransitionTime"), old_status.get("lastPhaseTransitionTime")
+        if status["phase"] == old_status.get("phase"):
+            if mine is None and before is not None:
+                status["lastPhaseTransitionTime"] = before
+        elif mine is None or mine == before:
+            status["lastPhaseTransitionTime"] = now
+
+
+KIND = KindRules(
+    group="", kind="PersistentVolume",
+    create=_persistent_volume_errors, returns_deleted_object=True, generation=False,
+    strategy=lambda spec, options: PersistentVolumeStrategy(spec, protect=options.storage_protection))
+"""The PersistentVolume's declaration."""

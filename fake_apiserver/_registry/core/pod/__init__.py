@@ -1,0 +1,22 @@
+"""Pods (``pkg/registry/core/pod``): the kind whose rules are the largest, one module per role.
+
+* :mod:`.strategy`: the pod strategy (create, update, ``/status``), which calls
+* :mod:`.defaults` (``SetDefaults_Pod``, the QoS class), :mod:`.admission` (the admission plugins
+  the fake runs on pods) and :mod:`.validation` (``ValidatePod*``);
+* :mod:`.binding` and :mod:`.resize`: the ``pods/binding`` and ``pods/resize`` subresources;
+* :mod:`.template`: a pod template's defaults and rules, which workloads share.
+
+This package's face is the Pod's declaration, :data:`KIND`.
+"""
+
+from fake_apiserver._registry.core.pod.strategy import PodStrategy
+from fake_apiserver._registry.generic import KindRules
+
+__all__ = ["KIND"]
+
+KIND = KindRules(
+    group="", kind="Pod",
+    returns_deleted_object=True,
+    strategy=lambda spec, options: PodStrategy(
+        spec, priority_classes=options.priority_classes, features=options.features))
+"""The Pod's declaration."""

@@ -1,0 +1,27 @@
+"""CSINodes (``storage.k8s.io/v1``): each driver's name. An update needs a resourceVersion; no
+generation."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from fake_apiserver._machinery.errors import FieldError
+from fake_apiserver._machinery.names import is_dns1123_subdomain
+from fake_apiserver._registry.fieldrules import get_in, invalid_each
+from fake_apiserver._registry.generic import KindRules
+
+__all__ = ["KIND"]
+
+
+def _csi_node_errors(obj: Mapping[str, Any]) -> list[FieldError]:
+    errors: list[FieldError] = []
+    for i, driver in enumerate(get_in(obj, "spec", "drivers") or []):
+        name = str(get_in(driver, "name") or "")
+        errors += invalid_each(f"spec.drivers[{i}].name", name, is_dns1123_subdomain(name))
+    return errors
+
+
+KIND = KindRules(group="storage.k8s.io", kind="CSINode", create=_csi_node_errors, unconditional_update=False,
+                 generation=False)
+"""The CSINode's declaration."""

@@ -1,21 +1,24 @@
 """Field rules several kinds share, with the real server's messages: ``metav1.Condition``
-lists, label maps, a workload's selector against its template, non-negative counts, container
-ports, and the small helpers every rule module uses.
+lists, label maps, a workload's selector against its template (and a label selector as Go prints
+it), non-negative counts, container ports, and the small helpers every rule module uses.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fake_apiserver._machinery.equality import semantic_omitzero
-from fake_apiserver._machinery.errors import BadRequest, FieldError
+from fake_apiserver._machinery.errors import BadRequest, FieldError, GoJSON
 from fake_apiserver._machinery.names import is_label_value, is_qualified_name
 from fake_apiserver._machinery.selectors import label_selector_from_dict
 
-__all__ = ["condition_errors", "container_port_errors", "get_in", "immutable_errors", "invalid_each", "labels_errors", "non_negative_errors", "selector_template_errors", "template_mismatch", "unsupported_errors"]
+__all__ = ["condition_errors", "container_port_errors", "get_in", "go_selector", "immutable_errors", "invalid_each",
+           "labels_errors", "non_negative_errors", "selector_matches", "selector_template_errors", "template_mismatch",
+           "unsupported_errors"]
 
 Obj = dict[str, Any]
 
@@ -125,6 +128,27 @@ def selector_template_errors(obj: Mapping[str, Any], kind: str) -> list[FieldErr
     except BadRequest:
         matches = True  # a selector that does not parse is reported by its own rule, not here
     return [] if matches else [template_mismatch(labels)]
+
+
+def selector_matches(selector: Any, labels: Any) -> bool:
+    """``metav1.LabelSelectorAsSelector(selector).Matches(labels)``: a missing selector matches
+    nothing; one that does not parse counts as matching (its own rule reports it)."""
+    if not isinstance(selector, Mapping):
+        return False
+    try:
+        return label_selector_from_dict(selector).matches(labels if isinstance(labels, Mapping) else {})
+    except BadRequest:
+        return True
+
+
+def go_selector(selector: Any) -> GoJSON:
+    """A ``*metav1.LabelSelector`` as Go encodes it (its JSON tags: ``matchLabels`` first)."""
+    parts = []
+    if isinstance(selector, Mapping):
+        for key in ("matchLabels", "matchExpressions"):
+            if selector.get(key):
+                parts.append(f"{json.dumps(key)}:{json.dumps(selector[key], sort_keys=True, separators=(',', ':'))}")
+    return GoJSON("{" + ",".join(parts) + "}")
 
 
 def non_negative_errors(obj: Mapping[str, Any], *keys: str) -> list[FieldError]:

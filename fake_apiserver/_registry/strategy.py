@@ -38,9 +38,10 @@ from fake_apiserver._registry import (
     batch,
     coordination,
     core,
-    disruption,
+    discovery,
     events,
     networking,
+    policy,
     resource,
     scheduling,
     storage,
@@ -58,9 +59,10 @@ from fake_apiserver._registry.generic import (
 __all__ = ["RULES", "strategy_for"]
 
 RULES: dict[tuple[str, str], KindRules] = {
-    **admissionregistration.RULES, **apiextensions.RULES, **apps.RULES, **autoscaling.RULES, **batch.RULES,
-    **coordination.RULES, **disruption.RULES, **networking.RULES, **resource.RULES,
-    **{(d.group, d.kind): d for package in (core, events, scheduling, storage) for d in package.DECLARATIONS},
+    **apiextensions.RULES,
+    **{(d.group, d.kind): d for package in (admissionregistration, apps, autoscaling, batch, coordination, core,
+                                            discovery, events, networking, policy, resource, scheduling, storage)
+       for d in package.DECLARATIONS},
 }
 """Each kind's own rules by group and kind; a kind that is not here has none."""
 

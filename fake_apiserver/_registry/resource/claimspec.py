@@ -1,4 +1,6 @@
-"""ResourceClaim and ResourceClaimTemplate validation, with kube-apiserver v1.36's messages.
+"""The device claim spec that ResourceClaims and ResourceClaimTemplates hold: its defaults and
+its validation, with kube-apiserver v1.36's messages (DeviceClasses share the selector and
+configuration rules).
 
 ``pkg/apis/resource/validation``'s rules over the claim spec as the fake stores it (JSON, the
 API's defaults already applied: ``allocationMode`` ExactCount, ``count`` 1): request names
@@ -28,7 +30,8 @@ from fake_apiserver._machinery.errors import FieldError, GoJSON
 from fake_apiserver._machinery.names import is_dns1123_label, is_dns1123_subdomain
 from fake_apiserver._registry.fieldrules import invalid_each
 
-__all__ = ["selector_errors", "validate_claim_spec", "validate_claim_update", "validate_device_configs"]
+__all__ = ["default_device_requests", "selector_errors", "validate_claim_spec", "validate_claim_update",
+           "validate_device_configs"]
 
 Obj = Mapping[str, Any]
 
@@ -48,6 +51,24 @@ def _list(value: Any) -> list[Any]:
 
 def _map(value: Any) -> Obj:
     return value if isinstance(value, Mapping) else {}
+
+
+def default_device_requests(claim_spec: Any) -> None:
+    """``SetDefaults_ExactDeviceRequest`` and ``SetDefaults_DeviceSubRequest`` of
+    ``pkg/apis/resource/v1/defaults.go``: ``allocationMode`` ExactCount, and ``count`` 1 with it."""
+    if not isinstance(claim_spec, dict):
+        return
+    devices = claim_spec.get("devices")
+    requests = devices.get("requests") if isinstance(devices, dict) else None
+    for request in requests if isinstance(requests, list) else []:
+        if not isinstance(request, dict):
+            continue
+        subs = [request.get("exactly")] + list(request.get("firstAvailable") or [])
+        for sub in subs:
+            if isinstance(sub, dict):
+                sub.setdefault("allocationMode", "ExactCount")
+                if sub["allocationMode"] == "ExactCount" and not sub.get("count"):
+                    sub["count"] = 1
 
 
 def _device_class_errors(name: Any, path: str) -> list[FieldError]:

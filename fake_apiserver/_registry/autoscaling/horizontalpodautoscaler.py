@@ -1,4 +1,4 @@
-"""``autoscaling/v2`` HorizontalPodAutoscalers: defaults and the status a create writes.
+"""HorizontalPodAutoscalers (``autoscaling/v2``): defaults and the status a create writes.
 
 Checked against kube-apiserver v1.37.2 (``tests/test_builtin_kinds.py``): ``spec.minReplicas``
 defaults to 1, and a created HPA carries the zero status its type writes
@@ -12,7 +12,7 @@ from typing import Any
 
 from fake_apiserver._registry.generic import KindRules, Strategy
 
-__all__ = ["HorizontalPodAutoscalerStrategy", "RULES"]
+__all__ = ["HorizontalPodAutoscalerStrategy", "KIND"]
 
 Obj = dict[str, Any]
 
@@ -28,7 +28,6 @@ class HorizontalPodAutoscalerStrategy(Strategy):
         obj["status"] = {"currentMetrics": None, "desiredReplicas": 0}
 
 
-RULES: dict[tuple[str, str], KindRules] = {
-    ("autoscaling", "HorizontalPodAutoscaler"): KindRules(
-        strategy=lambda spec, options: HorizontalPodAutoscalerStrategy(spec)),
-}
+KIND = KindRules(group="autoscaling", kind="HorizontalPodAutoscaler",
+                 strategy=lambda spec, options: HorizontalPodAutoscalerStrategy(spec))
+"""The HorizontalPodAutoscaler's declaration."""

@@ -1,5 +1,5 @@
-"""``coordination.k8s.io`` Leases: their spec rules.
-"""
+"""Leases (``coordination.k8s.io/v1``): their spec rules. A PUT of a missing Lease creates it; an
+update needs a resourceVersion; no generation."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from fake_apiserver._machinery.errors import FieldError
 from fake_apiserver._registry.fieldrules import get_in
 from fake_apiserver._registry.generic import KindRules
 
-__all__ = ["RULES"]
+__all__ = ["KIND"]
 
 Obj = dict[str, Any]
 
@@ -27,7 +27,7 @@ def _lease_errors(obj: Mapping[str, Any]) -> list[FieldError]:
     return errors
 
 
-RULES: dict[tuple[str, str], KindRules] = {
-    ("coordination.k8s.io", "Lease"): KindRules(
-        create=_lease_errors, create_on_update=True, unconditional_update=False, generation=False),
-}
+KIND = KindRules(
+    group="coordination.k8s.io", kind="Lease",
+    create=_lease_errors, create_on_update=True, unconditional_update=False, generation=False)
+"""The Lease's declaration."""

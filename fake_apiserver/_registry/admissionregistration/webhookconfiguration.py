@@ -1,4 +1,5 @@
-"""``admissionregistration.k8s.io`` webhook configurations: a generation without a spec.
+"""What the ``admissionregistration.k8s.io`` webhook configurations share: a generation without
+a spec (:class:`WebhookConfigurationStrategy`).
 
 Checked against kube-apiserver v1.37.2 (``tests/test_builtin_kinds.py``): a
 ValidatingWebhookConfiguration (and a MutatingWebhookConfiguration, whose registry is the same)
@@ -11,9 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from fake_apiserver._machinery.equality import semantic
-from fake_apiserver._registry.generic import KindRules, Strategy
+from fake_apiserver._registry.generic import Strategy
 
-__all__ = ["RULES", "WebhookConfigurationStrategy"]
+__all__ = ["WebhookConfigurationStrategy"]
 
 Obj = dict[str, Any]
 
@@ -26,9 +27,3 @@ class WebhookConfigurationStrategy(Strategy):
     def prepare_for_update(self, new: Obj, old: Obj) -> None:
         changed = semantic(new.get("webhooks")) != semantic(old.get("webhooks"))
         new["metadata"]["generation"] = old["metadata"].get("generation", 1) + (1 if changed else 0)
-
-
-RULES: dict[tuple[str, str], KindRules] = {
-    ("admissionregistration.k8s.io", kind): KindRules(strategy=lambda spec, options: WebhookConfigurationStrategy(spec))
-    for kind in ("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration")
-}

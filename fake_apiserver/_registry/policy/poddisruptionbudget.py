@@ -21,11 +21,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from fake_apiserver._machinery.errors import FieldError, GoJSON
-from fake_apiserver._registry.fieldrules import condition_errors
-from fake_apiserver._registry.fieldrules import unsupported_errors
+from fake_apiserver._registry.fieldrules import condition_errors, unsupported_errors
 from fake_apiserver._registry.generic import KindRules, Strategy
 
-__all__ = ["PodDisruptionBudgetStrategy", "RULES", "ZERO_STATUS", "validate_pdb_spec", "validate_pdb_status"]
+__all__ = ["KIND", "PodDisruptionBudgetStrategy", "ZERO_STATUS", "validate_pdb_spec", "validate_pdb_status"]
 
 Obj = dict[str, Any]
 
@@ -84,7 +83,7 @@ def _pod_disruption_budget_errors(obj: Mapping[str, Any]) -> list[FieldError]:
 
 class PodDisruptionBudgetStrategy(Strategy):
     """``pkg/registry/policy/poddisruptionbudget``: the zero status on create, the spec's
-    validation (:mod:`fake_apiserver._registry.disruption`)."""
+    validation (above)."""
 
     def prepare_for_create(self, obj: Obj, now: str) -> None:
         super().prepare_for_create(obj, now)
@@ -100,8 +99,8 @@ class PodDisruptionBudgetStrategy(Strategy):
         return validate_pdb_status(new)
 
 
-RULES: dict[tuple[str, str], KindRules] = {
-    ("policy", "PodDisruptionBudget"): KindRules(
-        create=_pod_disruption_budget_errors, unconditional_update=False,
-        strategy=lambda spec, options: PodDisruptionBudgetStrategy(spec)),
-}
+KIND = KindRules(
+    group="policy", kind="PodDisruptionBudget",
+    create=_pod_disruption_budget_errors, unconditional_update=False,
+    strategy=lambda spec, options: PodDisruptionBudgetStrategy(spec))
+"""The PodDisruptionBudget's declaration."""

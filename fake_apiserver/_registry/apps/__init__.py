@@ -1,0 +1,11 @@
+"""The ``apps`` API group: one module per workload kind, and what they share (:mod:`.workload`).
+
+A workload's pod template gets the pod template's defaults and rules
+(:mod:`~fake_apiserver._registry.core.pod.template`)."""
+
+from fake_apiserver._registry.apps import daemonset, deployment, replicaset, statefulset
+
+__all__ = ["DECLARATIONS"]
+
+DECLARATIONS = (daemonset.KIND, deployment.KIND, replicaset.KIND, statefulset.KIND)
+"""The declarations of the group's kinds with rules of their own."""

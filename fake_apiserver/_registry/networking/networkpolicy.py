@@ -1,0 +1,37 @@
+"""NetworkPolicies (``networking.k8s.io/v1``): ``SetDefaults_NetworkPolicySpec``, checked against
+kube-apiserver v1.37.2 (``tests/test_builtin_kinds.py``): ports default to TCP, ``policyTypes`` to
+``Ingress``, plus ``Egress`` when the policy has egress rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fake_apiserver._registry.generic import KindRules, Strategy
+
+__all__ = ["KIND", "NetworkPolicyStrategy"]
+
+Obj = dict[str, Any]
+
+
+def _default_protocols(ports: Any) -> None:
+    for port in ports if isinstance(ports, list) else ():
+        if isinstance(port, dict) and not port.get("protocol"):
+            port["protocol"] = "TCP"
+
+
+class NetworkPolicyStrategy(Strategy):
+    def default(self, obj: Obj) -> None:
+        spec = obj.get("spec")
+        if not isinstance(spec, dict):
+            return
+        for direction in ("ingress", "egress"):
+            for rule in spec.get(direction) or ():
+                if isinstance(rule, dict):
+                    _default_protocols(rule.get("ports"))
+        if not spec.get("policyTypes"):
+            spec["policyTypes"] = ["Ingress"] + (["Egress"] if spec.get("egress") else [])
+
+
+KIND = KindRules(group="networking.k8s.io", kind="NetworkPolicy",
+                 strategy=lambda spec, options: NetworkPolicyStrategy(spec))
+"""The NetworkPolicy's declaration."""

@@ -1,0 +1,46 @@
+"""ResourceClaims (``resource.k8s.io/v1``): the claim spec's defaults and rules
+(:mod:`~fake_apiserver._registry.resource.claimspec`), immutable once created. No generation; a
+delete answers with the claim; a ``/status`` write keeps the metadata."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fake_apiserver._machinery.equality import semantic
+from fake_apiserver._machinery.errors import FieldError
+from fake_apiserver._registry.generic import KindRules, Strategy
+from fake_apiserver._registry.resource.claimspec import (
+    default_device_requests,
+    validate_claim_spec,
+    validate_claim_update,
+)
+
+__all__ = ["KIND", "ResourceClaimStrategy"]
+
+Obj = dict[str, Any]
+
+
+class ResourceClaimStrategy(Strategy):
+    """A claim gets the API's defaults on every write, as decoding applies them, and a create
+    answers with the empty status struct the real server encodes."""
+
+    def default(self, obj: Obj) -> None:
+        default_device_requests(obj.get("spec"))
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        super().prepare_for_create(obj, now)
+        obj.setdefault("status", {})
+
+    def validate_create(self, obj: Obj) -> list[FieldError]:
+        return validate_claim_spec(obj.get("spec"), "spec")
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return (validate_claim_update(new.get("spec"), old.get("spec"), semantic)
+                + validate_claim_spec(new.get("spec"), "spec"))
+
+
+KIND = KindRules(
+    group="resource.k8s.io", kind="ResourceClaim",
+    returns_deleted_object=True, generation=False, status_resets_meta=True,
+    strategy=lambda spec, options: ResourceClaimStrategy(spec))
+"""The ResourceClaim's declaration."""

@@ -1,4 +1,4 @@
-"""CustomResourceDefinitions (:mod:`fake_apiserver._registry.apiextensions`): defaults, the 422s
+"""CustomResourceDefinitions (:mod:`fake_apiserver._registry.apiextensions.customresourcedefinition`): defaults, the 422s
 of create and update, the naming and establishing controllers' status, the cleanup finalizer.
 
 Every expected message was answered by kube-apiserver v1.37.2: the corpus below was posted to it
@@ -27,14 +27,14 @@ import yaml
 from fake_apiserver._machinery.errors import Invalid
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._registry import meta as object_meta
-from fake_apiserver._registry.apiextensions import (
+from fake_apiserver._registry.apiextensions.customresourcedefinition import KIND as CRD_KIND
+from fake_apiserver._registry.apiextensions.customresourcedefinition.naming import names_status
+from fake_apiserver._registry.apiextensions.customresourcedefinition.strategy import (
     CLEANUP_FINALIZER,
-    RULES,
     CustomResourceDefinitionStrategy,
-    crd_errors,
     mark_for_cleanup,
-    names_status,
 )
+from fake_apiserver._registry.apiextensions.customresourcedefinition.validation import crd_errors
 from harness._envtest import ASSETS_VARIABLE, ControlPlane, envtest_unavailable, find_assets
 
 DATA = Path(__file__).parent / "data" / "apiextensions"
@@ -314,11 +314,11 @@ CORPUS: dict[str, Obj] = {
 
 
 def _strategy() -> CustomResourceDefinitionStrategy:
-    strategy = RULES[("apiextensions.k8s.io", "CustomResourceDefinition")].strategy
+    strategy = CRD_KIND.strategy
     assert strategy is not None
     built = strategy(SPEC, None)  # type: ignore[arg-type]  # the CRD strategy reads no options
     assert isinstance(built, CustomResourceDefinitionStrategy)
-    built.use(RULES[("apiextensions.k8s.io", "CustomResourceDefinition")])
+    built.use(CRD_KIND)
     return built
 
 

@@ -24,7 +24,7 @@ from fake_apiserver._endpoints.openapi_params import FIELD_MANAGER_PATCH, QUERY_
 from fake_apiserver._endpoints.request import NAMESPACE_SEGMENT
 from fake_apiserver._machinery import schema as _schema
 from fake_apiserver._machinery.kindspec import KindSpec
-from fake_apiserver._registry.customresource import custom_definition_name
+from fake_apiserver._registry.apiextensions.customresource import custom_definition_name
 
 __all__ = ["Operation", "Param", "PathItem", "discovery_paths", "friendly_group",
            "group_version_paths", "kind_paths", "tag_of"]

@@ -59,10 +59,10 @@ from fake_apiserver._registry.generic import (
 __all__ = ["RULES", "strategy_for"]
 
 RULES: dict[tuple[str, str], KindRules] = {
-    **apiextensions.RULES,
-    **{(d.group, d.kind): d for package in (admissionregistration, apps, autoscaling, batch, coordination, core,
-                                            discovery, events, networking, policy, resource, scheduling, storage)
-       for d in package.DECLARATIONS},
+    (d.group, d.kind): d
+    for package in (admissionregistration, apiextensions, apps, autoscaling, batch, coordination, core, discovery,
+                    events, networking, policy, resource, scheduling, storage)
+    for d in package.DECLARATIONS
 }
 """Each kind's own rules by group and kind; a kind that is not here has none."""
 

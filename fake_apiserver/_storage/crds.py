@@ -28,13 +28,14 @@ from typing import Any, Protocol, Sequence
 
 from fake_apiserver._machinery.jsonutil import json_copy
 from fake_apiserver._machinery.kindspec import KindSpec
-from fake_apiserver._registry.apiextensions import CLEANUP_FINALIZER, names_status
-from fake_apiserver._registry.customresource import (
+from fake_apiserver._registry.apiextensions.customresource import (
     CustomResourceStrategy,
     custom_resource_kinds,
     established,
     openapi_definitions,
 )
+from fake_apiserver._registry.apiextensions.customresourcedefinition.naming import names_status
+from fake_apiserver._registry.apiextensions.customresourcedefinition.strategy import CLEANUP_FINALIZER
 from fake_apiserver._registry.generic import Strategy
 
 __all__ = ["CRD_GROUP", "CRD_RESOURCE", "CustomResourceDefinitions"]

@@ -1,4 +1,4 @@
-"""The rules of the kinds beyond pods (:data:`fake_apiserver._registry.strategy.RULES` and the kinds' strategies), over HTTP against the fake.
+"""The rules of the kinds beyond pods (their declarations, :data:`fake_apiserver._registry.kinds.DECLARATIONS`, and the kinds' strategies), over HTTP against the fake.
 
 Every expected message was captured from kube-apiserver v1.36 (DeviceTaintRules, a kind v1.37
 serves at resource.k8s.io/v1: v1.37.2) with the same request (a body POSTed, PUT or PATCHed to a
@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 
 from fake_apiserver._machinery.schema import RELEASES
-from fake_apiserver._registry.kinds import served_kinds
-from fake_apiserver._registry.strategy import RULES
+from fake_apiserver._registry.kinds import DECLARATIONS, served_kinds
 from test_http import Api, serve
 
 SUBDOMAIN = (
@@ -42,10 +41,13 @@ DTR = "/apis/resource.k8s.io/v1/devicetaintrules"
 
 
 def test_every_kind_with_rules_of_its_own_is_a_served_kind() -> None:
-    """A rule keyed by a kind no release serves would never run (a misspelt group or kind)."""
+    """A declaration of a kind no release serves would never be read (a misspelt group or kind),
+    and a kind declared twice would have one of its declarations ignored."""
     served = {(k.group, k.kind) for release in RELEASES for k in served_kinds(release)}
-    assert set(RULES) - served == set()
-    assert ("", "Pod") in RULES and ("apiextensions.k8s.io", "CustomResourceDefinition") in RULES
+    declared = [(d.group, d.kind) for d in DECLARATIONS]
+    assert set(declared) - served == set()
+    assert len(set(declared)) == len(declared)
+    assert ("", "Pod") in declared and ("apiextensions.k8s.io", "CustomResourceDefinition") in declared
 
 
 # (path POSTed to, body, the real server's message); captured from kube-apiserver v1.36.

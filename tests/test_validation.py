@@ -11,11 +11,9 @@ import pytest
 from fake_apiserver._registry.core.pod.template import default_pod_template
 from fake_apiserver._registry.resource.claimspec import validate_claim_spec, validate_claim_update
 from fake_apiserver._machinery.equality import semantic
-from fake_apiserver._registry.generic import KindRules
 from fake_apiserver._registry.resource.claimspec import default_device_requests
-from fake_apiserver._registry.strategy import RULES
 from fake_apiserver._machinery.errors import BadRequest, FieldError, Invalid, StatusError
-from fake_apiserver._registry.kinds import by_kind
+from fake_apiserver._registry.kinds import by_kind, declaration
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.names import is_dns1123_label, is_dns1123_subdomain, is_label_value, is_qualified_name
 from fake_apiserver._registry.core.pod.binding import check_binding, validate_binding
@@ -806,7 +804,7 @@ def test_kind_rules(group: str, kind: str, obj: dict[str, Any], message: str) ->
         template = obj["spec"]["template"]
         template.setdefault("spec", {}).setdefault("containers", [{"name": "c", "image": "i"}])
         default_pod_template(template)
-    errors = RULES.get((group, kind), KindRules()).create(obj)
+    errors = declaration(group, kind).create(obj)
     qualified = f"{kind}.{group}" if group else kind
     assert Invalid.of(kind, group, "x", errors).message == f'{qualified} "x" is invalid: {message}'
 

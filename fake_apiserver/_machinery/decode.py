@@ -167,12 +167,13 @@ def resource_version_error(value: str) -> str | None:
 def parse_resource_version(spec: KindSpec, value: str, *, named: bool = False) -> int:
     """``APIObjectVersioner.ParseResourceVersion`` for a get or a watch. A bad value is a plain Go
     error there, which ``ErrorToAPIStatus`` turns into a 500 with no reason (a list words it as
-    a 400, see :func:`parse_list_resource_version`). Events have no watch cache, so a get or a
-    watch of one by name (``named``) reaches the etcd3 store, which words it as a list does
-    (kube-apiserver v1.36; a watch of the collection stays a 500)."""
+    a 400, see :func:`parse_list_resource_version`). A kind without a watch cache (Events:
+    :attr:`~fake_apiserver._machinery.kindspec.KindSpec.watch_cache`) has a get or a watch of one by
+    name (``named``) reach the etcd3 store, which words it as a list does (kube-apiserver v1.36; a
+    watch of the collection stays a 500)."""
     error = resource_version_error(value)
     if error is not None:
-        if named and spec.resource == "events":
+        if named and not spec.watch_cache:
             raise BadRequest(f"invalid resource version: {error}")
         raise UnknownError(error)
     return int(value or 0)

@@ -474,7 +474,7 @@ def zero_object(group: str, version: str, kind: str, release: str = schemas.KUBE
     writes it (non-pointer structs as objects, lists and maps without ``omitempty`` as ``null``).
     It is the "before" of a create: a field present in it is never new as a whole. One object per
     kind, shared: read it, never change it."""
-    def of(node: gotypes.Node) -> dict[str, Any]:
+    def of(node: gotypes.TypeNode) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for name, f in node.fields.items():
             if f.pointer:

@@ -1,7 +1,7 @@
 """The Go types of the served kinds, compiled from their schemas.
 
 :func:`kind_node` turns a kind's JSON schema (:mod:`~fake_apiserver._machinery.schema`, kubernetes-validate's
-for the pinned release) into a tree of :class:`Node` s that the typed decoding of
+for the pinned release) into a tree of :class:`TypeNode` s that the typed decoding of
 :mod:`~fake_apiserver._machinery.typed` walks on every write: struct fields by JSON name, list items, map
 values, primitive types with their formats (int32, int64, double, byte), and the types with their
 own ``UnmarshalJSON`` named by definition (:data:`_CUSTOM`: quantities, int-or-strings, times, and
@@ -32,10 +32,10 @@ from typing import Any
 from fake_apiserver._machinery import schema as schemas
 from fake_apiserver._machinery.jsonutil import json_copy
 
-__all__ = ["DROP", "Field", "GoField", "Node", "PLAIN", "facts_file", "go_fields", "go_written", "kind_node",
+__all__ = ["DROP", "Field", "GoField", "PLAIN", "TypeNode", "facts_file", "go_fields", "go_written", "kind_node",
            "patch_strategies", "semantic_of", "zero_value"]
 
-# Node kinds: the containers first (``kind <= LIST``), then the types with their own JSON
+# TypeNode kinds: the containers first (``kind <= LIST``), then the types with their own JSON
 # form (structs in Go: ``omitempty`` never leaves them out), then plain scalars.
 STRUCT, MAP, LIST, QUANTITY, INT_OR_STRING, TIME, MICRO_TIME, OPAQUE, STRING, BOOL, INT32, INT64, FLOAT, BYTES = (
     range(14)
@@ -53,14 +53,14 @@ _CUSTOM = {
     "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1": OPAQUE,
 }
 
-class Node:
+class TypeNode:
     """One Go type, compiled from a schema. ``go`` is the type as ``UnmarshalTypeError`` prints
     it; a struct has ``fields`` (by JSON name) and ``name`` (the bare struct name errors give);
     a list or map has ``elem``."""
 
     __slots__ = ("kind", "go", "name", "fields", "elem", "written")
 
-    def __init__(self, kind: int, go: str, name: str = "", elem: Node | None = None) -> None:
+    def __init__(self, kind: int, go: str, name: str = "", elem: TypeNode | None = None) -> None:
         self.kind = kind
         self.go = go
         self.name = name
@@ -78,7 +78,7 @@ class Field:
     __slots__ = ("node", "kind", "plain", "null", "nils", "drop_zero", "omitempty", "pointer", "segment", "strategy",
                  "merge_key", "list_type")
 
-    def __init__(self, node: Node, fact: GoField, strategy: str, merge_key: str | None,
+    def __init__(self, node: TypeNode, fact: GoField, strategy: str, merge_key: str | None,
                  list_type: str | None = None) -> None:
         self.node = node
         self.kind = node.kind
@@ -114,7 +114,7 @@ class GoField:
 DROP = object()  # what a null field becomes when it is left out
 
 
-def _null_value(node: Node, fact: GoField) -> Any:
+def _null_value(node: TypeNode, fact: GoField) -> Any:
     """What a field holds after ``null`` is decoded into it: nothing (a nil pointer, slice, map or
     interface, or a zero ``omitempty`` scalar), or the zero value Go then encodes (``{}`` for a
     struct, ``null`` for a ``metav1.Time``, ``"0"`` for a quantity)."""
@@ -194,20 +194,20 @@ def _package(definition: str) -> str:
 # ---------------------------------------------------------------------------------- compiling
 
 
-_STRUCTS: dict[tuple[str, str], Node] = {}
+_STRUCTS: dict[tuple[str, str], TypeNode] = {}
 
 
-def _struct(definition: str, release: str) -> Node:
+def _struct(definition: str, release: str) -> TypeNode:
     """The struct node of a definition, shared by every field of that type (cycles included)."""
     node = _STRUCTS.get((release, definition))
     if node is not None:
         return node
-    node = _STRUCTS[(release, definition)] = Node(STRUCT, _package(definition), definition.rsplit(".", 1)[1])
+    node = _STRUCTS[(release, definition)] = TypeNode(STRUCT, _package(definition), definition.rsplit(".", 1)[1])
     _fill(node, schemas.definition(definition, release), go_fields(release).get(definition, {}), release)
     return node
 
 
-def _fill(node: Node, schema: Mapping[str, Any], facts: Mapping[str, GoField], release: str) -> None:
+def _fill(node: TypeNode, schema: Mapping[str, Any], facts: Mapping[str, GoField], release: str) -> None:
     required = set(schema.get("required") or ())
     for name, prop in (schema.get("properties") or {}).items():
         fact = facts.get(name) or GoField(name, omitempty=name not in required)
@@ -224,53 +224,53 @@ def _types(schema: Mapping[str, Any]) -> set[str]:
     return {kind} if isinstance(kind, str) else set(kind)
 
 
-def _compile(schema: Mapping[str, Any], release: str, go: str | None = None, elem_go: str | None = None) -> Node:
+def _compile(schema: Mapping[str, Any], release: str, go: str | None = None, elem_go: str | None = None) -> TypeNode:
     """A property's node; ``go`` names its Go type (and ``elem_go`` a named map's value type)
     when the schema's names would be wrong."""
     ref = schemas.ref_name(schema)
     if ref is not None:
         custom = _CUSTOM.get(ref)
         if custom is not None:
-            return Node(custom, go or _package(ref))
+            return TypeNode(custom, go or _package(ref))
         target = schemas.definition(ref, release)
         if "properties" in target or ("object" in _types(target) and "additionalProperties" not in target):
             return _struct(ref, release)  # a struct (one with no fields takes none)
         return _compile(target, release, go, elem_go)
     if schema.get("x-kubernetes-preserve-unknown-fields") or schema.get("x-kubernetes-embedded-resource"):
-        return Node(OPAQUE, go or "interface {}")
+        return TypeNode(OPAQUE, go or "interface {}")
     types = _types(schema) - {"null"}
     if "array" in types:
         item_go = go[2:].lstrip("*") if go and go.startswith("[]") else None
         elem = _compile(schema.get("items") or {}, release, item_go)
-        return Node(LIST, go or f"[]{elem.go}", elem=elem)
+        return TypeNode(LIST, go or f"[]{elem.go}", elem=elem)
     if "object" in types:
         if "properties" in schema:  # a struct without a definition of its own
-            node = Node(STRUCT, go or "struct {}", (go or "").rpartition(".")[2])
+            node = TypeNode(STRUCT, go or "struct {}", (go or "").rpartition(".")[2])
             _fill(node, schema, {}, release)
             return node
         extra = schema.get("additionalProperties")
         if not isinstance(extra, Mapping):
-            return Node(OPAQUE, go or "map[string]interface {}")
+            return TypeNode(OPAQUE, go or "map[string]interface {}")
         value_go = go[len("map[string]"):].lstrip("*") if go and go.startswith("map[string]") else elem_go
         elem = _compile(extra, release, value_go)
-        return Node(MAP, go or f"map[string]{elem.go}", elem=elem)
+        return TypeNode(MAP, go or f"map[string]{elem.go}", elem=elem)
     fmt = schema.get("format")
     if "string" in types:
         if fmt == "byte":
-            return Node(BYTES, go or "[]uint8")
-        return Node(STRING, go or "string")
+            return TypeNode(BYTES, go or "[]uint8")
+        return TypeNode(STRING, go or "string")
     if "boolean" in types:
-        return Node(BOOL, go or "bool")
+        return TypeNode(BOOL, go or "bool")
     if "integer" in types:
         kind = INT32 if fmt == "int32" else INT64
-        return Node(kind, go or ("int32" if kind == INT32 else "int64"))
+        return TypeNode(kind, go or ("int32" if kind == INT32 else "int64"))
     if "number" in types:
-        return Node(FLOAT, go or "float64")
-    return Node(OPAQUE, go or "interface {}")
+        return TypeNode(FLOAT, go or "float64")
+    return TypeNode(OPAQUE, go or "interface {}")
 
 
 @functools.cache
-def kind_node(group: str, version: str, kind: str, release: str = schemas.KUBERNETES_VERSION) -> Node:
+def kind_node(group: str, version: str, kind: str, release: str = schemas.KUBERNETES_VERSION) -> TypeNode:
     """The compiled type of ``group/version, Kind=kind`` in ``release`` (cached; compiled on
     first use)."""
     return _struct(schemas.definition_name(group, version, kind, release), release)
@@ -283,7 +283,7 @@ def patch_strategies(group: str, version: str, kind: str) -> dict[str, tuple[str
     ``x-kubernetes-patch-strategy`` and ``x-kubernetes-patch-merge-key``."""
     found: dict[str, tuple[str | None, bool]] = {}
 
-    def walk(node: Node, path: str, seen: frozenset[int]) -> None:
+    def walk(node: TypeNode, path: str, seen: frozenset[int]) -> None:
         for name, field in node.fields.items():
             sub = f"{path}.{name}" if path else name
             strategy = field.strategy.split(",")
@@ -300,7 +300,7 @@ def patch_strategies(group: str, version: str, kind: str) -> dict[str, tuple[str
     return found
 
 
-def zero_value(node: Node) -> Any:
+def zero_value(node: TypeNode) -> Any:
     kind = node.kind
     if kind in (STRUCT, MAP):
         return {}
@@ -317,20 +317,20 @@ def zero_value(node: Node) -> Any:
     return None
 
 
-_Written = tuple[tuple[tuple[str, Any], ...], tuple[tuple[str, Node], ...]]
+_Written = tuple[tuple[tuple[str, Any], ...], tuple[tuple[str, TypeNode], ...]]
 
 
-def _holds_structs(node: Node) -> bool:
+def _holds_structs(node: TypeNode) -> bool:
     if node.kind == STRUCT:
         return True
     return node.kind in (LIST, MAP) and node.elem is not None and _holds_structs(node.elem)
 
 
-def _written_plan(node: Node) -> _Written:
+def _written_plan(node: TypeNode) -> _Written:
     """A struct's fields that Go writes when unset, with what it writes (in field order), and its
     fields that can hold structs (the only ones :func:`go_written` goes into)."""
     fills: list[tuple[str, Any]] = []
-    walks: list[tuple[str, Node]] = []
+    walks: list[tuple[str, TypeNode]] = []
     for name, f in node.fields.items():
         if f.pointer or f.kind in (LIST, MAP):
             if not f.pointer and not f.omitempty:
@@ -342,7 +342,7 @@ def _written_plan(node: Node) -> _Written:
     return tuple(fills), tuple(walks)
 
 
-def go_written(value: Any, node: Node, made_from: Any = None) -> Any:
+def go_written(value: Any, node: TypeNode, made_from: Any = None) -> Any:
     """``value`` (decoded as ``node``) with what Go's encoder writes of the fields it leaves unset:
     a struct that is no pointer as an object (its own such fields in it), a ``metav1.Time`` as
     ``null`` (``lastProbeTime`` of a condition), a list or map without ``omitempty`` as ``null``,
@@ -390,7 +390,7 @@ def _scalar_zero(value: Any) -> bool:
         isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0)
 
 
-def semantic_of(value: Any, node: Node) -> Any:
+def semantic_of(value: Any, node: TypeNode) -> Any:
     """``value`` (decoded as ``node``) normalised so that two values compare equal exactly when
     ``apiequality.Semantic.DeepEqual`` holds their Go values equal: a nil and an empty list or
     map are equal, and so are an absent and a zero non-pointer field; a pointer set to a zero

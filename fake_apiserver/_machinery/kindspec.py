@@ -2,9 +2,11 @@
 
 A row says where a kind is served (group, version, resource), its scope, its subresources and
 the field labels the real server selects it on: what ``metav1.APIResource`` and a REST mapping say
-of a resource, plus the field label conversion ``pkg/apis`` registers for it. The rows themselves
-are the registry's (:mod:`fake_apiserver._registry.kinds`); machinery that works on any kind (field
-selectors, list options, patches) takes a row as a parameter and never looks a kind up.
+of a resource, plus the field label conversion ``pkg/apis`` registers for it and how the kind reads
+the labels that are no plain path (its ``ToSelectableFields``). The rows themselves are the
+registry's (:mod:`fake_apiserver._registry.kinds`), filled in from each kind's declaration;
+machinery that works on any kind (field selectors, list options, patches) takes a row as a
+parameter and never looks a kind up, nor names one.
 
 Patch strategies (:attr:`KindSpec.patch_schema`) are keyed by a path of field names in which
 ``[]`` steps into the elements of a list, e.g. ``spec.containers[].env``. A path that is absent
@@ -17,11 +19,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from fake_apiserver._machinery.gotypes import patch_strategies
 from fake_apiserver._machinery.strategic import ListStrategy, PatchSchema
 
-__all__ = ["META_FIELDS", "KindSpec", "Subresource"]
+__all__ = ["META_FIELDS", "FieldValue", "KindSpec", "Subresource"]
 
 
 @functools.cache
@@ -31,6 +34,9 @@ def _patch_schema(group: str, version: str, kind: str) -> PatchSchema:
     tags of ``k8s.io/api``)."""
     return {path: ListStrategy(key, retain) for path, (key, retain) in patch_strategies(group, version, kind).items()}
 
+
+FieldValue = Callable[[Mapping[str, Any]], str]
+"""How a kind reads a field label off an object, as its ``ToSelectableFields`` does."""
 
 # Field labels every kind accepts (apimachinery DefaultMetaV1FieldSelectorConversion).
 META_FIELDS = ("metadata.name", "metadata.namespace")
@@ -56,8 +62,12 @@ class KindSpec:
     field selector``, what kinds without a conversion of their own give; the default when
     ``fields`` is empty), ``"plain"`` (``field label not supported: x``, the default otherwise),
     ``"kind"`` (``field label "x" not supported for Job``) or ``"gvk"`` (``field label not supported
-    for resource.k8s.io/v1, Kind=ResourceSlice: x``). ``subresource_refs`` describes each of
-    ``subresources`` as discovery lists it (empty for a row written by hand)."""
+    for resource.k8s.io/v1, Kind=ResourceSlice: x``). ``field_values`` reads the labels whose
+    value is not the text at their path (a Go value's zero when absent, a label computed from two
+    fields); any other label is read as a path. ``subresource_refs`` describes each of
+    ``subresources`` as discovery lists it (empty for a row written by hand). ``watch_cache`` is
+    False for a kind served without one (Events): a get or a watch of one by name reaches the
+    storage, which words a bad resourceVersion as a list does."""
 
     group: str
     version: str
@@ -85,6 +95,8 @@ class KindSpec:
         "update",
         "watch",
     )
+    field_values: Mapping[str, FieldValue] = field(default_factory=dict)
+    watch_cache: bool = True
 
     @property
     def api_version(self) -> str:

@@ -15,8 +15,9 @@ details (``apiserver:pkg/endpoints/handlers/get.go``). The label selector is dec
 field selector, so when both are bad the label error wins; parse them in that order.
 
 Selectable values follow each kind's ``ToSelectableFields``: dotted paths into the object, missing
-values ``""``, and the typed fields rendered the way Go prints them (``spec.hostNetwork`` and
-``spec.unschedulable`` are ``"false"`` when absent, ``status.replicas`` is ``"0"``).
+values ``""``, values rendered the way Go prints them, and the labels a kind reads otherwise (a Go
+value field that reads ``"false"`` or ``"0"`` when absent, a label computed from two fields) as
+its row's ``field_values`` say, which the registry fills in from the kind's declaration.
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from collections.abc import Mapping
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from fake_apiserver._machinery.errors import BadRequest, FieldError
-from fake_apiserver._machinery.kindspec import META_FIELDS, KindSpec
+from fake_apiserver._machinery.kindspec import META_FIELDS, FieldValue, KindSpec
 from fake_apiserver._machinery.names import is_label_value, is_qualified_name
 
 __all__ = [
@@ -36,7 +37,10 @@ __all__ = [
     "LabelSelector",
     "Requirement",
     "field_value",
+    "go_value_field",
     "label_selector_from_dict",
+    "render_value",
+    "value_at",
 ]
 
 # --- label selectors ---------------------------------------------------------------------------
@@ -513,7 +517,9 @@ class FieldSelector:
         return f"FieldSelector({str(self)!r}, {self.spec.kind})"
 
 
-def _render(value: Any) -> str:
+def render_value(value: Any) -> str:
+    """A value as a field selector compares it: Go's text of a bool or a number, a string as it
+    is, anything else (or nothing) as ``""``."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -523,7 +529,8 @@ def _render(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _path(obj: Any, dotted: str) -> Any:
+def value_at(obj: Any, dotted: str) -> Any:
+    """The value at a dotted path of ``obj`` (``spec.nodeName``), or None."""
     for key in dotted.split("."):
         if type(obj) is not dict and not isinstance(obj, Mapping):  # a dict is told at once
             return None
@@ -531,47 +538,19 @@ def _path(obj: Any, dotted: str) -> Any:
     return obj
 
 
-def _typed(dotted: str, zero: str) -> Callable[[Mapping[str, Any]], str]:
-    """A Go value field: absent reads as its zero value."""
-    return lambda obj: _render(_path(obj, dotted)) or zero
-
-
-def _pod_ip(obj: Mapping[str, Any]) -> str:
-    ips = _path(obj, "status.podIPs") or []
-    if ips and isinstance(ips[0], Mapping):
-        return _render(ips[0].get("ip"))
-    return _render(_path(obj, "status.podIP"))  # v1 -> internal conversion fills podIPs from podIP
-
-
-def _event_fields(regarding: str, source: str, controller: str) -> dict[str, Callable[[Mapping[str, Any]], str]]:
-    """``event.ToSelectableFields`` over either JSON shape (core/v1 or events.k8s.io/v1)."""
-    table = {
-        f"involvedObject.{k}": _typed(f"{regarding}.{k}", "")
-        for k in ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")
-    }
-    table["reportingComponent"] = lambda obj: _render(obj.get(controller))
-    table["source"] = lambda obj: _render(_path(obj, f"{source}.component")) or _render(obj.get(controller))
-    return table
-
-
-_SELECTABLE: dict[tuple[str, str], dict[str, Callable[[Mapping[str, Any]], str]]] = {
-    ("", "Pod"): {
-        "spec.hostNetwork": _typed("spec.hostNetwork", "false"),
-        "status.podIP": _pod_ip,
-        "status.podIPs": lambda obj: "",  # accepted by conversion, absent from ToSelectableFields
-    },
-    ("", "Node"): {"spec.unschedulable": _typed("spec.unschedulable", "false")},
-    ("", "ReplicationController"): {"status.replicas": _typed("status.replicas", "0")},
-    ("", "Event"): _event_fields("involvedObject", "source", "reportingComponent"),
-}
+def go_value_field(dotted: str, zero: str) -> FieldValue:
+    """A label read off a Go value field: absent reads as its zero value (``"false"``, ``"0"``)."""
+    return lambda obj: render_value(value_at(obj, dotted)) or zero
 
 
 def field_value(obj: Mapping[str, Any], label: str, spec: KindSpec | None = None) -> str:
-    """The value ``label`` selects on ``obj``, as the kind's ``ToSelectableFields`` computes it.
+    """The value ``label`` selects on ``obj``, as the kind's ``ToSelectableFields`` computes it:
+    by the row's :attr:`~fake_apiserver._machinery.kindspec.KindSpec.field_values`, else read as a
+    path.
 
     Without ``spec`` no kind computes a field of its own, and a label is read as a path.
     """
-    special = _SELECTABLE.get((spec.group, spec.kind), {}) if spec is not None else {}
+    special = spec.field_values if spec is not None else {}
     if label in special:
         return special[label](obj)
-    return _render(_path(obj, label))
+    return render_value(value_at(obj, label))

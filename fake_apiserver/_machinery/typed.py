@@ -5,7 +5,7 @@ the kind's Go struct and encodes that struct for storage. So a field the type la
 (and reported under ``fieldValidation``), a field of the wrong JSON type is refused with the Go
 decoder's text, and a ``null`` becomes Go's zero value. This module reproduces that from the
 kind's JSON schema (:mod:`~fake_apiserver._machinery.schema`), compiled once per kind into a tree of
-:class:`Node` s, in two flavours that word their errors differently:
+:class:`TypeNode` s, in two flavours that word their errors differently:
 
 * :func:`decode` follows ``sigs.k8s.io/json``'s ``UnmarshalStrict``/``UnmarshalCaseSensitive
   PreserveInts`` (a body of create and update, the result of a JSON or merge patch): errors read
@@ -64,7 +64,7 @@ from fake_apiserver._machinery.gotypes import (
     QUANTITY,
     DROP,
     PLAIN,
-    Node,
+    TypeNode,
     go_fields,
     go_written,
     kind_node,
@@ -74,8 +74,8 @@ from fake_apiserver._machinery.gotypes import (
 
 __all__ = [
     "DecodeError",
-    "Node",
     "Number",
+    "TypeNode",
     "convert",
     "count_keys",
     "count_members",
@@ -88,6 +88,8 @@ __all__ = [
 ]
 
 Obj = dict[str, Any]
+
+Node = TypeNode  # the name the store's annotations give a compiled type
 
 # resource.ParseQuantity's format check and its two errors (apimachinery/pkg/api/resource).
 _QUANTITY_RE = re.compile(r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$")
@@ -368,7 +370,7 @@ class _Walker:
             self.report(f'unknown field "{path}.{key}"' if path else f'unknown field "{key}"')
 
     # A value of a node; ``into`` is what an earlier duplicate key left there.
-    def value(self, node: Node, value: Any, path: str, into: Any = _NO) -> Any:
+    def value(self, node: TypeNode, value: Any, path: str, into: Any = _NO) -> Any:
         kind = node.kind
         if kind == STRUCT:
             return self.struct(node, value, path, into)
@@ -378,7 +380,7 @@ class _Walker:
             return self.map(node, value, path, into)
         return self.scalar(node, value)
 
-    def members(self, value: Any, node: Node, what: str) -> tuple[Any, bool]:
+    def members(self, value: Any, node: TypeNode, what: str) -> tuple[Any, bool]:
         """A JSON object's members and whether keys may repeat in them (a body read as key pairs),
         counted; a value of another type is the decoder's mismatch for a ``what``."""
         if type(value) is dict:
@@ -389,7 +391,7 @@ class _Walker:
             return value, True
         raise self.mismatch(value, node, what)
 
-    def struct(self, node: Node, value: Any, path: str, into: Any, patch: Any = None) -> Obj:
+    def struct(self, node: TypeNode, value: Any, path: str, into: Any, patch: Any = None) -> Obj:
         """A struct; ``patch`` (a strategic merge patch's map at this place) limits the walk to
         the keys it names: the others are the stored object's, already decoded."""
         if type(patch) is dict and "$patch" in patch:
@@ -454,7 +456,7 @@ class _Walker:
                 raise
         return out
 
-    def list(self, node: Node, value: Any, path: str, into: Any) -> list[Any]:
+    def list(self, node: TypeNode, value: Any, path: str, into: Any) -> list[Any]:
         if type(value) is not list:
             raise self.mismatch(value, node, "slice")
         elem = node.elem
@@ -475,7 +477,7 @@ class _Walker:
                 out.append(self.scalar(elem, item))
         return out
 
-    def map(self, node: Node, value: Any, path: str, into: Any) -> Obj:
+    def map(self, node: TypeNode, value: Any, path: str, into: Any) -> Obj:
         members, repeats = self.members(value, node, "map")
         elem = node.elem
         assert elem is not None
@@ -499,13 +501,13 @@ class _Walker:
                 out[key] = self.scalar(elem, item)
         return out
 
-    def mismatch(self, value: Any, node: Node, what: str) -> DecodeError:
+    def mismatch(self, value: Any, node: TypeNode, what: str) -> DecodeError:
         if self.convert:
             text = f"cannot restore {what} from{':' if what == 'struct' else ''} {_reflect_kind(value)}"
             return DecodeError("", plain=text, context=False)
         return DecodeError(_json_kind(value), node.go)
 
-    def scalar(self, node: Node, value: Any) -> Any:
+    def scalar(self, node: TypeNode, value: Any) -> Any:
         kind = node.kind
         convert = self.convert
         vtype = type(value)
@@ -589,7 +591,7 @@ class _Walker:
         return _plain(value)
 
 
-def decode(node: Node, body: Any, *, raw: bytes | None = None, strict: bool = False,
+def decode(node: TypeNode, body: Any, *, raw: bytes | None = None, strict: bool = False,
            patch: Any = None, written: bool = False) -> tuple[Obj, list[str]]:
     """Decode a JSON object into ``node`` as the real server's JSON decoder does: the object as
     Go would encode it back (unknown fields gone, nulls made zero values) and, with ``strict``,
@@ -631,7 +633,7 @@ def decode(node: Node, body: Any, *, raw: bytes | None = None, strict: bool = Fa
     return out, walker.errors
 
 
-def _named(node: Node, body: Any, strict: bool, written: bool) -> tuple[list[Any], str] | None:
+def _named(node: TypeNode, body: Any, strict: bool, written: bool) -> tuple[list[Any], str] | None:
     """The memo slot of a body's template (the body with its ``metadata.name`` made one) and the
     body's name; None for a body without a name, or that orjson does not write."""
     meta = body.get("metadata") if type(body) is dict else None
@@ -659,7 +661,7 @@ def _kept(decoded: Obj) -> Obj | bytes:
 
 
 @functools.lru_cache(maxsize=256)
-def _decoded_template(node: Node, strict: bool, written: bool, template: bytes) -> list[Any]:
+def _decoded_template(node: TypeNode, strict: bool, written: bool, template: bytes) -> list[Any]:
     """The decoding of the bodies of one template (a workload's pods, a benchmark's): a name is a
     string the decoder keeps as it is, so the bodies that differ in it alone decode alike but
     for it. Empty the first time a template is seen, a mark the second, then what the decoder
@@ -677,7 +679,7 @@ def _defaulted(body: Any, raw: bytes) -> int:
     return sum(1 for key, quoted in _DEFAULTED if key in body and quoted not in raw) if type(body) is dict else 0
 
 
-def _decode_raw(node: Node, body: Any, raw: bytes, strict: bool) -> tuple[Obj, _Walker]:
+def _decode_raw(node: TypeNode, body: Any, raw: bytes, strict: bool) -> tuple[Obj, _Walker]:
     """Decode the body's text itself (repeated keys kept, numbers with their text); the
     ``kind`` and ``apiVersion`` defaulted into ``body`` are kept."""
     parsed = loads_pairs(raw)
@@ -692,7 +694,7 @@ def _decode_raw(node: Node, body: Any, raw: bytes, strict: bool) -> tuple[Obj, _
     return walker.struct(node, parsed, "", _NO), walker
 
 
-def convert(node: Node, obj: Obj, *, strict: bool = False, patch: Any = None) -> tuple[Obj, list[str]]:
+def convert(node: TypeNode, obj: Obj, *, strict: bool = False, patch: Any = None) -> tuple[Obj, list[str]]:
     """Convert a map into ``node`` as ``FromUnstructuredWithValidation`` does (the result of a
     strategic merge patch): the object as it would be stored and, with ``strict``, the unknown
     fields, sorted. :class:`DecodeError` for a value the converter cannot convert.

@@ -10,7 +10,7 @@ module knows no kind by name.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from collections.abc import Mapping
 from typing import Any, Callable
 
@@ -20,10 +20,11 @@ from fake_apiserver._machinery.features import FeatureGates
 from fake_apiserver._machinery.fieldset import FieldType, builtin_type, custom_type
 from fake_apiserver._machinery.fieldvalidation import FieldValidation
 from fake_apiserver._machinery.jsonutil import json_copy
-from fake_apiserver._machinery.kindspec import KindSpec
-from fake_apiserver._machinery.shapes import check_shape, shape_for
+from fake_apiserver._machinery.kindspec import FieldValue, KindSpec
+from fake_apiserver._machinery.shapes import Struct, check_shape
 
-__all__ = ["KindRules", "PriorityClasses", "StorageClasses", "Strategy", "StrategyOptions", "copy_key", "no_classes", "no_time"]
+__all__ = ["FieldLabels", "KindRules", "PriorityClasses", "StorageClasses", "Strategy", "StrategyOptions", "copy_key",
+           "no_classes", "no_time"]
 
 Obj = dict[str, Any]
 
@@ -63,6 +64,21 @@ Rule = Callable[[Mapping[str, Any]], "list[FieldError]"]
 UpdateRule = Callable[[Mapping[str, Any], Mapping[str, Any]], "list[FieldError]"]
 
 
+@dataclass(frozen=True)
+class FieldLabels:
+    """The field labels a kind's registered conversion accepts beyond ``metadata.*``, and how it
+    words a refusal (:attr:`KindSpec.field_errors`). ``since`` maps a label to the first minor
+    release that accepts it; ``aliases`` maps an accepted alias to its canonical label."""
+
+    fields: tuple[str, ...]
+    errors: str = "plain"
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    since: Mapping[str, int] = field(default_factory=dict)
+
+    def of(self, minor: int) -> tuple[str, ...]:
+        return tuple(f for f in self.fields if self.since.get(f, 0) <= minor)
+
+
 def _no_errors(obj: Mapping[str, Any]) -> list[FieldError]:
     return []
 
@@ -73,14 +89,18 @@ def _no_update_errors(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[Fi
 
 @dataclass(frozen=True)
 class KindRules:
-    """A kind's declaration: what the registry knows of the kind named by ``group`` and ``kind``.
+    """A kind's declaration: what the project knows of the kind named by ``group`` and ``kind``
+    beyond what discovery and the release's schemas say.
 
     Its validation (``create`` runs on every create and update, ``update`` on an update only, for
-    immutable fields), its strategy, and how the generic store treats it. Each flag was checked
-    against kube-apiserver v1.36 for every served kind (DeviceTaintRules against v1.37). The kind's
-    module declares one (its ``KIND``), its API group's package lists it, and the kind table
-    collects them (:mod:`~fake_apiserver._registry.kinds`). A kind without a declaration gets
-    ``KindRules()``: no group, no kind, nothing of its own."""
+    immutable fields), its strategy, how the generic store treats it (each flag was checked
+    against kube-apiserver v1.36 for every served kind, DeviceTaintRules against v1.37), and what
+    the kind table hands the machinery in the kind's rows: the field labels it is selected on, how
+    it reads them, its body's shape, whether it has a watch cache. The kind's module declares one
+    (its ``KIND``), its API group's package lists it, and the kind table collects them
+    (:mod:`~fake_apiserver._registry.kinds`). A kind without a declaration gets ``KindRules()``:
+    no group, no kind, nothing of its own. A new fact about kinds is a new field, with the default
+    most kinds have."""
 
     group: str = ""
     kind: str = ""
@@ -104,6 +124,17 @@ class KindRules:
     #: the labels, annotations, finalizers and owner references (a merge patch of all four
     #: through ``/status`` changes none of them on these kinds, all four on the others)
     status_resets_meta: bool = False
+    #: the field labels its conversion accepts beyond ``metadata.*`` (none: those only, and a
+    #: refusal worded the generic way); checked against kube-apiserver v1.34 to v1.37 by
+    #: ``tests/test_kinds.py``
+    field_labels: FieldLabels | None = None
+    #: how it reads the labels that are no plain path (its ``ToSelectableFields``)
+    field_values: Mapping[str, FieldValue] = field(default_factory=dict)
+    #: the JSON shape of the fields the fake reads, checked where the release has no schema of
+    #: the kind (none: its metadata alone)
+    shape: Struct | None = None
+    #: served through the watch cache (Events are not: a get or watch by name reaches storage)
+    watch_cache: bool = True
 
 
 # The top-level keys a write through ``/status`` takes from its body; the rest are the stored object's.
@@ -198,7 +229,7 @@ class Strategy:
 
     def check_shape(self, obj: Obj) -> None:
         """Refuse a body whose fields have the wrong JSON types (see :func:`check_shape`)."""
-        check_shape(self.spec.kind, self.spec.version, obj, shape_for(self.spec.group, self.spec.kind))
+        check_shape(self.spec.kind, self.spec.version, obj, self.rules.shape)
 
     def validate_create(self, obj: Obj) -> list[FieldError]:
         return self.rules.create(obj)

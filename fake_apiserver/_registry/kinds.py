@@ -6,94 +6,60 @@ subresources and the field selectors the real server accepts for it. The rows of
 read from that release's discovery data (``fake_apiserver/data/discovery-v1.NN.json``, written by
 ``tools/gen_discovery.py`` from a real kube-apiserver's aggregated discovery): every resource such
 a server serves with its default API groups and versions, with its names, scope, verbs,
-categories and subresources, in the server's order. Only what discovery does not say is written
-here: the field labels each kind's conversion accepts (:data:`FIELD_LABELS`). Discovery, routing,
-selectors and patches all read the rows. What a kind's objects hold (fields, types, the
-strategic-merge-patch strategy of its lists) is read from the release's schemas by group,
-version and kind (:mod:`~fake_apiserver._machinery.schema`).
+categories and subresources, in the server's order. What discovery does not say comes from the
+kind's declaration (:class:`~fake_apiserver._registry.generic.KindRules`), which the kind's module
+in its API group's package declares and this module collects (:data:`DECLARATIONS`,
+:func:`declaration`): the field labels its conversion accepts, how it reads the ones that are no
+plain path, whether it has a watch cache. Discovery, routing, selectors and patches all read the
+rows. What a kind's objects hold (fields, types, the strategic-merge-patch strategy of its lists)
+is read from the release's schemas by group, version and kind
+(:mod:`~fake_apiserver._machinery.schema`).
 """
 
 from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass, field
 from importlib import resources
-from collections.abc import Mapping
 from typing import Any, Iterable
 
 from fake_apiserver._machinery import schema as _schema
 from fake_apiserver._machinery.kindspec import KindSpec, Subresource
-
-__all__ = ["FIELD_LABELS", "KINDS", "FieldLabels", "by_kind", "by_resource", "release_kinds", "served_kinds"]
-
-
-@dataclass(frozen=True)
-class FieldLabels:
-    """The field labels a kind's registered conversion accepts beyond ``metadata.*``, and how it
-    words a refusal (:attr:`KindSpec.field_errors`). ``since`` maps a label to the first minor
-    release that accepts it; ``aliases`` maps an accepted alias to its canonical label."""
-
-    fields: tuple[str, ...]
-    errors: str = "plain"
-    aliases: Mapping[str, str] = field(default_factory=dict)
-    since: Mapping[str, int] = field(default_factory=dict)
-
-    def of(self, minor: int) -> tuple[str, ...]:
-        return tuple(f for f in self.fields if self.since.get(f, 0) <= minor)
-
-
-_EVENT_FIELDS = (
-    "involvedObject.kind",
-    "involvedObject.namespace",
-    "involvedObject.name",
-    "involvedObject.uid",
-    "involvedObject.apiVersion",
-    "involvedObject.resourceVersion",
-    "involvedObject.fieldPath",
-    "reason",
-    "reportingComponent",
-    "source",
-    "type",
+from fake_apiserver._registry import (
+    admissionregistration,
+    apiextensions,
+    apps,
+    autoscaling,
+    batch,
+    certificates,
+    coordination,
+    core,
+    discovery,
+    events,
+    networking,
+    policy,
+    resource,
+    scheduling,
+    storage,
 )
+from fake_apiserver._registry.generic import KindRules
 
-# events.k8s.io/v1 selects on its own JSON names (pkg/apis/events/v1 field label conversion).
-_EVENTS_V1_FIELDS = (
-    "regarding.kind",
-    "regarding.namespace",
-    "regarding.name",
-    "regarding.uid",
-    "regarding.apiVersion",
-    "regarding.resourceVersion",
-    "regarding.fieldPath",
-    "reason",
-    "reportingController",
-    "type",
-)
+__all__ = ["DECLARATIONS", "KINDS", "by_kind", "by_resource", "declaration", "release_kinds", "served_kinds"]
 
-FIELD_LABELS: dict[tuple[str, str], FieldLabels] = {
-    ("", "pods"): FieldLabels(
-        ("spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
-         "spec.hostNetwork", "status.phase", "status.podIP", "status.podIPs", "status.nominatedNodeName"),
-        aliases={"spec.host": "spec.nodeName"}),
-    ("", "nodes"): FieldLabels(("spec.unschedulable",)),
-    ("", "namespaces"): FieldLabels(("status.phase",)),
-    ("", "events"): FieldLabels(_EVENT_FIELDS),
-    ("", "services"): FieldLabels(("spec.clusterIP", "spec.type")),
-    ("", "replicationcontrollers"): FieldLabels(("status.replicas",)),
-    ("", "secrets"): FieldLabels(("type",)),
-    ("events.k8s.io", "events"): FieldLabels(_EVENTS_V1_FIELDS),
-    ("batch", "jobs"): FieldLabels(("status.successful",), errors="kind"),
-    ("certificates.k8s.io", "certificatesigningrequests"): FieldLabels(("spec.signerName",)),
-    ("certificates.k8s.io", "clustertrustbundles"): FieldLabels(("spec.signerName",)),
-    ("certificates.k8s.io", "podcertificaterequests"): FieldLabels(("spec.signerName", "spec.podName", "spec.nodeName")),
-    ("resource.k8s.io", "resourceslices"): FieldLabels(
-        ("spec.nodeName", "spec.driver", "spec.pool.name"), errors="gvk", since={"spec.pool.name": 37}),
-}
-"""Field labels by group and resource, for the kinds whose conversion accepts more than
-``metadata.name`` and ``metadata.namespace`` (a kind not listed selects on those only, and words
-a refusal the generic way). Checked against kube-apiserver v1.34 to v1.37 by
-``tests/test_kinds.py``."""
+
+_GROUPS = (admissionregistration, apiextensions, apps, autoscaling, batch, certificates, coordination, core, discovery,
+           events, networking, policy, resource, scheduling, storage)
+
+DECLARATIONS: tuple[KindRules, ...] = tuple(d for group in _GROUPS for d in group.DECLARATIONS)
+"""Every kind's declaration, as its API group's package lists them."""
+
+_DECLARED = {(d.group, d.kind): d for d in DECLARATIONS}
+_UNDECLARED = KindRules()
+
+
+def declaration(group: str, kind: str) -> KindRules:
+    """The declaration of the kind ``kind`` of ``group``; ``KindRules()`` for a kind without one."""
+    return _DECLARED.get((group, kind), _UNDECLARED)
 
 
 def _minor(release: str) -> str:
@@ -115,20 +81,23 @@ def _subresource(group: str, version: str, entry: dict[str, Any]) -> Subresource
     return Subresource(entry["subresource"], ref["group"], ref["version"], ref["kind"], tuple(entry["verbs"]))
 
 
-def _row(group: str, version: str, resource: dict[str, Any], minor: int) -> KindSpec:
-    labels = FIELD_LABELS.get((group, resource["resource"]))
-    subresources = tuple(_subresource(group, version, s) for s in resource["subresources"])
+def _row(group: str, version: str, entry: dict[str, Any], minor: int) -> KindSpec:
+    declared = declaration(group, entry["kind"])
+    labels = declared.field_labels
+    subresources = tuple(_subresource(group, version, s) for s in entry["subresources"])
     return KindSpec(
-        group, version, resource["resource"], resource["kind"], resource["scope"] == "Namespaced",
-        resource["singular"],
-        short_names=tuple(resource["shortNames"]),
+        group, version, entry["resource"], entry["kind"], entry["scope"] == "Namespaced",
+        entry["singular"],
+        short_names=tuple(entry["shortNames"]),
         subresources=tuple(s.name for s in subresources),
         fields=labels.of(minor) if labels else (),
         field_aliases=labels.aliases if labels else {},
-        categories=tuple(resource["categories"]),
+        categories=tuple(entry["categories"]),
         field_errors=labels.errors if labels else "generic",
         subresource_refs=subresources,
-        verbs=tuple(resource["verbs"]),
+        verbs=tuple(entry["verbs"]),
+        field_values=declared.field_values,
+        watch_cache=declared.watch_cache,
     )
 
 
@@ -140,8 +109,8 @@ def release_kinds(release: str = _schema.KUBERNETES_VERSION) -> tuple[KindSpec, 
     data = _discovery(minor)
     number = int(minor.split(".")[1])
     return tuple(
-        _row(group["group"], version["version"], resource, number)
-        for group in data["groups"] for version in group["versions"] for resource in version["resources"]
+        _row(group["group"], version["version"], entry, number)
+        for group in data["groups"] for version in group["versions"] for entry in version["resources"]
     )
 
 

@@ -36,7 +36,7 @@ from fake_apiserver._registry.fieldrules import (
     selector_matches,
     template_mismatch,
 )
-from fake_apiserver._registry.generic import KindRules, Strategy
+from fake_apiserver._registry.generic import FieldLabels, KindRules, Strategy
 
 __all__ = ["CONTROLLER_UID", "JOB_NAME", "JobStrategy", "KIND", "LEGACY_CONTROLLER_UID", "LEGACY_JOB_NAME",
            "default_job", "go_pod_template", "job_spec_errors"]
@@ -300,5 +300,6 @@ def go_pod_template(template: Any) -> GoJSON:
 
 
 KIND = KindRules(group="batch", kind="Job", create=_job_errors, update=_job_update_errors,
-                 strategy=lambda spec, options: JobStrategy(spec))
+                 strategy=lambda spec, options: JobStrategy(spec),
+                 field_labels=FieldLabels(("status.successful",), errors="kind"))
 """The Job's declaration."""

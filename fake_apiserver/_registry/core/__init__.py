@@ -18,12 +18,13 @@ from fake_apiserver._registry.core import (
     secret,
     service,
 )
+from fake_apiserver._registry.core.pod import binding
 
 __all__ = ["DECLARATIONS"]
 
 DECLARATIONS = (
-    configmap.KIND, endpoints.KIND, event.KIND, limitrange.KIND, namespace.KIND, node.KIND, persistentvolume.KIND,
-    persistentvolumeclaim.KIND, pod.KIND, podtemplate.KIND, replicationcontroller.KIND, resourcequota.KIND,
-    secret.KIND, service.KIND,
+    binding.KIND, configmap.KIND, endpoints.KIND, event.KIND, limitrange.KIND, namespace.KIND, node.KIND,
+    persistentvolume.KIND, persistentvolumeclaim.KIND, pod.KIND, podtemplate.KIND, replicationcontroller.KIND,
+    resourcequota.KIND, secret.KIND, service.KIND,
 )
 """The declarations of the group's kinds with rules of their own."""

@@ -15,9 +15,11 @@ from typing import Any
 from fake_apiserver._machinery.jsonutil import in_order
 from fake_apiserver._machinery.equality import semantic
 from fake_apiserver._machinery.errors import FieldError, GoJSON
+from fake_apiserver._machinery.kindspec import FieldValue
 from fake_apiserver._machinery.names import is_qualified_name
+from fake_apiserver._machinery.selectors import go_value_field, render_value, value_at
 from fake_apiserver._registry.fieldrules import get_in, invalid_each
-from fake_apiserver._registry.generic import KindRules
+from fake_apiserver._registry.generic import FieldLabels, KindRules
 
 __all__ = ["EVENTS_KIND", "KIND", "convert_event"]
 
@@ -133,9 +135,33 @@ def _events_v1_update_errors(new: Mapping[str, Any], old: Mapping[str, Any]) -> 
     return errors
 
 
-KIND = KindRules(group="", kind="Event", create=_core_event_errors, create_on_update=True)
-"""The core v1 Event's declaration."""
+_INVOLVED = ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")
+
+# pkg/apis/core/v1 field label conversion of Events
+_CORE_FIELD_LABELS = FieldLabels((
+    *(f"involvedObject.{key}" for key in _INVOLVED), "reason", "reportingComponent", "source", "type"))
+
+# events.k8s.io/v1 selects on its own JSON names (pkg/apis/events/v1 field label conversion).
+_EVENTS_FIELD_LABELS = FieldLabels((
+    *(f"regarding.{key}" for key in _INVOLVED), "reason", "reportingController", "type"))
+
+
+def _core_field_values() -> dict[str, FieldValue]:
+    """``event.ToSelectableFields`` on a core v1 Event: the involved object's fields as Go strings
+    (absent: ``""``), and a ``source`` that falls back to the reporting component."""
+    values: dict[str, FieldValue] = {
+        f"involvedObject.{key}": go_value_field(f"involvedObject.{key}", "") for key in _INVOLVED}
+    values["reportingComponent"] = lambda obj: render_value(obj.get("reportingComponent"))
+    values["source"] = lambda obj: (render_value(value_at(obj, "source.component"))
+                                    or render_value(obj.get("reportingComponent")))
+    return values
+
+
+KIND = KindRules(group="", kind="Event", create=_core_event_errors, create_on_update=True,
+                 field_labels=_CORE_FIELD_LABELS, field_values=_core_field_values(), watch_cache=False)
+"""The core v1 Event's declaration (Events are served without a watch cache)."""
 
 EVENTS_KIND = KindRules(group="events.k8s.io", kind="Event", create=_events_v1_errors,
-                        update=_events_v1_update_errors, create_on_update=True)
+                        update=_events_v1_update_errors, create_on_update=True,
+                        field_labels=_EVENTS_FIELD_LABELS, watch_cache=False)
 """The ``events.k8s.io/v1`` Event's declaration (listed by :mod:`fake_apiserver._registry.events`)."""

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fake_apiserver._registry.generic import KindRules, Strategy
+from fake_apiserver._machinery.shapes import OBJECT_META, STR, STRINGS, struct_of
+from fake_apiserver._registry.generic import FieldLabels, KindRules, Strategy
 
 __all__ = ["KIND", "NamespaceStrategy"]
 
@@ -34,5 +35,9 @@ class NamespaceStrategy(Strategy):
 KIND = KindRules(
     group="", kind="Namespace",
     returns_deleted_object=True,  # its own REST answers a delete with the namespace
-    strategy=lambda spec, options: NamespaceStrategy(spec))
+    strategy=lambda spec, options: NamespaceStrategy(spec),
+    field_labels=FieldLabels(("status.phase",)),
+    shape=struct_of("v1.Namespace", metadata=OBJECT_META,
+                    spec=struct_of("v1.NamespaceSpec", finalizers=STRINGS),
+                    status=struct_of("v1.NamespaceStatus", phase=STR)))
 """The Namespace's declaration."""

@@ -16,9 +16,11 @@ from fake_apiserver._machinery.features import FeatureGates
 from fake_apiserver._machinery.jsonutil import json_copy
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.names import is_label_value, is_qualified_name
+from fake_apiserver._machinery.selectors import go_value_field
+from fake_apiserver._machinery.shapes import BOOL, OBJECT_META, RESOURCES, STR, STRINGS, TIME, list_of, struct_of
 from fake_apiserver._registry.dropdisabled import NODE_RULES, drop_disabled_fields
 from fake_apiserver._registry.fieldrules import get_in, invalid_each
-from fake_apiserver._registry.generic import KindRules, Strategy
+from fake_apiserver._registry.generic import FieldLabels, KindRules, Strategy
 
 __all__ = ["KIND", "NodeStrategy", "admit_node_create", "default_node", "validate_node_pod_preemption_policy"]
 
@@ -235,5 +237,19 @@ class NodeStrategy(Strategy):
 KIND = KindRules(
     group="", kind="Node",
     create=_node_errors, update=_node_update_errors,
-    strategy=lambda spec, options: NodeStrategy(spec, taint_not_ready=options.taint_not_ready, features=options.features))
+    strategy=lambda spec, options: NodeStrategy(
+        spec, taint_not_ready=options.taint_not_ready, features=options.features),
+    field_labels=FieldLabels(("spec.unschedulable",)),
+    field_values={"spec.unschedulable": go_value_field("spec.unschedulable", "false")},
+    shape=struct_of(
+        "v1.Node", metadata=OBJECT_META,
+        spec=struct_of(
+            "v1.NodeSpec", podCIDR=STR, podCIDRs=STRINGS, providerID=STR, unschedulable=BOOL,
+            podPreemptionPolicy=struct_of("v1.NodePodPreemptionPolicy", disableResizePreemption=STRINGS),
+            taints=list_of(struct_of("v1.Taint", key=STR, value=STR, effect=STR, timeAdded=TIME))),
+        status=struct_of(
+            "v1.NodeStatus", capacity=RESOURCES, allocatable=RESOURCES, phase=STR,
+            conditions=list_of(struct_of("v1.NodeCondition", type=STR, status=STR, lastHeartbeatTime=TIME,
+                                         lastTransitionTime=TIME, reason=STR, message=STR)),
+            addresses=list_of(struct_of("v1.NodeAddress", type=STR, address=STR)))))
 """The Node's declaration."""

@@ -7,9 +7,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from fake_apiserver._machinery.errors import FieldError
+from fake_apiserver._machinery.selectors import go_value_field
 from fake_apiserver._registry.core.pod.template import default_pod_template, pod_template_errors
 from fake_apiserver._registry.fieldrules import get_in, non_negative_errors, template_mismatch
-from fake_apiserver._registry.generic import KindRules, Strategy
+from fake_apiserver._registry.generic import FieldLabels, KindRules, Strategy
 
 __all__ = ["KIND", "ReplicationControllerStrategy", "default_replication_controller"]
 
@@ -72,6 +73,9 @@ class ReplicationControllerStrategy(Strategy):
         obj["status"] = {"replicas": 0}
 
 
-KIND = KindRules(group="", kind="ReplicationController", create=_replication_controller_rules,
-                 strategy=lambda spec, options: ReplicationControllerStrategy(spec))
+KIND = KindRules(
+    group="", kind="ReplicationController", create=_replication_controller_rules,
+    strategy=lambda spec, options: ReplicationControllerStrategy(spec),
+    field_labels=FieldLabels(("status.replicas",)),
+    field_values={"status.replicas": go_value_field("status.replicas", "0")})
 """The ReplicationController's declaration."""

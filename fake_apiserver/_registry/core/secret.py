@@ -17,7 +17,7 @@ from typing import Any
 from fake_apiserver._machinery.errors import FieldError
 from fake_apiserver._registry.core.configmap import config_key_messages, immutable_data_errors
 from fake_apiserver._registry.fieldrules import get_in, immutable_errors, invalid_each
-from fake_apiserver._registry.generic import KindRules, Strategy
+from fake_apiserver._registry.generic import FieldLabels, KindRules, Strategy
 
 __all__ = ["KIND", "SecretStrategy", "default_secret"]
 
@@ -263,5 +263,5 @@ class SecretStrategy(Strategy):
 
 
 KIND = KindRules(group="", kind="Secret", create=_secret_errors, update=_secret_update_errors,
-                 strategy=lambda spec, options: SecretStrategy(spec))
+                 strategy=lambda spec, options: SecretStrategy(spec), field_labels=FieldLabels(("type",)))
 """The Secret's declaration."""

@@ -14,7 +14,7 @@ from fake_apiserver._machinery.errors import FieldError, GoJSON
 from fake_apiserver._machinery.jsonutil import json_copy
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._registry.fieldrules import get_in, labels_errors
-from fake_apiserver._registry.generic import KindRules, Strategy
+from fake_apiserver._registry.generic import FieldLabels, KindRules, Strategy
 
 __all__ = ["KIND", "ServiceStrategy"]
 
@@ -162,5 +162,6 @@ def _service_rules(obj: Mapping[str, Any]) -> list[FieldError]:
 KIND = KindRules(
     group="", kind="Service",
     create=_service_rules, update=_service_update_errors, create_on_update=True, returns_deleted_object=True,
-    generation=False, strategy=lambda spec, options: ServiceStrategy(spec))
+    generation=False, strategy=lambda spec, options: ServiceStrategy(spec),
+    field_labels=FieldLabels(("spec.clusterIP", "spec.type")))
 """The Service's declaration."""

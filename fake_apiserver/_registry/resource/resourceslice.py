@@ -9,7 +9,7 @@ from typing import Any
 from fake_apiserver._machinery.errors import FieldError
 from fake_apiserver._machinery.names import is_dns1123_subdomain
 from fake_apiserver._registry.fieldrules import get_in, invalid_each
-from fake_apiserver._registry.generic import KindRules
+from fake_apiserver._registry.generic import FieldLabels, KindRules
 
 __all__ = ["KIND", "resource_slice_node_errors", "resource_slice_pool_errors"]
 
@@ -63,6 +63,8 @@ def _resource_slice_errors(obj: Mapping[str, Any]) -> list[FieldError]:
     return errors + resource_slice_node_errors(obj)
 
 
-KIND = KindRules(group="resource.k8s.io", kind="ResourceSlice", create=_resource_slice_errors,
-                 returns_deleted_object=True)
+KIND = KindRules(
+    group="resource.k8s.io", kind="ResourceSlice", create=_resource_slice_errors, returns_deleted_object=True,
+    field_labels=FieldLabels(("spec.nodeName", "spec.driver", "spec.pool.name"), errors="gvk",
+                             since={"spec.pool.name": 37}))
 """The ResourceSlice's declaration."""

@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from typing import Any, Iterable
 
 from fake_apiserver._machinery.errors import FieldError, Forbidden
+from fake_apiserver._machinery.shapes import BOOL, I32, OBJECT_META, STR, struct_of
 from fake_apiserver._registry.generic import KindRules, Strategy
 
 __all__ = ["HIGHEST_USER_DEFINABLE_PRIORITY", "KIND", "PREEMPT_LOWER_PRIORITY", "PriorityClassStrategy",
@@ -209,4 +210,6 @@ class PriorityClassStrategy(Strategy):
 
 KIND = KindRules(
     group="scheduling.k8s.io", kind="PriorityClass",
-    strategy=lambda spec, options: PriorityClassStrategy(spec, priority_classes=options.priority_classes))
+    strategy=lambda spec, options: PriorityClassStrategy(spec, priority_classes=options.priority_classes),
+    shape=struct_of("v1.PriorityClass", metadata=OBJECT_META, value=I32, globalDefault=BOOL, description=STR,
+                    preemptionPolicy=STR))

@@ -1,6 +1,8 @@
 """The ``pods/binding`` subresource: the ``Binding`` a scheduler posts, validated as the real
 registry validates it, and the pod it leaves (``BindingREST`` in ``pkg/registry/core/pod/storage``).
 The store decodes the body, checks its preconditions and writes the pod (:meth:`~fake_apiserver._storage.store.Store.bind`).
+The Binding kind's declaration (:data:`KIND`, its body's shape) is here too: a Binding is this
+subresource's body, whether posted to ``pods/binding`` or to the legacy ``bindings`` resource.
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from fake_apiserver._machinery.errors import Conflict, FieldError, UnknownError
+from fake_apiserver._machinery.shapes import OBJECT_META, STR, struct_of
+from fake_apiserver._registry.generic import KindRules
 from fake_apiserver._registry.meta import dedupe
 
-__all__ = ["assign", "check_binding", "validate_binding"]
+__all__ = ["KIND", "assign", "check_binding", "validate_binding"]
 
 Obj = dict[str, Any]
 
@@ -88,3 +92,10 @@ def assign(pod: Obj, binding: Mapping[str, Any], now: str) -> Obj:
     status.pop("nominatedNodeName", None)
     _update_pod_condition(status, {"type": "PodScheduled", "status": "True"}, now)
     return new
+
+
+KIND = KindRules(
+    group="", kind="Binding",
+    shape=struct_of("v1.Binding", metadata=OBJECT_META,
+                    target=struct_of("v1.ObjectReference", kind=STR, namespace=STR, name=STR, uid=STR)))
+"""The Binding's declaration."""

@@ -135,6 +135,9 @@ class KindRules:
     shape: Struct | None = None
     #: served through the watch cache (Events are not: a get or watch by name reaches storage)
     watch_cache: bool = True
+    #: a create-only review (``authorization.k8s.io``, ``authentication.k8s.io``): the status of
+    #: the answer to a posted body; nothing is stored (:mod:`~fake_apiserver._registry.reviews`)
+    review: Callable[[Obj], Obj] | None = None
 
 
 # The top-level keys a write through ``/status`` takes from its body; the rest are the stored object's.

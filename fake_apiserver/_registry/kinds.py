@@ -29,6 +29,8 @@ from fake_apiserver._registry import (
     admissionregistration,
     apiextensions,
     apps,
+    authentication,
+    authorization,
     autoscaling,
     batch,
     certificates,
@@ -47,8 +49,8 @@ from fake_apiserver._registry.generic import KindRules
 __all__ = ["DECLARATIONS", "KINDS", "by_kind", "by_resource", "declaration", "release_kinds", "served_kinds"]
 
 
-_GROUPS = (admissionregistration, apiextensions, apps, autoscaling, batch, certificates, coordination, core, discovery,
-           events, networking, policy, resource, scheduling, storage)
+_GROUPS = (admissionregistration, apiextensions, apps, authentication, authorization, autoscaling, batch, certificates,
+           coordination, core, discovery, events, networking, policy, resource, scheduling, storage)
 
 DECLARATIONS: tuple[KindRules, ...] = tuple(d for group in _GROUPS for d in group.DECLARATIONS)
 """Every kind's declaration, as its API group's package lists them."""

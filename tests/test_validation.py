@@ -9,9 +9,8 @@ from typing import Any
 import pytest
 
 from fake_apiserver._registry.core.pod.template import default_pod_template
-from fake_apiserver._registry.resource.claimspec import validate_claim_spec, validate_claim_update
+from fake_apiserver._registry.resource.claimspec import default_device_requests, validate_claim_spec, validate_claim_update
 from fake_apiserver._machinery.equality import semantic
-from fake_apiserver._registry.resource.claimspec import default_device_requests
 from fake_apiserver._machinery.errors import BadRequest, FieldError, Invalid, StatusError
 from fake_apiserver._registry.kinds import by_kind, declaration
 from fake_apiserver._machinery.kindspec import KindSpec

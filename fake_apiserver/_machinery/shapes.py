@@ -23,9 +23,9 @@ from typing import Any, Callable, Union
 from fake_apiserver._machinery.errors import BadRequest
 from fake_apiserver._machinery.jsonutil import go_json_type
 
-__all__ = ["BOOL", "DELETE_OPTIONS_SHAPE", "I32", "I64", "LABEL_SELECTOR", "OBJECT_META", "QUANTITY", "RESOURCES", "STR",
-           "STRINGS", "STRING_MAP", "TIME", "List", "Map", "Scalar", "Shape", "Struct", "check_shape", "list_of",
-           "struct_of"]
+__all__ = ["BOOL", "DELETE_OPTIONS_SHAPE", "I32", "I64", "LABEL_SELECTOR", "OBJECT_META", "QUANTITY", "RESOURCES",
+           "STR", "STRINGS", "STRING_MAP", "TIME", "List", "Map", "Scalar", "Shape", "Struct", "check_shape",
+           "list_of", "struct_of"]
 
 Obj = dict[str, Any]
 

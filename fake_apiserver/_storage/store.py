@@ -41,11 +41,11 @@ import base64
 import json
 import random
 from collections import deque
-from datetime import datetime, timedelta
+from datetime import timedelta
 from collections.abc import Mapping
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Protocol, Sequence
 
-from fake_apiserver._machinery.jsonutil import copy_stored, in_order, json_copy
+from fake_apiserver._machinery.jsonutil import copy_stored, in_order
 from fake_apiserver._machinery.clock import Clock, SystemClock, format_time, parse_time
 from fake_apiserver._machinery.decode import decode_continue, parse_list_resource_version, parse_resource_version
 from fake_apiserver._storage.effects import record_commit
@@ -74,7 +74,10 @@ from fake_apiserver._registry.core.pod import resize
 from fake_apiserver._machinery import schema as schemas
 from fake_apiserver._machinery.selectors import FieldSelector, LabelSelector
 from fake_apiserver._registry.generic import KindRules, Strategy
-from fake_apiserver._storage.crds import CustomResourceDefinitions
+from fake_apiserver._registry.controllers import EVENT_TTL, PROTECTIONS
+from fake_apiserver._storage.controllers.crds import CustomResourceDefinitions
+from fake_apiserver._storage.controllers.expiry import Expiry
+from fake_apiserver._storage.controllers.protection import InUseProtection
 from fake_apiserver._storage.fieldmanager import FieldManager, Writer, parse_applied, sent_managed_fields
 from fake_apiserver._registry.strategy import strategy_for
 from fake_apiserver._machinery import typed
@@ -94,6 +97,18 @@ __all__ = [
 
 Obj = dict[str, Any]
 Schedule = Callable[[float, Callable[[], None]], object]
+Observe = Callable[[KindSpec, "Obj | None", "Obj | None"], None]
+_NONE: Mapping[tuple[str, str], Obj] = {}
+
+
+class Controller(Protocol):
+    """A controller the store runs after a commit (:meth:`Store.run_controllers`)."""
+
+    @property
+    def resources(self) -> frozenset[tuple[str, str]] | None:
+        """The resources (group, plural) whose commits it reacts to; None: every commit."""
+
+    def observe(self, spec: KindSpec, old: Obj | None, new: Obj | None) -> None: ...
 
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 _NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # apimachinery util/rand
@@ -115,7 +130,6 @@ PODS = _spec("", "v1", "pods")
 NAMESPACES = _spec("", "v1", "namespaces")
 NODES = _spec("", "v1", "nodes")
 PRIORITY_CLASSES = _spec("scheduling.k8s.io", "v1", "priorityclasses")
-_CORE_EVENTS = _spec("", "v1", "events")
 
 
 _UUID_CLEAR = ~((0xF000 << 64) | (0xC000 << 48))  # the version and variant bits
@@ -129,7 +143,7 @@ class Store:
     ``taint_not_ready_nodes`` turns the TaintNodesByCondition admission on new nodes on or off,
     ``storage_protection`` the StorageObjectInUseProtection admission (finalizers on new volumes
     and claims) and the protection controllers that remove them from a deleted one no longer in
-    use (:meth:`_release_volumes`); ``kubernetes_version`` the release whose schemas
+    use (:mod:`~fake_apiserver._storage.controllers.protection`); ``kubernetes_version`` the release whose schemas
     decode what is written (default :data:`~fake_apiserver._machinery.schema.KUBERNETES_VERSION`; an older
     one prunes, or refuses under strict field validation, the fields added since);
     ``feature_gates`` the API server's gates that differ from that release's defaults (as
@@ -138,7 +152,8 @@ class Store:
     :class:`~fake_apiserver._machinery.features.FeatureGateError` with its message);
     ``seed`` seeds uids and generated names. ``event_ttl`` (seconds; None: never) expires an Event
     that long after its last write, as kube-apiserver's ``--event-ttl`` (1 h) does with an etcd
-    lease: expired Events are deleted, watchers see them go, at the next write of any object.
+    lease: expired Events are deleted, watchers see them go, at the next write of any object
+    (:mod:`~fake_apiserver._storage.controllers.expiry`).
     """
 
     def __init__(
@@ -162,10 +177,6 @@ class Store:
         #: the API server's feature gates: the release's defaults with ``feature_gates`` applied
         self.features = FeatureGates(self.release, feature_gates)
         self.event_ttl = event_ttl
-        #: (expiry, key, expiry-of-record) in write order; an Event rewritten later has a newer entry
-        self._event_expiry: deque[tuple[datetime, tuple[str, str]]] = deque()
-        self._event_due: dict[tuple[str, str], datetime] = {}
-        self._expiring = False
         self.schedule = schedule
         self._rng = random.Random(seed)
         self._rv = 1
@@ -176,6 +187,9 @@ class Store:
         self._held: dict[tuple[str, str], deque[Change]] = {}
         self._on_hold: dict[tuple[str, str], Callable[[], None]] = {}
         self._version_strategies: dict[tuple[str, str], dict[str, Strategy]] = {}
+        #: the controllers' ``observe`` to call after a commit, by resource (:meth:`run_controllers`)
+        self._observers: dict[tuple[str, str], tuple[Observe, ...]] = {}
+        self._every: tuple[Observe, ...] = ()
         #: the rows this release serves (by default every resource of the release, each at one
         #: version; of ``kinds``, those the release's schemas define)
         self.kinds = served_kinds(self.release, kinds)
@@ -193,6 +207,12 @@ class Store:
         for spec in self.kinds:
             self._register(spec, strategy_for(spec, features=self.features, **self._options))  # type: ignore[arg-type]
         self.custom_resources = CustomResourceDefinitions(self)
+        controllers: list[Controller] = [self.custom_resources]
+        if storage_protection:
+            controllers.append(InUseProtection(self, PROTECTIONS))
+        if event_ttl is not None:
+            controllers.append(Expiry(self, EVENT_TTL, event_ttl, lambda: self.clock.now()))
+        self.run_controllers(controllers)
         for name in DEFAULT_NAMESPACES:
             self.create(NAMESPACES, None, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
         if (PRIORITY_CLASSES.group, PRIORITY_CLASSES.resource) in self._objects:
@@ -339,130 +359,28 @@ class Store:
     def _key(spec: KindSpec, namespace: str | None, name: str) -> tuple[str, str]:
         return (namespace or "") if spec.namespaced else "", name
 
-    def _commit(self, spec: KindSpec, old: Obj | None, new: Obj | None, rv: int) -> None:
-        """Store a change and hand it to the kind's watch cache; a kind that shares its storage
-        with another (core and events.k8s.io Events) gets the same change in the other's shape.
-        The request being served learns its effect (:func:`~fake_apiserver._storage.effects.record_commit`).
-        With an ``event_ttl``, Events due to expire go after it."""
-        self._commit_change(spec, old, new, rv)
-        self.custom_resources.observe(spec, old, new)
-        if self.storage_protection and spec.group == "" and spec.resource in _PROTECTED_VOLUMES + ("pods",):
-            self._release_volumes(spec, old, new)
-        if self.storage_protection and (spec.group, spec.resource) in _USES_ATTRIBUTES_CLASSES:
-            self._release_attributes_classes()
-        if self.event_ttl is not None and not self._expiring:
-            if spec.resource == "events":
-                obj = new if new is not None else old
-                assert obj is not None
-                key = (obj["metadata"].get("namespace") or "", obj["metadata"]["name"])
-                if new is None:
-                    self._event_due.pop(key, None)
-                else:
-                    due = self.clock.now() + timedelta(seconds=self.event_ttl)
-                    self._event_due[key] = due
-                    self._event_expiry.append((due, key))
-            if self._event_expiry:
-                self._expire_events()
+    def run_controllers(self, controllers: Sequence[Controller]) -> None:
+        """From now on, after each commit, call the ``observe`` of each of ``controllers`` that
+        reacts to the committed resource, in this order (:mod:`~fake_apiserver._storage.controllers`).
+        A controller's own writes are commits too, and run them in turn."""
+        self._every = tuple(c.observe for c in controllers if c.resources is None)
+        watched = {resource for c in controllers if c.resources is not None for resource in c.resources}
+        self._observers = {resource: tuple(c.observe for c in controllers
+                                           if c.resources is None or resource in c.resources)
+                           for resource in watched}
 
-    def _release_volumes(self, spec: KindSpec, old: Obj | None, new: Obj | None) -> None:
-        """The pvc-protection and pv-protection controllers, at once: a claim being deleted loses
-        its ``kubernetes.io/pvc-protection`` finalizer when no scheduled, unfinished pod of its
-        namespace mounts it (checked again when such a pod goes or finishes), a volume being
-        deleted loses ``kubernetes.io/pv-protection`` unless it is ``Bound``; with no finalizer
-        left, the object goes."""
-        if spec.resource == "pods":
-            pod = old if old is not None else new
-            if pod is None or (new is not None and not _pod_done(new)):
-                return
-            namespace = pod["metadata"].get("namespace") or ""
-            for (ns, _), claim in list(self._objects.get(("", "persistentvolumeclaims"), {}).items()):
-                if ns == namespace:
-                    self._release_volume(_claims_spec(self), claim)
-            return
-        if new is not None:
-            self._release_volume(spec, new)
+    def commit(self, spec: KindSpec, old: Obj | None, new: Obj | None, rv: int) -> None:
+        """Store a change at resourceVersion ``rv`` (:meth:`store_change`), then let the
+        controllers that react to its resource see it (:meth:`run_controllers`)."""
+        self.store_change(spec, old, new, rv)
+        for observe in self._observers.get((spec.group, spec.resource), self._every):
+            observe(spec, old, new)
 
-    def _release_volume(self, spec: KindSpec, obj: Obj) -> None:
-        meta = obj["metadata"]
-        finalizer = _PROTECTION_FINALIZERS[spec.resource]
-        if not meta.get("deletionTimestamp") or finalizer not in (meta.get("finalizers") or []):
-            return
-        if spec.resource == "persistentvolumes":
-            if (obj.get("status") or {}).get("phase") == "Bound":
-                return
-        elif self._claim_in_use(meta.get("namespace") or "", meta["name"]):
-            return
-        released = json_copy(obj)
-        rest = [f for f in meta["finalizers"] if f != finalizer]
-        if rest:
-            released["metadata"]["finalizers"] = rest
-        else:
-            released["metadata"].pop("finalizers")
-        rv = self._next_rv()
-        if rest:
-            released["metadata"]["resourceVersion"] = str(rv)
-            self._commit(spec, obj, released, rv)
-        else:
-            self._commit(spec, obj, None, rv)
-
-    def _release_attributes_classes(self) -> None:
-        """The vac-protection controller, at once: a VolumeAttributesClass being deleted loses
-        its ``kubernetes.io/vac-protection`` finalizer when no volume or claim names it (in its
-        spec, or a claim's status as current or target); with no finalizer left, it goes."""
-        key = ("storage.k8s.io", "volumeattributesclasses")
-        classes = self._objects.get(key)
-        if not classes:
-            return
-        named: set[str] = set()
-        for resource in ("persistentvolumes", "persistentvolumeclaims"):
-            for obj in self._objects.get(("", resource), {}).values():
-                status = obj.get("status") or {}
-                for value in ((obj.get("spec") or {}).get("volumeAttributesClassName"),
-                              status.get("currentVolumeAttributesClassName"),
-                              (status.get("modifyVolumeStatus") or {}).get("targetVolumeAttributesClassName")):
-                    if value:
-                        named.add(str(value))
-        spec = self._spec_by_key[key]
-        for (_, name), vac in list(classes.items()):
-            meta = vac["metadata"]
-            if not meta.get("deletionTimestamp") or name in named or _VAC_FINALIZER not in (meta.get("finalizers") or []):
-                continue
-            rest = [f for f in meta["finalizers"] if f != _VAC_FINALIZER]
-            rv = self._next_rv()
-            if rest:
-                released = json_copy(vac)
-                released["metadata"]["finalizers"] = rest
-                released["metadata"]["resourceVersion"] = str(rv)
-                self._commit(spec, vac, released, rv)
-            else:
-                self._commit(spec, vac, None, rv)
-
-    def _claim_in_use(self, namespace: str, claim: str) -> bool:
-        for (ns, name), pod in self._objects.get((PODS.group, PODS.resource), {}).items():
-            if ns != namespace or not pod.get("spec", {}).get("nodeName") or _pod_done(pod):
-                continue
-            for volume in pod["spec"].get("volumes") or []:
-                source = (volume.get("persistentVolumeClaim") or {}).get("claimName")
-                if source == claim or (volume.get("ephemeral") is not None and f"{name}-{volume.get('name')}" == claim):
-                    return True
-        return False
-
-    def _expire_events(self) -> None:
-        now = self.clock.now()
-        self._expiring = True
-        try:
-            while self._event_expiry and self._event_expiry[0][0] <= now:
-                due, key = self._event_expiry.popleft()
-                if self._event_due.get(key) != due:
-                    continue  # rewritten since, or gone
-                del self._event_due[key]
-                old = self._objects[("", "events")].get(key)
-                if old is not None:
-                    self._commit_change(_CORE_EVENTS, old, None, self._next_rv())
-        finally:
-            self._expiring = False
-
-    def _commit_change(self, spec: KindSpec, old: Obj | None, new: Obj | None, rv: int) -> None:
+    def store_change(self, spec: KindSpec, old: Obj | None, new: Obj | None, rv: int) -> None:
+        """Store a change and hand it to the kind's watch cache, and nothing more (no controller
+        sees it); a kind that shares its storage with another (core and events.k8s.io Events)
+        gets the same change in the other's shape. The request being served learns its effect
+        (:func:`~fake_apiserver._storage.effects.record_commit`)."""
         record_commit(spec.group, spec.resource, old, new)
         self._commit_one((spec.group, spec.resource), spec, Change(rv, old, new))
         partner = _COHABITING.get((spec.group, spec.resource))
@@ -512,9 +430,19 @@ class Store:
         else:
             self._on_hold.pop(key, None)
 
-    def _next_rv(self) -> int:
+    def next_resource_version(self) -> int:
+        """The resourceVersion of the next commit (each commit takes a new one)."""
         self._rv += 1
         return self._rv
+
+    def objects(self, resource: tuple[str, str]) -> Mapping[tuple[str, str], Obj]:
+        """The stored objects of ``resource`` (group, plural) by namespace and name: the truth,
+        as writes see it (LIST and WATCH read the watch cache); empty when it is not served."""
+        return self._objects.get(resource, _NONE)
+
+    def spec_of(self, resource: tuple[str, str]) -> KindSpec | None:
+        """The served row of ``resource`` (group, plural) at its storage version, or None."""
+        return self._spec_by_key.get(resource)
 
     def _require_namespace(self, spec: KindSpec, namespace: str | None, name: str) -> None:
         if not spec.namespaced:
@@ -758,10 +686,10 @@ class Store:
             raise AlreadyExists.of(spec.resource, spec.group, name)
         if dry_run:  # DryRunnableStorage: the object as it would be stored, with no version
             return _ordered(obj)
-        rv = self._next_rv()
+        rv = self.next_resource_version()
         meta["resourceVersion"] = str(rv)
         obj = _ordered(obj)
-        self._commit(spec, None, obj, rv)
+        self.commit(spec, None, obj, rv)
         return obj
 
     def update(
@@ -930,13 +858,13 @@ class Store:
             return obj
         if old_meta.get("deletionTimestamp") and not meta.get("finalizers") \
                 and not old_meta.get("deletionGracePeriodSeconds"):  # ShouldDeleteDuringUpdate
-            rv = self._next_rv()
+            rv = self.next_resource_version()
             meta["resourceVersion"] = str(rv)
-            self._commit(spec, old, None, rv)
+            self.commit(spec, old, None, rv)
             return obj
-        rv = self._next_rv()
+        rv = self.next_resource_version()
         meta["resourceVersion"] = str(rv)
-        self._commit(spec, old, obj, rv)
+        self.commit(spec, old, obj, rv)
         return obj
 
     def delete(
@@ -1048,9 +976,9 @@ class Store:
             return old
         if dry_run:
             return new
-        rv = self._next_rv()
+        rv = self.next_resource_version()
         new["metadata"]["resourceVersion"] = str(rv)
-        self._commit(spec, old, new, rv)
+        self.commit(spec, old, new, rv)
         return new
 
     def _finalize_delete(self, spec: KindSpec, obj: Obj) -> Obj:
@@ -1065,8 +993,8 @@ class Store:
         return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}
 
     def _delete_now(self, spec: KindSpec, old: Obj) -> Obj:
-        rv = self._next_rv()
-        self._commit(spec, old, None, rv)
+        rv = self.next_resource_version()
+        self.commit(spec, old, None, rv)
         return old
 
     def delete_collection(
@@ -1097,9 +1025,9 @@ class Store:
         if dry_run:
             return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
         old = self.get(PODS, namespace, name)
-        rv = self._next_rv()
+        rv = self.next_resource_version()
         new["metadata"]["resourceVersion"] = str(rv)
-        self._commit(PODS, old, _ordered(new), rv)
+        self.commit(PODS, old, _ordered(new), rv)
         return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
 
     def bound(self, namespace: str, name: str, body: Any, *, field_validation: FieldValidation | None = None) -> Obj:
@@ -1128,23 +1056,6 @@ class Store:
     def close(self) -> None:
         for cache in self._caches.values():
             cache.close()
-
-
-_PROTECTION_FINALIZERS = {"persistentvolumes": "kubernetes.io/pv-protection",
-                          "persistentvolumeclaims": "kubernetes.io/pvc-protection"}
-_PROTECTED_VOLUMES = tuple(_PROTECTION_FINALIZERS)
-_VAC_FINALIZER = "kubernetes.io/vac-protection"
-# writes after which a VolumeAttributesClass being deleted may be free to go
-_USES_ATTRIBUTES_CLASSES = {("", "persistentvolumes"), ("", "persistentvolumeclaims"),
-                            ("storage.k8s.io", "volumeattributesclasses")}
-
-
-def _pod_done(pod: Obj) -> bool:
-    return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
-
-
-def _claims_spec(store: Store) -> KindSpec:
-    return store._spec_by_key[("", "persistentvolumeclaims")]
 
 
 def _node(spec: KindSpec, release: str) -> typed.Node | None:

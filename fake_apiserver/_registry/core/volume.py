@@ -18,7 +18,7 @@ class VolumeStrategy(Strategy):
     write that leaves the phase out keeps it Pending. The StorageObjectInUseProtection admission
     plugin gives a created one its protection :attr:`finalizer` (appended once, on create only);
     the controllers that remove them (kube-controller-manager's) are played by the store
-    (``Store._release_volumes``). ``protect=False`` is the plugin disabled."""
+    (:mod:`~fake_apiserver._storage.controllers.protection`). ``protect=False`` is the plugin disabled."""
 
     #: the protection finalizer of the kind
     finalizer = ""

@@ -69,7 +69,11 @@ class CustomResourceStore(Protocol):
 
 
 class CustomResourceDefinitions:
-    """The naming, establishing and finalizer controllers of one store (see the module docstring)."""
+    """The naming, establishing and finalizer controllers of one store (see the module docstring),
+    run by the store after every commit (:attr:`resources` None: a custom resource's delete may
+    end its CRD's)."""
+
+    resources = None
 
     def __init__(self, store: CustomResourceStore) -> None:
         self.store = store

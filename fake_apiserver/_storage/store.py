@@ -1,10 +1,11 @@
-"""The object store: the fake's etcd plus the generic registry (``apiserver/pkg/registry/generic``).
+"""The object store: the generic registry (``apiserver/pkg/registry/generic``) on the fake's etcd.
 
 One :class:`Store` holds every object of every kind, one global decimal resourceVersion, and one
-:class:`~fake_apiserver._storage.watch.WatchCache` per kind that LIST and WATCH read. All methods are
-synchronous and either commit whole or raise a typed :mod:`~fake_apiserver._machinery.errors` error having
-changed nothing: a write builds a new object, runs the kind's strategy and validation on it, and
-only then stores it.
+watch cache per kind that LIST and WATCH read (:class:`~fake_apiserver._storage.etcd.Etcd`, which
+it is built on), and writes them as the generic registry store does, running each kind's strategy
+(:mod:`~fake_apiserver._registry.strategy`). All methods are synchronous and either commit whole
+or raise a typed :mod:`~fake_apiserver._machinery.errors` error having changed nothing: a write
+builds a new object, runs the kind's strategy and validation on it, and only then stores it.
 
 Stored objects are never mutated afterwards (a write stores a new dict, which may share with the
 stored one the maps and lists it leaves alone), so reads and watch events hand out the stored
@@ -23,48 +24,35 @@ reported as the request's ``fieldValidation`` asks). Names and namespaces are ch
 URL as ``checkName`` and ``EnsureObjectNamespaceMatchesRequestNamespace`` do.
 
 Writes follow the generic registry: ``BeforeCreate``/``BeforeUpdate`` keep the system fields, a
-PUT's ``uid`` is a storage precondition, a ``resourceVersion`` on create fails the storage write,
-``dryRun=All`` answers without writing, and a delete answers with the object or a ``Status`` as the
-kind's registry does (``ReturnDeletedObject``). Every ``continue`` page is read at the first
-page's resourceVersion, as etcd serves it, in etcd's key order. Core and events.k8s.io Events are
-one resource in two shapes, as in the real server: a write through either API shows in both
-(:func:`convert_event`), so ``kubectl describe`` sees the scheduler's events.
-
-Watch lag: :meth:`Store.set_watch_lag` holds a kind's committed changes back from its watch cache
-(and so from LIST and WATCH) for a number of seconds, released through the injected ``schedule``
-callback (the event loop's ``call_later`` at the edge). GET, and every write, read the truth.
+PUT's ``uid`` is a storage precondition, a ``resourceVersion`` on create fails the storage write
+(:mod:`~fake_apiserver._storage.preconditions`), ``dryRun=All`` answers without writing, a delete
+is graceful or waits for finalizers as the kind's strategy says, and answers with the object or a
+``Status`` as the kind's registry does (``ReturnDeletedObject``). A write through a subresource
+follows that subresource's steps (:mod:`~fake_apiserver._storage.subresources`). After each
+commit the controllers the fake plays see it (:mod:`~fake_apiserver._storage.controllers`).
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import random
-from collections import deque
 from datetime import timedelta
 from collections.abc import Mapping
-from typing import Any, Callable, Iterable, Protocol, Sequence
+from typing import Any, Iterable, Sequence
 
-from fake_apiserver._machinery.jsonutil import copy_stored, in_order
+from fake_apiserver._machinery.jsonutil import copy_stored
 from fake_apiserver._machinery.clock import Clock, SystemClock, format_time, parse_time
-from fake_apiserver._machinery.decode import decode_continue, parse_list_resource_version, parse_resource_version
-from fake_apiserver._storage.effects import record_commit
 from fake_apiserver._machinery.fieldvalidation import FieldValidation, decode_body
 from fake_apiserver._machinery.errors import (
     AlreadyExists,
     BadRequest,
     Conflict,
-    Expired,
-    FieldError,
     Forbidden,
-    Invalid,
     NotFound,
     StatusError,
-    Timeout,
     UnknownError,
 )
 from fake_apiserver._machinery.features import FeatureGates
-from fake_apiserver._registry.core.event import convert_event
 from fake_apiserver._registry.kinds import by_kind, by_resource, served_kinds
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.patch import APPLY_PATCH_YAML, apply_patch, keeps_managed_fields, patch_media_type
@@ -72,19 +60,19 @@ from fake_apiserver._registry.scheme import reconcile_patched_kind, resolve_kind
 from fake_apiserver._registry.scheduling.priorityclass import system_priority_classes
 from fake_apiserver._registry.core.pod import resize
 from fake_apiserver._machinery import schema as schemas
-from fake_apiserver._machinery.selectors import FieldSelector, LabelSelector
-from fake_apiserver._registry.generic import KindRules, Strategy
+from fake_apiserver._registry.generic import Strategy
 from fake_apiserver._registry.controllers import EVENT_TTL, PROTECTIONS
 from fake_apiserver._storage.controllers.crds import CustomResourceDefinitions
 from fake_apiserver._storage.controllers.expiry import Expiry
 from fake_apiserver._storage.controllers.protection import InUseProtection
+from fake_apiserver._storage.etcd import Controller, Etcd, GroupResource, Schedule, ordered, too_large_resource_version
 from fake_apiserver._storage.fieldmanager import FieldManager, Writer, parse_applied, sent_managed_fields
+from fake_apiserver._storage.preconditions import check_name, check_resource_version, precondition_failed
 from fake_apiserver._registry.strategy import strategy_for
 from fake_apiserver._machinery import typed
 from fake_apiserver._machinery.gotypes import go_written
 from fake_apiserver._registry.core.pod import binding
 from fake_apiserver._registry import meta as object_meta
-from fake_apiserver._storage.watch import Change, WatchCache, Watcher
 
 __all__ = [
     "DEFAULT_NAMESPACES",
@@ -96,30 +84,11 @@ __all__ = [
 ]
 
 Obj = dict[str, Any]
-Schedule = Callable[[float, Callable[[], None]], object]
-Observe = Callable[[KindSpec, "Obj | None", "Obj | None"], None]
-_NONE: Mapping[tuple[str, str], Obj] = {}
-
-
-class Controller(Protocol):
-    """A controller the store runs after a commit (:meth:`Store.run_controllers`)."""
-
-    @property
-    def resources(self) -> frozenset[tuple[str, str]] | None:
-        """The resources (group, plural) whose commits it reacts to; None: every commit."""
-
-    def observe(self, spec: KindSpec, old: Obj | None, new: Obj | None) -> None: ...
 
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 _NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # apimachinery util/rand
-_LIST_EXPIRED = "The resourceVersion for the provided list is too old."  # etcd3 interpretListError
-_CONTINUE_EXPIRED = (
-    "The provided continue parameter is too old to display a consistent list result. You can start "
-    "a new list without the continue parameter, or use the continue token in this response to "
-    "retrieve the remainder of the results. Continuing with the provided token results in an "
-    "inconsistent list - objects that were created, modified, or deleted between the time the first "
-    "chunk was returned and now may show up in the list."
-)
+
+
 def _spec(group: str, version: str, resource: str) -> KindSpec:
     spec = by_resource(group, version, resource)
     assert spec is not None, resource
@@ -136,8 +105,9 @@ _UUID_CLEAR = ~((0xF000 << 64) | (0xC000 << 48))  # the version and variant bits
 _UUID_V4 = (4 << 76) | (0x8000 << 48)  # version 4, RFC 4122 variant
 
 
-class Store:
-    """Every object, one resourceVersion counter, one watch cache per kind.
+class Store(Etcd):
+    """Every object, one resourceVersion counter, one watch cache per kind (:class:`Etcd`), and
+    the generic registry's writes on them.
 
     ``history`` bounds each kind's event window (older resourceVersions get ``410 Expired``);
     ``taint_not_ready_nodes`` turns the TaintNodesByCondition admission on new nodes on or off,
@@ -177,26 +147,15 @@ class Store:
         #: the API server's feature gates: the release's defaults with ``feature_gates`` applied
         self.features = FeatureGates(self.release, feature_gates)
         self.event_ttl = event_ttl
-        self.schedule = schedule
+        super().__init__(history=history, schedule=schedule)
         self._rng = random.Random(seed)
-        self._rv = 1
-        self._objects: dict[tuple[str, str], dict[tuple[str, str], Obj]] = {}
-        self._caches: dict[tuple[str, str], WatchCache] = {}
-        self._strategies: dict[tuple[str, str], Strategy] = {}
-        self._lag: dict[tuple[str, str], float] = {}
-        self._held: dict[tuple[str, str], deque[Change]] = {}
-        self._on_hold: dict[tuple[str, str], Callable[[], None]] = {}
-        self._version_strategies: dict[tuple[str, str], dict[str, Strategy]] = {}
-        #: the controllers' ``observe`` to call after a commit, by resource (:meth:`run_controllers`)
-        self._observers: dict[tuple[str, str], tuple[Observe, ...]] = {}
-        self._every: tuple[Observe, ...] = ()
+        self._strategies: dict[GroupResource, Strategy] = {}
+        self._version_strategies: dict[GroupResource, dict[str, Strategy]] = {}
         #: the rows this release serves (by default every resource of the release, each at one
         #: version; of ``kinds``, those the release's schemas define)
         self.kinds = served_kinds(self.release, kinds)
-        self._spec_by_key = {(k.group, k.resource): k for k in self.kinds}
         #: served versions beside the preferred one, by group and resource (a custom resource's)
-        self._other_versions: dict[tuple[str, str], dict[str, KindSpec]] = {}
-        self._history = history
+        self._other_versions: dict[GroupResource, dict[str, KindSpec]] = {}
         self._options = dict(taint_not_ready=taint_not_ready_nodes, storage_protection=storage_protection,
                              priority_classes=self._priority_classes, now=self._now,
                              storage_classes=self._storage_classes)
@@ -205,7 +164,9 @@ class Store:
         #: each write's managed fields, and server-side apply
         self.field_manager = FieldManager(self.release, self._now)
         for spec in self.kinds:
-            self._register(spec, strategy_for(spec, features=self.features, **self._options))  # type: ignore[arg-type]
+            self.store_resource(spec)
+            self._strategies[(spec.group, spec.resource)] = strategy_for(
+                spec, features=self.features, **self._options)  # type: ignore[arg-type]
         self.custom_resources = CustomResourceDefinitions(self)
         controllers: list[Controller] = [self.custom_resources]
         if storage_protection:
@@ -215,20 +176,10 @@ class Store:
         self.run_controllers(controllers)
         for name in DEFAULT_NAMESPACES:
             self.create(NAMESPACES, None, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
-        if (PRIORITY_CLASSES.group, PRIORITY_CLASSES.resource) in self._objects:
+        if self.spec_of((PRIORITY_CLASSES.group, PRIORITY_CLASSES.resource)) is not None:
             # kube-apiserver's scheduling/bootstrap-system-priority-classes post-start hook
             for body in system_priority_classes():
                 self.create(PRIORITY_CLASSES, None, body)
-
-    def _register(self, spec: KindSpec, strategy: Strategy) -> None:
-        key = (spec.group, spec.resource)
-        self._objects[key] = {}
-        cache = WatchCache(spec, self._history, self._rv)
-        held: deque[Change] = deque()
-        self._held[key] = held
-        cache.bind_store(lambda: self._rv, lambda h=held: h[0].rv if h else None)  # type: ignore[misc]
-        self._caches[key] = cache
-        self._strategies[key] = strategy
 
     def _strategy(self, spec: KindSpec) -> Strategy:
         """The strategy of ``spec``'s kind at its version (a CRD's versions have their own schemas)."""
@@ -254,13 +205,10 @@ class Store:
         its strategy; a resource served already keeps its objects and takes the new rows."""
         first = specs[0]
         key = (first.group, first.resource)
-        if key in self._spec_by_key:
+        if self.spec_of(key) is not None:
             self.kinds = tuple(k for k in self.kinds if (k.group, k.resource) != key)
-        else:
-            self._register(first, strategies[0])
+        self.store_resource(first)
         self._strategies[key] = strategies[0]
-        self._caches[key].spec = first
-        self._spec_by_key[key] = first
         self._other_versions[key] = {spec.version: spec for spec in specs[1:]}
         self._version_strategies[key] = {spec.version: strategy for spec, strategy in zip(specs, strategies)}
         self.kinds = self.kinds + (first,) + tuple(specs[1:])
@@ -275,15 +223,12 @@ class Store:
     def stop_serving(self, group: str, resource: str) -> None:
         """Stop serving a resource (its CRD deleted): its objects are gone, its watches end."""
         key = (group, resource)
-        if key not in self._spec_by_key:
+        if self.spec_of(key) is None:
             return
         self.kinds = tuple(k for k in self.kinds if (k.group, k.resource) != key)
-        del self._spec_by_key[key]
         self._other_versions.pop(key, None)
         self._version_strategies.pop(key, None)
-        self._caches.pop(key).close("the resource is no longer served")
-        self._objects.pop(key, None)
-        self._held.pop(key, None)
+        self.drop_resource(key, "the resource is no longer served")
         self._strategies.pop(key, None)
         self.kinds_generation += 1
 
@@ -300,21 +245,21 @@ class Store:
 
     def _priority_classes(self) -> dict[str, Obj]:
         """The stored PriorityClasses by name: what the Priority admission plugin reads."""
-        bucket = self._objects.get((PRIORITY_CLASSES.group, PRIORITY_CLASSES.resource), {})
+        bucket = self.objects((PRIORITY_CLASSES.group, PRIORITY_CLASSES.resource))
         return {name: obj for (_, name), obj in bucket.items()}
 
     def _storage_classes(self) -> dict[str, Obj]:
         """The stored StorageClasses by name: what the DefaultStorageClass admission plugin reads."""
-        bucket = self._objects.get(("storage.k8s.io", "storageclasses"), {})
+        bucket = self.objects(("storage.k8s.io", "storageclasses"))
         return {name: obj for (_, name), obj in bucket.items()}
 
     def _node(self, name: str) -> Obj | None:
         """The stored Node of that name, or None: what admission plugins' node listers see."""
-        return self._objects.get((NODES.group, NODES.resource), {}).get(("", name))
+        return self.objects((NODES.group, NODES.resource)).get(("", name))
 
     def serves(self, spec: KindSpec) -> bool:
         """Whether this release serves the kind of ``spec`` (:attr:`kinds`) at its version."""
-        served = self._spec_by_key.get((spec.group, spec.resource))
+        served = self.spec_of((spec.group, spec.resource))
         return served is not None and served.version == spec.version
 
     def serves_kind(self, group: str, version: str, kind: str) -> bool:
@@ -323,17 +268,10 @@ class Store:
 
     def lookup(self, group: str, version: str, resource: str) -> KindSpec | None:
         """The served row of ``resource`` at ``group/version``, or None."""
-        served = self._spec_by_key.get((group, resource))
+        served = self.spec_of((group, resource))
         if served is not None and served.version != version:
             return self._other_versions.get((group, resource), {}).get(version)
         return served
-
-    @property
-    def resource_version(self) -> int:
-        return self._rv
-
-    def cache(self, spec: KindSpec) -> WatchCache:
-        return self._caches[(spec.group, spec.resource)]
 
     def _now(self) -> str:
         clock = self.clock
@@ -352,102 +290,10 @@ class Store:
         h = "%032x" % n
         return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
-    def _bucket(self, spec: KindSpec) -> dict[tuple[str, str], Obj]:
-        return self._objects[(spec.group, spec.resource)]
-
-    @staticmethod
-    def _key(spec: KindSpec, namespace: str | None, name: str) -> tuple[str, str]:
-        return (namespace or "") if spec.namespaced else "", name
-
-    def run_controllers(self, controllers: Sequence[Controller]) -> None:
-        """From now on, after each commit, call the ``observe`` of each of ``controllers`` that
-        reacts to the committed resource, in this order (:mod:`~fake_apiserver._storage.controllers`).
-        A controller's own writes are commits too, and run them in turn."""
-        self._every = tuple(c.observe for c in controllers if c.resources is None)
-        watched = {resource for c in controllers if c.resources is not None for resource in c.resources}
-        self._observers = {resource: tuple(c.observe for c in controllers
-                                           if c.resources is None or resource in c.resources)
-                           for resource in watched}
-
-    def commit(self, spec: KindSpec, old: Obj | None, new: Obj | None, rv: int) -> None:
-        """Store a change at resourceVersion ``rv`` (:meth:`store_change`), then let the
-        controllers that react to its resource see it (:meth:`run_controllers`)."""
-        self.store_change(spec, old, new, rv)
-        for observe in self._observers.get((spec.group, spec.resource), self._every):
-            observe(spec, old, new)
-
-    def store_change(self, spec: KindSpec, old: Obj | None, new: Obj | None, rv: int) -> None:
-        """Store a change and hand it to the kind's watch cache, and nothing more (no controller
-        sees it); a kind that shares its storage with another (core and events.k8s.io Events)
-        gets the same change in the other's shape. The request being served learns its effect
-        (:func:`~fake_apiserver._storage.effects.record_commit`)."""
-        record_commit(spec.group, spec.resource, old, new)
-        self._commit_one((spec.group, spec.resource), spec, Change(rv, old, new))
-        partner = _COHABITING.get((spec.group, spec.resource))
-        if partner is not None:
-            partner_spec = self._spec_by_key.get(partner)
-            if partner_spec is not None:
-                obj = new if new is not None else old
-                assert obj is not None
-                okey = self._key(partner_spec, obj["metadata"].get("namespace"), obj["metadata"]["name"])
-                partner_old = self._objects[partner].get(okey)
-                partner_new = None if new is None else convert_event(new, partner_spec.group)
-                self._commit_one(partner, partner_spec, Change(rv, partner_old, partner_new))
-
-    def _commit_one(self, key: tuple[str, str], spec: KindSpec, change: Change) -> None:
-        bucket = self._objects[key]
-        obj = change.new if change.new is not None else change.old
-        assert obj is not None
-        okey = self._key(spec, obj["metadata"].get("namespace"), obj["metadata"]["name"])
-        if change.new is None:
-            bucket.pop(okey, None)
-        else:
-            bucket[okey] = change.new
-        lag = self._lag.get(key, 0.0)
-        held = self._held[key]
-        if lag > 0 or held:
-            held.append(change)
-            if lag > 0 and key in self._on_hold:
-                self._on_hold[key]()
-            if self.schedule is None:
-                raise RuntimeError("watch lag needs a schedule callback (the server's event loop)")
-            self.schedule(lag, lambda: self._release(key))
-        else:
-            self._caches[key].apply(change)
-
-    def _release(self, key: tuple[str, str]) -> None:
-        held = self._held[key]
-        if held:
-            self._caches[key].apply(held.popleft())
-
-    def set_watch_lag(self, spec: KindSpec, seconds: float, *, on_hold: Callable[[], None] | None = None) -> None:
-        """From now on, changes to ``spec`` reach LIST and WATCH ``seconds`` after they commit;
-        ``on_hold`` is called for each change held back (fault rules count their firings)."""
-        key = (spec.group, spec.resource)
-        self._lag[key] = float(seconds)
-        if on_hold is not None:
-            self._on_hold[key] = on_hold
-        else:
-            self._on_hold.pop(key, None)
-
-    def next_resource_version(self) -> int:
-        """The resourceVersion of the next commit (each commit takes a new one)."""
-        self._rv += 1
-        return self._rv
-
-    def objects(self, resource: tuple[str, str]) -> Mapping[tuple[str, str], Obj]:
-        """The stored objects of ``resource`` (group, plural) by namespace and name: the truth,
-        as writes see it (LIST and WATCH read the watch cache); empty when it is not served."""
-        return self._objects.get(resource, _NONE)
-
-    def spec_of(self, resource: tuple[str, str]) -> KindSpec | None:
-        """The served row of ``resource`` (group, plural) at its storage version, or None."""
-        return self._spec_by_key.get(resource)
-
     def _require_namespace(self, spec: KindSpec, namespace: str | None, name: str) -> None:
         if not spec.namespaced:
             return
-        ns = self._objects[("", "namespaces")].get(("", namespace or ""))
+        ns = self.objects((NAMESPACES.group, NAMESPACES.resource)).get(("", namespace or ""))
         if ns is None:
             raise NotFound.of("namespaces", "", namespace or "")
         if ns["metadata"].get("deletionTimestamp"):
@@ -481,7 +327,7 @@ class Store:
         node = _node(spec, self.release)
         if node is None:  # a custom resource, or a kind of a test's own: its strategy decodes it
             obj = self._strategy(spec).decode_untyped(obj, field_validation)
-            stored = self._spec_by_key.get((spec.group, spec.resource))
+            stored = self.spec_of((spec.group, spec.resource))
             if spec.custom and stored is not None and stored.version != spec.version:
                 obj["apiVersion"] = stored.api_version  # None conversion: the storage version's
         elif not decoded:  # the Go struct's unset fields, as they are encoded, written with it
@@ -491,7 +337,7 @@ class Store:
         meta = obj.setdefault("metadata", {})
         body_ns = meta.get("namespace") or ""
         if name is not None:
-            _check_name(meta, name)
+            check_name(meta, name)
             if namespace and body_ns and body_ns != namespace:
                 raise BadRequest(
                     f"the namespace of the object ({body_ns}) does not match the namespace on the request ({namespace})"
@@ -514,127 +360,6 @@ class Store:
     def creates_on_update(self, spec: KindSpec) -> bool:
         """Whether a PUT of a missing object of the kind creates it (its ``KindRules``)."""
         return self._strategy(spec).rules.create_on_update
-
-    def exists(self, spec: KindSpec, namespace: str | None, name: str) -> bool:
-        return self._key(spec, namespace, name) in self._bucket(spec)
-
-    def get(self, spec: KindSpec, namespace: str | None, name: str) -> Obj:
-        obj = self._bucket(spec).get(self._key(spec, namespace, name))
-        if obj is None:
-            raise NotFound.of(spec.resource, spec.group, name)
-        return obj
-
-    def list(
-        self,
-        spec: KindSpec,
-        namespace: str | None,
-        *,
-        label_selector: str = "",
-        field_selector: str = "",
-        limit: int = 0,
-        continue_token: str = "",
-        resource_version: str = "",
-        resource_version_match: str = "",
-    ) -> Obj:
-        """A ``<Kind>List`` from the kind's watch cache, with ``limit``/``continue`` paging: every
-        page shows the objects as of the first page's resourceVersion, and a token older than the
-        watch cache's history is ``410 Expired``. ``resource_version`` as the real list reads it
-        (``storage.ValidateListOptions``): a version the store has not reached is ``Too large
-        resource version`` (504, which the edge answers after the cacher's wait), and with
-        ``resource_version_match=Exact`` the list is the one of that version, ``410 Expired``
-        once the history no longer reaches back to it."""
-        matches = self._matcher(spec, namespace, label_selector, field_selector)
-        cache = self.cache(spec)
-        start = ""
-        list_rv = cache.rv
-        at: int | None = None
-        if continue_token:
-            token_rv, start = decode_continue(continue_token, resource_version)
-            start = start.rstrip("\x00")
-            if token_rv > 0:
-                list_rv = at = token_rv
-                if list_rv < cache.floor:
-                    raise Expired(_CONTINUE_EXPIRED)
-        elif resource_version:
-            wanted = parse_list_resource_version(resource_version)
-            if wanted > self._rv:
-                raise too_large_resource_version(wanted, cache.rv)
-            if resource_version_match == "Exact":
-                if wanted < cache.floor:
-                    raise Expired(_LIST_EXPIRED)
-                list_rv = at = wanted
-        items = [o for o in cache.items(namespace if spec.namespaced else None, at) if matches(o)]
-        if start:
-            items = [o for o in items if _item_key(o) > start]
-        meta: Obj = {"resourceVersion": str(list_rv)}
-        if spec.custom:  # an unstructured list writes its continue token even when empty
-            meta["continue"] = ""
-        if limit and len(items) > limit:
-            remaining = len(items) - limit
-            items = items[:limit]
-            meta["continue"] = _encode_continue(list_rv, _item_key(items[-1]))
-            if not label_selector and not field_selector:
-                meta["remainingItemCount"] = remaining
-        return {"kind": spec.list_kind, "apiVersion": spec.api_version, "metadata": meta, "items": items}
-
-    def _matcher(
-        self, spec: KindSpec, namespace: str | None, label_selector: str, field_selector: str
-    ) -> Callable[[Obj], bool]:
-        labels = LabelSelector.parse(label_selector)
-        fields = FieldSelector.parse(field_selector, spec)
-        ns = namespace if spec.namespaced else None
-
-        def matches(obj: Obj) -> bool:
-            meta = obj["metadata"]
-            if ns is not None and meta.get("namespace") != ns:
-                return False
-            if not labels.empty and not labels.matches(meta.get("labels") or {}):
-                return False
-            return fields.empty or fields.matches(obj)
-
-        return matches
-
-    def watch(
-        self,
-        spec: KindSpec,
-        namespace: str | None,
-        *,
-        name: str = "",
-        label_selector: str = "",
-        field_selector: str = "",
-        resource_version: str = "",
-        send_initial_events: bool | None = None,
-        allow_bookmarks: bool = False,
-    ) -> Watcher:
-        """Open a watch with the semantics of a v1.35 server (``Cacher.Watch``).
-
-        With the WatchList feature on (the default since v1.34), a watch that sets neither
-        ``sendInitialEvents`` nor ``resourceVersionMatch`` from ``""`` or ``"0"`` is a streaming
-        list (``SetListOptionsDefaults``): ADDED for every object, then, with bookmarks allowed,
-        the ``k8s.io/initial-events-end`` bookmark. ``sendInitialEvents=false`` from ``""``
-        starts at the store's current version, from ``"0"`` at the cache's. A version older than
-        the history gives ``Expired``; a streaming list asked to be at least as new as a version
-        the store has not reached gives ``Too large resource version`` (504), as the cacher does
-        after waiting for it. ``name`` watches one object (a field selector, if given, must
-        select the same name).
-        """
-        if name:  # a watch on one object selects it by name (listOpts in handlers/get.go)
-            if field_selector:
-                if FieldSelector.parse(field_selector, spec).requires_exact_match("metadata.name") != name:
-                    raise BadRequest("fieldSelector metadata.name doesn't match requested name")
-            else:
-                field_selector = f"metadata.name={name}"
-        rv = parse_resource_version(spec, resource_version, named=bool(name))
-        matches = self._matcher(spec, namespace, label_selector, field_selector)
-        cache = self.cache(spec)
-        if send_initial_events is None:
-            send_initial_events = resource_version in ("", "0")
-        if send_initial_events and rv > self._rv:
-            raise too_large_resource_version(rv, cache.rv)
-        if not send_initial_events and resource_version == "":
-            rv = self._rv
-        return cache.watch(matches, resource_version=rv, send_initial_events=send_initial_events,
-                           allow_bookmarks=allow_bookmarks)
 
     # ------------------------------------------------------------------ writes
 
@@ -682,13 +407,13 @@ class Store:
         sent_rv = str(meta.get("resourceVersion") or "")
         if sent_rv.isascii() and sent_rv.isdigit() and 0 < int(sent_rv) < 2**64:  # one that does not parse is ignored
             raise UnknownError("resourceVersion should not be set on objects to be created")
-        if self._key(spec, meta.get("namespace"), name) in self._bucket(spec):
+        if self.exists(spec, meta.get("namespace"), name):
             raise AlreadyExists.of(spec.resource, spec.group, name)
         if dry_run:  # DryRunnableStorage: the object as it would be stored, with no version
-            return _ordered(obj)
+            return ordered(obj)
         rv = self.next_resource_version()
         meta["resourceVersion"] = str(rv)
-        obj = _ordered(obj)
+        obj = ordered(obj)
         self.commit(spec, None, obj, rv)
         return obj
 
@@ -711,7 +436,7 @@ class Store:
         ``managed``: the managed fields the write leaves, where the caller computed them (a
         Scale's apply); else the writer's update of them."""
         obj = self._check_body(spec, body, namespace, name=name, field_validation=field_validation)
-        old = self._bucket(spec).get(self._key(spec, namespace, name))
+        old = self.find(spec, namespace, name)
         if old is None:
             if self.creates_on_update(spec) and subresource is None:
                 return self.create(spec, namespace, body, dry_run=dry_run, writer=writer)
@@ -764,8 +489,8 @@ class Store:
                 meta["managedFields"] = set_aside  # as sent back by the patch: the same entries
         reconcile_patched_kind(patched, group=spec.group, version=spec.version, kind=spec.kind)
         obj = self._check_body(spec, patched, namespace, decoded=True, made_from=old)
-        _check_name(obj["metadata"], name)
-        _check_resource_version(spec, name, obj, old, self._strategy(spec).rules)
+        check_name(obj["metadata"], name)
+        check_resource_version(spec, name, obj, old, self._strategy(spec).rules)
         managed = self.field_manager.updated(spec, self._strategy(spec), old, obj, writer, subresource or "",
                                              sent_managed_fields(patched))
         return self._write(spec, old, obj, subresource, managed, dry_run)
@@ -776,7 +501,7 @@ class Store:
         object is decoded, defaulted and written as a patch's result is; a missing object is
         created (a missing one's subresource is a 404). ``metadata.uid`` and
         ``resourceVersion`` in the configuration are preconditions, as in a PUT."""
-        old = self._bucket(spec).get(self._key(spec, namespace, name))
+        old = self.find(spec, namespace, name)
         if old is None and subresource:
             raise NotFound.of(spec.resource, spec.group, name)
         strategy = self._strategy(spec)
@@ -789,7 +514,7 @@ class Store:
             self._check_preconditions(spec, namespace, name, obj, old)
             return self._write(spec, old, obj, subresource, result.managed_fields, dry_run)
         # a create: the name is checked as for an update, the namespace as for a create
-        _check_name(result.object["metadata"], name)
+        check_name(result.object["metadata"], name)
         obj = self._check_body(spec, result.object, namespace)
         uid = obj["metadata"].get("uid")
         if uid:
@@ -803,9 +528,9 @@ class Store:
         precondition) and its ``resourceVersion`` (the optimistic lock)."""
         uid = obj["metadata"].get("uid")
         if uid and uid != old["metadata"]["uid"]:
-            raise Conflict.of(spec.resource, spec.group, name, _precondition_failed(
+            raise Conflict.of(spec.resource, spec.group, name, precondition_failed(
                 spec, namespace, name, "UID", uid, old["metadata"]["uid"]))
-        _check_resource_version(spec, name, obj, old, self._strategy(spec).rules)
+        check_resource_version(spec, name, obj, old, self._strategy(spec).rules)
 
     def _write(self, spec: KindSpec, old: Obj, obj: Obj, subresource: str | None, managed: Sequence[Obj],
                dry_run: bool = False) -> Obj:
@@ -850,7 +575,7 @@ class Store:
             strategy.validate_admission(obj, old)
         elif subresource == "resize":
             resize.admit_resize(obj, old, self._node)
-        obj = _ordered(obj)
+        obj = ordered(obj)
         meta = obj["metadata"]
         if obj == old:
             return old
@@ -951,7 +676,8 @@ class Store:
         if (spec.group, spec.resource) == (NAMESPACES.group, NAMESPACES.resource) and not dry_run:
             for kind in self.kinds:
                 if kind.namespaced:
-                    for obj in [o for (ns, _), o in sorted(self._bucket(kind).items()) if ns == name]:
+                    for obj in [o for (ns, _), o in sorted(self.objects((kind.group, kind.resource)).items())
+                                if ns == name]:
                         self._delete_now(kind, obj)
         finalizers = bool(meta.get("finalizers"))
         if finalizers and not graceful:  # markAsDeleting
@@ -971,7 +697,7 @@ class Store:
 
     def _mark(self, spec: KindSpec, old: Obj, new: Obj, dry_run: bool) -> Obj:
         """Store ``new``, ``old`` marked for deletion (nothing when unchanged or a dry run)."""
-        new = _ordered(new)
+        new = ordered(new)
         if new == old:
             return old
         if dry_run:
@@ -1010,7 +736,7 @@ class Store:
             self.delete(spec, meta.get("namespace"), meta["name"], options=options, dry_run=dry_run, registry=False)
             deleted.append(item)
         return {"kind": spec.list_kind, "apiVersion": spec.api_version,
-                "metadata": {"resourceVersion": str(self._rv)}, "items": deleted}
+                "metadata": {"resourceVersion": str(self.resource_version)}, "items": deleted}
 
     def bind(self, namespace: str, name: str, body: Any, *, dry_run: bool = False,
              field_validation: FieldValidation | None = None) -> Obj:
@@ -1027,7 +753,7 @@ class Store:
         old = self.get(PODS, namespace, name)
         rv = self.next_resource_version()
         new["metadata"]["resourceVersion"] = str(rv)
-        self.commit(PODS, old, _ordered(new), rv)
+        self.commit(PODS, old, ordered(new), rv)
         return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
 
     def bound(self, namespace: str, name: str, body: Any, *, field_validation: FieldValidation | None = None) -> Obj:
@@ -1049,14 +775,9 @@ class Store:
         old_meta = old["metadata"]
         for key, what in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
             if meta.get(key) and meta[key] != old_meta[key]:
-                raise Conflict.of("pods", "", name, _precondition_failed(
+                raise Conflict.of("pods", "", name, precondition_failed(
                     PODS, namespace, name, what, meta[key], old_meta[key]))
         return binding.assign(old, body, self._now())
-
-    def close(self) -> None:
-        for cache in self._caches.values():
-            cache.close()
-
 
 def _node(spec: KindSpec, release: str) -> typed.Node | None:
     """The compiled type of a kind in ``release``, or None for a kind the schemas lack."""
@@ -1077,28 +798,9 @@ def kept_after_delete(answer: Obj) -> bool:
     )
 
 
-_TOP_ORDER = ("kind", "apiVersion", "metadata", "spec", "status")
-# ObjectMeta's fields in struct order, which is the order the real server encodes them in.
-_META_ORDER = (
-    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
-    "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
-    "ownerReferences", "finalizers", "managedFields",
-)
-
-
 def _same_but_managed_fields(meta: Obj, old_meta: Obj) -> bool:
     return {k: v for k, v in meta.items() if k != "managedFields"} == \
         {k: v for k, v in old_meta.items() if k != "managedFields"}
-
-
-def _ordered(obj: Obj) -> Obj:
-    """Top-level and ``metadata`` keys in the order the real server encodes them (kind,
-    apiVersion, metadata, spec, status, then the rest), so serialized objects look like the real
-    ones."""
-    out = in_order(obj, _TOP_ORDER)
-    if isinstance(out.get("metadata"), dict):
-        out["metadata"] = in_order(out["metadata"], _META_ORDER)
-    return out
 
 
 def _defaulted_already(defaults_in: tuple[str, ...] | None, obj: Obj, made_from: Obj | None) -> bool:
@@ -1118,75 +820,6 @@ def _copy_meta(src: Obj, dst: Obj, key: str) -> None:
         dst[key] = src[key]
     else:
         dst.pop(key, None)
-
-
-# Resources stored once and served in two shapes (kube-apiserver's storage factory:
-# AddCohabitatingResources(events.Resource("events"), api.Resource("events"))).
-_COHABITING = {("", "events"): ("events.k8s.io", "events"), ("events.k8s.io", "events"): ("", "events")}
-
-
-def too_large_resource_version(wanted: int, current: int) -> Timeout:
-    """``storage.NewTooLargeResourceVersionError`` with the cacher's one-second retry hint."""
-    return Timeout(
-        f"Timeout: Too large resource version: {wanted}, current: {current}",
-        details={
-            "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
-            "retryAfterSeconds": 1,
-        },
-    )
-
-
-def _check_resource_version(spec: KindSpec, name: str, obj: Obj, old: Obj, rules: KindRules) -> None:
-    """``Store.Update``'s optimistic lock on the updated object's ``metadata.resourceVersion``:
-    one that does not parse is the versioner's plain error (500 with no reason), none is an
-    unconditional update where the kind allows it and a 422 where it does not, any other must
-    be the stored one (409)."""
-    rv = obj["metadata"].get("resourceVersion") or ""
-    if rv and rv != "0" and not (rv.isascii() and rv.isdigit() and int(rv) < 2**64):
-        why = "value out of range" if rv.isascii() and rv.isdigit() else "invalid syntax"
-        raise UnknownError(f"strconv.ParseUint: parsing {json.dumps(rv)}: {why}")
-    if rv in ("", "0") or int(rv) == 0:
-        if not rules.unconditional_update:
-            error = FieldError.invalid("metadata.resourceVersion", 0, "must be specified for an update")
-            raise Invalid.of(spec.resource, spec.group, name, [error])
-        return
-    if int(rv) != int(old["metadata"]["resourceVersion"]):
-        raise Conflict.of(spec.resource, spec.group, name)
-
-
-def _item_key(obj: Obj) -> str:
-    meta = obj["metadata"]
-    return f"{meta.get('namespace', '')}/{meta['name']}"
-
-
-def _encode_continue(rv: int, start: str) -> str:
-    raw = json.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": start + "\x00"}, separators=(",", ":"))
-    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
-
-
-# etcd key prefixes that differ from the resource name (kube-apiserver's
-# SpecialDefaultResourcePrefixes in pkg/kubeapiserver/default_storage_factory_builder.go).
-_ETCD_PREFIX = {("", "nodes"): "minions", ("", "services"): "services/specs", ("", "replicationcontrollers"): "controllers"}
-
-
-def _storage_key(spec: KindSpec, namespace: str | None, name: str) -> str:
-    prefix = _ETCD_PREFIX.get((spec.group, spec.resource), spec.resource)
-    return f"/registry/{prefix}/{namespace}/{name}" if spec.namespaced else f"/registry/{prefix}/{name}"
-
-
-def _check_name(meta: Mapping[str, Any], name: str) -> None:
-    """``checkName``: the object's name must be the URL's."""
-    body_name = meta.get("name") or ""
-    if body_name != name:
-        raise BadRequest(f"the name of the object ({body_name}) does not match the name on the URL ({name})")
-
-
-def _precondition_failed(spec: KindSpec, namespace: str | None, name: str, what: str, wanted: str, actual: str) -> str:
-    """``storage.Preconditions.Check``'s error as ``StorageError.Error()`` renders it."""
-    return (
-        f"StorageError: invalid object, Code: 4, Key: {_storage_key(spec, namespace, name)}, ResourceVersion: 0, "
-        f"AdditionalErrorMsg: Precondition failed: {what} in precondition: {wanted}, {what} in object meta: {actual}"
-    )
 
 
 def kind_spec(group: str, kind: str) -> KindSpec:

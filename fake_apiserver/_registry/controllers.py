@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from collections.abc import Mapping
 from typing import Any, Callable, Literal
 
+from fake_apiserver._registry.serverkinds import GroupResource
+
 __all__ = [
     "EVENT_TTL",
     "PROTECTIONS",
@@ -35,15 +37,12 @@ __all__ = [
     "PV_PROTECTION",
     "VAC_PROTECTION",
     "Expiry",
-    "GroupResource",
     "Protection",
     "Recheck",
     "Stored",
 ]
 
 Obj = dict[str, Any]
-GroupResource = tuple[str, str]
-"""A resource by API group and plural name: ``("", "pods")``."""
 
 Stored = Mapping[tuple[str, str], Obj]
 """The stored objects of one resource by namespace (empty for a cluster-scoped kind) and name."""

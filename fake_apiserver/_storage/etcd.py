@@ -39,14 +39,14 @@ from fake_apiserver._machinery.errors import BadRequest, Expired, NotFound, Time
 from fake_apiserver._machinery.jsonutil import in_order
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.selectors import FieldSelector, LabelSelector
-from fake_apiserver._registry.core.event import convert_event
+from fake_apiserver._registry.serverkinds import GroupResource
+from fake_apiserver._registry.storagefactory import COHABITING
 from fake_apiserver._storage.effects import record_commit
 from fake_apiserver._storage.watch import Change, WatchCache, Watcher
 
-__all__ = ["Controller", "Etcd", "GroupResource", "Schedule", "ordered", "too_large_resource_version"]
+__all__ = ["Controller", "Etcd", "Schedule", "ordered", "too_large_resource_version"]
 
 Obj = dict[str, Any]
-GroupResource = tuple[str, str]
 Schedule = Callable[[float, Callable[[], None]], object]
 Observe = Callable[[KindSpec, "Obj | None", "Obj | None"], None]
 _NONE: Mapping[tuple[str, str], Obj] = {}
@@ -284,20 +284,22 @@ class Etcd:
 
     def store_change(self, spec: KindSpec, old: Obj | None, new: Obj | None, rv: int) -> None:
         """Store a change and hand it to the kind's watch cache, and nothing more (no controller
-        sees it); a kind that shares its storage with another (core and events.k8s.io Events)
-        gets the same change in the other's shape. The request being served learns its effect
+        sees it); a resource that shares its storage with another
+        (:data:`~fake_apiserver._registry.storagefactory.COHABITING`) gets the same change in the
+        other's shape. The request being served learns its effect
         (:func:`~fake_apiserver._storage.effects.record_commit`)."""
         record_commit(spec.group, spec.resource, old, new)
         self._commit_one((spec.group, spec.resource), spec, Change(rv, old, new))
-        partner = _COHABITING.get((spec.group, spec.resource))
-        if partner is not None:
+        shared = COHABITING.get((spec.group, spec.resource))
+        if shared is not None:
+            partner = shared.resource
             partner_spec = self._specs.get(partner)
             if partner_spec is not None:
                 obj = new if new is not None else old
                 assert obj is not None
                 okey = self._key(partner_spec, obj["metadata"].get("namespace"), obj["metadata"]["name"])
                 partner_old = self._objects[partner].get(okey)
-                partner_new = None if new is None else convert_event(new, partner_spec.group)
+                partner_new = None if new is None else shared.convert(new, partner_spec.group)
                 self._commit_one(partner, partner_spec, Change(rv, partner_old, partner_new))
 
     def _commit_one(self, key: tuple[str, str], spec: KindSpec, change: Change) -> None:
@@ -359,11 +361,6 @@ def ordered(obj: Obj) -> Obj:
     if isinstance(out.get("metadata"), dict):
         out["metadata"] = in_order(out["metadata"], _META_ORDER)
     return out
-
-
-# Resources stored once and served in two shapes (kube-apiserver's storage factory:
-# AddCohabitatingResources(events.Resource("events"), api.Resource("events"))).
-_COHABITING = {("", "events"): ("events.k8s.io", "events"), ("events.k8s.io", "events"): ("", "events")}
 
 
 def too_large_resource_version(wanted: int, current: int) -> Timeout:

@@ -16,6 +16,7 @@ from typing import Any
 from fake_apiserver._machinery.errors import BadRequest, Conflict, FieldError, Invalid, UnknownError
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._registry.generic import KindRules
+from fake_apiserver._registry.storagefactory import ETCD_PREFIXES
 
 __all__ = ["check_name", "check_resource_version", "precondition_failed", "storage_key"]
 
@@ -40,14 +41,9 @@ def check_resource_version(spec: KindSpec, name: str, obj: Obj, old: Obj, rules:
         raise Conflict.of(spec.resource, spec.group, name)
 
 
-# etcd key prefixes that differ from the resource name (kube-apiserver's
-# SpecialDefaultResourcePrefixes in pkg/kubeapiserver/default_storage_factory_builder.go).
-_ETCD_PREFIX = {("", "nodes"): "minions", ("", "services"): "services/specs", ("", "replicationcontrollers"): "controllers"}
-
-
 def storage_key(spec: KindSpec, namespace: str | None, name: str) -> str:
     """The object's etcd key, as a storage error quotes it."""
-    prefix = _ETCD_PREFIX.get((spec.group, spec.resource), spec.resource)
+    prefix = ETCD_PREFIXES.get((spec.group, spec.resource), spec.resource)
     return f"/registry/{prefix}/{namespace}/{name}" if spec.namespaced else f"/registry/{prefix}/{name}"
 
 

@@ -38,7 +38,7 @@ import json
 import random
 from datetime import timedelta
 from collections.abc import Mapping
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from fake_apiserver._machinery.jsonutil import copy_stored
 from fake_apiserver._machinery.clock import Clock, SystemClock, format_time, parse_time
@@ -53,11 +53,10 @@ from fake_apiserver._machinery.errors import (
     UnknownError,
 )
 from fake_apiserver._machinery.features import FeatureGates
-from fake_apiserver._registry.kinds import by_kind, by_resource, served_kinds
+from fake_apiserver._registry.kinds import by_kind, served_kinds
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.patch import APPLY_PATCH_YAML, apply_patch, keeps_managed_fields, patch_media_type
 from fake_apiserver._registry.scheme import reconcile_patched_kind, resolve_kind
-from fake_apiserver._registry.scheduling.priorityclass import system_priority_classes
 from fake_apiserver._registry.core.pod import resize
 from fake_apiserver._machinery import schema as schemas
 from fake_apiserver._registry.generic import Strategy
@@ -65,7 +64,16 @@ from fake_apiserver._registry.controllers import EVENT_TTL, PROTECTIONS
 from fake_apiserver._storage.controllers.crds import CustomResourceDefinitions
 from fake_apiserver._storage.controllers.expiry import Expiry
 from fake_apiserver._storage.controllers.protection import InUseProtection
-from fake_apiserver._storage.etcd import Controller, Etcd, GroupResource, Schedule, ordered, too_large_resource_version
+from fake_apiserver._registry.serverkinds import (
+    ADMISSION_LISTERS,
+    DEFAULT_NAMESPACES,
+    NAMESPACES,
+    NODES,
+    PODS,
+    GroupResource,
+    bootstrap_objects,
+)
+from fake_apiserver._storage.etcd import Controller, Etcd, Schedule, ordered, too_large_resource_version
 from fake_apiserver._storage.fieldmanager import FieldManager, Writer, parse_applied, sent_managed_fields
 from fake_apiserver._storage.preconditions import check_name, check_resource_version, precondition_failed
 from fake_apiserver._registry.strategy import strategy_for
@@ -85,21 +93,7 @@ __all__ = [
 
 Obj = dict[str, Any]
 
-DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 _NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # apimachinery util/rand
-
-
-def _spec(group: str, version: str, resource: str) -> KindSpec:
-    spec = by_resource(group, version, resource)
-    assert spec is not None, resource
-    return spec
-
-
-PODS = _spec("", "v1", "pods")
-NAMESPACES = _spec("", "v1", "namespaces")
-NODES = _spec("", "v1", "nodes")
-PRIORITY_CLASSES = _spec("scheduling.k8s.io", "v1", "priorityclasses")
-
 
 _UUID_CLEAR = ~((0xF000 << 64) | (0xC000 << 48))  # the version and variant bits
 _UUID_V4 = (4 << 76) | (0x8000 << 48)  # version 4, RFC 4122 variant
@@ -156,9 +150,9 @@ class Store(Etcd):
         self.kinds = served_kinds(self.release, kinds)
         #: served versions beside the preferred one, by group and resource (a custom resource's)
         self._other_versions: dict[GroupResource, dict[str, KindSpec]] = {}
+        listers = {option: self._by_name(resource) for option, resource in ADMISSION_LISTERS.items()}
         self._options = dict(taint_not_ready=taint_not_ready_nodes, storage_protection=storage_protection,
-                             priority_classes=self._priority_classes, now=self._now,
-                             storage_classes=self._storage_classes)
+                             now=self._now, **listers)
         #: bumped whenever the served kinds change (discovery and OpenAPI documents are rebuilt)
         self.kinds_generation = 0
         #: each write's managed fields, and server-side apply
@@ -174,12 +168,8 @@ class Store(Etcd):
         if event_ttl is not None:
             controllers.append(Expiry(self, EVENT_TTL, event_ttl, lambda: self.clock.now()))
         self.run_controllers(controllers)
-        for name in DEFAULT_NAMESPACES:
-            self.create(NAMESPACES, None, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
-        if self.spec_of((PRIORITY_CLASSES.group, PRIORITY_CLASSES.resource)) is not None:
-            # kube-apiserver's scheduling/bootstrap-system-priority-classes post-start hook
-            for body in system_priority_classes():
-                self.create(PRIORITY_CLASSES, None, body)
+        for spec, body in bootstrap_objects(lambda resource: self.spec_of(resource) is not None):
+            self.create(spec, None, body)
 
     def _strategy(self, spec: KindSpec) -> Strategy:
         """The strategy of ``spec``'s kind at its version (a CRD's versions have their own schemas)."""
@@ -243,15 +233,12 @@ class Store(Etcd):
 
     # ------------------------------------------------------------------ helpers
 
-    def _priority_classes(self) -> dict[str, Obj]:
-        """The stored PriorityClasses by name: what the Priority admission plugin reads."""
-        bucket = self.objects((PRIORITY_CLASSES.group, PRIORITY_CLASSES.resource))
-        return {name: obj for (_, name), obj in bucket.items()}
-
-    def _storage_classes(self) -> dict[str, Obj]:
-        """The stored StorageClasses by name: what the DefaultStorageClass admission plugin reads."""
-        bucket = self.objects(("storage.k8s.io", "storageclasses"))
-        return {name: obj for (_, name), obj in bucket.items()}
+    def _by_name(self, resource: GroupResource) -> Callable[[], dict[str, Obj]]:
+        """The stored objects of a cluster-scoped ``resource`` by name, read when called: what an
+        admission plugin's lister sees (:data:`~fake_apiserver._registry.serverkinds.ADMISSION_LISTERS`)."""
+        def listed() -> dict[str, Obj]:
+            return {name: obj for (_, name), obj in self.objects(resource).items()}
+        return listed
 
     def _node(self, name: str) -> Obj | None:
         """The stored Node of that name, or None: what admission plugins' node listers see."""
@@ -291,11 +278,13 @@ class Store(Etcd):
         return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
     def _require_namespace(self, spec: KindSpec, namespace: str | None, name: str) -> None:
+        """The NamespaceLifecycle admission plugin: a namespaced object's namespace exists and
+        is not being deleted."""
         if not spec.namespaced:
             return
         ns = self.objects((NAMESPACES.group, NAMESPACES.resource)).get(("", namespace or ""))
         if ns is None:
-            raise NotFound.of("namespaces", "", namespace or "")
+            raise NotFound.of(NAMESPACES.resource, NAMESPACES.group, namespace or "")
         if ns["metadata"].get("deletionTimestamp"):
             raise Forbidden(
                 f"{spec.resource} {json.dumps(name)} is forbidden: unable to create new content "

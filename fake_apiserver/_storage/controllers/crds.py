@@ -37,12 +37,13 @@ from fake_apiserver._registry.apiextensions.customresource import (
 from fake_apiserver._registry.apiextensions.customresourcedefinition.naming import names_status
 from fake_apiserver._registry.apiextensions.customresourcedefinition.strategy import CLEANUP_FINALIZER
 from fake_apiserver._registry.generic import Strategy
+from fake_apiserver._registry.serverkinds import CUSTOM_RESOURCE_DEFINITIONS
 
 __all__ = ["CRD_GROUP", "CRD_RESOURCE", "CustomResourceDefinitions"]
 
 Obj = dict[str, Any]
 
-CRD_GROUP, CRD_RESOURCE = "apiextensions.k8s.io", "customresourcedefinitions"
+CRD_GROUP, CRD_RESOURCE = CUSTOM_RESOURCE_DEFINITIONS
 
 
 class CustomResourceStore(Protocol):

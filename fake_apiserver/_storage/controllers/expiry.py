@@ -20,7 +20,8 @@ from typing import Any, Callable, Protocol
 
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._registry import controllers
-from fake_apiserver._registry.controllers import GroupResource, Stored
+from fake_apiserver._registry.controllers import Stored
+from fake_apiserver._registry.serverkinds import GroupResource
 
 __all__ = ["Expiry", "ExpiringStore"]
 

@@ -20,7 +20,8 @@ from typing import Any, Protocol, Sequence
 
 from fake_apiserver._machinery.jsonutil import json_copy
 from fake_apiserver._machinery.kindspec import KindSpec
-from fake_apiserver._registry.controllers import GroupResource, Protection, Recheck, Stored
+from fake_apiserver._registry.controllers import Protection, Recheck, Stored
+from fake_apiserver._registry.serverkinds import GroupResource
 
 __all__ = ["InUseProtection", "ProtectedStore"]
 

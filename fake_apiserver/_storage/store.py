@@ -36,13 +36,12 @@ from __future__ import annotations
 
 import json
 import random
-from datetime import timedelta
 from collections.abc import Mapping
 from typing import Any, Callable, Iterable, Sequence
 
-from fake_apiserver._machinery.jsonutil import copy_stored
-from fake_apiserver._machinery.clock import Clock, SystemClock, format_time, parse_time
-from fake_apiserver._machinery.fieldvalidation import FieldValidation, decode_body
+from fake_apiserver._machinery import schema as schemas
+from fake_apiserver._machinery import typed
+from fake_apiserver._machinery.clock import Clock, SystemClock, format_time
 from fake_apiserver._machinery.errors import (
     AlreadyExists,
     BadRequest,
@@ -53,34 +52,34 @@ from fake_apiserver._machinery.errors import (
     UnknownError,
 )
 from fake_apiserver._machinery.features import FeatureGates
-from fake_apiserver._registry.kinds import by_kind, served_kinds
+from fake_apiserver._machinery.fieldvalidation import FieldValidation, decode_body
+from fake_apiserver._machinery.gotypes import go_written
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.patch import APPLY_PATCH_YAML, apply_patch, keeps_managed_fields, patch_media_type
-from fake_apiserver._registry.scheme import reconcile_patched_kind, resolve_kind
-from fake_apiserver._registry.core.pod import resize
-from fake_apiserver._machinery import schema as schemas
-from fake_apiserver._registry.generic import Strategy
+from fake_apiserver._registry import meta as object_meta
 from fake_apiserver._registry.controllers import EVENT_TTL, PROTECTIONS
-from fake_apiserver._storage.controllers.crds import CustomResourceDefinitions
-from fake_apiserver._storage.controllers.expiry import Expiry
-from fake_apiserver._storage.controllers.protection import InUseProtection
+from fake_apiserver._registry.generic import Strategy
+from fake_apiserver._registry.kinds import by_kind, served_kinds
+from fake_apiserver._registry.scheme import reconcile_patched_kind, resolve_kind
 from fake_apiserver._registry.serverkinds import (
     ADMISSION_LISTERS,
     DEFAULT_NAMESPACES,
     NAMESPACES,
-    NODES,
     PODS,
     GroupResource,
     bootstrap_objects,
 )
+from fake_apiserver._registry.strategy import strategy_for
+from fake_apiserver._storage import deletion
+from fake_apiserver._storage.controllers.crds import CustomResourceDefinitions
+from fake_apiserver._storage.controllers.expiry import Expiry
+from fake_apiserver._storage.controllers.protection import InUseProtection
+from fake_apiserver._storage.deletion import kept_after_delete
 from fake_apiserver._storage.etcd import Controller, Etcd, Schedule, ordered, too_large_resource_version
 from fake_apiserver._storage.fieldmanager import FieldManager, Writer, parse_applied, sent_managed_fields
 from fake_apiserver._storage.preconditions import check_name, check_resource_version, precondition_failed
-from fake_apiserver._registry.strategy import strategy_for
-from fake_apiserver._machinery import typed
-from fake_apiserver._machinery.gotypes import go_written
-from fake_apiserver._registry.core.pod import binding
-from fake_apiserver._registry import meta as object_meta
+from fake_apiserver._storage.subresources import binding
+from fake_apiserver._storage.subresources.update import update_steps
 
 __all__ = [
     "DEFAULT_NAMESPACES",
@@ -171,7 +170,7 @@ class Store(Etcd):
         for spec, body in bootstrap_objects(lambda resource: self.spec_of(resource) is not None):
             self.create(spec, None, body)
 
-    def _strategy(self, spec: KindSpec) -> Strategy:
+    def strategy(self, spec: KindSpec) -> Strategy:
         """The strategy of ``spec``'s kind at its version (a CRD's versions have their own schemas)."""
         key = (spec.group, spec.resource)
         versions = self._version_strategies.get(key)
@@ -182,12 +181,12 @@ class Store(Etcd):
     def scale_paths(self, spec: KindSpec) -> Mapping[str, Any] | None:
         """A custom resource's ``scale`` subresource as its CRD declares it (``specReplicasPath``,
         ``statusReplicasPath``, ``labelSelectorPath``); None for a built-in kind."""
-        return getattr(self._strategy(spec), "scale", None)
+        return getattr(self.strategy(spec), "scale", None)
 
     def printer_columns(self, spec: KindSpec) -> Sequence[Mapping[str, Any]] | None:
         """A custom resource's ``additionalPrinterColumns`` at ``spec``'s version as its CRD
         declares them (its Table's columns); None for a built-in kind."""
-        return getattr(self._strategy(spec), "printer_columns", None)
+        return getattr(self.strategy(spec), "printer_columns", None)
 
     def serve_kinds(self, specs: Sequence[KindSpec], strategies: Sequence[Strategy]) -> None:
         """Serve a new resource (a custom resource once its CRD is established) at the versions of
@@ -239,10 +238,6 @@ class Store(Etcd):
         def listed() -> dict[str, Obj]:
             return {name: obj for (_, name), obj in self.objects(resource).items()}
         return listed
-
-    def _node(self, name: str) -> Obj | None:
-        """The stored Node of that name, or None: what admission plugins' node listers see."""
-        return self.objects((NODES.group, NODES.resource)).get(("", name))
 
     def serves(self, spec: KindSpec) -> bool:
         """Whether this release serves the kind of ``spec`` (:attr:`kinds`) at its version."""
@@ -315,7 +310,7 @@ class Store(Etcd):
         resolve_kind(spec.group, spec.version, spec.kind, obj, served=self.serves_kind)
         node = _node(spec, self.release)
         if node is None:  # a custom resource, or a kind of a test's own: its strategy decodes it
-            obj = self._strategy(spec).decode_untyped(obj, field_validation)
+            obj = self.strategy(spec).decode_untyped(obj, field_validation)
             stored = self.spec_of((spec.group, spec.resource))
             if spec.custom and stored is not None and stored.version != spec.version:
                 obj["apiVersion"] = stored.api_version  # None conversion: the storage version's
@@ -339,7 +334,7 @@ class Store(Etcd):
             meta["namespace"] = namespace or body_ns
         else:
             meta.pop("namespace", None)
-        strategy = self._strategy(spec)
+        strategy = self.strategy(spec)
         if not _defaulted_already(strategy.defaults_in, obj, made_from):
             strategy.default(obj)  # the decoder defaults every body
         return obj
@@ -348,7 +343,7 @@ class Store(Etcd):
 
     def creates_on_update(self, spec: KindSpec) -> bool:
         """Whether a PUT of a missing object of the kind creates it (its ``KindRules``)."""
-        return self._strategy(spec).rules.create_on_update
+        return self.strategy(spec).rules.create_on_update
 
     # ------------------------------------------------------------------ writes
 
@@ -363,12 +358,12 @@ class Store(Etcd):
         the client sees as a 500 with no reason (``storage.ErrResourceVersionSetOnCreate``).
         """
         obj = self._check_body(spec, body, namespace, field_validation=field_validation)
-        managed = self.field_manager.created(spec, self._strategy(spec), obj, writer, sent_managed_fields(body))
+        managed = self.field_manager.created(spec, self.strategy(spec), obj, writer, sent_managed_fields(body))
         return self._create(spec, obj, body, managed, dry_run)
 
     def _create(self, spec: KindSpec, obj: Obj, body: Any, managed: Sequence[Obj], dry_run: bool) -> Obj:
         """A create of the decoded and defaulted ``obj`` (``body``: as sent) with its managed fields."""
-        strategy = self._strategy(spec)
+        strategy = self.strategy(spec)
         strategy.admit_create(obj, body)
         meta = obj["metadata"]
         if not meta.get("name") and meta.get("generateName"):
@@ -432,7 +427,7 @@ class Store(Etcd):
             raise NotFound.of(spec.resource, spec.group, name)
         self._check_preconditions(spec, namespace, name, obj, old)
         if managed is None:
-            managed = self.field_manager.updated(spec, self._strategy(spec), old, obj, writer, subresource or "",
+            managed = self.field_manager.updated(spec, self.strategy(spec), old, obj, writer, subresource or "",
                                                  sent_managed_fields(body))
         return self._write(spec, old, obj, subresource, managed, dry_run)
 
@@ -479,8 +474,8 @@ class Store(Etcd):
         reconcile_patched_kind(patched, group=spec.group, version=spec.version, kind=spec.kind)
         obj = self._check_body(spec, patched, namespace, decoded=True, made_from=old)
         check_name(obj["metadata"], name)
-        check_resource_version(spec, name, obj, old, self._strategy(spec).rules)
-        managed = self.field_manager.updated(spec, self._strategy(spec), old, obj, writer, subresource or "",
+        check_resource_version(spec, name, obj, old, self.strategy(spec).rules)
+        managed = self.field_manager.updated(spec, self.strategy(spec), old, obj, writer, subresource or "",
                                              sent_managed_fields(patched))
         return self._write(spec, old, obj, subresource, managed, dry_run)
 
@@ -493,7 +488,7 @@ class Store(Etcd):
         old = self.find(spec, namespace, name)
         if old is None and subresource:
             raise NotFound.of(spec.resource, spec.group, name)
-        strategy = self._strategy(spec)
+        strategy = self.strategy(spec)
         meta = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}
         if not (meta or {}).get("name"):
             raise BadRequest(f"the name of the object ({name} based on URL) was undeterminable: name must be provided")
@@ -519,15 +514,16 @@ class Store(Etcd):
         if uid and uid != old["metadata"]["uid"]:
             raise Conflict.of(spec.resource, spec.group, name, precondition_failed(
                 spec, namespace, name, "UID", uid, old["metadata"]["uid"]))
-        check_resource_version(spec, name, obj, old, self._strategy(spec).rules)
+        check_resource_version(spec, name, obj, old, self.strategy(spec).rules)
 
     def _write(self, spec: KindSpec, old: Obj, obj: Obj, subresource: str | None, managed: Sequence[Obj],
                dry_run: bool = False) -> Obj:
         """``rest.BeforeUpdate`` and the storage write: system fields come from the stored object
-        (a missing ``uid`` too, a different one fails validation), then the strategy and
-        validation run, and the write's ``managed`` fields are set; nothing is written when the
-        result equals what is stored."""
-        strategy = self._strategy(spec)
+        (a missing ``uid`` too, a different one fails validation), then the steps of the
+        (sub)resource written through prepare, validate and admit the object
+        (:func:`~fake_apiserver._storage.subresources.update.update_steps`), and the write's
+        ``managed`` fields are set; nothing is written when the result equals what is stored."""
+        strategy = self.strategy(spec)
         meta = obj["metadata"]
         old_meta = old["metadata"]
         for key in ("generation", "creationTimestamp", "resourceVersion"):
@@ -538,12 +534,8 @@ class Store(Etcd):
             meta["deletionGracePeriodSeconds"] = old_meta["deletionGracePeriodSeconds"]
         meta.pop("managedFields", None)
         now = self._now()
-        if subresource == "status":
-            strategy.prepare_for_status_update(obj, old, now)
-        elif subresource == "resize":  # pods only: the kind table serves it for no other kind
-            resize.prepare_for_resize(obj, old, self.features)
-        else:
-            strategy.prepare_for_update(obj, old)
+        steps = update_steps(subresource)
+        steps.prepare(strategy, obj, old, now, self.features)
         meta = obj["metadata"]
         if not meta.get("uid"):
             meta["uid"] = old_meta["uid"]
@@ -553,17 +545,9 @@ class Store(Etcd):
         # reads no managedFields (the field manager wrote them)
         errors = [] if _same_but_managed_fields(meta, old_meta) \
             else object_meta.validate_object_meta(spec, obj, create=False, old=old)
-        if subresource == "status":
-            errors += strategy.validate_status_update(obj, old)
-        elif subresource == "resize":
-            errors += resize.validate_resize(obj, old, self.features)
-        else:
-            errors += strategy.validate_update(obj, old)
+        errors += steps.validate(strategy, obj, old, self.features)
         object_meta.check(spec, meta["name"], errors)
-        if subresource is None:
-            strategy.validate_admission(obj, old)
-        elif subresource == "resize":
-            resize.admit_resize(obj, old, self._node)
+        steps.admit(strategy, obj, old, self.objects)
         obj = ordered(obj)
         meta = obj["metadata"]
         if obj == old:
@@ -591,182 +575,30 @@ class Store(Etcd):
         dry_run: bool = False,
         registry: bool = True,
     ) -> Obj:
-        """``Store.Delete`` with ``rest.BeforeDelete``: delete now, or mark for deletion and keep.
-
-        ``options`` is the request's ``DeleteOptions`` (:func:`check_delete_options` has passed
-        it). A pod is deleted gracefully (:meth:`~fake_apiserver._registry.strategy.Strategy.grace_period`):
-        a first delete sets ``deletionTimestamp`` (now plus the grace period),
-        ``deletionGracePeriodSeconds`` and bumps ``generation``; with a period above 0 the pod
-        stays until a delete with a shorter period (its kubelet's, with 0) comes, and a delete
-        that does not shorten it changes nothing. A period of 0 is written first and then deleted,
-        so a watcher sees the pod marked before it goes, as from a real server. An object with
-        finalizers is marked (``markAsDeleting``: now, period 0) and kept until they are gone.
-
-        The fake has no garbage collector, so it behaves as a server started with
-        ``--enable-garbage-collector=false``: ``propagationPolicy`` and ``orphanDependents`` are
-        validated but add no ``orphan``/``foregroundDeletion`` finalizer that nothing would remove.
-
-        The answer: the object as now stored when kept; otherwise the deleted object for the
-        kinds whose registry sets ``ReturnDeletedObject`` and a ``Status`` naming it for the rest
-        (``Store.finalizeDelete``). :func:`kept_after_delete` tells the two apart. Preconditions
-        fail early, as ``rest.BeforeDelete`` checks them, with a conflict on the kind. A kind's
-        registry may refuse first (system priority classes,
-        :meth:`~fake_apiserver._registry.strategy.Strategy.check_delete`), unless ``registry`` is False:
-        ``Store.DeleteCollection`` calls the generic store's own ``Delete``, past a kind's
-        ``REST.Delete`` override.
-        """
-        options = options or {}
-        if registry:
-            self._strategy(spec).check_delete(name)
-        old = self.get(spec, namespace, name)
-        pre = options.get("preconditions") or {}
-        old_meta = old["metadata"]
-        if pre.get("uid") and pre["uid"] != old_meta["uid"]:
-            raise Conflict.of(
-                spec.kind, spec.group, name,
-                f"the UID in the precondition ({pre['uid']}) does not match the UID in record ({old_meta['uid']}). "
-                "The object might have been deleted and then recreated",
-            )
-        if pre.get("resourceVersion") and pre["resourceVersion"] != old_meta["resourceVersion"]:
-            raise Conflict.of(
-                spec.kind, spec.group, name,
-                f"the ResourceVersion in the precondition ({pre['resourceVersion']}) does not match the "
-                f"ResourceVersion in record ({old_meta['resourceVersion']}). The object might have been modified",
-            )
-        requested = options.get("gracePeriodSeconds")
-        if requested is not None and requested < 0:  # "Negative values will be treated as the value `1s`"
-            requested = 1
-        new = copy_stored(old)
-        if registry and self._strategy(spec).mark_deleted(new, self._now()):
-            return self._mark(spec, old, new, dry_run)
-        meta = new["metadata"]
-        if (meta.get("deletionGracePeriodSeconds") or 0) < 0:
-            meta["deletionGracePeriodSeconds"] = 1
-        now = self.clock.now()
-        period = self._strategy(spec).grace_period(old, requested)
-        graceful = False
-        if period is not None and meta.get("deletionTimestamp"):
-            current = meta.get("deletionGracePeriodSeconds")
-            if current:  # a graceful deletion is pending: only a shorter period changes it
-                if requested is None or requested >= current:
-                    return self._finalize_delete(spec, old)
-                due = parse_time(meta["deletionTimestamp"]) - timedelta(seconds=current - requested)
-                if due < now:  # not into the past; a graceful delete stays graceful
-                    due, requested = now, requested and 1
-                meta["deletionTimestamp"] = format_time(due)
-                meta["deletionGracePeriodSeconds"] = period = requested
-                graceful = True
-        elif period is not None:
-            meta["deletionTimestamp"] = format_time(now + timedelta(seconds=period))
-            meta["deletionGracePeriodSeconds"] = period
-            if meta.get("generation"):
-                meta["generation"] += 1
-            graceful = True
-        if (spec.group, spec.resource) == (NAMESPACES.group, NAMESPACES.resource) and not dry_run:
-            for kind in self.kinds:
-                if kind.namespaced:
-                    for obj in [o for (ns, _), o in sorted(self.objects((kind.group, kind.resource)).items())
-                                if ns == name]:
-                        self._delete_now(kind, obj)
-        finalizers = bool(meta.get("finalizers"))
-        if finalizers and not graceful:  # markAsDeleting
-            if not meta.get("deletionTimestamp") and meta.get("generation"):
-                meta["generation"] += 1
-            if not meta.get("deletionTimestamp") or parse_time(meta["deletionTimestamp"]) > now:
-                meta["deletionTimestamp"] = format_time(now)
-            meta["deletionGracePeriodSeconds"] = 0
-        if graceful or finalizers:
-            marked = self._mark(spec, old, new, dry_run)
-            if finalizers or period:
-                return marked
-            old = marked  # a period of 0: marked, then deleted at once
-        if not dry_run:
-            self._delete_now(spec, old)
-        return self._finalize_delete(spec, old)
-
-    def _mark(self, spec: KindSpec, old: Obj, new: Obj, dry_run: bool) -> Obj:
-        """Store ``new``, ``old`` marked for deletion (nothing when unchanged or a dry run)."""
-        new = ordered(new)
-        if new == old:
-            return old
-        if dry_run:
-            return new
-        rv = self.next_resource_version()
-        new["metadata"]["resourceVersion"] = str(rv)
-        self.commit(spec, old, new, rv)
-        return new
-
-    def _finalize_delete(self, spec: KindSpec, obj: Obj) -> Obj:
-        """``Store.finalizeDelete``: the object, or a ``Status`` naming it."""
-        if self._strategy(spec).rules.returns_deleted_object:
-            return obj
-        details: Obj = {"name": obj["metadata"]["name"]}
-        if spec.group:
-            details["group"] = spec.group
-        details["kind"] = spec.resource
-        details["uid"] = obj["metadata"]["uid"]
-        return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}
-
-    def _delete_now(self, spec: KindSpec, old: Obj) -> Obj:
-        rv = self.next_resource_version()
-        self.commit(spec, old, None, rv)
-        return old
+        """``Store.Delete`` with ``rest.BeforeDelete``: delete now, or mark for deletion and keep
+        (:func:`~fake_apiserver._storage.deletion.delete`)."""
+        return deletion.delete(self, spec, namespace, name, options=options, dry_run=dry_run, registry=registry)
 
     def delete_collection(
         self, spec: KindSpec, namespace: str | None, *, label_selector: str = "", field_selector: str = "",
         options: Obj | None = None, dry_run: bool = False,
     ) -> Obj:
-        """``DeleteCollection``: the list of what was deleted (``Store.DeleteCollection``), each
-        item deleted with the request's ``options`` (a failed precondition stops it with 409)."""
-        listed = self.list(spec, namespace, label_selector=label_selector, field_selector=field_selector)
-        deleted = []
-        for item in listed["items"]:
-            meta = item["metadata"]
-            self.delete(spec, meta.get("namespace"), meta["name"], options=options, dry_run=dry_run, registry=False)
-            deleted.append(item)
-        return {"kind": spec.list_kind, "apiVersion": spec.api_version,
-                "metadata": {"resourceVersion": str(self.resource_version)}, "items": deleted}
+        """``DeleteCollection``: the list of what was deleted
+        (:func:`~fake_apiserver._storage.deletion.delete_collection`)."""
+        return deletion.delete_collection(self, spec, namespace, label_selector=label_selector,
+                                          field_selector=field_selector, options=options, dry_run=dry_run)
 
     def bind(self, namespace: str, name: str, body: Any, *, dry_run: bool = False,
              field_validation: FieldValidation | None = None) -> Obj:
-        """``POST pods/{name}/binding`` (``BindingREST`` in ``pkg/registry/core/pod/storage``).
-
-        The binding's ``uid`` and ``resourceVersion`` are storage preconditions (a failure is a
-        conflict on ``pods`` quoting the storage error); the pod's state gives the plain errors
-        that ``assignPod`` wraps as a conflict on ``pods/binding``. A dry run answers the same
-        ``Status`` and binds nothing.
-        """
-        new = self.bound(namespace, name, body, field_validation=field_validation)
-        if dry_run:
-            return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
-        old = self.get(PODS, namespace, name)
-        rv = self.next_resource_version()
-        new["metadata"]["resourceVersion"] = str(rv)
-        self.commit(PODS, old, ordered(new), rv)
-        return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
+        """``POST pods/{name}/binding``: the ``Status`` answered with 201
+        (:func:`~fake_apiserver._storage.subresources.binding.bind`)."""
+        return binding.bind(self, namespace, name, body, dry_run=dry_run, field_validation=field_validation)
 
     def bound(self, namespace: str, name: str, body: Any, *, field_validation: FieldValidation | None = None) -> Obj:
         """The pod as a binding would leave it, with every check of :meth:`bind`, nothing written
-        (a preview of the binding's effect). The body is decoded as a ``Binding`` (unknown
-        fields per ``field_validation``)."""
-        if not isinstance(body, dict):
-            raise BadRequest("the object provided is unrecognized (must be of type Binding)")
-        body = dict(body)
-        resolve_kind("", "v1", "Binding", body)
-        body = decode_body(typed.kind_node("", "v1", "Binding", self.release), "Binding", "v1", body, field_validation)
-        meta = body.setdefault("metadata", {})
-        if meta.get("namespace") and meta["namespace"] != namespace:
-            raise BadRequest("the namespace of the provided object does not match the namespace sent on the request")
-        if (meta.get("name") or "") != name:
-            raise BadRequest("name in URL does not match name in Binding object")
-        binding.check_binding(binding.validate_binding(body))
-        old = self.get(PODS, namespace, name)
-        old_meta = old["metadata"]
-        for key, what in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
-            if meta.get(key) and meta[key] != old_meta[key]:
-                raise Conflict.of("pods", "", name, precondition_failed(
-                    PODS, namespace, name, what, meta[key], old_meta[key]))
-        return binding.assign(old, body, self._now())
+        (a preview of the binding's effect: :func:`~fake_apiserver._storage.subresources.binding.bound`)."""
+        return binding.bound(self, namespace, name, body, field_validation=field_validation)
+
 
 def _node(spec: KindSpec, release: str) -> typed.Node | None:
     """The compiled type of a kind in ``release``, or None for a kind the schemas lack."""
@@ -776,15 +608,6 @@ def _node(spec: KindSpec, release: str) -> typed.Node | None:
         return typed.kind_node(spec.group, spec.version, spec.kind, release)
     except KeyError:
         return None
-
-
-def kept_after_delete(answer: Obj) -> bool:
-    """Whether a :meth:`Store.delete` answer is an object still stored (marked for deletion,
-    kept by finalizers or a pending grace period) rather than a deleted one or a ``Status``."""
-    meta = answer.get("metadata") or {}
-    return answer.get("kind") != "Status" and bool(
-        meta.get("finalizers") or (meta.get("deletionTimestamp") and meta.get("deletionGracePeriodSeconds"))
-    )
 
 
 def _same_but_managed_fields(meta: Obj, old_meta: Obj) -> bool:

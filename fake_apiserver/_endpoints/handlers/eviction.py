@@ -1,5 +1,5 @@
 """``pods/eviction``: a pod deleted through its PodDisruptionBudget, a transaction of the store
-layer (:func:`~fake_apiserver._storage.eviction.evict`, ``EvictionREST``).
+layer (:func:`~fake_apiserver._storage.subresources.eviction.evict`, ``EvictionREST``).
 
 The handler checks the create options and reads the body as JSON (the kind the row names for the
 subresource is the one the decoder's errors name); the transaction decodes it, reads the budget
@@ -15,7 +15,7 @@ from fake_apiserver._endpoints.handlers.rest import Scope, body_kind, warnings_o
 from fake_apiserver._endpoints.request import HttpRequest, RequestInfo
 from fake_apiserver._endpoints.responses import json_response
 from fake_apiserver._machinery.decode import validate_write_options
-from fake_apiserver._storage.eviction import evict
+from fake_apiserver._storage.subresources.eviction import evict
 
 __all__ = ["create_eviction"]
 

@@ -1,5 +1,5 @@
 """The ``scale`` subresource: ``GET``, ``PUT`` or ``PATCH`` of a kind's ``autoscaling/v1``
-``Scale``, read from and written into its parent (:mod:`~fake_apiserver._storage.scale`: the
+``Scale``, read from and written into its parent (:mod:`~fake_apiserver._storage.subresources.scale`: the
 built-in workloads' ``ScaleREST`` and a custom resource's scale paths).
 
 A write answers with the Scale of the parent as the write left it; its preview is the parent
@@ -20,7 +20,7 @@ from fake_apiserver._endpoints.route_errors import RouteMethodNotAllowed, route_
 from fake_apiserver._machinery.decode import validate_write_options
 from fake_apiserver._machinery.patch import patch_media_type
 from fake_apiserver._storage.effects import Effect
-from fake_apiserver._storage.scale import apply_scale, get_scale, patch_scale, paths_for, scale_of, update_scale
+from fake_apiserver._storage.subresources.scale import apply_scale, get_scale, patch_scale, paths_for, scale_of, update_scale
 
 __all__ = ["get_scale_of", "patch_scale_of", "preview", "update_scale_of", "write"]
 

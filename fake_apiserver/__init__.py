@@ -7,7 +7,8 @@ of kube-apiserver's own architecture, bottom first:
   selectors, the three patch types, decoding, schemas, field validation, errors).
 * ``_registry``: what is true of each kind: the kind table, the generic strategy, and one module
   per kind with rules of its own (defaults, validation, admission, subresource rules).
-* ``_storage``: the store, watch fan-out, effects, and transactions across objects (eviction).
+* ``_storage``: the store, watch fan-out, effects, the subresources (eviction, a transaction
+  across objects, among them) and the controllers the fake plays.
 * ``_endpoints``: the HTTP edge: routing, request decoding, content negotiation, discovery,
   OpenAPI and Tables.
 * ``_server``: what wraps the endpoints (fault rules, the request journal), running the fake, and

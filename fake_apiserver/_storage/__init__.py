@@ -1,2 +1,4 @@
-"""Storage: the store (the fake's etcd with the generic registry store on top), watch fan-out,
-effects (what a write changed), and the subresource transactions that span objects (eviction)."""
+"""Storage: the store (the generic registry store on the fake's etcd), graceful deletion, watch
+fan-out, effects (what a write changed), the subresources (``subresources/``) and the controllers
+the fake plays after each commit (``controllers/``). No module here names a kind: what is a
+kind's is read from :mod:`fake_apiserver._registry`."""

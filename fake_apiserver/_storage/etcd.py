@@ -142,7 +142,7 @@ class Etcd:
 
     def find(self, spec: KindSpec, namespace: str | None, name: str) -> Obj | None:
         """The stored object, or None."""
-        return self._bucket(spec).get(self._key(spec, namespace, name))
+        return self._objects[(spec.group, spec.resource)].get(self._key(spec, namespace, name))
 
     def exists(self, spec: KindSpec, namespace: str | None, name: str) -> bool:
         return self._key(spec, namespace, name) in self._bucket(spec)

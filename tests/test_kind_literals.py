@@ -18,9 +18,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "fake_apiserver"
-# "_storage" and "_endpoints" join once their kinds have moved out to the registry (other branches
-# are moving them now).
-LAYERS = ("_machinery",)
+# "_endpoints" joins once its printers live with their kinds in the registry.
+LAYERS = ("_machinery", "_storage")
 
 
 @functools.cache

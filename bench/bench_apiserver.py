@@ -75,7 +75,7 @@ from fake_apiserver._endpoints.request import RequestInfo
 from fake_apiserver._machinery.fieldvalidation import FieldValidation
 from fake_apiserver._registry.kinds import by_resource
 from fake_apiserver._storage.store import Store
-from harness._envtest import ControlPlane, envtest_unavailable, find_assets
+from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
 
 __all__ = ["main", "run_bench", "Result"]
 

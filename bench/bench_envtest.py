@@ -4,7 +4,7 @@ Runs ``schedharness run`` twice with the same scheduler and suites, once on ``--
 (a real etcd and kube-apiserver per worker, real time) and once on ``--backend fake`` serving as
 the same Kubernetes release as that kube-apiserver (``--kubernetes-version``, read from the envtest
 run's report; ``--fake-version`` overrides it), prints each run's wall time and counts side by
-side, then the verdicts criterion by criterion (:mod:`harness._compare`). A reference-scheduler run on the fake is under virtual time, so its
+side, then the verdicts criterion by criterion (:mod:`harness._runs.compare`). A reference-scheduler run on the fake is under virtual time, so its
 wall time is the harness's own cost; on envtest every wait is a real one. ``--scheduler`` takes
 what ``schedharness run`` takes (a command runs on real time on both backends).
 
@@ -24,9 +24,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fake_apiserver._machinery.schema import RELEASES  # noqa: E402
-from harness._compare import compare_reports, format_comparison  # noqa: E402
-from harness._envtest import envtest_unavailable  # noqa: E402
-from harness._run import RunOptions, normalize_scheduler, run_suites  # noqa: E402
+from harness._runs.compare import compare_reports, format_comparison  # noqa: E402
+from harness._backends.envtest import envtest_unavailable  # noqa: E402
+from harness._runs.run import RunOptions, normalize_scheduler, run_suites  # noqa: E402
 
 __all__ = ["main"]
 

@@ -1,5 +1,5 @@
 """Issue 3's determinism workload, timed: 300 virtual seconds with a watch, a 5 s delayed patch
-and three concurrent writers (``harness._workloads.watch_delay_writers``).
+and three concurrent writers (``harness._time.workloads.watch_delay_writers``).
 
 Prints the median and p95 wall time of one run, the virtual/wall ratio and the number of distinct
 journals over the runs (must be 1). Target: 300 virtual s in under 50 ms on 2 cores.
@@ -14,7 +14,7 @@ import statistics
 import sys
 import time
 
-from harness._workloads import run_watch_delay_writers
+from harness._time.workloads import run_watch_delay_writers
 
 
 def main(runs: int = 100) -> None:

@@ -25,7 +25,7 @@ from aiohttp import web
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fake_apiserver import FakeApiServer, RequestInfo, by_resource  # noqa: E402
-from harness._virtual_time import VirtualClock, run  # noqa: E402
+from harness._time.virtual_time import VirtualClock, run  # noqa: E402
 from reference_scheduler import ClusterEvent, Scheduler  # noqa: E402
 
 __all__ = ["StableReject", "scenario", "main"]

@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harness._run import RunOptions, run_suites  # noqa: E402
-from harness._selftest import GROUPS, run_selftest  # noqa: E402
+from harness._runs.run import RunOptions, run_suites  # noqa: E402
+from harness._runs.selftest import GROUPS, run_selftest  # noqa: E402
 
 __all__ = ["main"]
 

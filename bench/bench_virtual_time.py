@@ -1,6 +1,6 @@
 """How fast virtual time runs a watch-shaped workload: ``python bench/bench_virtual_time.py``.
 
-The scenario, 300 virtual seconds on one :class:`harness._virtual_time.VirtualEventLoop`: an
+The scenario, 300 virtual seconds on one :class:`harness._time.virtual_time.VirtualEventLoop`: an
 aiohttp server on 127.0.0.1 holding a versioned key-value store; a client watching it over a
 chunked streaming response (one JSON line per event, as a Kubernetes watch); three writers PUTting
 every 10, 15 and 20 s; one request whose handler answers after 5 s. Each run is timed with
@@ -23,7 +23,7 @@ from aiohttp import ClientSession, ClientTimeout, web
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harness._virtual_time import VirtualEventLoop, run  # noqa: E402
+from harness._time.virtual_time import VirtualEventLoop, run  # noqa: E402
 
 __all__ = ["scenario", "main"]
 

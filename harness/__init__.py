@@ -1,9 +1,29 @@
 """Deterministic time, scheduler adapters, scenarios, the pytest plugin and reports.
 
-The public API is this flat list; everything else lives in private modules.
+The public API is this flat list; everything else lives in private sub-packages, one per concern
+(``_time``, ``_backends``, ``_schedulers``, ``_scenario``, ``_plugin``, ``_criteria``, ``_runs``:
+``docs/architecture.md`` draws them).
 """
 
-from harness._adapters import (
+from harness._backends.backend import (
+    Backend,
+    BackendError,
+    EnvtestBackend,
+    FakeBackend,
+    KindBackend,
+    KubeconfigBackend,
+    Slack,
+    Unsupported,
+)
+from harness._backends.kubeclient import ApiError
+from harness._backends.kubelet import Kubelet
+from harness._criteria.suite_registry import SuiteCollection
+from harness._scenario.expectations import NotJudged, condition_of, format_condition, format_pod
+from harness._scenario.scenario import DEFAULT_DEVICE_CLASS, Expectation, ExpectationFailed, Scenario
+from harness._scenario.writes import Write, format_writes
+from harness._scenario.yaml_scenarios import YamlScenario, YamlScenarioError, load_scenario
+from harness._scenario.yaml_scenarios import run_scenario as run_yaml_scenario
+from harness._schedulers.adapters import (
     AdapterError,
     CallableAdapter,
     ClusterSchedulerAdapter,
@@ -14,23 +34,8 @@ from harness._adapters import (
     parse_feature_gates,
     scheduler_name_for,
 )
-from harness._backend import (
-    Backend,
-    BackendError,
-    EnvtestBackend,
-    FakeBackend,
-    KindBackend,
-    KubeconfigBackend,
-    Slack,
-    Unsupported,
-)
-from harness._expectations import NotJudged, condition_of, format_condition, format_pod
-from harness._kubeclient import ApiError
-from harness._reference import reference_adapter
-from harness._kubelet import Kubelet
-from harness._scenario import DEFAULT_DEVICE_CLASS, Expectation, ExpectationFailed, Scenario
-from harness._suite_registry import SuiteCollection
-from harness._virtual_time import (
+from harness._schedulers.reference import reference_adapter
+from harness._time.virtual_time import (
     DEFAULT_EPOCH,
     Deadlock,
     RealClock,
@@ -38,9 +43,6 @@ from harness._virtual_time import (
     VirtualEventLoop,
     run,
 )
-from harness._writes import Write, format_writes
-from harness._yaml_scenarios import YamlScenario, YamlScenarioError, load_scenario
-from harness._yaml_scenarios import run_scenario as run_yaml_scenario
 
 __all__ = [
     "DEFAULT_DEVICE_CLASS",

@@ -13,13 +13,11 @@ from typing import Any, Callable, Sequence
 
 from fake_apiserver import FakeApiServer, FaultProxy, FeatureGateError
 from fake_apiserver._machinery.schema import KUBERNETES_VERSION, release
-from harness._adapters import parse_feature_gates
-from harness._catalog import CatalogError, check_caught_by, collect, format_json, format_md, load_caught_by
-from harness._compare import CompareError, compare_reports, format_comparison, load_report
-from harness._compatibility import COLUMNS, REAL_TIME_WAIT, agreement, format_summary, format_table, run_matrix
-from harness._verdict_digest import DigestError, read_digests
-from harness._k8sbuild import BuildError, build, parse_release
-from harness._run import (
+from harness._backends.k8sbuild import BuildError, build, parse_release
+from harness._criteria.catalog import CatalogError, check_caught_by, collect, format_json, format_md, load_caught_by
+from harness._runs.compare import CompareError, compare_reports, format_comparison, load_report
+from harness._runs.compatibility import COLUMNS, REAL_TIME_WAIT, agreement, format_summary, format_table, run_matrix
+from harness._runs.run import (
     EXIT_CODES,
     RunError,
     RunOptions,
@@ -28,7 +26,9 @@ from harness._run import (
     run_suites,
     suite_paths,
 )
-from harness._selftest import run_selftest
+from harness._runs.selftest import run_selftest
+from harness._runs.verdict_digest import DigestError, read_digests
+from harness._schedulers.adapters import parse_feature_gates
 from reference_scheduler._cli import add_subcommands
 
 __all__ = ["main"]

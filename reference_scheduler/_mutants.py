@@ -3,7 +3,7 @@
 A variant is a name, a description, the KEP sentence it violates (if any), a small function that
 flips one switch on an assembled :class:`~reference_scheduler._scheduler.Scheduler` (a reporter
 flag, a dispatcher flag, a plugin option, the condition writer): no copies of the scheduler, and
-its ``kind``, which says what the selftest (``harness._selftest``) expects. The functions take
+its ``kind``, which says what the selftest (``harness._runs.selftest``) expects. The functions take
 :class:`Switches`, the part of the scheduler a variant may touch, which the scheduler satisfies
 structurally: the scheduler imports this module to resolve ``mutant=NAME``, so this module does
 not import the scheduler.
@@ -69,9 +69,9 @@ EXPECTATIONS: dict[VariantKind, str] = {
     "control": "must pass no criterion, and fail every suite",
     "shape": "must pass every criterion",
 }
-# harness._adapters.PROBE_NAMESPACE: where an adapter's readiness probe pod is (a test pins the two)
+# harness._schedulers.adapters.PROBE_NAMESPACE: where an adapter's readiness probe pod is (a test pins the two)
 PROBE_NAMESPACE = "schedharness-probe"
-# harness._adapters.PROBE_NAME: the node the probe pod's nodeSelector names (a test pins the two)
+# harness._schedulers.adapters.PROBE_NAME: the node the probe pod's nodeSelector names (a test pins the two)
 PROBE_NODE = "schedharness-probe"
 #: how often the never-watches control LISTs pods, in seconds
 POLL_PERIOD = 1.0

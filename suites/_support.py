@@ -3,9 +3,9 @@ histories, the scheduler's condition writes, DRA devices, fault gating and real-
 
 Everything here reads and writes only through the API and the journal, like the DSL, so a
 criterion built on it stays honest against any scheduler. What a scheduler wrote is read as an
-*effect* (:mod:`harness._writes`): which condition became what, and when, whatever verb or patch
+*effect* (:mod:`harness._scenario.writes`): which condition became what, and when, whatever verb or patch
 type carried it. The API is small on purpose; each piece is a candidate for
-:mod:`harness._scenario`:
+:mod:`harness._scenario.scenario`:
 
 * :func:`events` reads the events a scheduler recorded about a pod, from either API
   (``events.k8s.io/v1`` with ``note``, core ``v1`` with ``message``), as :class:`SeenEvent`: one

@@ -10,7 +10,7 @@ rejection; whether a claim is allocated from published devices before the bindin
 once, so that a scheduler that gates pods on their claims but leaves allocation to others fails
 this criterion, saying why, and not dozens of KEP-5501 ones.
 
-Judged by effect (:mod:`harness._writes`): the stored write of the scheduler's that gave the claim
+Judged by effect (:mod:`harness._scenario.writes`): the stored write of the scheduler's that gave the claim
 its ``status.allocation``, whatever request carried it (kube-scheduler writes the finalizer and
 then the status; another scheduler may write both at once), and the binding, in journal order.
 """

@@ -14,7 +14,7 @@ merge patch, ``docs/api-facts.md`` §status-write) or refuses and redoes a write
 Each criterion has the scenario write foreign conditions through ``pods/<name>/status`` as another
 controller would (a strategic merge patch: it adds its own elements and keeps the others) and
 judges every stored write of the scheduler's to the pod by its effect
-(:meth:`~harness._writes.Write.other_conditions_kept`): every condition other than ``PodScheduled``
+(:meth:`~harness._scenario.writes.Write.other_conditions_kept`): every condition other than ``PodScheduled``
 is the same after the write as before it, and at the end every foreign condition is on the pod
 exactly as the API server stored it. The rejection is DynamicResources' for a missing claim (the
 KEP's user story); messages are not predicted.

@@ -6,9 +6,9 @@ scheduler has. Where the pod must get through to a node once its claim exists, a
 a ResourceSlice publish a device on the node (:func:`~suites._support.add_devices`) and the claim
 is made with :func:`~suites._support.create_claim`.
 
-Everything is judged as an effect at the API (:mod:`harness._writes`): which condition a write of
+Everything is judged as an effect at the API (:mod:`harness._scenario.writes`): which condition a write of
 the scheduler's left, when, whatever request carried it. Times start when the scheduler's watch
-was handed the object (:meth:`~harness._scenario.Scenario.seen`) and allow the backend's slack,
+was handed the object (:meth:`~harness._scenario.scenario.Scenario.seen`) and allow the backend's slack,
 printed in the report. The rejection message is the scheduler's own: it is never predicted, only
 compared with what the scheduler wrote elsewhere.
 

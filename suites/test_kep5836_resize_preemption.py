@@ -1,7 +1,7 @@
 """KEP-5836: scheduler preemption for in-place pod resize, judged at the API.
 
 A running pod is resized in place (``pods/<name>/resize``, KEP-1287); its node's kubelet (the
-stand-in, :mod:`harness._kubelet`, which answers as the kubelet's allocation manager does) marks
+stand-in, :mod:`harness._backends.kubelet`, which answers as the kubelet's allocation manager does) marks
 the resize ``PodResizePending=True`` reason ``Deferred`` when the node has no room now. With the
 gate ``InPlacePodVerticalScalingSchedulerPreemption`` (alpha in v1.37; needs
 ``InPlacePodVerticalScaling``) the scheduler preempts lower-priority pods on that node; the kubelet

@@ -9,7 +9,7 @@ selection with PDB reprieve), ``pkg/scheduler/framework/preemption/preemption.go
 delete, then the ``Preempted`` event), and the API: ``DisruptionTarget`` and its reason
 ``PreemptionByScheduler`` are ``v1.PodConditionType``/``v1.PodReason*`` constants; a bound pod
 deleted with default options stays ``Terminating`` until its kubelet confirms (the kubelet
-stand-in of each node, :mod:`harness._kubelet`), and the binding of a deleting pod is refused.
+stand-in of each node, :mod:`harness._backends.kubelet`), and the binding of a deleting pod is refused.
 
 Each scenario makes its own PriorityClasses (``<namespace>-low``, ``-mid``, ``-high``, values 10,
 100, 1000) and victims bound by ``spec.nodeName`` with a grace period of :data:`GRACE` seconds, so

@@ -20,7 +20,7 @@ import pytest
 from fake_apiserver import FakeApiServer
 from fake_apiserver._machinery.jsonutil import dumps
 from fake_apiserver._storage.store import Store
-from harness._envtest import ControlPlane, envtest_unavailable, find_assets
+from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
 
 T = TypeVar("T")
 

@@ -15,7 +15,7 @@ from typing import Any, Awaitable, Callable
 import pytest
 import yaml
 
-from harness._adapters import (
+from harness._schedulers.adapters import (
     AdapterError,
     CallableAdapter,
     ClusterSchedulerAdapter,
@@ -24,10 +24,10 @@ from harness._adapters import (
     load_scheduler_config,
     parse_feature_gates,
 )
-from harness._backend import FakeBackend
-from harness._envtest import envtest_unavailable, find_assets
-from harness._scenario import Scenario
-from harness._virtual_time import run
+from harness._backends.backend import FakeBackend
+from harness._backends.envtest import envtest_unavailable, find_assets
+from harness._scenario.scenario import Scenario
+from harness._time.virtual_time import run
 
 # A scheduler in another process, for the tests only: binds every pending pod to the first node.
 BIND_FIRST_NODE = r'''

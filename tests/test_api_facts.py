@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 import pytest
 
-from harness._envtest import ControlPlane, envtest_unavailable, find_assets
+from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
 
 NS = "/api/v1/namespaces/facts"
 MERGE = "application/merge-patch+json"

@@ -35,7 +35,7 @@ from fake_apiserver._registry.apiextensions.customresourcedefinition.strategy im
     mark_for_cleanup,
 )
 from fake_apiserver._registry.apiextensions.customresourcedefinition.validation import crd_errors
-from harness._envtest import ASSETS_VARIABLE, ControlPlane, envtest_unavailable, find_assets
+from harness._backends.envtest import ASSETS_VARIABLE, ControlPlane, envtest_unavailable, find_assets
 
 DATA = Path(__file__).parent / "data" / "apiextensions"
 NOW = "2026-01-01T00:00:00Z"

@@ -1,10 +1,10 @@
-"""The API server's gates of a run and of each scenario (``harness._apiserver_gates``)."""
+"""The API server's gates of a run and of each scenario (``harness._backends.apiserver_gates``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from harness._apiserver_gates import check_fake_gates, fake_apiserver_gates, gates_text, options_problem
+from harness._backends.apiserver_gates import check_fake_gates, fake_apiserver_gates, gates_text, options_problem
 
 KEP5836 = {"InPlacePodVerticalScaling": True, "InPlacePodVerticalScalingSchedulerPreemption": True}
 

@@ -45,7 +45,7 @@ from kubernetes.client import ApiClient, ApiException
 from fake_apiserver import FakeApiServer, FaultRule, JournalEntry, Match, Respond
 from fake_apiserver._server.faults import body_contains
 from fake_apiserver._storage.effects import condition_of, sets_condition, sets_field
-from harness._envtest import ControlPlane, envtest_unavailable, find_assets
+from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
 from tests.conftest import ThreadedServer
 from tests.test_effects import POD_PATH, pod, with_server
 

@@ -25,7 +25,7 @@ from fake_apiserver._machinery.applyconflicts import (
     find_conflicts,
 )
 from fake_apiserver._machinery.fieldset import FieldSet, builtin_type, path_of
-from harness._envtest import ControlPlane, envtest_unavailable, find_assets
+from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
 
 CONFLICTS = RECORDED.with_name("conflicts-kube-apiserver-v1.37.2.json")
 APPLY, MERGE = "application/apply-patch+yaml", "application/merge-patch+json"

@@ -8,6 +8,10 @@ sits: at module level, inside a function, or behind ``if TYPE_CHECKING``. The ru
   bottom (and not each other), ``harness`` above them, ``suites``, ``bench`` and ``tools`` on top;
 * inside ``fake_apiserver``, a layer imports only the layers below it (``_machinery``,
   ``_registry``, ``_storage``, ``_endpoints``, ``_server``, then the package's face);
+* inside ``harness``, every module sits in a private sub-package (``_time``, ``_backends``...)
+  except its faces (``harness``, ``harness.cli``, ``harness.pytest_plugin``); a sub-package
+  imports only the sub-packages below it (``_time``, ``_backends``, then ``_scenario`` beside
+  ``_schedulers``, ``_plugin``, ``_criteria``, ``_runs``), without a circle, and never a face;
 * no private name crosses modules: neither ``from m import _name`` nor ``m._name`` on an
   imported module;
 * an import inside a function says why it is there, in a comment on its line or the line above;
@@ -31,6 +35,11 @@ SCRIPTS = ("bench", "tools")
 PACKAGE_RANK = {"fake_apiserver": 0, "reference_scheduler": 0, "harness": 1, "suites": 2, "bench": 2, "tools": 2}
 # fake_apiserver's layers, bottom first; the package's own __init__ is the face on top.
 LAYERS = ("_machinery", "_registry", "_storage", "_endpoints", "_server")
+# harness's faces: the public API, the command and the pytest11 entry point; the rest is in sub-packages.
+HARNESS_FACES = ("harness", "harness.cli", "harness.pytest_plugin")
+# harness's sub-packages, bottom first (as docs/architecture.md draws them): a part imports only lower ranks.
+HARNESS_PARTS = {"harness._time": 0, "harness._backends": 1, "harness._scenario": 2, "harness._schedulers": 2,
+                 "harness._plugin": 3, "harness._criteria": 4, "harness._runs": 5}
 
 
 @dataclass(frozen=True)
@@ -123,12 +132,23 @@ def _layer(module: str) -> int | None:
     return LAYERS.index(parts[1]) if parts[1] in LAYERS else -1
 
 
-def _circles() -> list[list[str]]:
-    """The strongly connected components of more than one module (Tarjan)."""
-    graph: dict[str, set[str]] = {m: set() for m in _modules()}
-    for imp in _imports():
-        if imp.target != imp.source:
-            graph[imp.source].add(imp.target)
+def _harness_part(module: str) -> str | None:
+    """The sub-package of a harness module (``harness._scenario``), its own name for a face, None
+    outside harness."""
+    parts = module.split(".")
+    if parts[0] != "harness":
+        return None
+    return module if module in HARNESS_FACES else ".".join(parts[:2])
+
+
+def _circles(graph: dict[str, set[str]] | None = None) -> list[list[str]]:
+    """The strongly connected components of more than one node (Tarjan), of the module graph
+    unless another is given."""
+    if graph is None:
+        graph = {m: set() for m in _modules()}
+        for imp in _imports():
+            if imp.target != imp.source:
+                graph[imp.source].add(imp.target)
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -186,6 +206,42 @@ def test_a_fake_apiserver_layer_imports_only_the_layers_below_it() -> None:
         source, target = _layer(imp.source), _layer(imp.target)
         if source is not None and target is not None and target > source:
             upward.append(f"{imp.source}:{imp.line} imports {imp.target} ({LAYERS[source]} below {imp.target})")
+    assert upward == []
+
+
+def test_every_harness_module_sits_in_a_sub_package() -> None:
+    loose = [m for m, path in _modules().items() if path.parent == ROOT / "harness" and m not in HARNESS_FACES]
+    public = [m for m in _modules()
+              if _harness_part(m) not in (None, *HARNESS_FACES) and not m.split(".")[1].startswith("_")]
+    assert (loose, public) == ([], [])
+
+
+def test_harness_sub_packages_import_each_other_without_a_circle() -> None:
+    graph: dict[str, set[str]] = {}
+    for imp in _imports():
+        source, target = _harness_part(imp.source), _harness_part(imp.target)
+        if source is not None and target is not None and source != target:
+            graph.setdefault(source, set()).add(target)
+            graph.setdefault(target, set())
+    assert set(graph) > {"harness._time", "harness._scenario", "harness._runs"}
+    assert _circles(graph) == []
+
+
+def test_a_harness_sub_package_imports_only_the_ones_below_it() -> None:
+    parts = {_harness_part(m) for m in _modules()} - {None, *HARNESS_FACES}
+    upward = [
+        f"{imp.source}:{imp.line} imports {imp.target}"
+        for imp in _imports()
+        if (source := _harness_part(imp.source)) in HARNESS_PARTS
+        and (target := _harness_part(imp.target)) in HARNESS_PARTS
+        and source != target and HARNESS_PARTS[target] >= HARNESS_PARTS[source]
+    ]
+    assert (parts - set(HARNESS_PARTS), upward) == (set(), [])
+
+
+def test_no_harness_sub_package_imports_a_face() -> None:
+    upward = [f"{imp.source}:{imp.line} imports {imp.target}" for imp in _imports()
+              if _harness_part(imp.source) not in (None, *HARNESS_FACES) and imp.target in HARNESS_FACES]
     assert upward == []
 
 

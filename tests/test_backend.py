@@ -9,8 +9,8 @@ import aiohttp
 import pytest
 import yaml
 
-from harness._backend import BackendError, FakeBackend
-from harness._virtual_time import RealClock, VirtualClock, run
+from harness._backends.backend import BackendError, FakeBackend
+from harness._time.virtual_time import RealClock, VirtualClock, run
 
 
 def test_virtual_loop_gives_virtual_clock_and_journal_times(tmp_path: Path) -> None:

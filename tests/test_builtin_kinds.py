@@ -35,7 +35,7 @@ from typing import Any, Callable
 import pytest
 import yaml
 
-from harness._envtest import ASSETS_VARIABLE, ControlPlane, envtest_unavailable, find_assets
+from harness._backends.envtest import ASSETS_VARIABLE, ControlPlane, envtest_unavailable, find_assets
 
 ANSWERS = Path(__file__).resolve().parent / "data" / "builtin_kinds" / "answers.json"
 NS = "default"

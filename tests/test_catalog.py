@@ -28,11 +28,11 @@ from pathlib import Path
 import pytest
 
 from fake_apiserver import Respond
-from harness._catalog import caught_by, check_caught_by, collect, format_md, load_caught_by, source
-from harness._criteria_changes import parse, problems
-from harness._fingerprint import FingerprintError, SuiteSources, fingerprint, params_text, reached
-from harness._run import suite_paths, suites_directory
-from harness._selftest import run_selftest
+from harness._criteria.catalog import caught_by, check_caught_by, collect, format_md, load_caught_by, source
+from harness._criteria.changes import parse, problems
+from harness._criteria.fingerprint import FingerprintError, SuiteSources, fingerprint, params_text, reached
+from harness._runs.run import suite_paths, suites_directory
+from harness._runs.selftest import run_selftest
 from harness.cli import main as cli_main
 from reference_scheduler import MUTANTS, VARIANTS
 from suites import SUITE_VERSION
@@ -351,7 +351,7 @@ DIFFERENCES = ["z: in {catalog}, not run by the selftest",
 
 def test_check_caught_by_names_each_difference_and_passes_over_the_process_rows(tmp_path: Path) -> None:
     """A control's process run is held to the controls' promise, not counted in failed_by_controls
-    (harness._selftest): its row failing v is no difference."""
+    (harness._runs.selftest): its row failing v is no difference."""
     catalog, selftest = _catalog_and_selftest(tmp_path)
     assert check_caught_by(catalog, selftest) == (3, [line.format(catalog=catalog) for line in DIFFERENCES])
     assert check_caught_by(catalog, catalog) == (4, [])

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from harness._compare import CompareError, compare_reports, format_comparison, load_report
+from harness._runs.compare import CompareError, compare_reports, format_comparison, load_report
 from harness.cli import main
 
 

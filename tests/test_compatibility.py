@@ -1,4 +1,4 @@
-"""``schedharness compatibility`` (harness._compatibility): the columns it runs, the digest each run
+"""``schedharness compatibility`` (harness._runs.compatibility): the columns it runs, the digest each run
 leaves, and the table rendered from the digests alone; the committed table is what the committed
 digests say. The runs themselves are ``schedharness run``'s (tests/test_run.py); here the reports
 are written out as a run writes them."""
@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from harness._compatibility import COLUMNS, Column, agreement, digest_of, format_summary, format_table, run_matrix
-from harness._report import STATUSES
-from harness._run import RunOptions
-from harness._verdict_digest import EACH_SCENARIO, Digest, Verdict, read_digests
+from harness._runs.compatibility import COLUMNS, Column, agreement, digest_of, format_summary, format_table, run_matrix
+from harness._runs.report import STATUSES
+from harness._runs.run import RunOptions
+from harness._runs.verdict_digest import EACH_SCENARIO, Digest, Verdict, read_digests
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 MANIFEST = {"version": "v1.37.2", "etcd_version": "v3.6.6", "source": "k8s.io/kubernetes v1.37.2",
@@ -179,7 +179,7 @@ def test_the_runs_on_real_time_get_the_wait_and_their_digests_say_so(
         wait = f" --real-time-wait={options.real_time_wait:g}" if options.real_time_wait is not None else ""
         return SimpleNamespace(report={**_report(("core.a", "passed", "")), "command": "python -m pytest" + wait})
 
-    monkeypatch.setattr("harness._compatibility.run_suites", run_suites)
+    monkeypatch.setattr("harness._runs.compatibility.run_suites", run_suites)
     (tmp_path / "build.json").write_text(json.dumps(MANIFEST))
     columns = [COLUMNS[0], COLUMNS[2]]
     digests = run_matrix(columns, tmp_path / "reports", assets=lambda release: tmp_path, real_time_wait=120.0,

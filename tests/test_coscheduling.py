@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from harness._run import RunOptions, run_suites
+from harness._runs.run import RunOptions, run_suites
 
 BINARY = os.environ.get("SCHEDHARNESS_COSCHEDULING_SCHEDULER", "")
 EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"

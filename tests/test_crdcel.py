@@ -45,7 +45,7 @@ from fake_apiserver._machinery.crdcel import (
     validate,
 )
 from fake_apiserver._machinery.errors import Invalid
-from harness._envtest import (
+from harness._backends.envtest import (
     ASSETS_VARIABLE,
     ControlPlane,
     envtest_unavailable,

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import pytest
 
-from harness._envtest import ControlPlane, envtest_unavailable, find_assets
+from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
 
 RECORDED = Path(__file__).parent / "data" / "custom_resources" / "kube-apiserver-v1.37.2.json"
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"

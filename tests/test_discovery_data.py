@@ -20,7 +20,7 @@ import pytest
 
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._registry.kinds import served_kinds
-from harness._envtest import ASSETS_VARIABLE, envtest_unavailable, find_assets
+from harness._backends.envtest import ASSETS_VARIABLE, envtest_unavailable, find_assets
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "fake_apiserver" / "data"

@@ -10,8 +10,8 @@ import re
 from pathlib import Path
 
 from harness import Scenario
-from harness._run import RunOptions, run_suites
-from harness._yaml_scenarios import OPS
+from harness._runs.run import RunOptions, run_suites
+from harness._scenario.yaml_scenarios import OPS
 from reference_scheduler._mutants import CONTROLS, MUTANTS, SHAPES
 
 ROOT = Path(__file__).resolve().parents[1]

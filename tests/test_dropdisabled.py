@@ -1,11 +1,11 @@
 """Fields dropped while their feature gate is off (``fake_apiserver._registry.dropdisabled``), over HTTP.
 
 The same writes go to the fake and, in :func:`test_a_real_kube_apiserver_answers_as_recorded`
-(with ``KUBEBUILDER_ASSETS``), to a real kube-apiserver started by ``harness._envtest``: a Node
+(with ``KUBEBUILDER_ASSETS``), to a real kube-apiserver started by ``harness._backends.envtest``: a Node
 created with KEP-5836's ``spec.podPreemptionPolicy``, one that gets it by an update, one that had it
 before the gate went off (the API server restarted with other ``--feature-gates`` over the same
 etcd: :meth:`~fake_apiserver.Store.set_feature_gates` on the fake,
-:meth:`~harness._envtest.ControlPlane.restart_apiserver` on envtest), and a pod's pod-level
+:meth:`~harness._backends.envtest.ControlPlane.restart_apiserver` on envtest), and a pod's pod-level
 resources through ``/resize`` and ``/status`` with ``InPlacePodLevelResourcesVerticalScaling`` on
 and off. Each step records its status code and the field as stored (``ABSENT`` when the answer
 lacks it), or the refusal's message. The expected values are literal data: what kube-apiserver
@@ -26,8 +26,8 @@ import pytest
 
 from fake_apiserver import FakeApiServer, FaultProxy, Store, by_resource
 from fake_apiserver._registry.dropdisabled import NODE_RULES, POD_RULES
-from harness._envtest import ASSETS_VARIABLE, envtest_unavailable
-from harness._virtual_time import VirtualClock, run
+from harness._backends.envtest import ASSETS_VARIABLE, envtest_unavailable
+from harness._time.virtual_time import VirtualClock, run
 
 Obj = dict[str, Any]
 Step = tuple[str, int, Any]
@@ -317,7 +317,7 @@ def test_every_rule_names_a_gate_a_served_release_registers() -> None:
 
 
 def _kube_apiserver_version() -> str:
-    from harness._envtest import find_assets
+    from harness._backends.envtest import find_assets
 
     done = subprocess.run([str(find_assets() / "kube-apiserver"), "--version"], capture_output=True, text=True,
                           timeout=60, check=False)
@@ -328,7 +328,7 @@ def _kube_apiserver_version() -> str:
 def test_a_real_kube_apiserver_answers_as_recorded(tmp_path: Path) -> None:
     """The expectations above, against the kube-apiserver of ``KUBEBUILDER_ASSETS`` (v1.37 only:
     the gate is alpha there, and an older release does not know it)."""
-    from harness._envtest import ControlPlane, find_assets
+    from harness._backends.envtest import ControlPlane, find_assets
 
     version = _kube_apiserver_version()
     if not version.startswith("Kubernetes v1.37."):

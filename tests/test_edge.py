@@ -16,7 +16,7 @@ import pytest
 from fake_apiserver import FakeApiServer
 from fake_apiserver._endpoints.edge import MAX_HEADER_BYTES, MAX_QUEUED, _header_lines
 from fake_apiserver._registry.kinds import by_resource
-from harness._virtual_time import VirtualClock, run
+from harness._time.virtual_time import VirtualClock, run
 
 T = TypeVar("T")
 SAFETY = 30.0  # seconds: only ever reached when the server fails to answer

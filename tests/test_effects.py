@@ -12,7 +12,7 @@ import pytest
 
 from fake_apiserver import EffectPredicate, FakeApiServer, FaultRule, JournalEntry, Match, Respond
 from fake_apiserver._storage.effects import binds, changes_condition, condition_of, removes_condition, sets_condition, sets_field
-from harness._virtual_time import VirtualClock, run
+from harness._time.virtual_time import VirtualClock, run
 
 POD_PATH = "/api/v1/namespaces/default/pods"
 NOT_READY = {"type": "PodScheduled", "status": "False", "reason": "NotReadyForScheduling", "message": "waiting"}

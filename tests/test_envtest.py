@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from fake_apiserver import FaultProxy
-from harness._envtest import (
+from harness._backends.envtest import (
     ASSETS_VARIABLE,
     ControlPlane,
     EnvtestError,
@@ -30,8 +30,8 @@ from harness._envtest import (
     generate_pki,
     write_kubeconfig,
 )
-from harness._kubeclient import KubeClient
-from harness._run import RunOptions, run_argv, run_suites
+from harness._backends.kubeclient import KubeClient
+from harness._runs.run import RunOptions, run_argv, run_suites
 
 pytest_plugins = ["pytester"]
 
@@ -150,7 +150,7 @@ def test_the_apiserver_flags_are_envtests_with_serviceaccount_admission_kept(tmp
     """controller-runtime's defaults (pkg/internal/testing/controlplane/apiserver.go, defaultArgs):
     the service range, RBAC, privileged containers, the service-account issuer and keys; not its
     --disable-admission-plugins=ServiceAccount (the harness makes the default ServiceAccount)."""
-    from harness._envtest import Pki
+    from harness._backends.envtest import Pki
 
     pki = Pki(tmp_path, "t")
     args = apiserver_args(pki, tmp_path / "certs", 6443, 2379, {"B": False, "A": True})
@@ -251,7 +251,7 @@ def test_a_binary_whose_port_was_taken_meanwhile_starts_again_on_another(
     """``free_port`` suggests a port another process may take before the binary binds it (tests
     run side by side); kube-apiserver then exits with ``address already in use``, and the control
     plane starts it again on a new port."""
-    import harness._envtest as envtest  # the module whose port suggestion the test steers
+    import harness._backends.envtest as envtest  # the module whose port suggestion the test steers
 
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))
@@ -314,7 +314,7 @@ def test_the_reference_gets_the_same_verdicts_on_the_fake_and_on_envtest(tmp_pat
     """The same scheduler, the same suite, two backends: every criterion's verdict agrees (a
     difference is a fidelity bug in the fake or a timing assumption in the criterion). The whole
     suite is compared by ``bench/bench_envtest.py``; core sanity keeps this test to a minute."""
-    from harness._compare import compare_reports, format_comparison
+    from harness._runs.compare import compare_reports, format_comparison
 
     reports = {}
     for backend in ("envtest", "fake"):  # the fake serving as envtest's kube-apiserver release
@@ -334,7 +334,7 @@ def test_the_reference_gets_the_same_verdicts_on_the_fake_and_on_envtest(tmp_pat
 
 
 def test_a_stale_temporary_directory_is_swept_and_a_live_ones_kept(tmp_path: Path) -> None:
-    from harness._envtest import TMP_PREFIX, _sweep_stale
+    from harness._backends.envtest import TMP_PREFIX, _sweep_stale
 
     dead = subprocess.Popen(["true"])
     dead.wait()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness._expectations import Expectation, condition_of, describe_predicate, format_condition, format_pod
+from harness._scenario.expectations import Expectation, condition_of, describe_predicate, format_condition, format_pod
 
 
 def test_and_and_invert_combine_descriptions() -> None:

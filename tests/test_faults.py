@@ -22,7 +22,7 @@ from fake_apiserver import (
     WatchLag,
     body_contains,
 )
-from harness._virtual_time import VirtualClock, VirtualEventLoop, run
+from harness._time.virtual_time import VirtualClock, VirtualEventLoop, run
 
 SMP = {"Content-Type": "application/strategic-merge-patch+json"}
 

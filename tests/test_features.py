@@ -19,7 +19,7 @@ import pytest
 
 from fake_apiserver import FakeApiServer, FeatureGateError, FeatureGates, Store
 from fake_apiserver._machinery.features import GateSpec, gate_dependencies, known_gates
-from harness._envtest import ASSETS_VARIABLE, ControlPlane, EnvtestError, envtest_unavailable, find_assets
+from harness._backends.envtest import ASSETS_VARIABLE, ControlPlane, EnvtestError, envtest_unavailable, find_assets
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "fake_apiserver" / "data" / "feature-gates.json"

@@ -23,8 +23,8 @@ import aiohttp
 import pytest
 
 from fake_apiserver import FakeApiServer
-from harness._kubeclient import ApiError, KubeClient
-from harness._virtual_time import VirtualClock, run
+from harness._backends.kubeclient import ApiError, KubeClient
+from harness._time.virtual_time import VirtualClock, run
 
 from tests.conftest import ThreadedServer
 

@@ -43,7 +43,7 @@ from fake_apiserver._machinery.fieldset import (
     path_of,
 )
 from fake_apiserver._machinery.managedfields import NEVER_OWNED, ManagedEntry
-from harness._envtest import ControlPlane, envtest_unavailable, find_assets
+from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
 
 APPLIED = RECORDED.with_name("apply-kube-apiserver-v1.37.2.json")
 APPLY = "application/apply-patch+yaml"

@@ -20,7 +20,7 @@ import pytest
 import yarl
 
 from fake_apiserver import FakeApiServer
-from harness._virtual_time import VirtualClock, run
+from harness._time.virtual_time import VirtualClock, run
 
 T = TypeVar("T")
 

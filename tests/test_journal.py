@@ -13,8 +13,8 @@ from pathlib import Path
 import aiohttp
 
 from fake_apiserver import FakeApiServer, Journal, JournalEntry
-from harness._virtual_time import VirtualClock, run
-from harness._workloads import run_watch_delay_writers
+from harness._time.virtual_time import VirtualClock, run
+from harness._time.workloads import run_watch_delay_writers
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -98,7 +98,7 @@ def test_journal_has_watches_delays_and_concurrent_writers() -> None:
 
 def test_same_journal_across_processes_and_hash_seeds() -> None:
     here = _digest(run_watch_delay_writers(seed=3))
-    code = ("import hashlib; from harness._workloads import run_watch_delay_writers; "
+    code = ("import hashlib; from harness._time.workloads import run_watch_delay_writers; "
             "print(hashlib.sha256(run_watch_delay_writers(seed=3).encode()).hexdigest())")
     for hash_seed in ("0", "12345"):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}

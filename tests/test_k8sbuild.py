@@ -1,4 +1,4 @@
-"""``schedharness k8s build``: real components from their Go modules (harness._k8sbuild).
+"""``schedharness k8s build``: real components from their Go modules (harness._backends.k8sbuild).
 
 The pure parts (which modules are pinned, how a release is resolved and stamped, what counts as
 a finished build) are tested here on inputs written out in full; the messages of the command's
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from harness._k8sbuild import (
+from harness._backends.k8sbuild import (
     BINARIES,
     MANIFEST,
     BuildError,

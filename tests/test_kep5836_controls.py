@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness._run import RunOptions, run_suites
+from harness._runs.run import RunOptions, run_suites
 
 FEATURE = ("the control this criterion is judged beside never happened: the scheduler must preempt default/cv on "
            "node nc for default/cr's deferred resize (100m to 200m, a victim of lower priority on its own node: "

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from harness._kind import (
+from harness._backends.kind_cluster import (
     CommandResult, KindCluster, KindError, KindOptions, SubprocessRunner, kind_config, kind_unavailable, node_image,
 )
 

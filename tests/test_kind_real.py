@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from kubernetes import client, config
 
-from harness._kind import KindCluster, kind_unavailable
+from harness._backends.kind_cluster import KindCluster, kind_unavailable
 
 NAME = "schedharness-kind-test"
 POLL_DEADLINE = 180.0  # seconds for the kubelet to stop or start a static Pod; only reached when broken

@@ -23,7 +23,7 @@ from typing import Any, Callable
 import pytest
 
 from fake_apiserver import KINDS
-from harness._envtest import ControlPlane, envtest_unavailable, find_assets
+from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
 
 RECORDED = Path(__file__).parent / "data" / "kinds" / "field-labels-v1.37.2.json"
 # Labels tried on every resource: those some kind of v1.37 takes, and one none takes.

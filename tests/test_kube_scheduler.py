@@ -63,7 +63,7 @@ import pytest
 from fake_apiserver import FakeApiServer, JournalEntry, KindSpec, Store, by_resource
 from fake_apiserver._endpoints.discovery import api_resource_list
 from fake_apiserver._storage.watch import INITIAL_EVENTS_END
-from harness._adapters import scheduler_config
+from harness._schedulers.adapters import scheduler_config
 from recorded_requests import RECORDED, recorded_body
 
 SAFETY_TIMEOUT = 60.0  # seconds; only ever reached when something hangs

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from fake_apiserver import CloseConnection, EndWatch, FaultRule, Match
-from harness._backend import FakeBackend
-from harness._kubeclient import ApiError, Informer, KubeClient, resolve_kind, resource_path, server_from_kubeconfig
-from harness._virtual_time import run
+from harness._backends.backend import FakeBackend
+from harness._backends.kubeclient import ApiError, Informer, KubeClient, resolve_kind, resource_path, server_from_kubeconfig
+from harness._time.virtual_time import run
 
 
 def test_resolve_kind_by_any_name() -> None:

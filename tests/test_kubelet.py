@@ -1,4 +1,4 @@
-"""The kubelet stand-in (``harness._kubelet``): a deleted bound pod goes when its grace period has
+"""The kubelet stand-in (``harness._backends.kubelet``): a deleted bound pod goes when its grace period has
 passed, later on a slow node, never on a node whose kubelet never confirms; a pod bound to a node
 that starts pods is marked Running. Virtual time throughout: "30 s" is the loop's 30 s."""
 
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from harness import Kubelet, Scenario
-from harness._yaml_scenarios import YamlScenarioError, load_scenario
+from harness._scenario.yaml_scenarios import YamlScenarioError, load_scenario
 from test_scenario import with_scenario
 
 

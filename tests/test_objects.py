@@ -1,5 +1,5 @@
-"""Whole manifests created by a scenario (:mod:`harness._objects`, :mod:`harness._discovery`,
-:mod:`harness._manifests`): a CRD, then its custom objects, and a built-in kind, each resolved
+"""Whole manifests created by a scenario (:mod:`harness._scenario.objects`, :mod:`harness._scenario.discovery`,
+:mod:`harness._scenario.manifests`): a CRD, then its custom objects, and a built-in kind, each resolved
 through the server's discovery; on a shared cluster, what was made is deleted at close (a CRD
 that was there already is kept). The shared-cluster test runs on the fake behind the fault proxy
 and, with ``KUBEBUILDER_ASSETS`` set, on a real kube-apiserver (envtest), where the CRD is
@@ -17,13 +17,13 @@ import pytest
 import yaml
 
 from fake_apiserver import FakeApiServer
-from harness._backend import FakeBackend, KubeconfigBackend
-from harness._discovery import UnknownKind
-from harness._envtest import ControlPlane, envtest_unavailable, find_assets
-from harness._kubeclient import ApiError, KubeClient
-from harness._manifests import ManifestError, is_manifest_file, load_manifests
-from harness._scenario import ExpectationFailed, Scenario
-from harness._virtual_time import run
+from harness._backends.backend import FakeBackend, KubeconfigBackend
+from harness._scenario.discovery import UnknownKind
+from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
+from harness._backends.kubeclient import ApiError, KubeClient
+from harness._scenario.manifests import ManifestError, is_manifest_file, load_manifests
+from harness._scenario.scenario import ExpectationFailed, Scenario
+from harness._time.virtual_time import run
 
 Obj = dict[str, Any]
 EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"

@@ -21,7 +21,7 @@ from kubernetes.client import ApiClient, ApiException
 
 from fake_apiserver import FakeApiServer, Forbidden, Invalid, Store, StatusError, by_resource
 from fake_apiserver._machinery.errors import AlreadyExists
-from harness._virtual_time import VirtualClock, run
+from harness._time.virtual_time import VirtualClock, run
 
 if TYPE_CHECKING:  # conftest is pytest's to import; this is for the annotations only
     from tests.conftest import ThreadedServer

@@ -41,7 +41,7 @@ from fake_apiserver import KINDS, FakeApiServer, by_resource
 from fake_apiserver._machinery import protobuf
 from fake_apiserver._machinery.errors import NotFound
 from fake_apiserver._machinery import schema as _schema
-from harness._virtual_time import VirtualClock, run
+from harness._time.virtual_time import VirtualClock, run
 
 T = TypeVar("T")
 

@@ -24,7 +24,7 @@ import yaml
 
 from fake_apiserver._machinery import protobuf
 from fake_apiserver._machinery.protobuf_wire import tables
-from harness._envtest import ASSETS_VARIABLE, ControlPlane, envtest_unavailable, find_assets
+from harness._backends.envtest import ASSETS_VARIABLE, ControlPlane, envtest_unavailable, find_assets
 
 __all__: list[str] = []
 

@@ -24,7 +24,7 @@ CONFTEST = (
     "from pathlib import Path\n"
     "from typing import Any\n"
     "import pytest\n"
-    "from harness._adapters import CallableAdapter\n\n"
+    "from harness._schedulers.adapters import CallableAdapter\n\n"
     + inspect.getsource(first_fit_scheduler)
     + "\n\n@pytest.fixture\n"
     "def sh_adapter():\n"
@@ -71,9 +71,9 @@ import asyncio
 from pathlib import Path
 from fake_apiserver import Journal
 from harness import VirtualClock, VirtualEventLoop
-from harness._adapters import CallableAdapter
-from harness._backend import FakeBackend
-from harness._scenario import Scenario
+from harness._schedulers.adapters import CallableAdapter
+from harness._backends.backend import FakeBackend
+from harness._scenario.scenario import Scenario
 
 async def test_all(sh_backend, sh_clock, sh_journal, sh_scheduler, scenario, sh_workdir):
     assert isinstance(asyncio.get_running_loop(), VirtualEventLoop)
@@ -239,7 +239,7 @@ async def test_locked(sh_backend):
     result = pytester.runpytest()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([
-        "E *harness._backend.BackendError: the fake API server (Kubernetes v1.37.0) refuses the feature gates "
+        "E *harness._backends.backend.BackendError: the fake API server (Kubernetes v1.37.0) refuses the feature gates "
         "InPlacePodVerticalScaling=false: cannot set feature gate InPlacePodVerticalScaling to false, feature is "
         "locked to true"])
 
@@ -291,7 +291,7 @@ def test_results_and_journals_in_the_report_dir(pytester: pytest.Pytester) -> No
         wall = record.pop("wall_seconds")
         assert wall is None if record["status"] == "skipped" else isinstance(wall, float)
     failure = got[0].pop("message")
-    assert failure.startswith("harness._expectations.ExpectationFailed: expected within 5 s (t=0.000..5.000): "
+    assert failure.startswith("harness._scenario.expectations.ExpectationFailed: expected within 5 s (t=0.000..5.000): "
                               "pod default/q is bound to a node\nobserved at t=5.000: pod default/q: not bound")
     assert got == [
         {"id": "test_suite.py::test_fails", "criterion": "kep5501-fails-here", "kep": 5501, "section": "Design Details",
@@ -351,7 +351,7 @@ async def crashing(kubeconfig_path, feature_gates):
     pytester.makepyfile(test_strict='''
 import pytest
 from fake_apiserver import FaultRule, Match, Respond
-from harness._adapters import CallableAdapter
+from harness._schedulers.adapters import CallableAdapter
 from conftest import crashing
 
 async def test_unfired(scenario):
@@ -377,7 +377,7 @@ class TestCrash:
         "E *   unused: Respond(500, None, None, None) on verb=delete resource=nodes",
     ])
     result.stdout.fnmatch_lines([
-        "E * harness._adapters.AdapterError: scheduler crashing crashed during the scenario: RuntimeError: "
+        "E * harness._schedulers.adapters.AdapterError: scheduler crashing crashed during the scenario: RuntimeError: "
         "lost my informer"])
 
 
@@ -391,7 +391,7 @@ def test_yaml_scenarios_as_parameters_carry_their_marks(pytester: pytest.Pyteste
     pytester.makepyfile(test_yaml='''
 import pytest
 from pathlib import Path
-from harness._yaml_scenarios import run_scenario
+from harness._scenario.yaml_scenarios import run_scenario
 from harness.pytest_plugin import yaml_scenario_params
 
 @pytest.mark.parametrize("yaml_scenario", yaml_scenario_params(Path(__file__).parent / "scenarios"))
@@ -443,7 +443,7 @@ def test_yaml_scenario_files_named_on_the_command_line_are_tests(pytester: pytes
         "scenarios/test_plain.py::test_plain": ("passed", None, None, None, None, None),
     }
     failed = next(r for r in records(report / "results.jsonl") if r["status"] == "failed")
-    assert failed["message"].startswith("harness._expectations.ExpectationFailed: fails.yaml: ops[1] barrier: ")
+    assert failed["message"].startswith("harness._scenario.expectations.ExpectationFailed: fails.yaml: ops[1] barrier: ")
     assert failed["replay"] == (
         f"seed 0; replay: cd {pytester.path} && {shlex.quote(sys.executable)} -m pytest scenarios/fails.yaml::fails "
         "--scheduler=reference --backend=fake --scenario-seed=0 --feature-gates=SchedulerPreEnqueuePodStatus=true")
@@ -596,10 +596,10 @@ def test_a_not_judged_test_fails_for_a_plain_pytest_user_never_skips(pytester: p
     replay = (f"seed 0; replay: cd {pytester.path} && {shlex.quote(sys.executable)} -m pytest "
               "test_nj.py::test_unjudged --scheduler=reference --backend=fake --scenario-seed=0")
     result.stdout.fnmatch_lines([
-        "E       harness._expectations.NotJudged: the scheduler must bind default/alive: it never did",
+        "E       harness._scenario.expectations.NotJudged: the scheduler must bind default/alive: it never did",
         "*- schedharness replay -*",
         replay,
-        "FAILED test_nj.py::test_unjudged - harness._expectations.NotJudged: the sched*",
+        "FAILED test_nj.py::test_unjudged - harness._scenario.expectations.NotJudged: *",
     ])
     assert "SKIPPED" not in result.stdout.str()
     got = {r["id"]: r for r in records(report / "results.jsonl")}
@@ -679,7 +679,7 @@ async def crashing(kubeconfig_path, feature_gates):
     pytester.makepyfile(test_crash='''
 import pytest
 from harness import NotJudged
-from harness._adapters import CallableAdapter
+from harness._schedulers.adapters import CallableAdapter
 from conftest import crashing
 
 async def test_alive(scenario):
@@ -698,13 +698,13 @@ class TestCrash:
     result = pytester.runpytest("--report-dir", str(report), "--no-timeline")
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines([
-        "E * harness._expectations.NotJudged: the scheduler must bind default/alive: it never did",
+        "E * harness._scenario.expectations.NotJudged: the scheduler must bind default/alive: it never did",
         "The above exception was the direct cause of the following exception:",
-        "E * harness._adapters.AdapterError: scheduler crashing crashed during the scenario: RuntimeError: "
+        "E * harness._schedulers.adapters.AdapterError: scheduler crashing crashed during the scenario: RuntimeError: "
         "lost my informer"])
     got = {r["id"]: (r["status"], r["message"]) for r in records(report / "results.jsonl")}
     assert got == {
         "test_crash.py::test_alive": ("not judged", "the scheduler must bind default/alive: it never did"),
         "test_crash.py::TestCrash::test_crash": (
-            "failed", "harness._adapters.AdapterError: scheduler crashing crashed during the scenario: RuntimeError: "
+            "failed", "harness._schedulers.adapters.AdapterError: scheduler crashing crashed during the scenario: RuntimeError: "
                       "lost my informer")}

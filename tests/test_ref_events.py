@@ -29,8 +29,8 @@ from typing import Any, Callable
 
 import pytest
 
-from harness._envtest import ControlPlane, envtest_unavailable, find_assets
-from harness._virtual_time import run
+from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
+from harness._time.virtual_time import run
 from reference_scheduler._events import SERIES_WINDOW, EventRecorder
 from reference_scheduler._client import KubeClient
 from test_ref_support import Env, with_env

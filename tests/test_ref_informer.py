@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from test_ref_support import Env, with_env
 
-from harness._virtual_time import run
+from harness._time.virtual_time import run
 from reference_scheduler import POD_FIELD_SELECTOR, ExpiredError, Informer, KubeClient
 
 Obj = dict[str, Any]

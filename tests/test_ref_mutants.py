@@ -15,12 +15,12 @@ from test_ref_support import Env, gates, with_env
 
 from fake_apiserver import Delay, FaultRule, Match, kubeconfig_for
 from fake_apiserver._storage.effects import sets_condition
-from harness._virtual_time import run
+from harness._time.virtual_time import run
 from reference_scheduler import FeatureGateError, Scheduler, parse_feature_gates
 from reference_scheduler._clock import WallClock
-from harness._adapters import PROBE_NAME as HARNESS_PROBE_NAME
-from harness._adapters import PROBE_NAMESPACE as HARNESS_PROBE_NAMESPACE
-from harness._adapters import _probe_node, _probe_pod
+from harness._schedulers.adapters import PROBE_NAME as HARNESS_PROBE_NAME
+from harness._schedulers.adapters import PROBE_NAMESPACE as HARNESS_PROBE_NAMESPACE
+from harness._schedulers.adapters import _probe_node, _probe_pod
 from reference_scheduler import MUTANTS, VARIANTS, ClusterEvent, KubeClient, UnknownMutant, get_mutant
 from reference_scheduler._cli import main as cli_main
 from reference_scheduler._mutants import POLL_PERIOD, PROBE_NAMESPACE, PROBE_NODE

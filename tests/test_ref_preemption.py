@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from test_ref_support import MERGE, Env, with_env
 
-from harness._virtual_time import run
+from harness._time.virtual_time import run
 from reference_scheduler._mutants import SHAPES
 from reference_scheduler._preemption import Candidate, pick_one_node, split_by_pdb_violation
 

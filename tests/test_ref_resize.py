@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from test_ref_support import MERGE, Env, with_env
 
-from harness._virtual_time import run
+from harness._time.virtual_time import run
 from reference_scheduler import FeatureGateError, FeatureGates, parse_feature_gates
 from reference_scheduler._gates import RESIZE_DEPENDENCY_MESSAGE
 from reference_scheduler._resize import resize_preemption_disabled

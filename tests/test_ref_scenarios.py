@@ -19,7 +19,7 @@ import yaml
 from recorded_requests import RECORDED, recorded_body
 from test_ref_support import MERGE, Env, gates, with_env
 
-from harness._virtual_time import run
+from harness._time.virtual_time import run
 from reference_scheduler import GANG_LABEL, GANG_MIN_ANNOTATION, GATED_MESSAGE
 from reference_scheduler._plugins import POD_GROUP_LABEL
 

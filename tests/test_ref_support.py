@@ -13,7 +13,7 @@ import aiohttp
 from aiohttp import web
 
 from fake_apiserver import FakeApiServer, RequestInfo
-from harness._virtual_time import VirtualClock
+from harness._time.virtual_time import VirtualClock
 from reference_scheduler import FeatureGates, Scheduler
 
 Obj = dict[str, Any]

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import reference_scheduler
-from harness._virtual_time import VirtualClock, run
+from harness._time.virtual_time import VirtualClock, run
 from reference_scheduler import (
     DEPENDENCY_MESSAGE,
     ApiDispatcher,

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from fake_apiserver import FakeApiServer, FaultRule, Match, Respond
-from harness._virtual_time import VirtualClock, run
+from harness._time.virtual_time import VirtualClock, run
 from reference_scheduler import ConflictError, KubeClient, PodStatusPatchCall
 from reference_scheduler._clock import format_time
 from reference_scheduler._writers import (

@@ -16,7 +16,7 @@ import pytest
 
 from suites import SUITE_VERSION
 
-from harness._report import (
+from harness._runs.report import (
     RunInfo,
     build_report,
     count_text,
@@ -34,9 +34,9 @@ from harness._report import (
 
 ON = {"SchedulerPreEnqueuePodStatus": True}
 OFF = {"SchedulerPreEnqueuePodStatus": False}
-VIRTUAL = {"early": 0.01, "late": 0.2,  # harness._backend.VIRTUAL_SLACK
+VIRTUAL = {"early": 0.01, "late": 0.2,  # harness._backends.backend.VIRTUAL_SLACK
            "text": "a write may land 0.01 s before and 0.2 s after the time a criterion names"}
-REAL_TIME = {"early": 0.05, "late": 2.0,  # harness._backend.REAL_TIME_SLACK
+REAL_TIME = {"early": 0.05, "late": 2.0,  # harness._backends.backend.REAL_TIME_SLACK
              "text": "a write may land 0.05 s before and 2 s after the time a criterion names"}
 GATE_SKIP = ("needs feature gate SchedulerPreEnqueuePodStatus=false; this run sets SchedulerPreEnqueuePodStatus=true "
              "(--feature-gates)")
@@ -324,7 +324,7 @@ def test_the_html_has_a_not_judged_section_in_its_own_colour() -> None:
 JUNIT = """<?xml version="1.0" encoding="utf-8"?>
 <testsuites name="pytest tests"><testsuite name="schedharness" errors="0" failures="3" skipped="1" tests="5">
 <testcase classname="suites.test_k" name="test_binds" time="0.1" />
-<testcase classname="suites.test_k" name="test_gated[a.b]" time="0.2"><failure message="harness._expectations.\
+<testcase classname="suites.test_k" name="test_gated[a.b]" time="0.2"><failure message="harness._scenario.expectations.\
 NotJudged: set-up: the scheduler must list and watch nodes">traceback</failure></testcase>
 <testcase classname="suites.test_k" name="test_delay" time="0.3"><failure message="AssertionError: \
 condition appeared at 0.1 s">traceback</failure></testcase>

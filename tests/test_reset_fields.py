@@ -44,7 +44,7 @@ from fake_apiserver._machinery.fieldset import Path as FieldPath
 from fake_apiserver._registry import resetfields
 from fake_apiserver._registry.kinds import release_kinds
 from fake_apiserver._registry.resetfields import reset_fields
-from harness._envtest import ControlPlane, envtest_unavailable, find_assets
+from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
 
 DATA = Path(__file__).parent.parent / "fake_apiserver" / "data" / "reset-fields.json"
 RELEASE = "1.37.0"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from harness._run import (
+from harness._runs.run import (
     EXIT_CODES,
     EXIT_FAILED,
     EXIT_NOT_JUDGED,
@@ -91,9 +91,9 @@ async def test_never(scenario):
 GATE_SKIP = ("needs feature gate SchedulerPreEnqueuePodStatus=true; this run sets SchedulerPreEnqueuePodStatus=false "
              "(--feature-gates)")
 GATED_REASONS = f'2 × "{GATE_SKIP}", 1 × "this backend cannot drop a watch"'
-VIRTUAL = {"early": 0.01, "late": 0.2,  # harness._backend.VIRTUAL_SLACK
+VIRTUAL = {"early": 0.01, "late": 0.2,  # harness._backends.backend.VIRTUAL_SLACK
            "text": "a write may land 0.01 s before and 0.2 s after the time a criterion names"}
-REAL_TIME = {"early": 0.05, "late": 2.0,  # harness._backend.REAL_TIME_SLACK
+REAL_TIME = {"early": 0.05, "late": 2.0,  # harness._backends.backend.REAL_TIME_SLACK
              "text": "a write may land 0.05 s before and 2 s after the time a criterion names"}
 NO_NODE_FIELD = ("this API server does not store Node spec.podPreemptionPolicy (KEP-5836: served from Kubernetes v1.37 "
                  "with the API server's feature gate InPlacePodVerticalScalingSchedulerPreemption on; an older release "

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from harness._run import RunError, RunOptions, run_suites
+from harness._runs.run import RunError, RunOptions, run_suites
 
 BINARY = (os.environ.get("SCHEDHARNESS_KUBE_SCHEDULER") or "").split(":")[0]
 

@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 import pytest
 
-from harness._envtest import ControlPlane, envtest_unavailable, find_assets
+from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
 
 RECORDED = Path(__file__).parent / "data" / "scale" / "kube-apiserver-v1.37.2.json"
 D = "/apis/apps/v1/namespaces/default/deployments"

@@ -11,12 +11,12 @@ from typing import Any, Awaitable, Callable
 import pytest
 
 from fake_apiserver import FaultRule, Match, Respond, UnfiredFaults, WatchLag
-from harness._adapters import CallableAdapter
-from harness._backend import BackendError, FakeBackend
-from harness._kubeclient import ApiError
-from harness._expectations import NotJudged
-from harness._scenario import DEFAULT_REAL_TIME_WAIT, ExpectationFailed, Scenario
-from harness._virtual_time import run
+from harness._schedulers.adapters import CallableAdapter
+from harness._backends.backend import BackendError, FakeBackend
+from harness._backends.kubeclient import ApiError
+from harness._scenario.expectations import NotJudged
+from harness._scenario.scenario import DEFAULT_REAL_TIME_WAIT, ExpectationFailed, Scenario
+from harness._time.virtual_time import run
 
 
 async def first_fit_scheduler(kubeconfig_path: Path, feature_gates: dict[str, bool]) -> None:

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from harness._adapters import PLACEHOLDERS
-from harness._run import RunOptions, run_suites
-from harness._selftest import (
+from harness._schedulers.adapters import PLACEHOLDERS
+from harness._runs.run import RunOptions, run_suites
+from harness._runs.selftest import (
     Row,
     build_matrix,
     process_scheduler,

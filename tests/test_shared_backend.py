@@ -18,14 +18,14 @@ from typing import Any
 import pytest
 
 from fake_apiserver import FakeApiServer, FaultProxy, FaultRule, Match, Respond
-from harness._adapters import CallableAdapter, ClusterSchedulerAdapter, ProcessAdapter, scheduler_name_for
-from harness._backend import BackendError, EnvtestBackend, FakeBackend, KindBackend, KubeconfigBackend, Unsupported
-from harness._envtest import ControlPlane, envtest_unavailable, find_assets
-from harness._kind_setup import without_fake_nodes
-from harness._kubeclient import ApiError, Informer, KubeClient
-from harness._scenario import Scenario
-from harness._shared_cluster import FAKE_NODE_LABEL, HEARTBEAT, SCHEDULER_NAME, off_fake_nodes
-from harness._virtual_time import VirtualClock, run
+from harness._schedulers.adapters import CallableAdapter, ClusterSchedulerAdapter, ProcessAdapter, scheduler_name_for
+from harness._backends.backend import BackendError, EnvtestBackend, FakeBackend, KindBackend, KubeconfigBackend, Unsupported
+from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
+from harness._backends.kind_setup import without_fake_nodes
+from harness._backends.kubeclient import ApiError, Informer, KubeClient
+from harness._scenario.scenario import Scenario
+from harness._backends.shared_cluster import FAKE_NODE_LABEL, HEARTBEAT, SCHEDULER_NAME, off_fake_nodes
+from harness._time.virtual_time import VirtualClock, run
 from reference_scheduler import Scheduler
 from suites._support import fit_error, require_faults
 from test_cluster_runs import CRITERIA, Serve
@@ -186,7 +186,7 @@ def test_daemonsets_are_patched_and_their_rollout_awaited(tmp_path: Path) -> Non
     the patch sent, and the rollout judged on observedGeneration, updated and available pods."""
     from aiohttp import web
 
-    from harness._kind_setup import _keep_daemonsets_off_fake_nodes, _rolled_out
+    from harness._backends.kind_setup import _keep_daemonsets_off_fake_nodes, _rolled_out
 
     base = "/apis/apps/v1/namespaces/kube-system/daemonsets"
     ds: Obj = {"metadata": {"name": "kube-proxy", "generation": 1}, "spec": {"template": {"spec": {}}},
@@ -238,7 +238,7 @@ def test_a_pod_change_is_unjournaled_until_a_write_accounts_for_its_resource_ver
     resourceVersion is accounted for by a journaled write that left it (or a later one), and a
     bound pod by any journaled binding of it (a binding's result has no resourceVersion)."""
     from fake_apiserver import JournalEntry
-    from harness._shared_cluster import unjournaled
+    from harness._backends.shared_cluster import unjournaled
 
     def pod(name: str, rv: str, node: str = "") -> Obj:
         return {"metadata": {"name": name, "resourceVersion": rv}, "spec": {"nodeName": node} if node else {}}

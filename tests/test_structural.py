@@ -37,7 +37,7 @@ import yaml
 from fake_apiserver._machinery import structural
 from fake_apiserver._machinery.errors import BadRequest, FieldError, Invalid, StatusError
 from fake_apiserver._machinery.fieldvalidation import FieldValidation, warning_headers
-from harness._envtest import ASSETS_VARIABLE, ControlPlane, envtest_unavailable, find_assets
+from harness._backends.envtest import ASSETS_VARIABLE, ControlPlane, envtest_unavailable, find_assets
 
 DATA = Path(__file__).resolve().parent / "data" / "structural"
 CRD: dict[str, Any] = json.loads((DATA / "crd.json").read_text())

@@ -24,12 +24,12 @@ from pathlib import Path
 
 import pytest
 
-from harness._backend import FakeBackend
-from harness._reference import reference_adapter
-from harness._run import RunOptions, run_suites
-from harness._scenario import Scenario
-from harness._selftest import process_scheduler
-from harness._virtual_time import run
+from harness._backends.backend import FakeBackend
+from harness._schedulers.reference import reference_adapter
+from harness._runs.run import RunOptions, run_suites
+from harness._scenario.scenario import Scenario
+from harness._runs.selftest import process_scheduler
+from harness._time.virtual_time import run
 from reference_scheduler._plugins import DynamicResources
 from suites.test_message_flip import learn_two_messages
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-import harness._run
-import harness._suite_registry as registry
+import harness._runs.run
+import harness._criteria.suite_registry as registry
 import suites
 from harness import SuiteCollection
-from harness._run import RunError, suites_directory
+from harness._runs.run import RunError, suites_directory
 from suites._readings import READINGS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,7 +55,7 @@ def test_no_built_in_suites_is_a_run_error(monkeypatch: pytest.MonkeyPatch) -> N
                                        r"schedharness\.suites \(registered: none\); install schedharness "
                                        r"\(pip install -e \.\) so that its suites are registered$"):
         suites_directory()
-    assert harness._run._readings() == {}
+    assert harness._runs.run._readings() == {}
 
 
 def test_an_entry_point_that_is_not_a_collection(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,10 +21,10 @@ import aiohttp
 import yaml
 
 from fake_apiserver import FaultRule, Match, Respond
-from harness._adapters import CallableAdapter
-from harness._backend import FakeBackend
-from harness._scenario import Scenario
-from harness._virtual_time import run
+from harness._schedulers.adapters import CallableAdapter
+from harness._backends.backend import FakeBackend
+from harness._scenario.scenario import Scenario
+from harness._time.virtual_time import run
 from suites._support import SeenEvent, events
 
 Obj = dict[str, Any]

@@ -28,11 +28,11 @@ import pytest
 
 from fake_apiserver import FaultRule, Match, WatchLag
 from harness import NotJudged
-from harness._backend import FakeBackend
-from harness._reference import reference_adapter
-from harness._run import RunOptions, run_suites
-from harness._scenario import Scenario
-from harness._virtual_time import run
+from harness._backends.backend import FakeBackend
+from harness._schedulers.reference import reference_adapter
+from harness._runs.run import RunOptions, run_suites
+from harness._scenario.scenario import Scenario
+from harness._time.virtual_time import run
 from suites._support import (
     LIVENESS,
     SET_UP,

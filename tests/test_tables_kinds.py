@@ -41,7 +41,7 @@ from typing import Any, Iterator
 import pytest
 import yaml
 
-from harness._envtest import ControlPlane, envtest_unavailable, find_assets
+from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
 from tests.conftest import ThreadedServer
 
 __all__: list[str] = []

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from fake_apiserver import JournalEntry
-from harness._timeline import Mark, render_timeline, timeline_marks
+from harness._plugin.timeline import Mark, render_timeline, timeline_marks
 
 SVG = "{http://www.w3.org/2000/svg}"
 

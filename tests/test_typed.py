@@ -18,7 +18,7 @@ import pytest
 
 from fake_apiserver import FakeApiServer, ListStrategy, by_resource
 from fake_apiserver._machinery.gotime import TimeError, normalize
-from harness._virtual_time import VirtualClock, run
+from harness._time.virtual_time import VirtualClock, run
 
 T = TypeVar("T")
 

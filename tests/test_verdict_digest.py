@@ -1,4 +1,4 @@
-"""A verdict digest (harness._verdict_digest): one verdict per criterion from a report's scenarios,
+"""A verdict digest (harness._runs.verdict_digest): one verdict per criterion from a report's scenarios,
 the file's exact text, and a reader that refuses what it cannot trust, naming the file."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from harness._verdict_digest import Digest, DigestError, Verdict, first_line, read_digests, verdicts_of, write_digest
+from harness._runs.verdict_digest import Digest, DigestError, Verdict, first_line, read_digests, verdicts_of, write_digest
 
 
 def _digest(**verdicts: Verdict) -> Digest:
@@ -27,7 +27,7 @@ def test_one_verdict_per_criterion_from_its_scenarios() -> None:
          "waits": "real-time watches cut by --real-time-wait: 60 s as 30 s"},
         {"id": "a", "status": "skipped", "message": None, "reason": "needs feature gate X=false"},
         {"id": "b", "status": "passed", "message": None, "reason": None},
-        {"id": "b", "status": "failed", "message": "harness._expectations.ExpectationFailed: expected x\nseen y"},
+        {"id": "b", "status": "failed", "message": "harness._scenario.expectations.ExpectationFailed: expected x\nseen y"},
         {"id": "b", "status": "not judged", "message": "the scheduler never bound p0"},
         {"id": "c", "status": "not judged", "message": "the scheduler never watched pods\nseen: no watch"},
         {"id": "d", "status": "skipped", "message": None, "reason": "this API server does not store Node spec.x"},
@@ -43,7 +43,7 @@ def test_one_verdict_per_criterion_from_its_scenarios() -> None:
 
 @pytest.mark.parametrize(("message", "line"), [
     ("AssertionError: expected 1 write\nseen 2", "expected 1 write"),
-    ("harness._expectations.ExpectationFailed: expected within 5 s", "expected within 5 s"),
+    ("harness._scenario.expectations.ExpectationFailed: expected within 5 s", "expected within 5 s"),
     ("\n  error outside the test body: boom\n", "error outside the test body: boom"),
     ("Failed: on the first line: kept", "on the first line: kept"),
     (None, ""),

@@ -1,4 +1,4 @@
-"""Tests for harness._virtual_time and harness._wallclock: virtual time, event order, never wall time."""
+"""Tests for harness._time.virtual_time and harness._time.wallclock: virtual time, event order, never wall time."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
-from harness._virtual_time import (
+from harness._time.virtual_time import (
     DEFAULT_EPOCH,
     Deadlock,
     RealClock,
@@ -24,7 +24,7 @@ from harness._virtual_time import (
     VirtualEventLoop,
     run,
 )
-from harness._wallclock import WallClockPatch
+from harness._time.wallclock import WallClockPatch
 
 Log = list[tuple[float, str]]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from fake_apiserver import JournalEntry
-from harness._writes import Write, delivered, format_writes, writes_of
+from harness._scenario.writes import Write, delivered, format_writes, writes_of
 
 Obj = dict[str, Any]
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from fake_apiserver import UnfiredFaults
-from harness._adapters import CallableAdapter
-from harness._backend import FakeBackend
-from harness._scenario import ExpectationFailed, Scenario
-from harness._virtual_time import run
-from harness._yaml_scenarios import (
+from harness._schedulers.adapters import CallableAdapter
+from harness._backends.backend import FakeBackend
+from harness._scenario.scenario import ExpectationFailed, Scenario
+from harness._time.virtual_time import run
+from harness._scenario.yaml_scenarios import (
     FIXTURES,
     YamlScenario,
     YamlScenarioError,

@@ -7,7 +7,7 @@ Usage::
 
 Each ``ASSETS`` is a directory holding ``kube-apiserver`` and ``etcd`` of one release, as
 ``schedharness k8s build 1.NN`` makes it (its last line of output is the directory). The script
-starts them with the project's envtest control plane (:class:`harness._envtest.ControlPlane`:
+starts them with the project's envtest control plane (:class:`harness._backends.envtest.ControlPlane`:
 default API groups and versions, no ``--runtime-config``, no feature gate changed), reads the
 aggregated discovery documents of ``/api`` and ``/apis`` (``apidiscovery.k8s.io/v2``, what kubectl
 reads first), and writes one file per release into ``DIR`` (default: ``fake_apiserver/data``).
@@ -37,7 +37,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harness._envtest import ControlPlane, find_assets  # noqa: E402
+from harness._backends.envtest import ControlPlane, find_assets  # noqa: E402
 
 __all__ = ["discovery_of", "kubeconfig_client", "main", "normalise", "read_discovery"]
 

@@ -1,8 +1,9 @@
 """A reference kube-scheduler in Python that implements KEP-5501, preemption and KEP-5836, and its variants.
 
-It talks to any API server only over HTTP with a kubeconfig, like kube-scheduler, and runs either
-in-process on the current event loop (:class:`Scheduler`, under virtual time in the harness) or as
-a process (``python -m reference_scheduler scheduler --kubeconfig PATH``).
+It talks to any API server only over HTTP with a kubeconfig, like kube-scheduler (through the
+project's client, :mod:`kubeclient`), and runs either in-process on the current event loop
+(:class:`Scheduler`, under virtual time in the harness) or as a process (``python -m
+reference_scheduler scheduler --kubeconfig PATH``).
 
 Where each part, and each of the suite's readings of the KEP's open questions, is documented:
 
@@ -29,11 +30,12 @@ streaming list.
 The public API is this flat list; everything else lives in private modules.
 """
 
-from reference_scheduler._client import (
+from kubeclient import (
     ApiError,
     BadRequestError,
     ConflictError,
     ExpiredError,
+    Informer,
     KubeClient,
     NotFoundError,
     TransportError,
@@ -41,7 +43,6 @@ from reference_scheduler._client import (
 from reference_scheduler._clock import Clock, WallClock
 from reference_scheduler._dispatcher import ApiDispatcher, CallResult, PodBindingCall, PodStatusPatchCall
 from reference_scheduler._gates import DEPENDENCY_MESSAGE, FeatureGateError, FeatureGates, parse_feature_gates
-from reference_scheduler._informer import POD_FIELD_SELECTOR, Informer
 from reference_scheduler._mutants import MUTANTS, VARIANTS, Mutant, UnknownMutant, get_mutant
 from reference_scheduler._plugins import (
     GANG_LABEL,
@@ -56,7 +57,7 @@ from reference_scheduler._plugins import (
 from reference_scheduler._podinfo import QueuedPodInfo
 from reference_scheduler._queue import SchedulingQueue
 from reference_scheduler._reporting import DEFAULT_DELAY, PreEnqueueStatusReporter
-from reference_scheduler._scheduler import Scheduler
+from reference_scheduler._scheduler import POD_FIELD_SELECTOR, Scheduler
 from reference_scheduler._writers import ConditionWriter
 
 __all__ = [

@@ -37,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from reference_scheduler._client import KubeClient, resource_path
+from kubeclient import KubeClient, resource_path
 from reference_scheduler._clock import DUE_TOLERANCE, Clock, format_time
 from reference_scheduler._conditions import clear_condition, conditions_of, update_condition
 from reference_scheduler._writers import STRATEGIC, ConditionWriter, nominated_of

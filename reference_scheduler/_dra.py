@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from reference_scheduler._client import ConflictError, KubeClient, resource_path
+from kubeclient import ConflictError, KubeClient, resource_path
 from reference_scheduler._plugins import NodeInfo, match_term
 from reference_scheduler._resources import Resources
 

@@ -32,7 +32,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from reference_scheduler._client import STRATEGIC_MERGE_PATCH, ApiError, KubeClient, TransportError, resource_path
+from kubeclient import STRATEGIC_MERGE_PATCH, ApiError, KubeClient, TransportError, resource_path
 from reference_scheduler._clock import Clock, format_micro_time
 
 __all__ = ["EventRecorder", "NOTE_LENGTH_LIMIT", "SERIES_WINDOW", "truncate_note"]

@@ -20,7 +20,7 @@ not import the scheduler.
 * ``control``: not a scheduler at all, by design; must pass no criterion, so a suite that passes
   whatever happens is caught. ``does-nothing`` watches everything and binds only an adapter's
   readiness probe pod; ``never-watches`` is a process that polls: it LISTs pods every second
-  (:attr:`~reference_scheduler._informer.Informer.poll_period`), never WATCHes, never reads a
+  (:attr:`kubeclient.Informer.poll_period`), never WATCHes, never reads a
   node, and binds only the probe pod, to the node the probe's ``nodeSelector`` names, taken on
   trust. Both refuse the feature gates the reference refuses.
 * ``shape``: correct KEP-5501 behaviour, only the HTTP request that writes the pod's conditions
@@ -43,7 +43,7 @@ from reference_scheduler._conditions import UNSCHEDULABLE
 from reference_scheduler._dra import ClaimAllocator
 from reference_scheduler._dispatcher import ApiDispatcher
 from reference_scheduler._events import EventRecorder
-from reference_scheduler._informer import Informer
+from kubeclient import Informer
 from reference_scheduler._plugins import DynamicResources, SchedulingGates
 from reference_scheduler._preemption import DefaultPreemption
 from reference_scheduler._queue import SchedulingQueue

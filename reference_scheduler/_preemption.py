@@ -66,7 +66,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from reference_scheduler._client import KubeClient, NotFoundError, resource_path
+from kubeclient import KubeClient, NotFoundError, resource_path
 from reference_scheduler._dispatcher import CallResult, PodStatusPatchCall
 from reference_scheduler._dra import REASON_CANNOT_ALLOCATE, REASON_NOT_AVAILABLE
 from reference_scheduler._events import EventRecorder

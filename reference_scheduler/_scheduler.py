@@ -47,14 +47,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from reference_scheduler._client import KubeClient
+from kubeclient import Informer, KubeClient
 from reference_scheduler._clock import Clock, format_time
 from reference_scheduler._conditions import UNSCHEDULABLE
 from reference_scheduler._dispatcher import ApiCall, ApiDispatcher, CallResult, PodBindingCall, PodStatusPatchCall
 from reference_scheduler._dra import ClaimAllocator, pod_claim_names
 from reference_scheduler._events import EventRecorder, truncate_note
 from reference_scheduler._gates import FeatureGates
-from reference_scheduler._informer import POD_FIELD_SELECTOR, Informer
 from reference_scheduler._mutants import get_mutant
 from reference_scheduler._plugins import (
     ClusterEvent,
@@ -82,10 +81,15 @@ from reference_scheduler._resize import INFEASIBLE, ResizePreemption
 from reference_scheduler._resources import Resources, pod_requests, resize_reason
 from reference_scheduler._writers import STRATEGIC, ConditionWriter, nominated_of
 
-__all__ = ["Scheduler", "SCHEDULER_ERROR", "NO_NODES_MESSAGE"]
+__all__ = ["Scheduler", "SCHEDULER_ERROR", "NO_NODES_MESSAGE", "POD_FIELD_SELECTOR"]
 
 Obj = dict[str, Any]
 log = logging.getLogger("reference_scheduler")
+#: where the informers' warnings go, among the scheduler's own
+INFORMER_LOG = logging.getLogger("reference_scheduler.informer")
+#: the pod informer's field selector, kube-scheduler's (``newPodInformer``): a pod that turns
+#: terminal arrives as ``DELETED``
+POD_FIELD_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
 
 SCHEDULER_ERROR = "SchedulerError"
 #: DynamicResources' PostFilter when it has no allocated claim to free (``dynamicresources.go``),
@@ -128,14 +132,16 @@ class Scheduler:
         self.parallelism = parallelism
         self.client = kubeconfig if isinstance(kubeconfig, KubeClient) else KubeClient(kubeconfig)
         self._own_client = not isinstance(kubeconfig, KubeClient)
-        self.pods = Informer(self.client, "", "v1", "pods", field_selector=POD_FIELD_SELECTOR)
-        self.nodes = Informer(self.client, "", "v1", "nodes")
-        self.claims = Informer(self.client, "resource.k8s.io", "v1", "resourceclaims")
-        self.slices = Informer(self.client, "resource.k8s.io", "v1", "resourceslices")
-        self.classes = Informer(self.client, "resource.k8s.io", "v1", "deviceclasses")
-        self.pdbs = Informer(self.client, "policy", "v1", "poddisruptionbudgets")
+        self.pods = Informer(self.client, "", "v1", "pods", field_selector=POD_FIELD_SELECTOR,
+                            logger=INFORMER_LOG)
+        self.nodes = Informer(self.client, "", "v1", "nodes", logger=INFORMER_LOG)
+        self.claims = Informer(self.client, "resource.k8s.io", "v1", "resourceclaims", logger=INFORMER_LOG)
+        self.slices = Informer(self.client, "resource.k8s.io", "v1", "resourceslices", logger=INFORMER_LOG)
+        self.classes = Informer(self.client, "resource.k8s.io", "v1", "deviceclasses", logger=INFORMER_LOG)
+        self.pdbs = Informer(self.client, "policy", "v1", "poddisruptionbudgets", logger=INFORMER_LOG)
         self.informers = [self.pods, self.nodes, self.claims, self.slices, self.classes, self.pdbs]
-        self.podgroups = Informer(self.client, *POD_GROUP_RESOURCE)  # started on demand (module docstring)
+        # started on demand (module docstring)
+        self.podgroups = Informer(self.client, *POD_GROUP_RESOURCE, logger=INFORMER_LOG)
         self.recorder = EventRecorder(self.client, clock, reporting_instance=reporting_instance)
         self.dispatcher: ApiDispatcher | None = None
         if self.gates.async_api_calls:

@@ -51,7 +51,7 @@ import copy
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from reference_scheduler._client import JSON_PATCH, MERGE_PATCH, ApiError, KubeClient, resource_path
+from kubeclient import JSON_PATCH, MERGE_PATCH, ApiError, KubeClient, resource_path
 from reference_scheduler._conditions import conditions_of, status_patch
 
 __all__ = [

@@ -4,8 +4,9 @@ Every import statement of the shipped packages, the benches and the tools counts
 sits: at module level, inside a function, or behind ``if TYPE_CHECKING``. The rules:
 
 * no import circle anywhere in the project;
-* packages import only packages below them: ``fake_apiserver`` and ``reference_scheduler`` at the
-  bottom (and not each other), ``harness`` above them, ``suites``, ``bench`` and ``tools`` on top;
+* packages import only packages below them: ``kubeclient`` at the bottom, ``fake_apiserver`` and
+  ``reference_scheduler`` above it (and not each other), ``harness`` above them, ``suites``,
+  ``bench`` and ``tools`` on top;
 * inside ``fake_apiserver``, a layer imports only the layers below it (``_machinery``,
   ``_registry``, ``_storage``, ``_endpoints``, ``_server``, then the package's face);
 * inside ``harness``, every module sits in a private sub-package (``_time``, ``_backends``...)
@@ -15,7 +16,7 @@ sits: at module level, inside a function, or behind ``if TYPE_CHECKING``. The ru
 * no private name crosses modules: neither ``from m import _name`` nor ``m._name`` on an
   imported module;
 * an import inside a function says why it is there, in a comment on its line or the line above;
-* no test module ships inside ``fake_apiserver``, ``harness`` or ``reference_scheduler``
+* no test module ships inside ``kubeclient``, ``fake_apiserver``, ``harness`` or ``reference_scheduler``
   (``suites`` is made of conformance scenarios, which ``schedharness run`` collects).
 """
 
@@ -29,10 +30,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("fake_apiserver", "reference_scheduler", "harness", "suites")
+PACKAGES = ("kubeclient", "fake_apiserver", "reference_scheduler", "harness", "suites")
 SCRIPTS = ("bench", "tools")
 # The rank of each top-level package: a package may import only ranks below its own.
-PACKAGE_RANK = {"fake_apiserver": 0, "reference_scheduler": 0, "harness": 1, "suites": 2, "bench": 2, "tools": 2}
+PACKAGE_RANK = {"kubeclient": 0, "fake_apiserver": 1, "reference_scheduler": 1, "harness": 2, "suites": 3, "bench": 3,
+                "tools": 3}
 # fake_apiserver's layers, bottom first; the package's own __init__ is the face on top.
 LAYERS = ("_machinery", "_registry", "_storage", "_endpoints", "_server")
 # harness's faces: the public API, the command and the pytest11 entry point; the rest is in sub-packages.
@@ -289,7 +291,7 @@ def test_an_import_inside_a_function_says_why() -> None:
     assert silent == []
 
 
-@pytest.mark.parametrize("package", ["fake_apiserver", "harness", "reference_scheduler"])
+@pytest.mark.parametrize("package", ["kubeclient", "fake_apiserver", "harness", "reference_scheduler"])
 def test_no_test_module_ships_in_a_package(package: str) -> None:
     shipped = sorted(
         str(p.relative_to(ROOT))
@@ -329,4 +331,5 @@ def test_the_rules_read_the_whole_project() -> None:
     imports = _imports()
     assert any(i.source == "fake_apiserver" and i.target == "fake_apiserver._server.server" for i in imports)
     assert any(i.source.startswith("harness.") and _top(i.target) == "fake_apiserver" for i in imports)
+    assert {_top(i.source) for i in imports if _top(i.target) == "kubeclient"} >= {"reference_scheduler"}
     assert len(_modules()) > 100

@@ -31,8 +31,8 @@ import pytest
 
 from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
 from harness._time.virtual_time import run
+from kubeclient import KubeClient
 from reference_scheduler._events import SERIES_WINDOW, EventRecorder
-from reference_scheduler._client import KubeClient
 from test_ref_support import Env, with_env
 from test_scale import json_caller
 

@@ -1,10 +1,10 @@
 """List and watch one resource into a local cache, the way client-go's reflector does.
 
-The scheduler reads only this cache (never GET in the scheduling path), so what it knows is what
-the watch has delivered: the KEP's de-duplication "seeded from the pod" and the dispatcher's no-op
-check both read the pod from here.
+A reader of the cache (the reference scheduler never GETs in its scheduling path) knows what the
+watch has delivered, and its handlers see each change as client-go's do: added, updated (old and
+new), deleted.
 
-Protocol (``client-go/tools/cache/reflector.go``; ``k8s-semantics.md`` E.3, E.4):
+Protocol (``client-go/tools/cache/reflector.go``):
 
 * LIST with ``resourceVersion=0`` first, ``resourceVersion=""`` after an expiry; the list's
   ``metadata.resourceVersion`` starts the watch.
@@ -14,18 +14,15 @@ Protocol (``client-go/tools/cache/reflector.go``; ``k8s-semantics.md`` E.3, E.4)
   re-list, and diff the new list against the cache so that handlers see add/update/delete.
 * A transport error waits ``retry_period`` seconds of loop time and resumes.
 * A ``404`` on the LIST (a server that does not serve the resource, e.g. no ``resource.k8s.io/v1``)
-  counts as an empty, synced cache, looked at again every 30 s: real kube-scheduler would wait for
-  the sync forever; the reference scheduler prefers to schedule everything that does not need it.
+  counts as an empty, synced cache, looked at again every 30 s: client-go would wait for the
+  sync forever; a reader here prefers to go on with what does not need the resource.
 
 An informer with a ``poll_period`` never watches: it LISTs again each ``poll_period`` seconds and
-diffs each list against its cache, as a scheduler that polls would. Only the ``never-watches``
-control polls (:mod:`reference_scheduler._mutants`): a scheduler that is handed changes late, or
-never, must be told apart from one that watches.
-
-The pod informer of the scheduler passes the real field selector
-``status.phase!=Succeeded,status.phase!=Failed`` (``newPodInformer``); a pod that turns terminal
-arrives as ``DELETED``. The streaming list (``sendInitialEvents``) is not used: LIST + WATCH is
-what every API server serves.
+diffs each list against its cache, as a client that polls would (the reference scheduler's
+``never-watches`` control). A ``field_selector`` is sent with every LIST and WATCH (the reference
+scheduler's pod informer passes kube-scheduler's). The streaming list (``sendInitialEvents``) is
+not used: LIST + WATCH is what every API server serves. Warnings go to ``logger``, the owner's
+by default its own.
 """
 
 from __future__ import annotations
@@ -35,14 +32,13 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from reference_scheduler._client import ApiError, ExpiredError, KubeClient, NotFoundError, TransportError, resource_path
+from kubeclient._client import ApiError, ExpiredError, KubeClient, NotFoundError, TransportError, resource_path
 
-__all__ = ["Informer", "POD_FIELD_SELECTOR", "object_key"]
+__all__ = ["Informer", "object_key"]
 
 Obj = dict[str, Any]
-log = logging.getLogger("reference_scheduler.informer")
+LOGGER = logging.getLogger("kubeclient.informer")
 
-POD_FIELD_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
 ABSENT_RETRY_PERIOD = 30.0
 WATCH_TIMEOUT_SECONDS = 300  # client-go draws from [5 min, 10 min); fixed here: no unseeded randomness
 
@@ -70,8 +66,10 @@ class Informer:
         *,
         field_selector: str = "",
         retry_period: float = 1.0,
+        logger: logging.Logger = LOGGER,
     ) -> None:
         self.client = client
+        self.log = logger
         self.path = resource_path(group, version, resource)
         self.resource = resource
         self.field_selector = field_selector
@@ -122,11 +120,11 @@ class Informer:
             except NotFoundError as e:
                 # the server does not serve this resource (a cluster without resource.k8s.io/v1):
                 # count it as synced and empty rather than stall the scheduler, and look again later
-                log.warning("%s is not served (%s); treating it as empty", self.resource, e)
+                self.log.warning("%s is not served (%s); treating it as empty", self.resource, e)
                 self.synced.set()
                 await asyncio.sleep(ABSENT_RETRY_PERIOD)
             except (TransportError, ApiError) as e:
-                log.warning("%s: %s; retrying in %ss", self.resource, e, self.retry_period)
+                self.log.warning("%s: %s; retrying in %ss", self.resource, e, self.retry_period)
                 await asyncio.sleep(self.retry_period)
 
     async def _list(self, rv: str) -> None:
@@ -166,7 +164,7 @@ class Informer:
             except ExpiredError:
                 return
             except TransportError as e:
-                log.warning("%s watch: %s; resuming in %ss", self.resource, e, self.retry_period)
+                self.log.warning("%s watch: %s; resuming in %ss", self.resource, e, self.retry_period)
                 await asyncio.sleep(self.retry_period)
 
     def _apply(self, event: Obj) -> bool:
@@ -174,7 +172,7 @@ class Informer:
         kind = event.get("type")
         obj = event.get("object") or {}
         if kind == "ERROR":
-            log.info("%s watch: ERROR event %s; re-listing", self.resource, obj.get("message", ""))
+            self.log.info("%s watch: ERROR event %s; re-listing", self.resource, obj.get("message", ""))
             return False
         rv = _rv(obj)
         if rv:
@@ -211,7 +209,7 @@ class Informer:
         try:
             handler(*args)
         except Exception:
-            log.exception("%s handler %r failed", self.resource, handler)
+            self.log.exception("%s handler %r failed", self.resource, handler)
 
 
 def _rv(obj: Obj) -> str:

@@ -1,6 +1,6 @@
 """A minimal asynchronous Kubernetes JSON client over aiohttp, built from a kubeconfig.
 
-The scheduler needs eight verbs (get, list, watch, create, patch, post to a subresource, put a
+The reference scheduler needs eight verbs (get, list, watch, create, patch, post to a subresource, put a
 status, delete a preemption victim) on a handful of resources, JSON only; the official client is synchronous and
 thread-based, which would take work outside the event loop (and outside virtual time), so this
 small one is written by hand. Every timeout and retry runs on the loop's clock.

@@ -15,8 +15,8 @@ from harness._backends.backend import (
     Slack,
     Unsupported,
 )
-from harness._backends.kubeclient import ApiError
 from harness._backends.kubelet import Kubelet
+from harness._backends.scenario_client import ApiError
 from harness._criteria.suite_registry import SuiteCollection
 from harness._scenario.expectations import NotJudged, condition_of, format_condition, format_pod
 from harness._scenario.scenario import DEFAULT_DEVICE_CLASS, Expectation, ExpectationFailed, Scenario

@@ -1,84 +1,50 @@
-"""A minimal asynchronous Kubernetes JSON client over aiohttp, built from a kubeconfig.
+"""One asynchronous Kubernetes JSON client over aiohttp, for every part of the project that talks
+to an API server: the reference scheduler, and the harness's scenarios, kubelet stand-in and
+cluster set-up.
 
-The reference scheduler needs eight verbs (get, list, watch, create, patch, post to a subresource, put a
-status, delete a preemption victim) on a handful of resources, JSON only; the official client is synchronous and
-thread-based, which would take work outside the event loop (and outside virtual time), so this
-small one is written by hand. Every timeout and retry runs on the loop's clock.
+Every caller needs a few verbs on a handful of resources, JSON only, on the event loop. The
+official client is synchronous and thread-based, which would take work outside the event loop
+(and outside virtual time), so this small one is written by hand. Every timeout and retry runs
+on the loop's clock.
 
-Errors follow kopf's policy: a non-2xx answer raises an :class:`ApiError` subclass keyed by HTTP
-code that keeps the server's ``Status`` object; a transport failure raises :class:`TransportError`
-with the aiohttp error chained as the cause.
+Three layers, each usable on its own:
+
+* :meth:`KubeClient.send`: one request as it is given (path, query, body bytes), its status code
+  and raw body back, or :class:`~kubeclient.TransportError` when there is no answer. The
+  hooks ``on_request`` and ``on_done`` see every request, so that a caller can tell its own
+  requests apart in a server's journal.
+* :meth:`KubeClient.request` and the verbs (``get``, ``list``, ``create``, ``put``, ``patch``,
+  ``delete``): JSON in and out, errors as :class:`~kubeclient.ApiError` keyed by code. A
+  patch body is sent with its keys sorted, as Go marshals a map (kube-scheduler's patches).
+* :meth:`KubeClient.watch`: the events of one watch request, as they arrive.
+
+A client is made from a kubeconfig (a path, or its content as a mapping) or a server URL. Its
+options are what differs between callers, and only that: the ``User-Agent`` (aiohttp's own by
+default; kube-apiserver names a write's field manager after it), the request timeout (``None``
+leaves aiohttp's defaults: five minutes in all, for a watch too) and the number of connections.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import ssl
-import tempfile
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import aiohttp
-import yaml
 
-__all__ = [
-    "ApiError",
-    "BadRequestError",
-    "ConflictError",
-    "ExpiredError",
-    "KubeClient",
-    "NotFoundError",
-    "TransportError",
-    "load_kubeconfig",
-    "resource_path",
-]
+from kubeclient._errors import TransportError, error_for
+from kubeclient._kubeconfig import load_kubeconfig
+
+__all__ = ["JSON_PATCH", "MERGE_PATCH", "STRATEGIC_MERGE_PATCH", "KubeClient", "resource_path"]
 
 Obj = dict[str, Any]
 
 STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
 MERGE_PATCH = "application/merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
-
-
-class ApiError(Exception):
-    """The API server answered with an error ``Status`` (or a body that is not one)."""
-
-    def __init__(self, code: int, status: Obj) -> None:
-        self.code = code
-        self.status = status
-        self.reason = str(status.get("reason", ""))
-        self.message = str(status.get("message", ""))
-        super().__init__(f"{code} {self.reason}: {self.message}")
-
-
-class BadRequestError(ApiError):
-    """400."""
-
-
-class NotFoundError(ApiError):
-    """404."""
-
-
-class ConflictError(ApiError):
-    """409 (Conflict or AlreadyExists)."""
-
-
-class ExpiredError(ApiError):
-    """410: the resourceVersion is too old; re-list."""
-
-
-class TransportError(Exception):
-    """No HTTP answer: connection refused or reset, timeout."""
-
-
-_BY_CODE: dict[int, type[ApiError]] = {400: BadRequestError, 404: NotFoundError, 409: ConflictError, 410: ExpiredError}
-
-
-def error_for(code: int, status: Obj) -> ApiError:
-    return _BY_CODE.get(code, ApiError)(code, status)
 
 
 def resource_path(
@@ -101,89 +67,38 @@ def resource_path(
     return "/".join(parts)
 
 
-def load_kubeconfig(source: str | Path | Mapping[str, Any]) -> tuple[str, dict[str, str], ssl.SSLContext | bool]:
-    """The server URL, headers and TLS setting of the current context.
-
-    Supported: ``server``, ``certificate-authority(-data)``, ``insecure-skip-tls-verify``, a bearer
-    ``token`` or ``tokenFile``, ``client-certificate(-data)``/``client-key(-data)``, and basic
-    ``username``/``password``. Exec and auth-provider plugins are not.
-    """
-    if isinstance(source, Mapping):
-        config: Obj = dict(source)
-        base = Path.cwd()
-    else:
-        path = Path(source)
-        config = yaml.safe_load(path.read_text()) or {}
-        base = path.resolve().parent
-    contexts = {c["name"]: c.get("context") or {} for c in config.get("contexts") or []}
-    clusters = {c["name"]: c.get("cluster") or {} for c in config.get("clusters") or []}
-    users = {u["name"]: u.get("user") or {} for u in config.get("users") or []}
-    current = config.get("current-context") or next(iter(contexts), "")
-    context = contexts.get(current, {})
-    cluster = clusters.get(context.get("cluster", ""), {}) or next(iter(clusters.values()), {})
-    user = users.get(context.get("user", ""), {})
-    server = str(cluster.get("server", "")).rstrip("/")
-    if not server:
-        raise ValueError(f"kubeconfig: context {current!r} has no cluster server")
-    headers: dict[str, str] = {}
-    token = user.get("token")
-    if not token and user.get("tokenFile"):
-        token = (base / user["tokenFile"]).read_text().strip()
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    elif user.get("username"):
-        raw = f"{user['username']}:{user.get('password', '')}".encode()
-        headers["Authorization"] = "Basic " + base64.b64encode(raw).decode()
-    tls: ssl.SSLContext | bool = True
-    if server.startswith("https://"):
-        if cluster.get("insecure-skip-tls-verify"):
-            tls = False
-        else:
-            ctx = ssl.create_default_context()
-            if cluster.get("certificate-authority-data"):
-                ctx.load_verify_locations(cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
-            elif cluster.get("certificate-authority"):
-                ctx.load_verify_locations(cafile=str(base / cluster["certificate-authority"]))
-            tls = ctx
-        cert, key = _client_cert(user, base)
-        if cert:
-            if not isinstance(tls, ssl.SSLContext):
-                tls = ssl.create_default_context()
-                tls.check_hostname = False
-                tls.verify_mode = ssl.CERT_NONE
-            tls.load_cert_chain(cert, key)
-    return server, headers, tls
-
-
-def _client_cert(user: Obj, base: Path) -> tuple[str | None, str | None]:
-    def materialize(data_key: str, file_key: str) -> str | None:
-        if user.get(data_key):
-            f = tempfile.NamedTemporaryFile("wb", suffix=".pem", delete=False)
-            f.write(base64.b64decode(user[data_key]))
-            f.close()
-            return f.name
-        if user.get(file_key):
-            return str(base / user[file_key])
-        return None
-
-    return materialize("client-certificate-data", "client-certificate"), materialize("client-key-data", "client-key")
-
-
 class KubeClient:
-    """One aiohttp session to one API server. ``async with KubeClient(kubeconfig) as c:``."""
+    """One aiohttp session to one API server. ``async with KubeClient(kubeconfig) as c:``.
 
-    def __init__(self, kubeconfig: str | Path | Mapping[str, Any], *, request_timeout: float = 30.0) -> None:
-        self.server, self._headers, self._tls = load_kubeconfig(kubeconfig)
+    ``source`` is a kubeconfig (its path or its content) or, for a server that needs neither
+    credentials nor a CA, its URL (``http://`` or ``https://``). ``on_request(method, path)`` is
+    called before each request and its result handed to ``on_done(method, path, token)`` once
+    the answer is in (a watch's once its head is), or the request failed.
+    """
+
+    def __init__(self, source: str | Path | Mapping[str, Any], *, request_timeout: float | None = 30.0,
+                 user_agent: str | None = None, connection_limit: int = 64) -> None:
+        self._headers: dict[str, str]
+        self._tls: ssl.SSLContext | bool
+        if isinstance(source, str) and source.startswith(("http://", "https://")):
+            self.server, self._headers, self._tls = source.rstrip("/"), {}, True
+        else:
+            self.server, self._headers, self._tls = load_kubeconfig(source)
         self._timeout = request_timeout
+        self.user_agent = user_agent
+        self.connection_limit = connection_limit
         self._session: aiohttp.ClientSession | None = None
+        self.on_request: Callable[[str, str], object] | None = None
+        self.on_done: Callable[[str, str, object], None] | None = None
 
     @property
     def session(self) -> aiohttp.ClientSession:
         if self._session is None:
+            agent = {"User-Agent": self.user_agent} if self.user_agent is not None else {}
             self._session = aiohttp.ClientSession(
                 self.server,
-                headers={"Accept": "application/json", **self._headers},
-                connector=aiohttp.TCPConnector(ssl=self._tls, limit=64),
+                headers={"Accept": "application/json", **agent, **self._headers},
+                connector=aiohttp.TCPConnector(ssl=self._tls, limit=self.connection_limit),
             )
         return self._session
 
@@ -198,6 +113,36 @@ class KubeClient:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+    def _timeout_of(self, *, watch: bool = False) -> aiohttp.ClientTimeout:
+        """The timeout of one request; with none given, the session's own (aiohttp's defaults)."""
+        if self._timeout is None:
+            return self.session.timeout
+        if watch:  # a watch lasts as long as the server keeps it: only connecting is timed
+            return aiohttp.ClientTimeout(total=None, sock_read=None, sock_connect=self._timeout)
+        return aiohttp.ClientTimeout(total=self._timeout)
+
+    async def send(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, str] | None = None,
+        data: bytes | None = None,
+        content_type: str = "application/json",
+    ) -> tuple[int, bytes]:
+        """One request as given (``path`` may carry its own query); its status code and body."""
+        headers = {"Content-Type": content_type} if data is not None else {}
+        token = self.on_request(method, path) if self.on_request is not None else None
+        try:
+            async with self.session.request(method, path, params=params, data=data, headers=headers,
+                                            timeout=self._timeout_of()) as response:
+                return response.status, await response.read()
+        except (aiohttp.ClientError, TimeoutError) as e:
+            raise TransportError(f"{method} {path}: {type(e).__name__}: {e}") from e
+        finally:
+            if self.on_done is not None:
+                self.on_done(method, path, token)
+
     async def request(
         self,
         method: str,
@@ -210,16 +155,7 @@ class KubeClient:
         # patches are maps in Go and marshal with sorted keys; objects keep their field order
         sort = content_type != "application/json"
         data = None if body is None else json.dumps(body, separators=(",", ":"), sort_keys=sort).encode()
-        headers = {"Content-Type": content_type} if data is not None else {}
-        try:
-            async with self.session.request(
-                method, path, params=params, data=data, headers=headers,
-                timeout=aiohttp.ClientTimeout(total=self._timeout),
-            ) as response:
-                raw = await response.read()
-                code = response.status
-        except (aiohttp.ClientError, TimeoutError) as e:
-            raise TransportError(f"{method} {path}: {type(e).__name__}: {e}") from e
+        code, raw = await self.send(method, path, params=params, data=data, content_type=content_type)
         try:
             obj = json.loads(raw) if raw else {}
         except ValueError:
@@ -249,16 +185,21 @@ class KubeClient:
         """DELETE; no body sends the server's default DeleteOptions (a graceful delete of a bound pod)."""
         return await self.request("DELETE", path, body=body)
 
-    async def watch(self, path: str, params: Mapping[str, str]) -> AsyncIterator[Obj]:
+    async def watch(self, path: str, params: Mapping[str, str] | None) -> AsyncGenerator[Obj, None]:
         """Yield watch events (``{"type", "object"}``) until the server ends the stream.
 
-        An HTTP error answer raises :class:`ApiError`; an ``ERROR`` event is yielded like any
-        other (the informer decides what it means)."""
-        query = {**params, "watch": "true"}
+        ``params`` are sent with ``watch=true`` after them; with ``None``, ``path`` carries the
+        whole query, the watch parameter included. An HTTP error answer raises
+        :class:`~kubeclient.ApiError` (:class:`~kubeclient.ExpiredError` for 410);
+        an ``ERROR`` event is yielded like any other (the informer decides what it means)."""
+        query = {**params, "watch": "true"} if params is not None else None
+        token = self.on_request("GET", path) if self.on_request is not None else None
+        done = self.on_done is None
         try:
-            async with self.session.get(
-                path, params=query, timeout=aiohttp.ClientTimeout(total=None, sock_read=None, sock_connect=self._timeout)
-            ) as response:
+            async with self.session.get(path, params=query, timeout=self._timeout_of(watch=True)) as response:
+                if self.on_done is not None:
+                    self.on_done("GET", path, token)
+                    done = True
                 if response.status >= 400:
                     raw = await response.read()
                     try:
@@ -276,3 +217,6 @@ class KubeClient:
                             yield event
         except (aiohttp.ClientError, TimeoutError) as e:
             raise TransportError(f"WATCH {path}: {type(e).__name__}: {e}") from e
+        finally:
+            if not done and self.on_done is not None:
+                self.on_done("GET", path, token)

@@ -32,7 +32,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from kubeclient._client import ApiError, ExpiredError, KubeClient, NotFoundError, TransportError, resource_path
+from kubeclient._client import KubeClient, resource_path
+from kubeclient._errors import ApiError, ExpiredError, NotFoundError, TransportError
 
 __all__ = ["Informer", "object_key"]
 

@@ -30,7 +30,7 @@ from harness._backends.envtest import (
     generate_pki,
     write_kubeconfig,
 )
-from harness._backends.kubeclient import KubeClient
+from harness._backends.scenario_client import ScenarioClient
 from harness._runs.run import RunOptions, run_argv, run_suites
 
 pytest_plugins = ["pytester"]
@@ -220,7 +220,7 @@ def test_a_control_plane_starts_answers_and_stops_keeping_its_logs(tmp_path: Pat
     try:
         async def check() -> None:
             async with FaultProxy(kubeconfig) as proxy:
-                client = KubeClient(proxy.url)
+                client = ScenarioClient(proxy.url)
                 try:
                     namespaces = await client.request("GET", "/api/v1/namespaces")
                     names = {n["metadata"]["name"] for n in namespaces["items"]}

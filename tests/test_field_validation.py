@@ -23,7 +23,7 @@ import aiohttp
 import pytest
 
 from fake_apiserver import FakeApiServer
-from harness._backends.kubeclient import ApiError, KubeClient
+from harness._backends.scenario_client import ApiError, ScenarioClient
 from harness._time.virtual_time import VirtualClock, run
 
 from tests.conftest import ThreadedServer
@@ -398,7 +398,7 @@ def test_the_harness_client_writes_strictly(threaded: ThreadedServer) -> None:
     """The scenario client asks for Strict on every write, so a scenario's typo fails."""
 
     async def scenario() -> None:
-        client = KubeClient(threaded.url)
+        client = ScenarioClient(threaded.url)
         try:
             with pytest.raises(ApiError) as refused:
                 await client.request("POST", PODS, body=pod("typo", container={"imagePullPolicyy": "Never"}))

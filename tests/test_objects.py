@@ -18,9 +18,9 @@ import yaml
 
 from fake_apiserver import FakeApiServer
 from harness._backends.backend import FakeBackend, KubeconfigBackend
-from harness._scenario.discovery import UnknownKind
 from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
-from harness._backends.kubeclient import ApiError, KubeClient
+from harness._backends.scenario_client import ApiError, ScenarioClient
+from harness._scenario.discovery import UnknownKind
 from harness._scenario.manifests import ManifestError, is_manifest_file, load_manifests
 from harness._scenario.scenario import ExpectationFailed, Scenario
 from harness._time.virtual_time import run
@@ -103,7 +103,7 @@ async def _envtest_cluster(tmp_path: Path) -> AsyncIterator[Path]:
         yield Path(plane.kubeconfig_path)
 
 
-async def _status(client: KubeClient, path: str) -> int:
+async def _status(client: ScenarioClient, path: str) -> int:
     try:
         await client.request("GET", path)
     except ApiError as e:
@@ -111,13 +111,13 @@ async def _status(client: KubeClient, path: str) -> int:
     return 200
 
 
-async def _gone(client: KubeClient, path: str) -> None:
+async def _gone(client: ScenarioClient, path: str) -> None:
     """Until ``path`` answers 404 (asked every 0.1 s: a state no watch of ours reports here)."""
     while await _status(client, path) != 404:
         await asyncio.sleep(0.1)
 
 
-async def _shared_run(kubeconfig: Path, tmp_path: Path, direct: KubeClient, *, installed: bool) -> str:
+async def _shared_run(kubeconfig: Path, tmp_path: Path, direct: ScenarioClient, *, installed: bool) -> str:
     backend = KubeconfigBackend(kubeconfig, tmp_path / "test")
     await backend.start()
     try:
@@ -154,11 +154,11 @@ def test_on_a_shared_cluster_what_was_made_is_deleted_and_an_installed_crd_kept(
     async def main() -> None:
         async with make(tmp_path) as kubeconfig:
             upstream = yaml.safe_load(kubeconfig.read_text())
-            direct = KubeClient(upstream["clusters"][0]["cluster"]["server"]) if cluster == "fake" else None
+            direct = ScenarioClient(upstream["clusters"][0]["cluster"]["server"]) if cluster == "fake" else None
             if direct is None:  # a real server wants its credentials: reach it through a backend's proxy
                 backend = KubeconfigBackend(kubeconfig, tmp_path / "direct")
                 await backend.start()
-                direct = KubeClient(backend.url)
+                direct = ScenarioClient(backend.url)
             await _shared_run(kubeconfig, tmp_path, direct, installed=False)
             await direct.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
                                  body=load_manifests(CRD_FILE)[0])

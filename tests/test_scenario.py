@@ -11,11 +11,11 @@ from typing import Any, Awaitable, Callable
 import pytest
 
 from fake_apiserver import FaultRule, Match, Respond, UnfiredFaults, WatchLag
-from harness._schedulers.adapters import CallableAdapter
 from harness._backends.backend import BackendError, FakeBackend
-from harness._backends.kubeclient import ApiError
+from harness._backends.scenario_client import ApiError
 from harness._scenario.expectations import NotJudged
 from harness._scenario.scenario import DEFAULT_REAL_TIME_WAIT, ExpectationFailed, Scenario
+from harness._schedulers.adapters import CallableAdapter
 from harness._time.virtual_time import run
 
 

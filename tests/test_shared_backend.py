@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 
 from fake_apiserver import FakeApiServer, FaultProxy, FaultRule, Match, Respond
-from harness._schedulers.adapters import CallableAdapter, ClusterSchedulerAdapter, ProcessAdapter, scheduler_name_for
 from harness._backends.backend import BackendError, EnvtestBackend, FakeBackend, KindBackend, KubeconfigBackend, Unsupported
 from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
 from harness._backends.kind_setup import without_fake_nodes
-from harness._backends.kubeclient import ApiError, Informer, KubeClient
-from harness._scenario.scenario import Scenario
+from harness._backends.scenario_client import ApiError, ScenarioClient, ScenarioInformer
 from harness._backends.shared_cluster import FAKE_NODE_LABEL, HEARTBEAT, SCHEDULER_NAME, off_fake_nodes
+from harness._scenario.scenario import Scenario
+from harness._schedulers.adapters import CallableAdapter, ClusterSchedulerAdapter, ProcessAdapter, scheduler_name_for
 from harness._time.virtual_time import VirtualClock, run
 from reference_scheduler import Scheduler
 from suites._support import fit_error, require_faults
@@ -34,7 +34,7 @@ from test_scenario import first_fit_scheduler
 Obj = dict[str, Any]
 
 
-async def _status(client: KubeClient, path: str) -> int:
+async def _status(client: ScenarioClient, path: str) -> int:
     try:
         await client.request("GET", path)
     except ApiError as e:
@@ -46,7 +46,7 @@ def test_a_scenario_on_a_shared_backend_works_in_its_own_namespace_and_cleans_up
     async def main() -> None:
         async with FakeApiServer(taint_not_ready_nodes=False) as server:
             upstream = server.write_kubeconfig(tmp_path / "cluster.kubeconfig")
-            direct = KubeClient(server.url)
+            direct = ScenarioClient(server.url)
             backend = KubeconfigBackend(upstream, tmp_path / "test")
             await backend.start()
             scheduler = CallableAdapter(first_fit_scheduler, name="first-fit")
@@ -213,7 +213,7 @@ def test_daemonsets_are_patched_and_their_rollout_awaited(tmp_path: Path) -> Non
         site = web.TCPSite(runner, "127.0.0.1", 0)
         await site.start()
         port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        client = KubeClient(f"http://127.0.0.1:{port}")
+        client = ScenarioClient(f"http://127.0.0.1:{port}")
         try:
             assert await _keep_daemonsets_off_fake_nodes(client) == ["kube-proxy"]
             assert patches == [("application/merge-patch+json", {"spec": {"template": {"spec": {
@@ -266,8 +266,8 @@ async def default_scheduler_stand_in(url: str, bound: list[str]) -> None:
     the first node whose taints it tolerates, as soon as its watch shows the pod. It talks to the
     cluster directly, not through the test's proxy, as a cluster's own kube-scheduler does.
     ``bound`` collects ``namespace/name`` of what it bound."""
-    client = KubeClient(url)
-    pods = Informer(client, "/api/v1/pods")
+    client = ScenarioClient(url)
+    pods = ScenarioInformer(client, "/api/v1/pods")
     wake = asyncio.Event()
     pods.listeners.append(lambda event, obj: wake.set())
     await pods.start()
@@ -388,7 +388,7 @@ def test_every_daemonset_of_a_shared_cluster_is_kept_off_fake_nodes(tmp_path: Pa
         return {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": name},
                 "spec": {"selector": {"matchLabels": {"app": name}}, "template": template}}
 
-    async def controller_stand_in(client: KubeClient, path: str) -> None:
+    async def controller_stand_in(client: ScenarioClient, path: str) -> None:
         """Writes status.observedGeneration once the DaemonSet's generation has moved on."""
         while True:
             ds = await client.request("GET", path)
@@ -402,7 +402,7 @@ def test_every_daemonset_of_a_shared_cluster_is_kept_off_fake_nodes(tmp_path: Pa
 
     async def main(kubeconfig: Path) -> None:
         async with FaultProxy(kubeconfig) as proxy:
-            direct = KubeClient(proxy.url)
+            direct = ScenarioClient(proxy.url)
             base = "/apis/apps/v1/namespaces"
             await direct.request("POST", f"{base}/kube-system/daemonsets", body=daemonset("proxy"))
             await direct.request("POST", f"{base}/default/daemonsets", body=daemonset("kept", without_fake_nodes(None)))

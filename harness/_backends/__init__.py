@@ -5,6 +5,7 @@
 for a run), ``envtest`` (etcd and kube-apiserver as plain processes), ``k8sbuild`` (those
 binaries built from their Go modules), ``shared_cluster`` (what a scenario does on a cluster
 other tests share), ``apiserver_gates`` (the API server's feature gates), ``kubelet`` (the
-kubelet stand-in of a scenario's nodes) and ``kubeclient`` (the JSON client and informer the
-harness talks to any of them with). Imports only :mod:`harness._time` of the harness.
+kubelet stand-in of a scenario's nodes) and ``scenario_client`` (the harness's requests and
+informer, on the project's client :mod:`kubeclient`). Imports only :mod:`harness._time` of the
+harness.
 """

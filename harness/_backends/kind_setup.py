@@ -40,7 +40,7 @@ from typing import Any, Awaitable, Callable
 
 from fake_apiserver import FaultProxy
 from harness._backends.kind_cluster import KindCluster, KindError, KindOptions, kind_unavailable
-from harness._backends.kubeclient import PATCH_TYPES, ApiError, KubeClient
+from harness._backends.scenario_client import PATCH_TYPES, ApiError, ScenarioClient
 from harness._backends.shared_cluster import FAKE_NODE_LABEL, SCENARIO_NAMESPACE_LABEL, poll_until
 
 __all__ = ["ClusterSession", "ClusterUnavailable", "KindSettings", "open_cluster_session"]
@@ -123,7 +123,7 @@ async def prepare_cluster(kubeconfig: Path) -> list[str]:
     """Prepare a kind cluster for the suites, its own scheduler running (module docstring);
     return the nodes it cordoned."""
     async with FaultProxy(kubeconfig) as proxy:
-        client = KubeClient(proxy.url)
+        client = ScenarioClient(proxy.url)
         try:
             await _delete_leftovers(client)
             await _until("every node of the cluster is Ready", lambda: _all_ready(client))
@@ -138,7 +138,7 @@ async def prepare_cluster(kubeconfig: Path) -> list[str]:
 async def settle_scheduler(kubeconfig: Path, *, running: bool) -> None:
     """Wait until the cluster's own kube-scheduler is Ready (``running``) or gone."""
     async with FaultProxy(kubeconfig) as proxy:
-        client = KubeClient(proxy.url)
+        client = ScenarioClient(proxy.url)
         try:
             if running:
                 await _until("the cluster's own kube-scheduler is Ready", lambda: _cluster_scheduler_ready(client))
@@ -148,7 +148,7 @@ async def settle_scheduler(kubeconfig: Path, *, running: bool) -> None:
             await client.close()
 
 
-async def _delete_leftovers(client: KubeClient) -> None:
+async def _delete_leftovers(client: ScenarioClient) -> None:
     """What an interrupted run left: its fake nodes, and its namespaces (pods force-deleted first:
     no kubelet will confirm a graceful deletion on a fake node)."""
     await client.request("DELETE", f"/api/v1/nodes?labelSelector={FAKE_NODE_LABEL}")
@@ -163,18 +163,18 @@ async def _until(what: str, check: Callable[[], Awaitable[bool]]) -> None:
     await poll_until(what, check, timeout=SETTLE_TIMEOUT, every=1.0)
 
 
-async def _nodes(client: KubeClient) -> list[Obj]:
+async def _nodes(client: ScenarioClient) -> list[Obj]:
     return list((await client.request("GET", "/api/v1/nodes")).get("items") or [])
 
 
-async def _all_ready(client: KubeClient) -> bool:
+async def _all_ready(client: ScenarioClient) -> bool:
     nodes = [n for n in await _nodes(client) if FAKE_NODE_LABEL not in (n["metadata"].get("labels") or {})]
     return bool(nodes) and all(
         any(c.get("type") == "Ready" and c.get("status") == "True" for c in n.get("status", {}).get("conditions") or [])
         for n in nodes)
 
 
-async def _cordon(client: KubeClient) -> list[str]:
+async def _cordon(client: ScenarioClient) -> list[str]:
     cordoned = []
     for node in await _nodes(client):
         name = node["metadata"]["name"]
@@ -188,7 +188,7 @@ async def _cordon(client: KubeClient) -> list[str]:
 
 async def _uncordon(kubeconfig: Path, names: list[str]) -> None:
     async with FaultProxy(kubeconfig) as proxy:
-        client = KubeClient(proxy.url)
+        client = ScenarioClient(proxy.url)
         try:
             for name in names:
                 await client.request("PATCH", f"/api/v1/nodes/{name}", body={"spec": {"unschedulable": None}},
@@ -216,7 +216,7 @@ def without_fake_nodes(affinity: Obj | None) -> Obj:
     return out
 
 
-async def _keep_daemonsets_off_fake_nodes(client: KubeClient) -> list[str]:
+async def _keep_daemonsets_off_fake_nodes(client: ScenarioClient) -> list[str]:
     """Patch the kube-system DaemonSets that lack the requirement; return their names."""
     path = "/apis/apps/v1/namespaces/kube-system/daemonsets"
     patched: list[str] = []
@@ -238,7 +238,7 @@ async def _keep_daemonsets_off_fake_nodes(client: KubeClient) -> list[str]:
     return patched
 
 
-async def _rolled_out(client: KubeClient, name: str) -> bool:
+async def _rolled_out(client: ScenarioClient, name: str) -> bool:
     """``kubectl rollout status`` for a DaemonSet: the controller saw the change, and every pod it
     wants is updated and available."""
     ds = await client.request("GET", f"/apis/apps/v1/namespaces/kube-system/daemonsets/{name}")
@@ -248,17 +248,17 @@ async def _rolled_out(client: KubeClient, name: str) -> bool:
             and status.get("updatedNumberScheduled", 0) == desired and status.get("numberAvailable", 0) == desired)
 
 
-async def _scheduler_pods(client: KubeClient) -> list[Obj]:
+async def _scheduler_pods(client: ScenarioClient) -> list[Obj]:
     """The mirror Pods of kubeadm's kube-scheduler static Pod (label ``component=kube-scheduler``)."""
     pods = await client.request("GET", "/api/v1/namespaces/kube-system/pods?labelSelector=component%3Dkube-scheduler")
     return list(pods.get("items") or [])
 
 
-async def _no_cluster_scheduler(client: KubeClient) -> bool:
+async def _no_cluster_scheduler(client: ScenarioClient) -> bool:
     return not await _scheduler_pods(client)
 
 
-async def _cluster_scheduler_ready(client: KubeClient) -> bool:
+async def _cluster_scheduler_ready(client: ScenarioClient) -> bool:
     pods = await _scheduler_pods(client)
     return bool(pods) and all(any(c.get("type") == "Ready" and c.get("status") == "True"
                                   for c in p.get("status", {}).get("conditions") or []) for p in pods)

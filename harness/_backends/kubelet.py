@@ -68,7 +68,7 @@ from typing import Any, Protocol
 from fake_apiserver._machinery.quantity import parse as quantity
 
 from harness._backends.backend import BackendClock
-from harness._backends.kubeclient import ApiError, Informer
+from harness._backends.scenario_client import ApiError, ScenarioInformer
 
 __all__ = ["Kubelet", "KubeletStandIns", "RESIZE_ANSWERS", "StandInScenario"]
 
@@ -112,7 +112,7 @@ class StandInScenario(Protocol):
     """What the stand-ins use of their scenario (module docstring)."""
 
     @property
-    def pods(self) -> Informer:
+    def pods(self) -> ScenarioInformer:
         """The informer on the scenario's pods: what the stand-ins answer from."""
         ...
 
@@ -171,7 +171,7 @@ class KubeletStandIns:
             self._resize_pass(node)
 
     def on_pod(self, event: str, pod: Obj) -> None:
-        """Informer listener: time a confirmation for a pod marked on one of our nodes; start a
+        """ScenarioInformer listener: time a confirmation for a pod marked on one of our nodes; start a
         pod bound to a node whose stand-in starts pods."""
         if event == "SYNC":  # a relist: what changed meanwhile
             for obj in list(self.scenario.pods.objects.values()):

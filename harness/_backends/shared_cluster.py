@@ -65,7 +65,7 @@ from typing import Any, Awaitable, Callable, Iterable
 
 from fake_apiserver import KINDS, JournalEntry, KindSpec
 from harness._backends.backend import BackendError
-from harness._backends.kubeclient import PATCH_TYPES, ApiError, resolve_kind, resource_path
+from harness._backends.scenario_client import PATCH_TYPES, ApiError, resolve_kind, resource_path
 
 __all__ = ["FAKE_NODE_LABEL", "HEARTBEAT", "SCENARIO_NAMESPACE_LABEL", "SCHEDULER_NAME", "SharedCluster",
            "make_default_service_account", "off_fake_nodes", "poll_until", "unjournaled", "with_scheduler_name"]

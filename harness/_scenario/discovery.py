@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any, Awaitable, Callable
 
 from fake_apiserver import KindSpec
-from harness._backends.kubeclient import ApiError
+from harness._backends.scenario_client import ApiError
 
 __all__ = ["Discovery", "UnknownKind", "established", "split_api_version"]
 
@@ -51,7 +51,7 @@ def established(crd: Obj) -> bool:
 class Discovery:
     """``await discovery.resolve("scheduling.x-k8s.io/v1alpha1", "PodGroup")`` -> a
     :class:`~fake_apiserver.KindSpec` with the group, version, resource and scope the server
-    serves (enough for :func:`~harness._backends.kubeclient.resource_path`).
+    serves (enough for :func:`~harness._backends.scenario_client.resource_path`).
 
     ``request(method, path)`` is the caller's own request function (a scenario's, so that its
     discovery requests count as its own in the journal)."""

@@ -33,7 +33,7 @@ import json
 from typing import Any, Awaitable, Callable
 
 from fake_apiserver import KINDS, KindSpec
-from harness._backends.kubeclient import ApiError, Informer, KubeClient, resource_path
+from harness._backends.scenario_client import ApiError, ScenarioClient, ScenarioInformer, resource_path
 from harness._scenario.discovery import Discovery, established
 from harness._scenario.expectations import ExpectationFailed
 from harness._scenario.manifests import CRD_API_VERSION, CRD_KIND, check_manifest
@@ -54,7 +54,7 @@ class ObjectMaker:
     goes through it, so it counts as the scenario's own); ``made`` records a cluster-scoped object
     for the shared cluster's cleanup (None on a backend of the scenario's own)."""
 
-    def __init__(self, request: Request, client: KubeClient, namespace: str,
+    def __init__(self, request: Request, client: ScenarioClient, namespace: str,
                  made: Callable[[KindSpec, str], None] | None) -> None:
         self.request = request
         self.client = client
@@ -117,7 +117,7 @@ class ObjectMaker:
         """List, then watch, the one object ``name`` of ``collection`` (a path) until ``until`` holds
         of it (None: there is none) or ``within`` seconds have passed: whether it held, and the
         object as last seen."""
-        informer = Informer(self.client, collection, params={"fieldSelector": f"metadata.name={name}"})
+        informer = ScenarioInformer(self.client, collection, params={"fieldSelector": f"metadata.name={name}"})
         done = asyncio.Event()
 
         def check(event: str, obj: Obj) -> None:

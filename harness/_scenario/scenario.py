@@ -27,7 +27,7 @@ Why it is built this way:
 * **Failure messages say what was expected, what was seen, and show the journal** of requests
   touching the pods involved, so a failure can be read without rerunning it.
 * **Strict.** A fault rule the scenario added that never fired fails :meth:`Scenario.verify`;
-  a step refused by the API raises :class:`~harness._backends.kubeclient.ApiError` with the ``Status``.
+  a step refused by the API raises :class:`~harness._backends.scenario_client.ApiError` with the ``Status``.
 * **Shared clusters.** On a backend that is ``shared`` (a real cluster, see
   :mod:`harness._backends.backend`), the scenario works in a namespace of its own, made at start and
   deleted at close with everything it created (its pods force-deleted first: no kubelet will
@@ -53,8 +53,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 from fake_apiserver import FaultRule, Journal, JournalEntry, UnfiredFaults
 from harness._backends.backend import Backend, BackendError, Slack, Unsupported
-from harness._backends.kubeclient import PATCH_TYPES, Informer, KubeClient, resolve_kind, resource_path
 from harness._backends.kubelet import Kubelet, KubeletStandIns
+from harness._backends.scenario_client import PATCH_TYPES, ScenarioClient, ScenarioInformer, resolve_kind, resource_path
 from harness._backends.shared_cluster import JOURNAL_CATCH_UP, SharedCluster, unjournaled, with_scheduler_name
 from harness._scenario.expectations import (
     Expectation,
@@ -107,10 +107,10 @@ class Scenario:
         self.sees_scheduler = sees_scheduler
         self.other_nodes: list[Obj] = []  # on a shared backend: the nodes there before the scenario
         self.poll = poll
-        self.client = KubeClient(backend.url)
+        self.client = ScenarioClient(backend.url)
         self.client.on_request = self._on_request
         self.client.on_done = self._on_done
-        self.pods = Informer(self.client, resource_path(resolve_kind("pods"), namespace))
+        self.pods = ScenarioInformer(self.client, resource_path(resolve_kind("pods"), namespace))
         self.own_requests: set[int] = set()
         self.start_seq = 0
         self.start_time = 0.0

@@ -57,7 +57,7 @@ import yaml
 
 from fake_apiserver import JournalEntry
 from harness._backends.backend import Backend
-from harness._backends.kubeclient import ApiError, Informer, KubeClient, server_from_kubeconfig
+from harness._backends.scenario_client import ApiError, ScenarioClient, ScenarioInformer, server_from_kubeconfig
 from harness._backends.shared_cluster import (
     DEFAULT_SCHEDULER_NAME,
     FAKE_NODE_LABEL,
@@ -177,7 +177,7 @@ def scheduler_name_for(backend: Backend, adapter: SchedulerAdapter | None) -> st
 async def probe_scheduler(kubeconfig_path: Path, *, timeout: float = 30.0, scheduler_name: str | None = None) -> None:
     """Wait until a scheduler binds a probe pod (module docstring), one naming ``scheduler_name``
     when given; raise ``TimeoutError`` if not."""
-    client = KubeClient(server_from_kubeconfig(kubeconfig_path))
+    client = ScenarioClient(server_from_kubeconfig(kubeconfig_path))
     node_path = f"/api/v1/nodes/{PROBE_NAME}"
     pods_path = f"/api/v1/namespaces/{PROBE_NAMESPACE}/pods"
     try:
@@ -189,7 +189,7 @@ async def probe_scheduler(kubeconfig_path: Path, *, timeout: float = 30.0, sched
         with contextlib.suppress(ApiError):
             await make_default_service_account(client.request, PROBE_NAMESPACE)
         await client.request("POST", "/api/v1/nodes", body=_probe_node())
-        informer = Informer(client, pods_path, params={"fieldSelector": f"metadata.name={PROBE_NAME}"})
+        informer = ScenarioInformer(client, pods_path, params={"fieldSelector": f"metadata.name={PROBE_NAME}"})
         bound = asyncio.Event()
 
         def check(event: str, obj: Obj) -> None:
@@ -212,7 +212,7 @@ async def probe_scheduler(kubeconfig_path: Path, *, timeout: float = 30.0, sched
         await client.close()
 
 
-async def _create_probe_pod(client: KubeClient, pods_path: str, scheduler_name: str | None) -> None:
+async def _create_probe_pod(client: ScenarioClient, pods_path: str, scheduler_name: str | None) -> None:
     pod = _probe_pod() if scheduler_name is None else with_scheduler_name(_probe_pod(), scheduler_name)
     while True:
         try:

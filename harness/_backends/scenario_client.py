@@ -1,13 +1,25 @@
-"""A small JSON client for the Kubernetes API, and an informer over one collection.
+"""The harness's side of the project's Kubernetes client (:mod:`kubeclient`): the requests and the
+informer of a scenario, its kubelet stand-in and a cluster's set-up, and paths from the table
+of kinds.
 
 The harness talks to the API the way any client does, over HTTP, so that the same scenario can
-run against the fake, a kube-scheduler's view of it or a real cluster. It does not use the
-official client: that one is synchronous (a thread per call would have to hold virtual time, see
-:meth:`~harness.VirtualEventLoop.hold`) and its watch helpers poll. What the harness needs is
-small: a request that raises :class:`ApiError` carrying the ``Status``, and an informer (LIST,
-then WATCH from the list's resourceVersion with bookmarks, re-watch when the stream ends, re-list
-on ``410 Expired``) whose listeners run on *every* event, so that an expectation like "never
-bound" also sees a state that lasted a single event.
+run against the fake, a kube-scheduler's view of it or a real cluster. It sends through a
+:class:`kubeclient.KubeClient` and keeps, on top of it, what a scenario needs and the reference
+scheduler does not:
+
+* :class:`ScenarioClient`: writes ask for ``fieldValidation=Strict``, so a body with a field its
+  type lacks, or a key written twice, is refused with the server's ``strict decoding error``
+  instead of being dropped with a warning (a typo in a scenario fails loudly); a body is sent as
+  given (not sorted); an error is an :class:`ApiError` that names the request, and a connection
+  that failed is one too, with code 0, so that a scenario catches one exception.
+* :class:`ScenarioInformer`: LIST (a consistent read, no ``resourceVersion``), then WATCH from the
+  list's resourceVersion with bookmarks, re-watch when the stream ends, re-list on ``410
+  Expired`` and after an error. Its listeners run on *every* event, as the server sent it, so
+  that an expectation like "never bound" also sees a state that lasted a single event; a list
+  is one ``SYNC``.
+
+Why the informer is not :class:`kubeclient.Informer`: the two differ in what a server's journal
+records of them (``docs/architecture.md``, "One Kubernetes client").
 
 Paths are built from the fake's table of kinds (:data:`fake_apiserver.KINDS`): it lists the real
 group, version, resource and scope of every kind, which is the same for a real cluster.
@@ -16,6 +28,7 @@ group, version, resource and scope of every kind, which is the same for a real c
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from pathlib import Path
@@ -26,17 +39,25 @@ import aiohttp
 import yaml
 
 from fake_apiserver import KINDS, KindSpec
+import kubeclient
+from kubeclient import JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, ExpiredError, KubeClient, TransportError
 
-__all__ = ["ApiError", "Informer", "KubeClient", "resolve_kind", "server_from_kubeconfig"]
+__all__ = [
+    "PATCH_TYPES",
+    "ApiError",
+    "ScenarioClient",
+    "ScenarioInformer",
+    "resolve_kind",
+    "resource_path",
+    "server_from_kubeconfig",
+]
 
 Obj = dict[str, Any]
 log = logging.getLogger("schedharness.informer")
 
-PATCH_TYPES = {
-    "strategic": "application/strategic-merge-patch+json",
-    "merge": "application/merge-patch+json",
-    "json": "application/json-patch+json",
-}
+PATCH_TYPES = {"strategic": STRATEGIC_MERGE_PATCH, "merge": MERGE_PATCH, "json": JSON_PATCH}
+USER_AGENT = "schedharness/scenario"  # kube-apiserver names the scenario's field manager after it
+WRITE_METHODS = ("POST", "PUT", "PATCH")
 
 
 def resolve_kind(kind: str) -> KindSpec:
@@ -82,72 +103,69 @@ def server_from_kubeconfig(path: str | Path) -> str:
     return str(server)
 
 
-class ApiError(Exception):
+class ApiError(kubeclient.ApiError):
     """The API answered an error (``status`` holds its ``Status``), or the connection failed (code 0)."""
 
     def __init__(self, method: str, path: str, code: int, status: Obj | None, text: str = "") -> None:
-        self.method, self.path, self.code = method, path, code
-        self.status = status or {}
-        self.reason = str(self.status.get("reason", ""))
-        self.message = str(self.status.get("message", "")) or text
-        super().__init__(f"{method} {path}: {code} {self.reason}: {self.message}".replace(" : ", ": "))
+        super().__init__(code, status or {})
+        self.method, self.path = method, path
+        self.message = self.message or text
+        Exception.__init__(self, f"{method} {path}: {code} {self.reason}: {self.message}".replace(" : ", ": "))
 
 
-WRITE_METHODS = ("POST", "PUT", "PATCH")
+class ScenarioClient:
+    """JSON requests against one API server, through one :class:`kubeclient.KubeClient` (``api``),
+    made on the session's first use.
 
-
-class KubeClient:
-    """JSON requests against one API server; one aiohttp session, made on first use.
-
-    Writes (create, update, patch) ask for ``fieldValidation=Strict``, so a body with a field its
-    type lacks, or a key written twice, is refused with the server's ``strict decoding error``
-    instead of being dropped with a warning: a typo in a scenario fails loudly. A caller that
-    wants another directive passes its own ``fieldValidation`` parameter.
-
-    ``on_request`` is called with (method, path) before each request and ``on_done`` after it
-    (answered or not): the scenario uses them to tell its own requests from the scheduler's in
-    the journal.
+    A caller that wants another field validation than ``Strict`` passes its own
+    ``fieldValidation`` parameter. ``on_request`` is called with (method, path) before each
+    request and ``on_done`` after it (answered or not): the scenario uses them to tell its own
+    requests from the scheduler's in the journal.
     """
 
     def __init__(self, url: str) -> None:
         self.url = url.rstrip("/")
-        self._session: aiohttp.ClientSession | None = None
-        self.on_request: Callable[[str, str], object] | None = None
-        self.on_done: Callable[[str, str, object], None] | None = None
+        # aiohttp's own timeouts (five minutes, watches included) and connection limit (100)
+        self.api = KubeClient(self.url, user_agent=USER_AGENT, request_timeout=None, connection_limit=100)
 
     @property
-    def session(self) -> aiohttp.ClientSession:
-        if self._session is None:
-            self._session = aiohttp.ClientSession(
-                headers={"Accept": "application/json", "User-Agent": "schedharness/scenario"})
-        return self._session
+    def on_request(self) -> Callable[[str, str], object] | None:
+        return self.api.on_request
+
+    @on_request.setter
+    def on_request(self, hook: Callable[[str, str], object] | None) -> None:
+        self.api.on_request = hook
+
+    @property
+    def on_done(self) -> Callable[[str, str, object], None] | None:
+        return self.api.on_done
+
+    @on_done.setter
+    def on_done(self, hook: Callable[[str, str, object], None] | None) -> None:
+        self.api.on_done = hook
 
     async def request(self, method: str, path: str, *, body: Any = None,
                       content_type: str = "application/json", params: dict[str, str] | None = None) -> Any:
-        """Send one request; return the decoded JSON answer or raise :class:`ApiError`."""
+        """Send one request; return the decoded JSON answer (None for none) or raise :class:`ApiError`."""
         if method in WRITE_METHODS and "fieldValidation=" not in path and "fieldValidation" not in (params or {}):
             params = {**(params or {}), "fieldValidation": "Strict"}
-        url = self.url + path + (("&" if "?" in path else "?") + urlencode(params) if params else "")
-        data = json.dumps(body, separators=(",", ":")) if body is not None else None
-        headers = {"Content-Type": content_type} if data is not None else {}
-        token = self.on_request(method, path) if self.on_request is not None else None
+        target = path + (("&" if "?" in path else "?") + urlencode(params) if params else "")
+        data = json.dumps(body, separators=(",", ":")).encode() if body is not None else None
         try:
-            async with self.session.request(method, url, data=data, headers=headers) as response:
-                text = await response.text()
-                decoded = _decode(text)
-                if response.status >= 400:
-                    raise ApiError(method, path, response.status, decoded if isinstance(decoded, dict) else None, text)
-                return decoded
-        except aiohttp.ClientError as e:
-            raise ApiError(method, path, 0, None, f"connection failed ({type(e).__name__}: {e})") from e
-        finally:
-            if self.on_done is not None:
-                self.on_done(method, path, token)
+            code, raw = await self.api.send(method, target, data=data, content_type=content_type)
+        except TransportError as e:
+            cause = e.__cause__
+            if isinstance(cause, aiohttp.ClientError):
+                raise ApiError(method, path, 0, None, f"connection failed ({type(cause).__name__}: {cause})") from cause
+            raise (cause or e) from None  # a timeout stays what it is
+        text = raw.decode()
+        decoded = _decode(text)
+        if code >= 400:
+            raise ApiError(method, path, code, decoded if isinstance(decoded, dict) else None, text)
+        return decoded
 
     async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        await self.api.close()
 
 
 def _decode(text: str) -> Any:
@@ -160,7 +178,7 @@ def _decode(text: str) -> Any:
 Listener = Callable[[str, Obj], None]
 
 
-class Informer:
+class ScenarioInformer:
     """LIST then WATCH one collection; ``objects`` by name; listeners called on every event.
 
     ``listeners`` get ``(event_type, object)`` after the cache applied the event (``SYNC`` once
@@ -168,7 +186,7 @@ class Informer:
     resumes from the last resourceVersion; a broken stream is retried after ``retry`` seconds.
     """
 
-    def __init__(self, client: KubeClient, path: str, *, watch_timeout: float = 300.0,
+    def __init__(self, client: ScenarioClient, path: str, *, watch_timeout: float = 300.0,
                  retry: float = 1.0, params: dict[str, str] | None = None) -> None:
         self.client = client
         self.path = path
@@ -213,7 +231,7 @@ class Informer:
                 expired = await self._watch_once()
                 if expired:
                     await self._list()
-            except (ApiError, aiohttp.ClientError, asyncio.TimeoutError, ValueError) as e:
+            except (kubeclient.ApiError, TransportError, aiohttp.ClientError, TimeoutError, ValueError) as e:
                 self.errors.append(f"{self.path}: {e}")
                 log.debug("watch of %s failed: %s", self.path, e)
                 await asyncio.sleep(self.retry)
@@ -226,27 +244,13 @@ class Informer:
         """One watch stream; True when the server said the resourceVersion is too old."""
         params = {**self.params, "watch": "1", "resourceVersion": self.rv, "allowWatchBookmarks": "true",
                   "timeoutSeconds": str(int(self.watch_timeout))}
-        url = f"{self.client.url}{self.path}?{urlencode(params)}"
-        token = self.client.on_request("GET", self.path) if self.client.on_request is not None else None
         try:
-            async with self.client.session.get(url) as response:
-                if self.client.on_done is not None:
-                    self.client.on_done("GET", self.path, token)
-                    token = None
-                if response.status == 410:
-                    return True
-                if response.status >= 400:
-                    text = await response.text()
-                    raise ApiError("GET", self.path, response.status, None, text)
-                async for line in response.content:
-                    if not line.strip():
-                        continue
-                    event = json.loads(line)
+            async with contextlib.aclosing(self.client.api.watch(f"{self.path}?{urlencode(params)}", None)) as events:
+                async for event in events:
                     if self._apply(event["type"], event["object"]):
                         return True
-        finally:
-            if token is not None and self.client.on_done is not None:
-                self.client.on_done("GET", self.path, token)
+        except ExpiredError:
+            return True
         return False
 
     def _apply(self, kind: str, obj: Obj) -> bool:

@@ -88,7 +88,7 @@ def clear_condition(conditions: list[Obj], reason: str) -> list[Obj] | None:
 def status_patch(old: list[Obj], new: list[Obj], *, force: frozenset[str] = frozenset()) -> Obj | None:
     """The strategic merge patch taking ``status.conditions`` from ``old`` to ``new``; None if empty.
 
-    As ``CreateTwoWayMergePatch`` of two ``v1.PodStatus`` (``k8s-semantics.md`` D.3): when
+    As ``CreateTwoWayMergePatch`` of two ``v1.PodStatus`` (``docs/api-facts.md`` §status-write): when
     ``old`` is empty, Go's ``omitempty`` leaves ``conditions`` out of the original, so the patch
     carries the new list whole and no ``$setElementOrder`` (recorded from scheduler-plugins'
     ``cmd/scheduler`` built against ``k8s.io/kubernetes`` v1.35.4, whose release kube-scheduler

@@ -1,6 +1,6 @@
 """The asynchronous API dispatcher of KEP-5229, with KEP-5501's delayed calls.
 
-KEP-5229 rules (``k8s-semantics.md`` C, ``pkg/scheduler/backend/api_dispatcher/call_queue.go``):
+KEP-5229 rules (``pkg/scheduler/backend/api_dispatcher/call_queue.go``):
 
 * at most one pending call per object (pod uid); a new call for an object whose call is in flight
   waits until that one finishes;
@@ -19,7 +19,7 @@ KEP-5501 adds delays ("The API dispatcher will be modified to handle delayed API
 carries a due time, ``now + delay``. When a call overwrites or is merged with a pending one, the
 result is due at the earlier of the two: a newer delayed call keeps the pending call's due time
 (the delay is not reset: "If a previous API call for the same Pod is already enqueued, its delay
-will not be reset", KEP-5501 design discussion, ``k8s-semantics.md`` B.2), and an immediate call
+will not be reset", KEP-5501 design discussion), and an immediate call
 (a binding, an ``Unschedulable`` patch) that meets a pending delayed call overwrites it and runs
 without delay (open question 5, decision 5). Everything is kept per pod: a pod's delayed call and
 its due time never touch another pod's. ``reset_delay_on_overwrite``, ``noop_check``,
@@ -184,7 +184,7 @@ class PodStatusPatchCall(ApiCall):
 
 
 class PodBindingCall(ApiCall):
-    """``POST pods/{name}/binding`` with the ``DefaultBinder`` body (``k8s-semantics.md`` D.4)."""
+    """``POST pods/{name}/binding`` with the ``DefaultBinder`` body (``docs/api-facts.md`` §binding)."""
 
     call_type = "pod_binding"
     relevance = 2

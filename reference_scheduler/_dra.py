@@ -1,6 +1,6 @@
 """Dynamic resource allocation beyond PreEnqueue, as far as the suite's scenarios need.
 
-What is supported (``k8s-semantics.md`` G): a pod's claims named directly or generated from a
+What is supported (``docs/api-facts.md`` §dra-preenqueue): a pod's claims named directly or generated from a
 template (``status.resourceClaimStatuses``); a claim already allocated (its
 ``allocation.nodeSelector`` must match the node); an unallocated claim whose requests are
 ``exactly`` (``resource.k8s.io/v1``) or flat (``v1beta1``) requests with ``deviceClassName``,

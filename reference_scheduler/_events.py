@@ -1,6 +1,6 @@
 """Events through ``events.k8s.io/v1``, as the scheduler's event broadcaster writes them.
 
-Fields follow ``k8s-semantics.md`` F.3: ``regarding`` the pod, ``note`` the message (cut to the
+Fields follow kube-scheduler's events.k8s.io/v1 recorder: ``regarding`` the pod, ``note`` the message (cut to the
 1024-byte ``NoteLengthLimit`` with the scheduler's ``" ..."`` suffix), ``reason``, ``action``,
 ``type``, ``eventTime`` (MicroTime from the injected clock), ``reportingController``
 (``default-scheduler``) and ``reportingInstance``; the name is ``GenerateEventName``'s

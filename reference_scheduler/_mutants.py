@@ -418,7 +418,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("no-scheduled-event", "binds the pod but emits no Scheduled event",
            'fwk.EventRecorder().Eventf(assumed, nil, v1.EventTypeNormal, "Scheduled", "Binding", "Successfully '
            'assigned %v/%v to %v", assumed.Namespace, assumed.Name, targetNode) (kube-scheduler '
-           "pkg/scheduler/schedule_one.go, finishBinding; k8s-semantics D.4)", _no_scheduled_event),
+           "pkg/scheduler/schedule_one.go, finishBinding; docs/api-facts.md §binding)", _no_scheduled_event),
     Mutant("ignores-node-add", "does not move a pod that fit no node when a Node is added (a node update, a pod "
            "deleted or a DRA object changed still does): the pod waits for the 5-minute flush of unschedulable pods",
            "{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: nodeActionType}, QueueingHintFn: "
@@ -430,7 +430,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "available: Insufficient cpu.'), a message of its own in the condition and the FailedScheduling event",
            'reasonStrings = append(reasonStrings, fmt.Sprintf("%v %v", v, k)) ... reasonMsg += fmt.Sprintf(" %v.", '
            'strings.Join(sortedFilterMsg, ", ")) (kube-scheduler pkg/scheduler/framework/types.go, FitError.Error; '
-           "k8s-semantics D.3 'Fit-error message format: 0/%v nodes are available: %v.')", _fit_error_without_counts),
+           "docs/api-facts.md §fit-error 'Fit-error message format: 0/%v nodes are available: %v.')", _fit_error_without_counts),
     Mutant("preempts-equal-priority", "takes pods of the preemptor's own priority as victims too",
            "The victim must have lower priority than the preemptor (kube-scheduler "
            "pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go, isPreemptionAllowed)",

@@ -1,6 +1,6 @@
 """PreEnqueue plugins and Filter plugins, with the real kube-scheduler's messages.
 
-PreEnqueue (``pkg/scheduler/framework/plugins``; ``k8s-semantics.md`` A.5, B.3, B.4):
+PreEnqueue (``pkg/scheduler/framework/plugins``; ``docs/api-facts.md`` §gated-scheduler, §dra-preenqueue):
 
 * :class:`SchedulingGates` rejects a pod with ``spec.schedulingGates``. With
   ``SchedulerPreEnqueuePodStatus`` on its message is the API server's,
@@ -39,7 +39,7 @@ each flip, which re-runs PreEnqueue in either).
 Filters, in the default profile's order: NodeUnschedulable, NodeName, TaintToleration,
 NodeAffinity (``nodeSelector`` and required node affinity), NodeResourcesFit (cpu, memory, pods).
 Each returns the reasons a node does not fit, the strings ``FitError`` counts into
-``0/N nodes are available: ...`` (``k8s-semantics.md`` D.3).
+``0/N nodes are available: ...`` (``docs/api-facts.md`` §fit-error).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ deleted since PreEnqueue fails the attempt), runs the filters on every node (no 
 scoring plugins beyond "least requested cpu+memory, then name", so results are deterministic),
 and either records the failure (``PodScheduled=False``, reason ``Unschedulable`` with
 ``0/N nodes are available: ...``, or ``SchedulerError``; a ``Warning FailedScheduling`` event,
-action ``Scheduling``; ``k8s-semantics.md`` D.3) or assumes the pod on the chosen node and
+action ``Scheduling``; ``docs/api-facts.md`` §status-write) or assumes the pod on the chosen node and
 starts a binding cycle (DRA PreBind, then ``POST pods/binding``, then a ``Normal Scheduled``
 event, action ``Binding``, ``Successfully assigned ns/p to node``; D.4). The filters count the
 pods nominated to a node with at least the pod's priority, and a pod's own nominated node is tried

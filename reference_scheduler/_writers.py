@@ -4,7 +4,7 @@ Every status write of the scheduler (KEP-5501's ``NotReadyForScheduling`` condit
 the ``Unschedulable`` or ``SchedulerError`` condition of a failed attempt) is "take the pod's
 ``status.conditions`` to what :class:`~reference_scheduler._dispatcher.PodStatusPatchCall` wants".
 A :class:`ConditionWriter` turns that into HTTP. The reference's is :data:`STRATEGIC`, the
-request kube-scheduler sends (``PatchPodStatus``, ``k8s-semantics.md`` D.3). The others are
+request kube-scheduler sends (``PatchPodStatus``, ``docs/api-facts.md`` §status-write). The others are
 *shape variants* (:mod:`reference_scheduler._mutants`): correct KEP-5501 behaviour with another
 request, so the selftest can show a conformance verdict depends on what a write did, not on how
 it was sent.

@@ -118,7 +118,7 @@ __all__ = [
 
 Obj = dict[str, Any]
 
-#: The API server's SchedulingGated message (k8s-semantics A.3), which KEP-5501 makes the
+#: The API server's SchedulingGated message (docs/api-facts.md §gated-create), which KEP-5501 makes the
 #: SchedulingGates plugin's message too.
 GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
 #: KEP-5501's new PodScheduled reason (Design Details §2).
@@ -302,7 +302,7 @@ async def add_devices(scenario: Scenario, node: str, count: int = 1,
                       device_class: str = DEFAULT_DEVICE_CLASS) -> Obj:
     """Publish ``count`` devices of driver ``device_class`` on ``node`` (a ResourceSlice named
     ``<node>-<class>``), and the DeviceClass ``device_class`` selecting that driver if it does not
-    exist yet, so that claims from ``create_claim`` can be allocated there (k8s-semantics G)."""
+    exist yet, so that claims from ``create_claim`` can be allocated there (docs/api-facts.md §dra-preenqueue)."""
     try:
         await scenario.create("deviceclasses", {
             "metadata": {"name": device_class},

@@ -3,7 +3,7 @@
 Legacy (non-aggregated) discovery only: client-go picks the parser from the response
 ``Content-Type``, so answering ``application/json`` to a request that prefers the aggregated
 ``apidiscovery.k8s.io/v2`` form makes it fall back to ``/api``, ``/apis`` and the per-version
-resource lists (k8s-semantics E.6). Every subresource is listed as ``<resource>/<sub>``.
+resource lists (``apiserver/pkg/endpoints/discovery``). Every subresource is listed as ``<resource>/<sub>``.
 """
 
 from __future__ import annotations

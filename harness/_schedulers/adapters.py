@@ -249,8 +249,8 @@ def scheduler_config(kubeconfig_path: Path, content_type: str | None = None, *,
                      scheduler_name: str | None = None, profiles: list[Obj] | None = None) -> Obj:
     """A KubeSchedulerConfiguration with no leader election (no Lease traffic, no wait). Its
     client sends ``content_type`` bodies; by default (None) ``contentType`` is left out, so
-    kube-scheduler sends what it sends in a cluster, protobuf (k8s-semantics F.1), which the fake
-    decodes. kube-scheduler v1.35.4 and v1.30.0 get the same verdict on every criterion of the
+    kube-scheduler sends what it sends in a cluster, protobuf (its configuration's default
+    ``clientConnection.contentType``), which the fake decodes. kube-scheduler v1.35.4 and v1.30.0 get the same verdict on every criterion of the
     suites either way; ``"application/json"`` is the configuration runs used before.
 
     With ``scheduler_name`` (module docstring) the configuration has ``profiles``: ``profiles``

@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fake_apiserver._machinery.schema import RELEASES  # noqa: E402
+from fake_apiserver import RELEASES  # noqa: E402
 from harness._runs.compare import compare_reports, format_comparison  # noqa: E402
 from harness._backends.envtest import envtest_unavailable  # noqa: E402
 from harness._runs.run import RunOptions, normalize_scheduler, run_suites  # noqa: E402

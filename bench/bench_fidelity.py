@@ -46,9 +46,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from fake_apiserver import FakeApiServer  # noqa: E402
-from fake_apiserver._machinery.kindspec import KindSpec  # noqa: E402
-from fake_apiserver._machinery.schema import release  # noqa: E402
-from fake_apiserver._registry.kinds import KINDS  # noqa: E402
+from fake_apiserver import KINDS, KindSpec  # noqa: E402
+from fake_apiserver import served_release as release  # noqa: E402
 
 __all__ = ["Case", "generate", "main"]
 

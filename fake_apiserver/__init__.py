@@ -25,11 +25,18 @@ The rules, which ``tests/test_architecture.py`` enforces:
 """
 
 from fake_apiserver._machinery.clock import Clock, SystemClock
+from fake_apiserver._machinery.features import known_gates
+from fake_apiserver._machinery.quantity import is_quantity
+from fake_apiserver._machinery.quantity import parse as parse_quantity
+from fake_apiserver._machinery.schema import KUBERNETES_VERSION, RELEASES
+from fake_apiserver._machinery.schema import release as served_release
+from fake_apiserver._machinery.schema import source as schema_source
 from fake_apiserver._storage.effects import (
     Effect,
     EffectPredicate,
     binds,
     changes_condition,
+    condition_of,
     removes_condition,
     sets_condition,
     sets_field,
@@ -77,6 +84,14 @@ from fake_apiserver._server.server import FakeApiServer, kubeconfig_for
 from fake_apiserver._storage.store import DEFAULT_NAMESPACES, Store
 
 __all__ = [
+    "KUBERNETES_VERSION",
+    "RELEASES",
+    "condition_of",
+    "is_quantity",
+    "known_gates",
+    "parse_quantity",
+    "schema_source",
+    "served_release",
     "DEFAULT_NAMESPACES",
     "KINDS",
     "AlreadyExists",

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from fake_apiserver import FakeApiServer, FaultProxy, FeatureGateError
-from fake_apiserver._machinery.schema import KUBERNETES_VERSION, release
+from fake_apiserver import KUBERNETES_VERSION
+from fake_apiserver import served_release as release
 from harness._backends.k8sbuild import BuildError, build, parse_release
 from harness._criteria.catalog import CatalogError, check_caught_by, collect, format_json, format_md, load_caught_by
 from harness._runs.compare import CompareError, compare_reports, format_comparison, load_report

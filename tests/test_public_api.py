@@ -12,10 +12,11 @@ def test_fake_apiserver_exports() -> None:
         "Delay", "Effect", "EffectPredicate", "EndWatch", "Expired", "FakeApiServer", "FaultInjector", "FaultProxy",
         "FaultRule", "FeatureGateError", "FeatureGates", "FieldError",
         "Forbidden", "Gone", "Interceptor", "InternalError", "Invalid", "Journal", "JournalEntry", "KINDS",
-        "KindSpec", "ListStrategy", "Match", "MethodNotAllowed", "NotAcceptable", "NotFound",
-        "RequestEntityTooLarge", "RequestInfo", "Respond", "ServiceUnavailable", "StatusError", "Store",
+        "KUBERNETES_VERSION", "KindSpec", "ListStrategy", "Match", "MethodNotAllowed", "NotAcceptable", "NotFound",
+        "RELEASES", "RequestEntityTooLarge", "RequestInfo", "Respond", "ServiceUnavailable", "StatusError", "Store",
         "SystemClock", "Timeout", "TooManyRequests", "UnfiredFaults", "UnsupportedMediaType", "Upstream", "WatchLag",
-        "binds", "body_contains", "by_kind", "by_resource", "changes_condition", "kubeconfig_for", "removes_condition",
+        "binds", "body_contains", "by_kind", "by_resource", "changes_condition", "condition_of", "is_quantity", "known_gates",
+        "kubeconfig_for", "parse_quantity", "removes_condition", "schema_source", "served_release",
         "sets_condition", "sets_field", "upstream_from_kubeconfig",
     ]
     for name in fake_apiserver.__all__:

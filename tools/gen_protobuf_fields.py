@@ -54,7 +54,7 @@ from typing import Any, Iterator
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from fake_apiserver._machinery.schema import KUBERNETES_VERSION, release as schema_release  # noqa: E402
+from fake_apiserver import KUBERNETES_VERSION, served_release as schema_release  # noqa: E402
 
 API = "k8s.io/api"
 APIMACHINERY = "k8s.io/apimachinery"

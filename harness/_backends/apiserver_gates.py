@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from fake_apiserver._machinery.features import FeatureGateError, FeatureGates, known_gates
+from fake_apiserver import FeatureGateError, FeatureGates, known_gates
 
 __all__ = ["check_fake_gates", "fake_apiserver_gates", "gates_text", "options_problem"]
 

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Protocol
 
 from fake_apiserver import FakeApiServer, FaultInjector, FaultProxy, FeatureGateError, Journal
-from fake_apiserver._machinery.schema import KUBERNETES_VERSION
+from fake_apiserver import KUBERNETES_VERSION
 from harness._time.virtual_time import RealClock, VirtualClock, VirtualEventLoop
 
 __all__ = ["BACKENDS", "REAL_TIME_SLACK", "VIRTUAL_SLACK", "Backend", "BackendClock", "BackendError", "EnvtestBackend",

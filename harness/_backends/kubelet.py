@@ -65,7 +65,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from fake_apiserver._machinery.quantity import parse as quantity
+from fake_apiserver import parse_quantity as quantity
 
 from harness._backends.backend import BackendClock
 from harness._backends.scenario_client import ApiError, ScenarioInformer

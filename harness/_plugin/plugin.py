@@ -83,7 +83,7 @@ from typing import Any, Coroutine, Generator
 
 import pytest
 
-from fake_apiserver._machinery.schema import KUBERNETES_VERSION
+from fake_apiserver import KUBERNETES_VERSION
 from harness._backends.apiserver_gates import fake_apiserver_gates
 from harness._backends.backend import EnvtestBackend, FakeBackend, KindBackend, KubeconfigBackend, Slack, Unsupported
 from harness._backends.envtest import open_envtest_session

@@ -53,8 +53,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from fake_apiserver._machinery.schema import KUBERNETES_VERSION, release
-from fake_apiserver._machinery.schema import source as schema_source
+from fake_apiserver import KUBERNETES_VERSION, schema_source
+from fake_apiserver import served_release as release
 from harness._backends.apiserver_gates import gates_text
 from harness._criteria.suite_registry import builtin_suites
 from harness._scenario.expectations import NOT_JUDGED

@@ -40,8 +40,8 @@ from typing import Any
 
 import pytest
 
-from fake_apiserver._machinery.schema import KUBERNETES_VERSION
-from fake_apiserver._machinery.schema import release as schema_release
+from fake_apiserver import KUBERNETES_VERSION
+from fake_apiserver import served_release as schema_release
 from harness._backends.apiserver_gates import options_problem
 from harness._backends.backend import FakeBackend, backend_problem
 from harness._backends.envtest import EnvtestError, find_assets

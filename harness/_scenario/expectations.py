@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Union
 
 from fake_apiserver import JournalEntry
-from fake_apiserver._storage.effects import condition_of
+from fake_apiserver import condition_of
 
 __all__ = [
     "NOT_JUDGED",

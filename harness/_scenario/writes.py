@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from fake_apiserver import JournalEntry
-from fake_apiserver._storage.effects import changes_condition, condition_of
+from fake_apiserver import changes_condition, condition_of
 from harness._scenario.expectations import format_condition
 
 __all__ = ["Write", "delivered", "format_writes", "writes_of"]

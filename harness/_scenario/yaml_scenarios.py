@@ -43,8 +43,8 @@ from typing import Any, Awaitable, Callable
 import yaml
 
 from fake_apiserver import FaultRule
-from fake_apiserver._machinery.quantity import is_quantity
-from fake_apiserver._machinery.quantity import parse as quantity
+from fake_apiserver import is_quantity
+from fake_apiserver import parse_quantity as quantity
 from harness._backends.kubelet import Kubelet
 from harness._backends.scenario_client import PATCH_TYPES, resolve_kind
 from harness._scenario.manifests import ManifestError, check_kinds, check_manifest, load_manifests

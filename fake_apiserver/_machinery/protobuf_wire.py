@@ -39,6 +39,7 @@ from typing import Any
 
 from fake_apiserver._machinery.jsonutil import go_syntax_error
 from fake_apiserver._machinery.gotypes import facts_file
+from fake_apiserver._machinery.quantity import FORMAT_ERROR, SUFFIX_ERROR
 from fake_apiserver._machinery.schema import KUBERNETES_VERSION
 
 __all__ = [
@@ -666,9 +667,6 @@ def _fraction(value: int, scale: int) -> str:
     return f"{whole}." + f"{part:0{digits}d}".rstrip("0")
 
 
-_QUANTITY_FORMAT = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
-_QUANTITY_WRONG = f"quantities must match the regular expression '{_QUANTITY_FORMAT}'"
-_QUANTITY_SUFFIX = "unable to parse quantity's suffix"
 _SUFFIXES = frozenset(["", "n", "u", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"])
 
 
@@ -676,7 +674,7 @@ def _quantity_error(text: str) -> str | None:
     """``resource.ParseQuantity``'s error for ``text`` (``parseQuantityString``, then the suffix
     lookup), which ``Quantity.Unmarshal`` returns; None when it parses."""
     if not text:
-        return _QUANTITY_WRONG
+        return FORMAT_ERROR
     pos, end = 0, len(text)
     if text[0] in "+-":
         pos = 1
@@ -697,11 +695,11 @@ def _quantity_error(text: str) -> str | None:
         while pos < end and "0" <= text[pos] <= "9":
             pos += 1
         if pos < end:
-            return _QUANTITY_WRONG
+            return FORMAT_ERROR
     suffix = text[suffix_start:]
     if suffix in _SUFFIXES or (len(suffix) > 1 and suffix[0] in "eE" and _go_int(suffix[1:])):
         return None
-    return _QUANTITY_SUFFIX
+    return SUFFIX_ERROR
 
 
 def _go_int(text: str) -> bool:

@@ -9,6 +9,12 @@ Go keeps the suffix family a quantity was written in (decimal SI, binary SI or a
 exponent) and prints the largest suffix of that family that leaves an integer mantissa; a binary
 quantity below 1024 or with a fraction is printed as decimal SI. Go's rounding of values finer
 than one nano is not copied: no field the fake reads carries one.
+
+Decoding a quantity field (``Quantity.UnmarshalJSON``, then ``MarshalJSON`` when the object is
+stored) is :func:`unmarshal`: ``ParseQuantity``'s error, or the text written back, which is the
+text as sent when Go keeps it (``"100m"``) and the canonical form otherwise (``"0.5"`` is stored as
+``"500m"``). Its format check and error texts (:data:`FORMAT`, :data:`FORMAT_ERROR`) are the ones
+every decoder of the fake gives.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["canonical", "is_quantity", "parse"]
+__all__ = ["FORMAT", "FORMAT_ERROR", "SUFFIX_ERROR", "canonical", "is_quantity", "parse", "unmarshal"]
 
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
@@ -90,3 +96,63 @@ def _canonical(raw: Any) -> str:
     if family == "exponent":
         return f"{int(mantissa)}e{exponent}" if exponent else str(int(mantissa))
     return f"{int(mantissa)}{_SUFFIX_BY_EXPONENT[exponent]}"
+
+
+FORMAT = re.compile(r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$")
+"""``resource.ParseQuantity``'s format check (``apimachinery/pkg/api/resource/quantity.go``)."""
+FORMAT_ERROR = f"quantities must match the regular expression '{FORMAT.pattern}'"
+"""``ParseQuantity``'s error for a text that fails :data:`FORMAT`."""
+SUFFIX_ERROR = "unable to parse quantity's suffix"
+"""``ParseQuantity``'s error for a text of the right form with an unknown suffix."""
+
+# quantity text -> (its error, "" when it parses; its stored form): requests repeat a few
+_UNMARSHALLED: dict[str, tuple[str, str]] = {}
+
+
+def unmarshal(text: str) -> tuple[str, str]:
+    """``resource.ParseQuantity``'s error for a quantity's text ("" when it parses), and what
+    ``MarshalJSON`` writes back (``Quantity.String()``: ``"0.5"`` is stored as ``"500m"``, ``1.5``
+    as ``"1500m"``). Remembered: every write decodes a pod's few quantities."""
+    known = _UNMARSHALLED.get(text)
+    if known is None:
+        if not FORMAT.match(text):
+            known = (FORMAT_ERROR, "")
+        elif not is_quantity(text):
+            known = (SUFFIX_ERROR, "")
+        else:
+            known = ("", text if _kept_as_written(text) else canonical(text))
+        if len(_UNMARSHALLED) >= 4096:
+            _UNMARSHALLED.clear()
+        _UNMARSHALLED[text] = known
+    return known
+
+
+_PARTS = re.compile(r"^[+-]?([0-9]*)(?:\.([0-9]*))?(.*)$")
+
+
+def _kept_as_written(text: str) -> bool:
+    """Whether ``ParseQuantity`` keeps a quantity's text as its string ("if the number is in
+    canonical form, reuse the string"): an integer mantissa that fits int64, at a scale that is a
+    multiple of 3 not ending in ``000`` nor starting with ``0`` (``"+1"``, ``"1E3"``, ``"100m"``
+    stay as written; ``"1000"`` is written back ``"1k"``), or a binary suffix that is a multiple of
+    2^10 over a value not divisible by 8 (``"500Mi"``; ``"2048Mi"`` becomes ``"2Gi"``)."""
+    match = _PARTS.match(text)
+    if match is None:
+        return False
+    num, denom, suffix = match.group(1), match.group(2) or "", match.group(3)
+    shifted = num + denom
+    if not shifted or len(shifted) > 18:
+        return False
+    if suffix in _BINARY:
+        exponent = 10 * _BINARY[suffix]
+        return (not denom and 15 - len(num) - int(exponent * 3 / 10) - 1 >= 0 and int(num) << exponent < 2**63
+                and int(num) & 7 != 0)
+    if suffix in _DECIMAL:
+        exponent = _DECIMAL[suffix]
+    elif suffix[:1] in ("e", "E") and suffix[1:].lstrip("+-").isdigit():
+        exponent = int(suffix[1:])
+    else:
+        return False
+    scale = exponent - len(denom)
+    return (scale >= -9 and int(shifted) < 2**63 and scale % 3 == 0 and not shifted.endswith("000")
+            and shifted[0] != "0")

@@ -40,14 +40,13 @@ from __future__ import annotations
 import base64
 import functools
 import json
-import re
 from typing import Any
 
 import orjson
 
 from fake_apiserver._machinery import gotime
 from fake_apiserver._machinery.jsonutil import go_json_type, json_copy
-from fake_apiserver._machinery import quantity
+from fake_apiserver._machinery.quantity import unmarshal as unmarshal_quantity
 from fake_apiserver._machinery.gotypes import (
     BOOL,
     BYTES,
@@ -90,65 +89,6 @@ __all__ = [
 Obj = dict[str, Any]
 
 Node = TypeNode  # the name the store's annotations give a compiled type
-
-# resource.ParseQuantity's format check and its two errors (apimachinery/pkg/api/resource).
-_QUANTITY_RE = re.compile(r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$")
-_QUANTITY_FORMAT = f"quantities must match the regular expression '{_QUANTITY_RE.pattern}'"
-_QUANTITY_SUFFIX = "unable to parse quantity's suffix"
-
-# quantity text -> (its error, "" when it parses; its canonical form): requests repeat a few
-_QUANTITIES: dict[str, tuple[str, str]] = {}
-
-
-def _quantity(text: str) -> tuple[str, str]:
-    """``resource.ParseQuantity``'s error for a quantity's text, and what ``MarshalJSON`` writes
-    back (``Quantity.String()``: ``"0.5"`` is stored as ``"500m"``, ``1.5`` as ``"1500m"``)."""
-    known = _QUANTITIES.get(text)
-    if known is None:
-        if not _QUANTITY_RE.match(text):
-            known = (_QUANTITY_FORMAT, "")
-        elif not quantity.is_quantity(text):
-            known = (_QUANTITY_SUFFIX, "")
-        else:
-            known = ("", text if _kept_as_written(text) else quantity.canonical(text))
-        if len(_QUANTITIES) >= 4096:
-            _QUANTITIES.clear()
-        _QUANTITIES[text] = known
-    return known
-
-
-_QUANTITY_PARTS = re.compile(r"^[+-]?([0-9]*)(?:\.([0-9]*))?(.*)$")
-_DECIMAL_SUFFIXES = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
-_BINARY_SUFFIXES = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
-
-
-def _kept_as_written(text: str) -> bool:
-    """Whether ``ParseQuantity`` keeps a quantity's text as its string ("if the number is in
-    canonical form, reuse the string"): an integer mantissa that fits int64, at a scale that is a
-    multiple of 3 not ending in ``000`` nor starting with ``0`` (``"+1"``, ``"1E3"``, ``"100m"``
-    stay as written; ``"1000"`` is written back ``"1k"``), or a binary suffix that is a multiple of
-    2^10 over a value not divisible by 8 (``"500Mi"``; ``"2048Mi"`` becomes ``"2Gi"``)."""
-    match = _QUANTITY_PARTS.match(text)
-    if match is None:
-        return False
-    num, denom, suffix = match.group(1), match.group(2) or "", match.group(3)
-    shifted = num + denom
-    if not shifted or len(shifted) > 18:
-        return False
-    if suffix in _BINARY_SUFFIXES:
-        exponent = _BINARY_SUFFIXES[suffix]
-        return (not denom and 15 - len(num) - int(exponent * 3 / 10) - 1 >= 0 and int(num) << exponent < 2**63
-                and int(num) & 7 != 0)
-    if suffix in _DECIMAL_SUFFIXES:
-        exponent = _DECIMAL_SUFFIXES[suffix]
-    elif suffix[:1] in ("e", "E") and suffix[1:].lstrip("+-").isdigit():
-        exponent = int(suffix[1:])
-    else:
-        return False
-    scale = exponent - len(denom)
-    return (scale >= -9 and int(shifted) < 2**63 and scale % 3 == 0 and not shifted.endswith("000")
-            and shifted[0] != "0")
-
 
 _INT_RANGE = {INT32: 2**31, INT64: 2**63}
 _MAX_STRICT_ERRORS = 100  # sigs.k8s.io/json keeps at most this many
@@ -564,7 +504,7 @@ class _Walker:
                 text = _go_float_json(value)
             else:
                 text = json.dumps(_plain(value), separators=(",", ":"))
-            error, canonical = _quantity(text)
+            error, canonical = unmarshal_quantity(text)
             if error:
                 raise DecodeError("", plain=error, context=False)
             return canonical

@@ -1,93 +1,67 @@
-"""Body shapes: the JSON types of the fields the fake reads, checked as Go's decoder checks them.
+"""Shapes: the Go types of the fields the fake reads, built by hand, and a lenient check of a body
+against them, worded as Go's decoder words its errors.
 
-The real server decodes a body into Go structs, so a field of the wrong JSON type fails the
-request with encoding/json's message before any rule runs. The fake keeps bodies as JSON, so it
-checks the types of the fields its own code reads (the registry's rules, validation, selectors)
-and gives the same 400; other fields are stored as sent. A ``null`` is what Go makes of it: the
-zero value (the field left out; an empty object, or "", inside a list). An empty list or map in
-a field tagged ``omitempty`` is left out too, as the real server never encodes one.
+A kind the release's schemas define is decoded with its whole Go type (:mod:`.typed`). Two
+bodies are not: ``DeleteOptions`` as the delete handler reads it (:data:`DELETE_OPTIONS_SHAPE`),
+and a body of a kind whose declaration gives a ``shape`` while the release has no schema of it.
+For those, the fields the fake's own code reads (the registry's rules, validation, selectors) are
+described in the same model as a compiled kind, a tree of :class:`~.gotypes.TypeNode` s, built
+here by hand (:func:`struct_of`, :func:`list_of` and the shared blocks: object metadata,
+resource lists, label selectors) rather than compiled from a schema.
 
-A kind's shape is declared with the kind (its declaration's ``shape``, which its strategy hands to
-:func:`check_shape`); here are the shape types, the building blocks several kinds share (object
-metadata, resource lists, label selectors) and ``DeleteOptions``' shape, which the delete handler
-checks.
+:func:`check_shape` is lenient where typed decoding is strict: it gives the 400 of a field of the
+wrong JSON type, with encoding/json's message, and leaves every other field as sent (no unknown
+field is dropped, no value rewritten). A ``null`` is what Go makes of it: the zero value (the
+field left out; an empty object, or "", inside a list), but ``null`` for a time. An empty list or
+map in a field tagged ``omitempty`` is left out too, as the real server never encodes one.
+
+Which type model serves which purpose: :mod:`fake_apiserver._machinery` (its docstring).
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from collections.abc import Mapping
 from typing import Any, Callable, Union
 
+from fake_apiserver._machinery import gotypes, quantity
 from fake_apiserver._machinery.errors import BadRequest
+from fake_apiserver._machinery.gotypes import LIST, MAP, STRING, STRUCT, Field, GoField, TypeNode, zero_value
 from fake_apiserver._machinery.jsonutil import go_json_type
 
 __all__ = ["BOOL", "DELETE_OPTIONS_SHAPE", "I32", "I64", "LABEL_SELECTOR", "OBJECT_META", "QUANTITY", "RESOURCES",
-           "STR", "STRINGS", "STRING_MAP", "TIME", "List", "Map", "Scalar", "Shape", "Struct", "check_shape",
-           "list_of", "struct_of"]
+           "STR", "STRINGS", "STRING_MAP", "TIME", "Shape", "Struct", "check_shape", "list_of", "struct_of"]
 
 Obj = dict[str, Any]
 
+Shape = Union[TypeNode, Field]
+"""A struct member as :func:`struct_of` takes it: its type, or a :class:`~.gotypes.Field` when
+its tag says more (:func:`list_of` without ``omitempty``)."""
 
-@dataclass(frozen=True)
-class Scalar:
-    """A Go scalar."""
+Struct = TypeNode
+"""A kind's shape, as its declaration holds it: a struct node made by :func:`struct_of`."""
 
-    go: str  # "string", "bool", "int64", "int32", "quantity" or "time"
-
-
-@dataclass(frozen=True)
-class Struct:
-    """A Go struct: the shapes of the fields the fake reads, by JSON name."""
-
-    go: str  # the Go type, e.g. "v1.PodSpec"
-    fields: Mapping[str, Shape] = field(default_factory=dict)
-
-    @property
-    def name(self) -> str:
-        """The struct's name as an ``UnmarshalTypeError`` gives it (``PodSpec``)."""
-        return self.go.rpartition(".")[2]
+STR, BOOL = TypeNode(STRING, "string"), TypeNode(gotypes.BOOL, "bool")
+I64, I32 = TypeNode(gotypes.INT64, "int64"), TypeNode(gotypes.INT32, "int32")
+TIME, QUANTITY = TypeNode(gotypes.TIME, "v1.Time"), TypeNode(gotypes.QUANTITY, "resource.Quantity")
+STRINGS = TypeNode(LIST, "[]string", elem=STR)
+STRING_MAP = TypeNode(MAP, "map[string]string", elem=STR)
+RESOURCES = TypeNode(MAP, "v1.ResourceList", elem=QUANTITY)
 
 
-@dataclass(frozen=True)
-class List:
-    """A Go slice of ``elem``."""
-
-    go: str  # e.g. "[]v1.Container"
-    elem: Shape
-    omitempty: bool = True
-
-
-@dataclass(frozen=True)
-class Map:
-    """A Go map from strings to ``value``."""
-
-    go: str  # e.g. "map[string]string", "v1.ResourceList"
-    value: Shape
-    omitempty: bool = True
+def struct_of(go: str, **fields: Shape) -> TypeNode:
+    """The struct ``go`` (``v1.PodSpec``) with these fields, each ``omitempty`` unless its
+    :class:`~.gotypes.Field` says otherwise."""
+    node = TypeNode(STRUCT, go, go.rpartition(".")[2])
+    for name, member in fields.items():
+        if isinstance(member, Field):
+            node.fields[name] = Field(member.node, GoField(name, member.node.go, omitempty=member.omitempty), "", None)
+        else:
+            node.fields[name] = Field(member, GoField(name, member.go), "", None)
+    return node
 
 
-Shape = Union[Scalar, Struct, List, Map]
-
-STR, BOOL, I64, I32 = Scalar("string"), Scalar("bool"), Scalar("int64"), Scalar("int32")
-TIME, QUANTITY = Scalar("time"), Scalar("quantity")
-STRINGS = List("[]string", STR)
-STRING_MAP = Map("map[string]string", STR)
-RESOURCES = Map("v1.ResourceList", QUANTITY)
-# resource.ParseQuantity's format check (apimachinery/pkg/api/resource/quantity.go).
-_QUANTITY_FORMAT = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
-_QUANTITY_RE = re.compile(_QUANTITY_FORMAT)
-
-
-def struct_of(go: str, **fields: Shape) -> Struct:
-    """The struct ``go`` (``v1.PodSpec``) with these fields."""
-    return Struct(go, fields)
-
-
-def list_of(elem: Struct, *, omitempty: bool = True) -> List:
-    """A slice of the struct ``elem``."""
-    return List("[]" + elem.go, elem, omitempty)
+def list_of(elem: TypeNode, *, omitempty: bool = True) -> Field:
+    """A field holding a slice of the struct ``elem`` (named by the :func:`struct_of` it is given to)."""
+    return Field(TypeNode(LIST, "[]" + elem.go, elem=elem), GoField("", omitempty=omitempty), "", None)
 
 
 OBJECT_META = struct_of(
@@ -115,68 +89,60 @@ def _type_error(value: Any, struct: str, path: str, go: str) -> str:
     return f"json: cannot unmarshal {go_json_type(value)} into Go struct field {struct}.{path} of type {go}"
 
 
-def _zero(shape: Shape) -> Any:
-    if isinstance(shape, (Struct, Map)):
-        return {}
-    if isinstance(shape, List):
-        return []
-    return {"string": "", "bool": False, "time": None, "quantity": "0"}.get(shape.go, 0)
-
-
 # A checker takes a value and returns the first type error under it (in document order) or None;
 # it replaces nulls by Go's zero values and drops empty omitempty fields as it goes. A shape is
 # compiled once per place it is used (its JSON path and the struct holding it are fixed there,
-# as they appear in the error): writes are hot.
+# as they appear in the error).
 Checker = Callable[[Any], "str | None"]
-_QUANTITY_ERROR = f"quantities must match the regular expression '{_QUANTITY_FORMAT}'"
 
 
 class _Never:
     """A type no JSON value has."""
 
 
-def _scalar_checker(go: str, struct: str, path: str) -> Checker:
-    if go in ("string", "bool"):
-        wanted = str if go == "string" else bool
+def _scalar_checker(node: TypeNode, struct: str, path: str) -> Checker:
+    kind, go = node.kind, node.go
+    if kind == STRING or kind == gotypes.BOOL:
+        wanted = str if kind == STRING else bool
 
         def plain(value: Any) -> str | None:
             return None if type(value) is wanted else _type_error(value, struct, path, go)
 
         return plain
-    if go == "time":  # metav1.Time.UnmarshalJSON decodes a string first
+    if kind == gotypes.TIME:  # metav1.Time.UnmarshalJSON decodes a string first
         def time(value: Any) -> str | None:
             return None if type(value) is str else f"json: cannot unmarshal {go_json_type(value)} into Go value of type string"
 
         return time
-    if go == "quantity":  # resource.Quantity.UnmarshalJSON takes a string or a number
-        def quantity(value: Any) -> str | None:
-            kind = type(value)
-            if kind is int or kind is float or (kind is str and _QUANTITY_RE.match(value.strip())):
+    if kind == gotypes.QUANTITY:  # resource.Quantity.UnmarshalJSON takes a string or a number
+        def amount(value: Any) -> str | None:
+            vtype = type(value)
+            if vtype is int or vtype is float or (vtype is str and quantity.FORMAT.match(value.strip())):
                 return None
-            return _QUANTITY_ERROR
+            return quantity.FORMAT_ERROR
 
-        return quantity
-    bound = 2 ** (63 if go == "int64" else 31)
+        return amount
+    bound = 2 ** (63 if kind == gotypes.INT64 else 31)
 
     def integer(value: Any) -> str | None:
-        kind = type(value)
-        if kind is int and -bound <= value < bound:
+        vtype = type(value)
+        if vtype is int and -bound <= value < bound:
             return None
-        if kind is int or kind is float:
+        if vtype is int or vtype is float:
             return f"json: cannot unmarshal number {value} into Go struct field {struct}.{path} of type {go}"
         return _type_error(value, struct, path, go)
 
     return integer
 
 
-def _struct_checker(shape: Struct, struct: str, path: str) -> Checker:
-    name, go = shape.name, shape.go
+def _struct_checker(node: TypeNode, struct: str, path: str) -> Checker:
+    name, go = node.name, node.go
     table: dict[str, tuple[Checker, bool, bool, type]] = {}
-    for key, child in shape.fields.items():
-        keep_null = isinstance(child, Scalar) and child.go == "time"  # encoded as null, not omitted
-        omitempty = isinstance(child, (List, Map)) and child.omitempty
-        plain: type = {"string": str, "bool": bool}.get(child.go, _Never) if isinstance(child, Scalar) else _Never
-        table[key] = (_compile(child, name, f"{path}.{key}" if path else key), keep_null, omitempty, plain)
+    for key, child in node.fields.items():
+        keep_null = child.kind == gotypes.TIME  # encoded as null, not omitted
+        omitempty = child.kind in (LIST, MAP) and child.omitempty
+        table[key] = (_compile(child.node, name, f"{path}.{key}" if path else key), keep_null, omitempty,
+                      child.plain or _Never)
 
     def fields(value: Any) -> str | None:
         if type(value) is not dict:
@@ -200,17 +166,19 @@ def _struct_checker(shape: Struct, struct: str, path: str) -> Checker:
     return fields
 
 
-def _list_checker(shape: List, struct: str, path: str) -> Checker:
-    go, elem, zero = shape.go, _compile(shape.elem, struct, path), shape.elem
+def _list_checker(node: TypeNode, struct: str, path: str) -> Checker:
+    elem = node.elem
+    assert elem is not None
+    go, check = node.go, _compile(elem, struct, path)
 
     def items(value: Any) -> str | None:
         if type(value) is not list:
             return _type_error(value, struct, path, go)
         for i, item in enumerate(value):
             if item is None:
-                value[i] = _zero(zero)
+                value[i] = zero_value(elem)
                 continue
-            error = elem(item)
+            error = check(item)
             if error:
                 return error
         return None
@@ -218,9 +186,11 @@ def _list_checker(shape: List, struct: str, path: str) -> Checker:
     return items
 
 
-def _map_checker(shape: Map, struct: str, path: str) -> Checker:
-    go, check, zero = shape.go, _compile(shape.value, struct, path), shape.value
-    plain: type = {"string": str}.get(zero.go, _Never) if isinstance(zero, Scalar) else _Never
+def _map_checker(node: TypeNode, struct: str, path: str) -> Checker:
+    elem = node.elem
+    assert elem is not None
+    go, check = node.go, _compile(elem, struct, path)
+    plain: type = str if elem.kind == STRING else _Never
 
     def entries(value: Any) -> str | None:
         if type(value) is not dict:
@@ -229,7 +199,7 @@ def _map_checker(shape: Map, struct: str, path: str) -> Checker:
             if type(item) is plain:
                 continue
             if item is None:
-                value[key] = _zero(zero)
+                value[key] = zero_value(elem)
                 continue
             error = check(item)
             if error:
@@ -239,24 +209,24 @@ def _map_checker(shape: Map, struct: str, path: str) -> Checker:
     return entries
 
 
-def _compile(shape: Shape, struct: str, path: str) -> Checker:
-    if isinstance(shape, Scalar):
-        return _scalar_checker(shape.go, struct, path)
-    if isinstance(shape, Struct):
-        return _struct_checker(shape, struct, path)
-    if isinstance(shape, List):
-        return _list_checker(shape, struct, path)
-    return _map_checker(shape, struct, path)
+def _compile(node: TypeNode, struct: str, path: str) -> Checker:
+    if node.kind == STRUCT:
+        return _struct_checker(node, struct, path)
+    if node.kind == LIST:
+        return _list_checker(node, struct, path)
+    if node.kind == MAP:
+        return _map_checker(node, struct, path)
+    return _scalar_checker(node, struct, path)
 
 
-_CHECKERS: dict[tuple[str, int], tuple[Struct, Checker]] = {}
+_CHECKERS: dict[tuple[str, int], tuple[TypeNode, Checker]] = {}
 
 
-def check_shape(kind: str, version: str, obj: Obj, shape: Struct | None = None) -> None:
+def check_shape(kind: str, version: str, obj: Obj, shape: TypeNode | None = None) -> None:
     """Raise the 400 the real server's decoder gives when a field the fake reads has the wrong
     JSON type (``Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal ...``,
     ``transformDecodeError`` around encoding/json's ``UnmarshalTypeError``); fill nulls as Go
-    would. ``shape`` defaults to the object metadata alone."""
+    would. ``shape`` (a :func:`struct_of`) defaults to the object metadata alone."""
     hit = _CHECKERS.get((kind, id(shape)))
     if hit is None or (shape is not None and hit[0] is not shape):
         compiled = shape or struct_of(f"v1.{kind}", metadata=OBJECT_META)

@@ -40,7 +40,7 @@ from test_managedfields import (
 
 from fake_apiserver._machinery.apply import apply
 from fake_apiserver._machinery.errors import Conflict
-from fake_apiserver._machinery.fieldset import zero_object
+from fake_apiserver._machinery.gotypes import zero_object
 from fake_apiserver._machinery.managedfields import update_managed_fields
 
 STEPS_RECORDED = RECORDED.with_name("apply-steps-kube-apiserver-v1.37.2.json")

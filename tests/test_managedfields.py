@@ -35,8 +35,8 @@ from fake_apiserver._machinery.fieldset import (
     FieldType,
     builtin_type,
     custom_type,
-    zero_object,
 )
+from fake_apiserver._machinery.gotypes import zero_object
 from fake_apiserver._machinery.managedfields import (
     managed_fields_before,
     manager_name,

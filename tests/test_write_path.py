@@ -31,8 +31,8 @@ from fake_apiserver._machinery.fieldset import (
     compare,
     item_element,
     path_of,
-    zero_object,
 )
+from fake_apiserver._machinery.gotypes import zero_object
 from fake_apiserver._machinery.jsonutil import ByIdentity, copy_stored
 from fake_apiserver._machinery.managedfields import (
     ManagedEntry,

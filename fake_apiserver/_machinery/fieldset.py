@@ -25,7 +25,7 @@ scalar, an atomic list or map, or a list or map empty or null on both sides) tha
 or whose value differs; and a granular map, struct or list item that is new (or gone) as a whole,
 which is how ``"."`` comes to mark the object itself (a new label map, a new container). A ``null``
 on one side counts as present, so a field that the kind's Go zero value writes as ``null`` or
-``{}`` is never "added" as a whole (:func:`zero_object`).
+``{}`` is never "added" as a whole (:func:`~fake_apiserver._machinery.gotypes.zero_object`).
 
 :meth:`FieldSet.to_fields_v1` writes ``fieldsV1`` as kube-apiserver does, key for key: ``"."``
 first when a member also has members below it, then the elements in structured-merge-diff's
@@ -47,7 +47,6 @@ from typing import Any
 
 import orjson
 
-from fake_apiserver._machinery import gotypes
 from fake_apiserver._machinery import schema as schemas
 
 __all__ = [
@@ -66,7 +65,6 @@ __all__ = [
     "item_element",
     "path_of",
     "path_text",
-    "zero_object",
 ]
 
 OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
@@ -463,29 +461,6 @@ def custom_type(openapi_v3_schema: Mapping[str, Any] | None, release: str = sche
     node = dict(openapi_v3_schema or {"type": "object", "x-kubernetes-preserve-unknown-fields": True})
     node.setdefault("type", "object")
     return _compile(node, lambda n: n, extra_fields=meta)
-
-
-# ------------------------------------------------------------------------------ zero object
-
-
-@functools.cache
-def zero_object(group: str, version: str, kind: str, release: str = schemas.KUBERNETES_VERSION) -> dict[str, Any]:
-    """What an empty object of a built-in kind is as JSON: the Go zero value as ``encoding/json``
-    writes it (non-pointer structs as objects, lists and maps without ``omitempty`` as ``null``).
-    It is the "before" of a create: a field present in it is never new as a whole. One object per
-    kind, shared: read it, never change it."""
-    def of(node: gotypes.TypeNode) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for name, f in node.fields.items():
-            if f.pointer:
-                continue
-            if f.kind in (gotypes.LIST, gotypes.MAP):
-                if not f.omitempty:
-                    out[name] = None  # a nil slice or map without omitempty is written as null
-            elif f.null is not gotypes.DROP:
-                out[name] = of(f.node) if f.kind == gotypes.STRUCT else f.null
-        return out
-    return of(gotypes.kind_node(group, version, kind, release))
 
 
 # ------------------------------------------------------------------------------ comparison

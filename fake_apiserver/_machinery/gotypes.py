@@ -33,7 +33,7 @@ from fake_apiserver._machinery import schema as schemas
 from fake_apiserver._machinery.jsonutil import json_copy
 
 __all__ = ["DROP", "Field", "GoField", "PLAIN", "TypeNode", "facts_file", "go_fields", "go_written", "kind_node",
-           "patch_strategies", "semantic_of", "zero_value"]
+           "patch_strategies", "semantic_of", "zero_object", "zero_value"]
 
 # TypeNode kinds: the containers first (``kind <= LIST``), then the types with their own JSON
 # form (structs in Go: ``omitempty`` never leaves them out), then plain scalars.
@@ -383,6 +383,15 @@ def go_written(value: Any, node: TypeNode, made_from: Any = None) -> Any:
             if item is not before.get(key):
                 go_written(item, node.elem)
     return value
+
+
+@functools.cache
+def zero_object(group: str, version: str, kind: str, release: str = schemas.KUBERNETES_VERSION) -> dict[str, Any]:
+    """What an empty object of a built-in kind is as JSON: the Go zero value as ``encoding/json``
+    writes it (:func:`go_written` of nothing: non-pointer structs as objects, lists and maps
+    without ``omitempty`` as ``null``). It is the "before" of a create: a field present in it is
+    never new as a whole. One object per kind, shared: read it, never change it."""
+    return go_written({}, kind_node(group, version, kind, release))
 
 
 def _scalar_zero(value: Any) -> bool:

@@ -15,7 +15,7 @@ gains what was added or modified, minus the fields nobody owns (``apiVersion``, 
 ``creationTimestamp``, ``selfLink``, ``managedFields``; the members below ``metadata`` are
 owned). An entry left empty is dropped. The writer's entry gets the write's time only when the
 write gave it something: a write that changes nothing creates no entry and moves no time. A create
-compares with the kind's empty object (:func:`~fake_apiserver._machinery.fieldset.zero_object`;
+compares with the kind's empty object (:func:`~fake_apiserver._machinery.gotypes.zero_object`;
 ``{}`` for a custom resource), so that a struct the Go type always writes is not new as a whole.
 
 The list is kept sorted as kube-apiserver sorts it: by operation (``Apply`` before ``Update``),

@@ -28,7 +28,8 @@ from typing import Any, Callable
 from fake_apiserver._machinery import goyaml
 from fake_apiserver._machinery.apply import AppliedObject, apply, typed_config_error
 from fake_apiserver._machinery.errors import BadRequest, UnknownError
-from fake_apiserver._machinery.fieldset import FieldSet, FieldType, zero_object
+from fake_apiserver._machinery.fieldset import FieldSet, FieldType
+from fake_apiserver._machinery.gotypes import zero_object
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.managedfields import managed_fields_before, update_managed_fields
 from fake_apiserver._registry.generic import Strategy

@@ -24,7 +24,8 @@ from fake_apiserver._machinery.applyconflicts import (
     conflict_message,
     find_conflicts,
 )
-from fake_apiserver._machinery.fieldset import FieldSet, builtin_type, path_of
+from fake_apiserver._machinery.fieldset import FieldSet, path_of
+from fake_apiserver._machinery.mergerules import builtin_type
 from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
 
 CONFLICTS = RECORDED.with_name("conflicts-kube-apiserver-v1.37.2.json")

@@ -37,12 +37,11 @@ from test_managedfields import (
 from fake_apiserver._machinery.fieldset import (
     FieldSet,
     PathElement,
-    builtin_type,
-    custom_type,
     fieldset_of,
     path_of,
 )
 from fake_apiserver._machinery.managedfields import NEVER_OWNED, ManagedEntry
+from fake_apiserver._machinery.mergerules import builtin_type, custom_type
 from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
 
 APPLIED = RECORDED.with_name("apply-kube-apiserver-v1.37.2.json")

@@ -30,18 +30,14 @@ from typing import Any
 
 from conftest import kube_apiserver_answers
 
-from fake_apiserver._machinery.fieldset import (
-    FieldSet,
-    FieldType,
-    builtin_type,
-    custom_type,
-)
+from fake_apiserver._machinery.fieldset import FieldSet
 from fake_apiserver._machinery.gotypes import zero_object
 from fake_apiserver._machinery.managedfields import (
     managed_fields_before,
     manager_name,
     update_managed_fields,
 )
+from fake_apiserver._machinery.mergerules import FieldType, builtin_type, custom_type
 from fake_apiserver._registry.resetfields import reset_fields as registry_reset_fields
 
 RECORDED = Path(__file__).parent / "data" / "managedfields" / "kube-apiserver-v1.37.2.json"

@@ -33,14 +33,9 @@ from typing import Any
 import pytest
 from test_managedfields import caller
 
-from fake_apiserver._machinery.fieldset import (
-    FieldSet,
-    FieldType,
-    builtin_type,
-    custom_type,
-    fieldset_of,
-)
+from fake_apiserver._machinery.fieldset import FieldSet, fieldset_of
 from fake_apiserver._machinery.fieldset import Path as FieldPath
+from fake_apiserver._machinery.mergerules import FieldType, builtin_type, custom_type
 from fake_apiserver._registry import resetfields
 from fake_apiserver._registry.kinds import release_kinds
 from fake_apiserver._registry.resetfields import reset_fields

@@ -23,11 +23,9 @@ from test_managedfields import RECORDED, pod_manifest
 from fake_apiserver._machinery import managedfields
 from fake_apiserver._machinery.clock import SystemClock, format_time, parse_time
 from fake_apiserver._machinery.fieldset import (
-    DEDUCED,
     FieldSet,
     _index,
     _same,
-    builtin_type,
     compare,
     item_element,
     path_of,
@@ -40,6 +38,7 @@ from fake_apiserver._machinery.managedfields import (
     encode_managed_fields,
     update_managed_fields,
 )
+from fake_apiserver._machinery.mergerules import DEDUCED, builtin_type
 from fake_apiserver._machinery.patch import keeps_managed_fields
 from fake_apiserver._registry.kinds import by_resource
 from fake_apiserver._registry.resetfields import reset_fields

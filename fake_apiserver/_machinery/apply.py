@@ -39,10 +39,8 @@ from fake_apiserver._machinery.applyconflicts import (
 )
 from fake_apiserver._machinery.errors import Conflict as ConflictError
 from fake_apiserver._machinery.fieldset import (
-    DEDUCED,
     go_json,
     FieldSet,
-    FieldType,
     Path,
     compare,
     fieldset_of,
@@ -55,6 +53,7 @@ from fake_apiserver._machinery.managedfields import (
     encode_managed_fields,
     update_managed_fields,
 )
+from fake_apiserver._machinery.mergerules import DEDUCED, FieldType
 
 __all__ = ["BEFORE_FIRST_APPLY", "AppliedObject", "apply", "typed_config_error"]
 

@@ -28,14 +28,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from fake_apiserver._machinery.fieldset import (
-    DEDUCED,
     FieldSet,
-    FieldType,
     Path,
     compare,
     path_text,
 )
 from fake_apiserver._machinery.managedfields import ManagedEntry, decode_managed_fields
+from fake_apiserver._machinery.mergerules import DEDUCED, FieldType
 
 __all__ = ["Conflict", "conflict_causes", "conflict_message", "conflicts_with", "find_conflicts", "merge", "path_text"]
 

@@ -41,8 +41,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from fake_apiserver._machinery.fieldset import FieldSet, FieldType, compare, path_of
+from fake_apiserver._machinery.fieldset import FieldSet, compare, path_of
 from fake_apiserver._machinery.jsonutil import ByIdentity, dumps
+from fake_apiserver._machinery.mergerules import FieldType
 
 __all__ = [
     "ANCIENT_CHANGES",

@@ -17,10 +17,10 @@ from typing import Any, Callable
 from fake_apiserver._machinery.equality import semantic
 from fake_apiserver._machinery.errors import FieldError
 from fake_apiserver._machinery.features import FeatureGates
-from fake_apiserver._machinery.fieldset import FieldType, builtin_type, custom_type
 from fake_apiserver._machinery.fieldvalidation import FieldValidation
 from fake_apiserver._machinery.jsonutil import json_copy
 from fake_apiserver._machinery.kindspec import FieldValue, KindSpec
+from fake_apiserver._machinery.mergerules import FieldType, builtin_type, custom_type
 from fake_apiserver._machinery.shapes import Struct, check_shape
 
 __all__ = ["FieldLabels", "KindRules", "PriorityClasses", "StorageClasses", "Strategy", "StrategyOptions", "copy_key",

@@ -28,10 +28,11 @@ from typing import Any, Callable
 from fake_apiserver._machinery import goyaml
 from fake_apiserver._machinery.apply import AppliedObject, apply, typed_config_error
 from fake_apiserver._machinery.errors import BadRequest, UnknownError
-from fake_apiserver._machinery.fieldset import FieldSet, FieldType
+from fake_apiserver._machinery.fieldset import FieldSet
 from fake_apiserver._machinery.gotypes import zero_object
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.managedfields import managed_fields_before, update_managed_fields
+from fake_apiserver._machinery.mergerules import FieldType
 from fake_apiserver._registry.generic import Strategy
 from fake_apiserver._registry.resetfields import reset_fields
 

@@ -31,10 +31,10 @@ from fake_apiserver._machinery import crdcel, structural
 from fake_apiserver._machinery import schema as _schema
 from fake_apiserver._machinery.equality import semantic
 from fake_apiserver._machinery.errors import BadRequest, FieldError, Forbidden
-from fake_apiserver._machinery.fieldset import FieldType, custom_type
 from fake_apiserver._machinery.fieldvalidation import FieldValidation
 from fake_apiserver._machinery.jsonutil import json_copy
 from fake_apiserver._machinery.kindspec import KindSpec, Subresource
+from fake_apiserver._machinery.mergerules import FieldType, custom_type
 from fake_apiserver._registry.generic import KindRules, Strategy, copy_key
 
 __all__ = [

@@ -35,12 +35,13 @@ from typing import Any
 from fake_apiserver._machinery import typed
 from fake_apiserver._machinery.apply import apply
 from fake_apiserver._machinery.errors import BadRequest, FieldError, Invalid
-from fake_apiserver._machinery.fieldset import FieldSet, builtin_type, path_of
+from fake_apiserver._machinery.fieldset import FieldSet, path_of
 from fake_apiserver._machinery.gotypes import zero_object
 from fake_apiserver._machinery.managedfields import ManagedEntry, decode_managed_fields, encode_managed_fields
 from fake_apiserver._machinery.fieldvalidation import FieldValidation, decode_body
 from fake_apiserver._machinery.jsonutil import json_copy
 from fake_apiserver._machinery.kindspec import KindSpec
+from fake_apiserver._machinery.mergerules import builtin_type
 from fake_apiserver._machinery.patch import apply_patch
 from fake_apiserver._machinery.selectors import label_selector_from_dict
 from fake_apiserver._registry.scheme import resolve_kind

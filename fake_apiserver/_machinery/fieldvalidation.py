@@ -29,6 +29,7 @@ from typing import Any, Callable
 
 from fake_apiserver._machinery import typed
 from fake_apiserver._machinery.errors import BadRequest, FieldError, Invalid, StatusError
+from fake_apiserver._machinery.gotypes import TypeNode
 from fake_apiserver._machinery.strategic import go_value
 
 __all__ = [
@@ -91,7 +92,7 @@ def _yaml_warnings(error: str) -> list[str]:
     return [error]
 
 
-def decode_body(node: typed.TypeNode, kind: str, version: str, body: dict[str, Any],
+def decode_body(node: TypeNode, kind: str, version: str, body: dict[str, Any],
                 validation: FieldValidation | None, *, written: bool = False) -> dict[str, Any]:
     """A create or update body decoded into its type, as the handler's decoder does, with
     ``transformDecodeError``'s 400 for a bad one; unknown and duplicate fields per ``validation``
@@ -111,7 +112,7 @@ def decode_body(node: typed.TypeNode, kind: str, version: str, body: dict[str, A
     return obj
 
 
-def check_patched(node: typed.TypeNode, strategic: bool, patched: dict[str, Any], patch: Any,
+def check_patched(node: TypeNode, strategic: bool, patched: dict[str, Any], patch: Any,
                   patch_errors: list[str], validation: FieldValidation | None, *, reach: Any = None) -> dict[str, Any]:
     """The result of a patch decoded into its type, as ``patcher.applyPatch`` does: a strategic
     merge patch through the unstructured converter, a JSON or merge patch through the JSON decoder;

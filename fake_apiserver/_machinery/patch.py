@@ -52,7 +52,7 @@ from fake_apiserver._machinery.errors import (
 )
 from fake_apiserver._machinery import typed
 from fake_apiserver._machinery.fieldvalidation import FieldValidation, check_patched
-from fake_apiserver._machinery.gotypes import STRUCT
+from fake_apiserver._machinery.gotypes import STRUCT, TypeNode
 from fake_apiserver._machinery.jsonutil import go_json_type, go_syntax_error
 from fake_apiserver._machinery.strategic import PatchSchema
 from fake_apiserver._machinery.strategic import InvalidPatch, strategic_merge
@@ -86,7 +86,7 @@ def apply_patch(
     kind: str,
     group: str,
     name: str,
-    node: typed.TypeNode | None = None,
+    node: TypeNode | None = None,
     validation: FieldValidation | None = None,
 ) -> dict[str, Any]:
     """Return a new object: ``original`` with the patch applied. ``original`` is never mutated.
@@ -445,7 +445,7 @@ def _json_kind(value: Any) -> str:
     return go_json_type(value, _Members)
 
 
-def _check_order_directives(node: typed.TypeNode, patch: dict[str, Any]) -> None:
+def _check_order_directives(node: TypeNode, patch: dict[str, Any]) -> None:
     """``mergePatchIntoOriginal``: a ``$setElementOrder/<field>`` directive in a struct looks the
     field up in the Go struct, and a field the struct lacks fails the patch with a plain error
     (a 500 without a reason). Maps and list elements are not looked into (Go ignores there)."""

@@ -64,31 +64,26 @@ from fake_apiserver._machinery.gotypes import (
     DROP,
     PLAIN,
     TypeNode,
-    go_fields,
     go_written,
     kind_node,
-    patch_strategies,
     zero_value,
 )
 
 __all__ = [
     "DecodeError",
     "Number",
-    "TypeNode",
     "convert",
     "count_keys",
     "count_members",
     "decode",
-    "go_fields",
     "kind_node",
     "loads_pairs",
-    "patch_strategies",
     "repeated_keys",
 ]
 
 Obj = dict[str, Any]
 
-Node = TypeNode  # the name the store's annotations give a compiled type
+Node = TypeNode  # what a decoding goes into: a kind's compiled type (:func:`kind_node`)
 
 _INT_RANGE = {INT32: 2**31, INT64: 2**63}
 _MAX_STRICT_ERRORS = 100  # sigs.k8s.io/json keeps at most this many

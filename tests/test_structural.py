@@ -34,7 +34,7 @@ from typing import Any
 import pytest
 import yaml
 
-from fake_apiserver._machinery import structural
+from fake_apiserver._machinery import openapivalidator, structural
 from fake_apiserver._machinery.errors import BadRequest, FieldError, Invalid, StatusError
 from fake_apiserver._machinery.fieldvalidation import FieldValidation, warning_headers
 from harness._backends.envtest import ASSETS_VARIABLE, ControlPlane, envtest_unavailable, find_assets
@@ -265,9 +265,9 @@ def test_only_list_type_map_items_correlate_and_list_type_errors_ratchet_whole()
 
 
 def test_go_number_spellings() -> None:
-    assert [structural.go_float(v) for v in (2.0, 0.5, 1e30, 1e16, 1e-05)] == [
+    assert [openapivalidator.go_float(v) for v in (2.0, 0.5, 1e30, 1e16, 1e-05)] == [
         "2", "0.5", "1e+30", "10000000000000000", "1e-05"]
-    assert structural.go_json({"b": [1.0, "x"], "a": None}) == '{"a":null,"b":[1,"x"]}'
+    assert openapivalidator.go_json({"b": [1.0, "x"], "a": None}) == '{"a":null,"b":[1,"x"]}'
 
 
 # ------------------------------------------------------------------------ the captured corpus

@@ -17,6 +17,13 @@ struct that error paths name, such as ``ProbeHandler``) is read from the Go stru
 project generates from ``k8s.io/api`` (:func:`go_fields`; a struct those facts lack, such as one
 a newer schema adds, gets the schema's view). Struct nodes are compiled once, on first use, and
 shared by every kind that holds them; cycles are fine.
+
+Beside decoding, the model answers what Go does with a value of the type: what its encoder writes
+of the fields a value leaves unset (:func:`go_written`; :func:`zero_object`, a kind's empty
+object) and which values ``apiequality.Semantic.DeepEqual`` holds equal (:func:`semantic_of`).
+:mod:`~fake_apiserver._machinery.shapes` builds nodes of this model by hand for bodies with no
+compiled type. Which type model serves which purpose: :mod:`fake_apiserver._machinery` (its
+docstring).
 """
 
 from __future__ import annotations

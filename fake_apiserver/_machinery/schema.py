@@ -12,6 +12,12 @@ kind (``x-kubernetes-group-version-kind``).
 
 The package's ``-local`` variant is used: every definition in one ``_definitions.json`` under
 ``$defs``, referenced as ``#/$defs/<name>``, with types written as ``[type, "null"]``.
+
+This is the source the type models read, not a model to walk a body with: the Go types are
+compiled from it (:mod:`~fake_apiserver._machinery.gotypes`), and so are the merge rules
+(:mod:`~fake_apiserver._machinery.mergerules`); the kind table reads which kinds a release has,
+and the OpenAPI documents are served from it. Which type model serves which purpose:
+:mod:`fake_apiserver._machinery` (its docstring).
 """
 
 from __future__ import annotations

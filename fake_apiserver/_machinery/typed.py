@@ -3,9 +3,10 @@
 The real server decodes every body it writes (create, update, the result of every patch) into
 the kind's Go struct and encodes that struct for storage. So a field the type lacks is dropped
 (and reported under ``fieldValidation``), a field of the wrong JSON type is refused with the Go
-decoder's text, and a ``null`` becomes Go's zero value. This module reproduces that from the
-kind's JSON schema (:mod:`~fake_apiserver._machinery.schema`), compiled once per kind into a tree of
-:class:`TypeNode` s, in two flavours that word their errors differently:
+decoder's text, and a ``null`` becomes Go's zero value. This module is the decoder of the Go types
+of :mod:`~fake_apiserver._machinery.gotypes` (a kind's :class:`~.gotypes.TypeNode` tree, which
+:func:`kind_node` gives, compiled once per kind), in two flavours that word their errors
+differently:
 
 * :func:`decode` follows ``sigs.k8s.io/json``'s ``UnmarshalStrict``/``UnmarshalCaseSensitive
   PreserveInts`` (a body of create and update, the result of a JSON or merge patch): errors read
@@ -22,17 +23,20 @@ kind's JSON schema (:mod:`~fake_apiserver._machinery.schema`), compiled once per
   to int64``, ``cannot restore struct from: slice``; whole floats are taken as integers, int32
   fields wrap around; unknown fields are reported sorted.
 
-The kind's type comes compiled from its schema and the Go struct facts
-(:mod:`~fake_apiserver._machinery.gotypes`); every null, empty value and repeated key is turned into what
-Go's decoding and encoding would make of it.
+Every null, empty value and repeated key is turned into what Go's decoding and encoding would make
+of it; a quantity's text as ``Quantity`` reads and writes it
+(:func:`~fake_apiserver._machinery.quantity.unmarshal`). The policy around the decoder (Strict,
+Warn, Ignore) is :mod:`~fake_apiserver._machinery.fieldvalidation`'s. Which type model serves which
+purpose: :mod:`fake_apiserver._machinery` (its docstring).
 
 Trade-offs: the first decoding error in document order is the one reported (Go reports a later
 error of a type with its own ``UnmarshalJSON``, such as a bad quantity, over an earlier plain
 one); a nil slice, map or pointer is left out even where Go, lacking ``omitempty``, writes
-``null``; ``[]byte`` strings are
-checked as base64 only when decoding (:func:`base64_error_offset`), not after a strategic merge; a kind the Go facts lack takes ``omitempty`` from the schema's ``required``;
-quantities are written back as ``Quantity.MarshalJSON`` writes them, without Go's rounding below
-one nano (and without the milli rounding that ``ResourceList`` defaulting adds).
+``null``; ``[]byte`` strings are checked as base64 only when decoding
+(:func:`base64_error_offset`), not after a strategic merge; a kind the Go facts lack takes
+``omitempty`` from the schema's ``required``; quantities are written back as
+``Quantity.MarshalJSON`` writes them, without Go's rounding below one nano (and without the milli
+rounding that ``ResourceList`` defaulting adds).
 """
 
 from __future__ import annotations

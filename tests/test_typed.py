@@ -346,8 +346,9 @@ def test_the_bodies_of_one_template_decode_as_each_alone() -> None:
     is what decoding that body alone gives, strict errors included, and a body of the template
     that repeats a key still has its duplicate reported."""
     from fake_apiserver._machinery import typed
+    from fake_apiserver._machinery.gotypes import kind_node
 
-    node = typed.kind_node("", "v1", "Pod", "1.37.0")
+    node = kind_node("", "v1", "Pod", "1.37.0")
 
     def body(name: str) -> dict[str, Any]:
         return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"app": "web"}},
@@ -376,9 +377,9 @@ def test_the_bodies_of_one_template_decode_and_are_written_as_each_alone() -> No
     """``decode(written=True)`` keeps a template's decoding with Go's unset fields written: each
     body's is what decoding it alone and writing those fields gives, and a copy of its own."""
     from fake_apiserver._machinery import typed
-    from fake_apiserver._machinery.gotypes import go_written
+    from fake_apiserver._machinery.gotypes import go_written, kind_node
 
-    node = typed.kind_node("", "v1", "Pod", "1.37.0")
+    node = kind_node("", "v1", "Pod", "1.37.0")
 
     def body(name: str) -> dict[str, Any]:
         return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},

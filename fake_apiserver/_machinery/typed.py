@@ -5,7 +5,7 @@ the kind's Go struct and encodes that struct for storage. So a field the type la
 (and reported under ``fieldValidation``), a field of the wrong JSON type is refused with the Go
 decoder's text, and a ``null`` becomes Go's zero value. This module is the decoder of the Go types
 of :mod:`~fake_apiserver._machinery.gotypes` (a kind's :class:`~.gotypes.TypeNode` tree, which
-:func:`kind_node` gives, compiled once per kind), in two flavours that word their errors
+:func:`~.gotypes.kind_node` gives, compiled once per kind), in two flavours that word their errors
 differently:
 
 * :func:`decode` follows ``sigs.k8s.io/json``'s ``UnmarshalStrict``/``UnmarshalCaseSensitive
@@ -69,7 +69,6 @@ from fake_apiserver._machinery.gotypes import (
     PLAIN,
     TypeNode,
     go_written,
-    kind_node,
     zero_value,
 )
 
@@ -80,14 +79,11 @@ __all__ = [
     "count_keys",
     "count_members",
     "decode",
-    "kind_node",
     "loads_pairs",
     "repeated_keys",
 ]
 
 Obj = dict[str, Any]
-
-Node = TypeNode  # what a decoding goes into: a kind's compiled type (:func:`kind_node`)
 
 _INT_RANGE = {INT32: 2**31, INT64: 2**63}
 _MAX_STRICT_ERRORS = 100  # sigs.k8s.io/json keeps at most this many

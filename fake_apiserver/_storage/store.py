@@ -40,7 +40,7 @@ from collections.abc import Mapping
 from typing import Any, Callable, Iterable, Sequence
 
 from fake_apiserver._machinery import schema as schemas
-from fake_apiserver._machinery import typed
+from fake_apiserver._machinery import gotypes
 from fake_apiserver._machinery.clock import Clock, SystemClock, format_time
 from fake_apiserver._machinery.errors import (
     AlreadyExists,
@@ -600,12 +600,12 @@ class Store(Etcd):
         return binding.bound(self, namespace, name, body, field_validation=field_validation)
 
 
-def _node(spec: KindSpec, release: str) -> typed.Node | None:
+def _node(spec: KindSpec, release: str) -> gotypes.TypeNode | None:
     """The compiled type of a kind in ``release``, or None for a kind the schemas lack."""
     if spec.custom:
         return None
     try:
-        return typed.kind_node(spec.group, spec.version, spec.kind, release)
+        return gotypes.kind_node(spec.group, spec.version, spec.kind, release)
     except KeyError:
         return None
 

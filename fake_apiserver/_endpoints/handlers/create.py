@@ -21,7 +21,7 @@ from fake_apiserver._endpoints.handlers.rest import Scope, at_version, warnings_
 from fake_apiserver._endpoints.request import HttpRequest, RequestInfo
 from fake_apiserver._endpoints.responses import json_response
 from fake_apiserver._endpoints.route_errors import RouteMethodNotAllowed
-from fake_apiserver._machinery import typed
+from fake_apiserver._machinery import gotypes
 from fake_apiserver._machinery.decode import validate_write_options
 from fake_apiserver._machinery.fieldvalidation import decode_body
 from fake_apiserver._registry.reviews import answer_review
@@ -65,7 +65,7 @@ async def create_review(scope: Scope, info: RequestInfo, request: HttpRequest) -
     validate_write_options("CreateOptions", info.query)
     fields = field_validation(info, warnings_of(info))
     body = decode_object(info, spec.group, spec.version, spec.kind, release)
-    node = typed.kind_node(spec.group, spec.version, spec.kind, release)
+    node = gotypes.kind_node(spec.group, spec.version, spec.kind, release)
     body = decode_body(node, spec.kind, spec.version, body, fields)
     return json_response(answer_review(spec.group, spec.kind, body), 201)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from fake_apiserver._machinery import typed
+from fake_apiserver._machinery import gotypes
 from fake_apiserver._machinery.errors import BadRequest, Conflict
 from fake_apiserver._machinery.fieldvalidation import FieldValidation, decode_body
 from fake_apiserver._machinery.kindspec import KindSpec
@@ -54,7 +54,7 @@ def bound(store: BindingStore, namespace: str, name: str, body: Any, *,
         raise BadRequest(f"the object provided is unrecognized (must be of type {kind})")
     body = dict(body)
     resolve_kind(group, version, kind, body)
-    body = decode_body(typed.kind_node(group, version, kind, store.release), kind, version, body, field_validation)
+    body = decode_body(gotypes.kind_node(group, version, kind, store.release), kind, version, body, field_validation)
     meta = body.setdefault("metadata", {})
     if meta.get("namespace") and meta["namespace"] != namespace:
         raise BadRequest("the namespace of the provided object does not match the namespace sent on the request")

@@ -21,7 +21,7 @@ from fake_apiserver._machinery.clock import format_time
 from fake_apiserver._machinery.decode import decode_delete_options
 from fake_apiserver._machinery.errors import BadRequest, UnknownError
 from fake_apiserver._machinery.fieldvalidation import FieldValidation, decode_body
-from fake_apiserver._machinery import typed
+from fake_apiserver._machinery import gotypes
 from fake_apiserver._registry.core.pod import eviction as rules
 from fake_apiserver._registry.scheme import resolve_kind
 from fake_apiserver._registry.serverkinds import PODS
@@ -43,7 +43,7 @@ def _eviction(body: Any, name: str, release: str, field_validation: FieldValidat
     if body.get("apiVersion") in rules.EVICTION_VERSIONS and body.get("kind") == kind:
         body["apiVersion"] = f"{group}/{version}"  # every version converts to the one internal type
     resolve_kind(group, version, kind, body)
-    body = decode_body(typed.kind_node(group, version, kind, release), kind, version, body, field_validation)
+    body = decode_body(gotypes.kind_node(group, version, kind, release), kind, version, body, field_validation)
     if (body.get("metadata") or {}).get("name", "") != name:
         raise BadRequest(f"name in URL does not match name in {kind} object")
     return body

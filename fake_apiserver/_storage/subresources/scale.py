@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from fake_apiserver._machinery import typed
+from fake_apiserver._machinery import gotypes
 from fake_apiserver._machinery.apply import apply
 from fake_apiserver._machinery.errors import BadRequest, FieldError, Invalid
 from fake_apiserver._machinery.fieldset import FieldSet, path_of
@@ -132,7 +132,7 @@ def _decoded_scale(body: Any, name: str, release: str, validation: FieldValidati
         raise BadRequest("the object provided is unrecognized (must be of type Scale)")
     body = dict(body)
     resolve_kind("autoscaling", "v1", "Scale", body)
-    body = decode_body(typed.kind_node("autoscaling", "v1", "Scale", release), "Scale", "v1", body, validation)
+    body = decode_body(gotypes.kind_node("autoscaling", "v1", "Scale", release), "Scale", "v1", body, validation)
     if ((body.get("metadata") or {}).get("name") or "") != name:
         raise BadRequest(f"the name of the object ({(body.get('metadata') or {}).get('name') or ''}) does not "
                          f"match the name on the URL ({name})")
@@ -213,6 +213,6 @@ def patch_scale(store: Store, spec: KindSpec, namespace: str | None, name: str, 
     before = store.get(spec, namespace, name)
     current = scale_of(spec, before, paths)
     patched = apply_patch(current, patch_body, content_type, {}, kind="Scale", group="autoscaling", name=name,
-                          node=typed.kind_node("autoscaling", "v1", "Scale", store.release),
+                          node=gotypes.kind_node("autoscaling", "v1", "Scale", store.release),
                           validation=field_validation)
     return before, _scaled(store, spec, namespace, name, patched, paths, dry_run, writer)

@@ -41,6 +41,8 @@ from typing import Any, Iterator
 import pytest
 import yaml
 
+from fake_apiserver._endpoints.columns import DEFAULT_COLUMNS, kind_columns
+from fake_apiserver._registry.kinds import DECLARATIONS
 from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
 from tests.conftest import ThreadedServer
 
@@ -634,6 +636,16 @@ def test_the_columns_data_is_what_the_generator_makes_of_the_recording(tmp_path:
                            "--out-dir", str(tmp_path)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / COLUMNS.name).read_text() == COLUMNS.read_text()
+
+
+def test_the_kinds_with_columns_of_their_own_declare_a_printer_and_only_they() -> None:
+    """A kind's printer (its declaration's ``printer``) prints under its generated columns: every
+    kind that declares one has columns in the data, and every kind whose columns are not the
+    default table's declares one, so no printer is missing or prints under no columns."""
+    printed = {(d.group, d.kind) for d in DECLARATIONS if d.printer is not None}
+    columns = kind_columns()
+    assert sorted(printed - set(columns)) == []
+    assert sorted(key for key, found in columns.items() if found != DEFAULT_COLUMNS and key not in printed) == []
 
 
 @pytest.mark.parametrize("resource", RESOURCES)

@@ -6,8 +6,8 @@ written by ``tools/gen_columns.py`` from the Tables kube-apiserver v1.37.2 answe
 ``Accept: application/json;as=Table;v=v1;g=meta.k8s.io`` answers as ``columnDefinitions``, names,
 types, formats, descriptions (the Go types' swagger docs, which clients show in help) and
 priorities, in the order Go writes their fields. A release that changes a column changes the data,
-not code. The fake serves v1.37's columns, as it prints v1.37's cells
-(:mod:`~fake_apiserver._endpoints.printers`), whichever release it serves.
+not code. The fake serves v1.37's columns, as it prints v1.37's cells (each kind's printer, in its
+module of ``fake_apiserver/_registry``), whichever release it serves.
 
 The default table stays here, in code: :data:`DEFAULT_COLUMNS`, the ``Name``/``Created At`` of
 ``rest.NewDefaultTableConvertor``, which a built-in kind without a printer of its own gets, and

@@ -30,7 +30,6 @@ from collections.abc import Mapping
 from typing import Any, Sequence
 
 from fake_apiserver._endpoints.columns import CREATED_DOC, DEFAULT_COLUMNS
-from fake_apiserver._endpoints.printformats import Printer, human_duration
 from fake_apiserver._machinery import gotime
 from fake_apiserver._machinery.jsonpath import (
     GoByte,
@@ -42,6 +41,7 @@ from fake_apiserver._machinery.jsonpath import (
     parse,
     print_value,
 )
+from fake_apiserver._registry.printing import Printer, human_duration
 
 __all__ = ["DEFAULT_CUSTOM_COLUMNS", "custom_table"]
 

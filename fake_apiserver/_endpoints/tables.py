@@ -13,16 +13,17 @@ Sources, followed field for field:
   (``asTable``: ``PartialObjectMetadata`` of the Table's group-version unless ``Object`` or
   ``None``; a watch sends the column definitions with its first event only);
 * the columns and cells: :mod:`~fake_apiserver._endpoints.columns` (kube-apiserver v1.37's column
-  definitions, generated data) and the printer :data:`PRINTERS` gives the kind (the cells, after
-  ``pkg/printers/internalversion/printers.go``: :mod:`~fake_apiserver._endpoints.printers` and
-  :mod:`~fake_apiserver._endpoints.printers_apis`). The server always prints wide
-  (``pkg/printers/storage``: ``GenerateOptions{Wide: true}``); kubectl hides the columns of
-  priority 1 unless ``-o wide``.
+  definitions, generated data) and the printer the kind declares (its
+  :class:`~fake_apiserver._registry.generic.KindRules`' ``printer``, in the kind's module of
+  ``_registry``: the cells, after ``pkg/printers/internalversion/printers.go``). The server always
+  prints wide (``pkg/printers/storage``: ``GenerateOptions{Wide: true}``); kubectl hides the
+  columns of priority 1 unless ``-o wide``.
 
-A built-in kind without a printer (Role, ClusterRole, LimitRange, ...) gets the server's default
-table, NAME and "Created At" (the creationTimestamp as written, a "date" column); a custom resource
-gets its CRD version's ``additionalPrinterColumns`` (:mod:`~fake_apiserver._endpoints.printers_custom`,
-NAME and a ``date`` AGE when it declares none). Ages come from the injected clock, never the
+A built-in kind that declares no printer (Role, ClusterRole, LimitRange, ...) gets the server's
+default table, NAME and "Created At" (the creationTimestamp as written, a "date" column,
+:func:`~fake_apiserver._registry.printing.default_row`); a custom resource gets its CRD version's
+``additionalPrinterColumns`` (:mod:`~fake_apiserver._endpoints.printers_custom`, NAME and a
+``date`` AGE when it declares none). Ages come from the injected clock, never the
 machine's.
 """
 
@@ -34,15 +35,14 @@ from datetime import datetime
 from collections.abc import Mapping
 from typing import Any, Callable, Sequence
 
-from fake_apiserver._endpoints import printers, printers_apis
 from fake_apiserver._endpoints.columns import DEFAULT_COLUMNS, kind_columns
 from fake_apiserver._endpoints.printers_custom import custom_table
-from fake_apiserver._endpoints.printformats import Printer, default_row, name_age
 from fake_apiserver._machinery.errors import BadRequest
 from fake_apiserver._machinery.kindspec import KindSpec
-from fake_apiserver._registry.kinds import KINDS
+from fake_apiserver._registry.kinds import KINDS, declaration
+from fake_apiserver._registry.printing import Printer, default_row
 
-__all__ = ["PRINTERS", "TableRequest", "TableStream", "negotiate_table", "render_table"]
+__all__ = ["TableRequest", "TableStream", "negotiate_table", "render_table"]
 
 Obj = dict[str, Any]
 
@@ -51,73 +51,6 @@ _JSON_MEDIA = ("application/json", "application/*", "*/*")
 
 _BUILT_IN = frozenset((k.group, k.kind) for k in KINDS)
 
-#: (group, kind) -> the printer of its rows: the one place a built-in kind is given its printer
-#: (:data:`~fake_apiserver._endpoints.printformats.Printer`, a function of the object). A kind
-#: that is not here gets the default table.
-PRINTERS: dict[tuple[str, str], Printer] = {
-    ("", "ComponentStatus"): printers.print_component_status,
-    ("", "ConfigMap"): printers.print_config_map,
-    ("", "Endpoints"): printers.print_endpoints,
-    ("", "Event"): printers.print_event,
-    ("", "Namespace"): printers.print_namespace,
-    ("", "Node"): printers.print_node,
-    ("", "PersistentVolumeClaim"): printers.print_persistent_volume_claim,
-    ("", "PersistentVolume"): printers.print_persistent_volume,
-    ("", "Pod"): printers.print_pod,
-    ("", "PodTemplate"): printers.print_pod_template,
-    ("", "ReplicationController"): printers.print_replication_controller,
-    ("", "ResourceQuota"): printers.print_resource_quota,
-    ("", "Secret"): printers.print_secret,
-    ("", "ServiceAccount"): name_age,
-    ("", "Service"): printers.print_service,
-    ("apps", "ControllerRevision"): printers.print_controller_revision,
-    ("apps", "DaemonSet"): printers.print_daemon_set,
-    ("apps", "Deployment"): printers.print_deployment,
-    ("apps", "ReplicaSet"): printers.print_replica_set,
-    ("apps", "StatefulSet"): printers.print_stateful_set,
-    ("events.k8s.io", "Event"): printers.print_event,
-    ("autoscaling", "HorizontalPodAutoscaler"): printers.print_horizontal_pod_autoscaler,
-    ("batch", "CronJob"): printers.print_cron_job,
-    ("batch", "Job"): printers.print_job,
-    ("apiregistration.k8s.io", "APIService"): printers_apis.print_api_service,
-    ("certificates.k8s.io", "CertificateSigningRequest"): printers_apis.print_certificate_signing_request,
-    ("certificates.k8s.io", "ClusterTrustBundle"): printers_apis.print_cluster_trust_bundle,
-    ("certificates.k8s.io", "PodCertificateRequest"): printers_apis.print_pod_certificate_request,
-    ("networking.k8s.io", "IngressClass"): printers_apis.print_ingress_class,
-    ("networking.k8s.io", "Ingress"): printers_apis.print_ingress,
-    ("networking.k8s.io", "IPAddress"): printers_apis.print_ip_address,
-    ("networking.k8s.io", "NetworkPolicy"): printers_apis.print_network_policy,
-    ("networking.k8s.io", "ServiceCIDR"): printers_apis.print_service_cidr,
-    ("policy", "PodDisruptionBudget"): printers_apis.print_pod_disruption_budget,
-    ("rbac.authorization.k8s.io", "ClusterRoleBinding"): printers_apis.print_role_binding,
-    ("rbac.authorization.k8s.io", "RoleBinding"): printers_apis.print_role_binding,
-    ("storage.k8s.io", "CSIDriver"): printers_apis.print_csi_driver,
-    ("storage.k8s.io", "CSINode"): printers_apis.print_csi_node,
-    ("storage.k8s.io", "StorageClass"): printers_apis.print_storage_class,
-    ("storage.k8s.io", "VolumeAttachment"): printers_apis.print_volume_attachment,
-    ("storage.k8s.io", "VolumeAttributesClass"): printers_apis.print_volume_attributes_class,
-    ("admissionregistration.k8s.io", "MutatingAdmissionPolicy"): printers_apis.print_mutating_admission_policy,
-    ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"): printers_apis.print_admission_policy_binding,
-    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): printers_apis.print_webhook_configuration,
-    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"): printers_apis.print_validating_admission_policy,
-    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"): printers_apis.print_admission_policy_binding,
-    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"): printers_apis.print_webhook_configuration,
-    ("apiextensions.k8s.io", "CustomResourceDefinition"): printers_apis.print_custom_resource_definition,
-    ("scheduling.k8s.io", "PriorityClass"): printers_apis.print_priority_class,
-    ("coordination.k8s.io", "Lease"): printers_apis.print_lease,
-    ("coordination.k8s.io", "LeaseCandidate"): printers_apis.print_lease_candidate,
-    ("node.k8s.io", "RuntimeClass"): printers_apis.print_runtime_class,
-    ("discovery.k8s.io", "EndpointSlice"): printers_apis.print_endpoint_slice,
-    ("resource.k8s.io", "DeviceClass"): name_age,
-    ("resource.k8s.io", "DeviceTaintRule"): printers_apis.print_device_taint_rule,
-    ("resource.k8s.io", "ResourceClaim"): printers_apis.print_resource_claim,
-    ("resource.k8s.io", "ResourceClaimTemplate"): name_age,
-    ("resource.k8s.io", "ResourceSlice"): printers_apis.print_resource_slice,
-    ("flowcontrol.apiserver.k8s.io", "FlowSchema"): printers_apis.print_flow_schema,
-    ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"): printers_apis.print_priority_level_configuration,
-    ("storagemigration.k8s.io", "StorageVersionMigration"): printers_apis.print_storage_version_migration,
-}
-
 
 def _printer(spec: KindSpec, custom_columns: Sequence[Mapping[str, Any]] | None) -> tuple[list[Obj], Printer]:
     """The columns and the row printer of ``spec``'s kind: its own, the default table of a built-in
@@ -125,7 +58,7 @@ def _printer(spec: KindSpec, custom_columns: Sequence[Mapping[str, Any]] | None)
     key = (spec.group, spec.kind)
     if spec.custom or key not in _BUILT_IN:
         return custom_table(custom_columns)
-    printer = PRINTERS.get(key)
+    printer = declaration(spec.group, spec.kind).printer
     if printer is None:
         return DEFAULT_COLUMNS, default_row
     return kind_columns()[key], printer

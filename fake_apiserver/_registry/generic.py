@@ -22,6 +22,7 @@ from fake_apiserver._machinery.jsonutil import json_copy
 from fake_apiserver._machinery.kindspec import FieldValue, KindSpec
 from fake_apiserver._machinery.mergerules import FieldType, builtin_type, custom_type
 from fake_apiserver._machinery.shapes import Struct, check_shape
+from fake_apiserver._registry.printing import Printer
 
 __all__ = ["FieldLabels", "KindRules", "PriorityClasses", "StorageClasses", "Strategy", "StrategyOptions", "copy_key",
            "no_classes", "no_time"]
@@ -96,7 +97,8 @@ class KindRules:
     immutable fields), its strategy, how the generic store treats it (each flag was checked
     against kube-apiserver v1.36 for every served kind, DeviceTaintRules against v1.37), and what
     the kind table hands the machinery in the kind's rows: the field labels it is selected on, how
-    it reads them, its body's shape, whether it has a watch cache. The kind's module declares one
+    it reads them, its body's shape, whether it has a watch cache; and the cells of its
+    server-side Table rows (its printer). The kind's module declares one
     (its ``KIND``), its API group's package lists it, and the kind table collects them
     (:mod:`~fake_apiserver._registry.kinds`). A kind without a declaration gets ``KindRules()``:
     no group, no kind, nothing of its own. A new fact about kinds is a new field, with the default
@@ -138,6 +140,10 @@ class KindRules:
     #: a create-only review (``authorization.k8s.io``, ``authentication.k8s.io``): the status of
     #: the answer to a posted body; nothing is stored (:mod:`~fake_apiserver._registry.reviews`)
     review: Callable[[Obj], Obj] | None = None
+    #: the cells of its server-side Table rows (``pkg/printers/internalversion/printers.go``),
+    #: under the columns a real server's Tables give it (generated data); none: the default
+    #: table, NAME and "Created At" (:func:`~fake_apiserver._registry.printing.default_row`)
+    printer: Printer | None = None
 
 
 # The top-level keys a write through ``/status`` takes from its body; the rest are the stored object's.

@@ -28,6 +28,7 @@ from fake_apiserver._machinery.kindspec import KindSpec, Subresource
 from fake_apiserver._registry import (
     admissionregistration,
     apiextensions,
+    apiregistration,
     apps,
     authentication,
     authorization,
@@ -38,19 +39,24 @@ from fake_apiserver._registry import (
     core,
     discovery,
     events,
+    flowcontrol,
     networking,
+    node,
     policy,
+    rbac,
     resource,
     scheduling,
     storage,
+    storagemigration,
 )
 from fake_apiserver._registry.generic import KindRules
 
 __all__ = ["DECLARATIONS", "KINDS", "by_kind", "by_resource", "declaration", "release_kinds", "served_kinds"]
 
 
-_GROUPS = (admissionregistration, apiextensions, apps, authentication, authorization, autoscaling, batch, certificates,
-           coordination, core, discovery, events, networking, policy, resource, scheduling, storage)
+_GROUPS = (admissionregistration, apiextensions, apiregistration, apps, authentication, authorization, autoscaling,
+           batch, certificates, coordination, core, discovery, events, flowcontrol, networking, node, policy, rbac,
+           resource, scheduling, storage, storagemigration)
 
 DECLARATIONS: tuple[KindRules, ...] = tuple(d for group in _GROUPS for d in group.DECLARATIONS)
 """Every kind's declaration, as its API group's package lists them."""

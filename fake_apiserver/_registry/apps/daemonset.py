@@ -1,9 +1,12 @@
 """DaemonSets (``apps/v1``): ``SetDefaults_DaemonSet``, ``ValidateDaemonSetSpec``, the immutable
-selector, and the template generation shown as an annotation."""
+selector, and the template generation shown as an annotation.
+
+Its Table's cells: :func:`print_daemon_set`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from fake_apiserver._machinery.equality import semantic
@@ -18,8 +21,18 @@ from fake_apiserver._registry.fieldrules import (
     template_mismatch,
 )
 from fake_apiserver._registry.generic import KindRules
+from fake_apiserver._registry.printing import (
+    Cells,
+    age_of,
+    at,
+    container_cells,
+    count_of,
+    format_labels,
+    format_selector,
+    name_of,
+)
 
-__all__ = ["DaemonSetStrategy", "KIND", "default_daemon_set"]
+__all__ = ["DaemonSetStrategy", "KIND", "default_daemon_set", "print_daemon_set"]
 
 Obj = dict[str, Any]
 
@@ -84,6 +97,15 @@ class DaemonSetStrategy(WorkloadStrategy):
             new["metadata"].setdefault("annotations", {})[_TEMPLATE_GENERATION] = generation
 
 
+def print_daemon_set(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    status: Obj = obj.get("status") or {}
+    names, images = container_cells(at(obj, "spec", "template", "spec"))
+    return [name_of(obj), *(count_of(status.get(k)) for k in ("desiredNumberScheduled", "currentNumberScheduled",
+                                                         "numberReady", "updatedNumberScheduled", "numberAvailable")),
+            format_labels(at(obj, "spec", "template", "spec", "nodeSelector")), age_of(obj, now), names, images,
+            format_selector(at(obj, "spec", "selector"))], []
+
+
 KIND = KindRules(group="apps", kind="DaemonSet", create=_daemon_set_errors, update=selector_immutable,
-                 strategy=lambda spec, options: DaemonSetStrategy(spec))
+                 strategy=lambda spec, options: DaemonSetStrategy(spec), printer=print_daemon_set)
 """The DaemonSet's declaration."""

@@ -1,9 +1,12 @@
 """Deployments (``apps/v1``): ``SetDefaults_Deployment``, ``ValidateDeploymentSpec`` (the
-selector, the template, the rollout strategy) and the immutable selector."""
+selector, the template, the rollout strategy) and the immutable selector.
+
+Its Table's cells: :func:`print_deployment`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from fake_apiserver._machinery.errors import FieldError
@@ -17,8 +20,9 @@ from fake_apiserver._registry.apps.workload import (
 from fake_apiserver._registry.core.pod.template import default_pod_template
 from fake_apiserver._registry.fieldrules import get_in, non_negative_errors
 from fake_apiserver._registry.generic import KindRules
+from fake_apiserver._registry.printing import Cells, age_of, at, container_cells, count_of, name_of, selector_string
 
-__all__ = ["DeploymentStrategy", "KIND", "default_deployment"]
+__all__ = ["DeploymentStrategy", "KIND", "default_deployment", "print_deployment"]
 
 Obj = dict[str, Any]
 
@@ -95,6 +99,13 @@ class DeploymentStrategy(WorkloadStrategy):
         default_deployment(obj)
 
 
+def print_deployment(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    names, images = container_cells(at(obj, "spec", "template", "spec"))
+    return [name_of(obj), f"{count_of(at(obj, 'status', 'readyReplicas'))}/{count_of(at(obj, 'spec', 'replicas'))}",
+            count_of(at(obj, "status", "updatedReplicas")), count_of(at(obj, "status", "availableReplicas")), age_of(obj, now),
+            names, images, selector_string(at(obj, "spec", "selector"))], []
+
+
 KIND = KindRules(group="apps", kind="Deployment", create=_deployment_errors, update=selector_immutable,
-                 strategy=lambda spec, options: DeploymentStrategy(spec))
+                 strategy=lambda spec, options: DeploymentStrategy(spec), printer=print_deployment)
 """The Deployment's declaration."""

@@ -1,9 +1,12 @@
 """StatefulSets (``apps/v1``): ``SetDefaults_StatefulSet``, ``ValidateStatefulSetSpec`` and the
-fields of the spec an update may not change."""
+fields of the spec an update may not change.
+
+Its Table's cells: :func:`print_stateful_set`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from fake_apiserver._machinery.equality import semantic
@@ -12,8 +15,9 @@ from fake_apiserver._registry.apps.workload import WorkloadStrategy, go_json, re
 from fake_apiserver._registry.core.pod.template import default_pod_template, pod_template_errors
 from fake_apiserver._registry.fieldrules import get_in, non_negative_errors, selector_template_errors
 from fake_apiserver._registry.generic import KindRules
+from fake_apiserver._registry.printing import Cells, age_of, at, container_cells, count_of, name_of
 
-__all__ = ["KIND", "StatefulSetStrategy", "default_stateful_set"]
+__all__ = ["KIND", "StatefulSetStrategy", "default_stateful_set", "print_stateful_set"]
 
 Obj = dict[str, Any]
 
@@ -105,6 +109,13 @@ class StatefulSetStrategy(WorkloadStrategy):
         default_stateful_set(obj, self.features.enabled("MaxUnavailableStatefulSet"))
 
 
+def print_stateful_set(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    names, images = container_cells(at(obj, "spec", "template", "spec"))
+    return [name_of(obj), f"{count_of(at(obj, 'status', 'readyReplicas'))}/{count_of(at(obj, 'spec', 'replicas'))}",
+            age_of(obj, now), names, images], []
+
+
 KIND = KindRules(group="apps", kind="StatefulSet", create=_stateful_set_errors, update=_stateful_set_update_errors,
-                 strategy=lambda spec, options: StatefulSetStrategy(spec, features=options.features))
+                 strategy=lambda spec, options: StatefulSetStrategy(spec, features=options.features),
+                 printer=print_stateful_set)
 """The StatefulSet's declaration."""

@@ -6,6 +6,8 @@ A CronJob's schedule is parsed as robfig/cron's standard parser does (five field
 them. A ``timeZone`` is looked up in the system's tz database (:mod:`zoneinfo`), as Go's
 ``time.LoadLocation`` does (with no database installed, any well-formed name passes). The job
 template is checked as a Job's spec is (:func:`~fake_apiserver._registry.batch.job.job_spec_errors`).
+
+Its Table's cells: :func:`print_cron_job`.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import functools
 import re
 import zoneinfo
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from fake_apiserver._machinery.errors import FieldError
@@ -21,8 +24,9 @@ from fake_apiserver._registry.batch.job import job_spec_errors
 from fake_apiserver._registry.core.pod.template import default_pod_template
 from fake_apiserver._registry.fieldrules import get_in, go_selector, non_negative_errors
 from fake_apiserver._registry.generic import KindRules, Strategy
+from fake_apiserver._registry.printing import Cells, age_of, at, container_cells, format_selector, name_of, since
 
-__all__ = ["CronJobStrategy", "KIND", "cron_schedule_errors", "default_cron_job"]
+__all__ = ["CronJobStrategy", "KIND", "cron_schedule_errors", "default_cron_job", "print_cron_job"]
 
 Obj = dict[str, Any]
 
@@ -229,5 +233,20 @@ class CronJobStrategy(Strategy):
         return _cron_spec_errors(new, old)
 
 
-KIND = KindRules(group="batch", kind="CronJob", strategy=lambda spec, options: CronJobStrategy(spec))
+def _bool_text(value: Any) -> str:
+    """``printBoolPtr``."""
+    return "<unset>" if value is None else "True" if value else "False"
+
+
+def print_cron_job(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    spec: Obj = obj.get("spec") or {}
+    last = at(obj, "status", "lastScheduleTime")
+    names, images = container_cells(at(spec, "jobTemplate", "spec", "template", "spec"))
+    return [name_of(obj), spec.get("schedule", ""), spec.get("timeZone") or "<none>", _bool_text(spec.get("suspend")),
+            len(at(obj, "status", "active") or []), since(last, now) if last else "<none>", age_of(obj, now),
+            names, images, format_selector(at(spec, "jobTemplate", "spec", "selector"))], []
+
+
+KIND = KindRules(group="batch", kind="CronJob", strategy=lambda spec, options: CronJobStrategy(spec),
+                 printer=print_cron_job)
 """The CronJob's declaration."""

@@ -18,12 +18,15 @@ as every field of the internal type in declaration order under its Go name
 ``ResourceRequirements`` and ``PodSecurityContext`` are data read off kube-apiserver v1.37.2's
 answer; a value nested deeper (a probe, a volume) is written as its JSON, which the real server
 would again write under Go names, so only templates made of those four types print exactly.
+
+Its Table's cells: :func:`print_job` (``printJob``).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from fake_apiserver._machinery.equality import semantic_omitzero
@@ -37,9 +40,21 @@ from fake_apiserver._registry.fieldrules import (
     template_mismatch,
 )
 from fake_apiserver._registry.generic import FieldLabels, KindRules, Strategy
+from fake_apiserver._registry.printing import (
+    Cells,
+    age_of,
+    at,
+    condition,
+    container_cells,
+    count_of,
+    format_selector,
+    human_duration,
+    name_of,
+    parse_time,
+)
 
 __all__ = ["CONTROLLER_UID", "JOB_NAME", "JobStrategy", "KIND", "LEGACY_CONTROLLER_UID", "LEGACY_JOB_NAME",
-           "default_job", "go_pod_template", "job_spec_errors"]
+           "default_job", "go_pod_template", "job_spec_errors", "print_job"]
 
 Obj = dict[str, Any]
 
@@ -299,7 +314,43 @@ def go_pod_template(template: Any) -> GoJSON:
     return GoJSON(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
+def print_job(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    """``printJob``: STATUS from the conditions, COMPLETIONS ``succeeded/completions`` (or ``/1``,
+    ``of <parallelism>``), DURATION from start to completion (or to now)."""
+    spec: Obj = obj.get("spec") or {}
+    status: Obj = obj.get("status") or {}
+    succeeded = count_of(status.get("succeeded"))
+    if spec.get("completions") is not None:
+        completions = f"{succeeded}/{count_of(spec['completions'])}"
+    elif count_of(spec.get("parallelism")) > 1:
+        completions = f"{succeeded}/1 of {count_of(spec['parallelism'])}"
+    else:
+        completions = f"{succeeded}/1"
+    start, end = parse_time(status.get("startTime")), parse_time(status.get("completionTime"))
+    duration = "" if start is None else human_duration(((end or now) - start).total_seconds())
+
+    def holds(type_: str) -> bool:
+        found = condition(obj, type_)
+        return found is not None and found.get("status") == "True"
+
+    if holds("Complete"):
+        state = "Complete"
+    elif holds("Failed"):
+        state = "Failed"
+    elif at(obj, "metadata", "deletionTimestamp"):
+        state = "Terminating"
+    elif holds("Suspended"):
+        state = "Suspended"
+    elif holds("FailureTarget"):
+        state = "FailureTarget"
+    else:
+        state = "Running"
+    names, images = container_cells(at(spec, "template", "spec"))
+    return [name_of(obj), state, completions, duration, age_of(obj, now), names, images,
+            format_selector(spec.get("selector"))], []
+
+
 KIND = KindRules(group="batch", kind="Job", create=_job_errors, update=_job_update_errors,
                  strategy=lambda spec, options: JobStrategy(spec),
-                 field_labels=FieldLabels(("status.successful",), errors="kind"))
+                 field_labels=FieldLabels(("status.successful",), errors="kind"), printer=print_job)
 """The Job's declaration."""

@@ -1,5 +1,5 @@
 """The ``certificates.k8s.io`` API group: its kinds have no rules of their own here, only the
-field labels they are selected on."""
+field labels they are selected on and their Tables' printers."""
 
 from fake_apiserver._registry.certificates import (
     certificatesigningrequest,

@@ -1,16 +1,20 @@
 """Leases (``coordination.k8s.io/v1``): their spec rules. A PUT of a missing Lease creates it; an
-update needs a resourceVersion; no generation."""
+update needs a resourceVersion; no generation.
+
+Its Table's cells: :func:`print_lease`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from fake_apiserver._machinery.errors import FieldError
 from fake_apiserver._registry.fieldrules import get_in
 from fake_apiserver._registry.generic import KindRules
+from fake_apiserver._registry.printing import Cells, age_of, at, name_of
 
-__all__ = ["KIND"]
+__all__ = ["KIND", "print_lease"]
 
 Obj = dict[str, Any]
 
@@ -27,7 +31,11 @@ def _lease_errors(obj: Mapping[str, Any]) -> list[FieldError]:
     return errors
 
 
+def print_lease(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    return [name_of(obj), at(obj, "spec", "holderIdentity") or "", age_of(obj, now)], []
+
+
 KIND = KindRules(
     group="coordination.k8s.io", kind="Lease",
-    create=_lease_errors, create_on_update=True, unconditional_update=False, generation=False)
+    create=_lease_errors, create_on_update=True, unconditional_update=False, generation=False, printer=print_lease)
 """The Lease's declaration."""

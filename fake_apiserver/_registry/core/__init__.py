@@ -1,8 +1,10 @@
-"""The core API group (``""``, served at ``/api/v1``): one module per kind with rules of its own,
-and a package for the pod (:mod:`.pod`). What PersistentVolumes and their claims share is
-:mod:`.volume`; ConfigMaps lend Secrets their key rule and the ``immutable`` flag's rule."""
+"""The core API group (``""``, served at ``/api/v1``): one module per kind with knowledge of its
+own (rules, a Table's printer), and a package for the pod (:mod:`.pod`). What PersistentVolumes
+and their claims share is :mod:`.volume`; ConfigMaps lend Secrets their key rule and the
+``immutable`` flag's rule."""
 
 from fake_apiserver._registry.core import (
+    componentstatus,
     configmap,
     endpoints,
     event,
@@ -17,14 +19,15 @@ from fake_apiserver._registry.core import (
     resourcequota,
     secret,
     service,
+    serviceaccount,
 )
 from fake_apiserver._registry.core.pod import binding
 
 __all__ = ["DECLARATIONS"]
 
 DECLARATIONS = (
-    binding.KIND, configmap.KIND, endpoints.KIND, event.KIND, limitrange.KIND, namespace.KIND, node.KIND,
-    persistentvolume.KIND, persistentvolumeclaim.KIND, pod.KIND, podtemplate.KIND, replicationcontroller.KIND,
-    resourcequota.KIND, secret.KIND, service.KIND,
+    binding.KIND, componentstatus.KIND, configmap.KIND, endpoints.KIND, event.KIND, limitrange.KIND,
+    namespace.KIND, node.KIND, persistentvolume.KIND, persistentvolumeclaim.KIND, pod.KIND, podtemplate.KIND,
+    replicationcontroller.KIND, resourcequota.KIND, secret.KIND, service.KIND, serviceaccount.KIND,
 )
-"""The declarations of the group's kinds with rules of their own."""
+"""The declarations of the group's kinds with knowledge of their own."""

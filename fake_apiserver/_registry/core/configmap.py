@@ -1,18 +1,24 @@
 """ConfigMaps (core/v1): their keys (``IsConfigMapKey``, which Secrets share) and the
-``immutable`` flag, which keeps a stored object's data as it is (Secrets share it too)."""
+``immutable`` flag, which keeps a stored object's data as it is (Secrets share it too).
+
+Its Table's cells: :func:`print_config_map`."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from fake_apiserver._machinery.errors import FieldError
 from fake_apiserver._machinery.names import nbytes
 from fake_apiserver._registry.fieldrules import invalid_each
 from fake_apiserver._registry.generic import KindRules
+from fake_apiserver._registry.printing import Cells, age_of, name_of
 
-__all__ = ["KIND", "config_key_messages", "immutable_data_errors"]
+__all__ = ["KIND", "config_key_messages", "immutable_data_errors", "print_config_map"]
+
+Obj = dict[str, Any]
 
 
 _CONFIG_KEY_FMT = "[-._a-zA-Z0-9]+"
@@ -66,5 +72,10 @@ def _config_map_update_errors(new: Mapping[str, Any], old: Mapping[str, Any]) ->
     return immutable_data_errors(new, old, ("data", "binaryData"))
 
 
-KIND = KindRules(group="", kind="ConfigMap", create=_config_map_errors, update=_config_map_update_errors)
+def print_config_map(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    return [name_of(obj), len(obj.get("data") or {}) + len(obj.get("binaryData") or {}), age_of(obj, now)], []
+
+
+KIND = KindRules(group="", kind="ConfigMap", create=_config_map_errors, update=_config_map_update_errors,
+                 printer=print_config_map)
 """The ConfigMap's declaration."""

@@ -5,11 +5,14 @@ their shapes (``pkg/apis/events/v1/conversion.go``); the store serves each shape
 :func:`convert_event`, and validation reads an ``events.k8s.io/v1`` Event in the core shape. As in
 kube-apiserver, whose ``events.k8s.io`` storage is ``pkg/registry/core/event``'s, this module
 declares both kinds: :data:`KIND` (core) and :data:`EVENTS_KIND` (``events.k8s.io``).
+
+Both kinds' Tables have the same cells (:func:`print_event`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from fake_apiserver._machinery.jsonutil import in_order
@@ -20,8 +23,9 @@ from fake_apiserver._machinery.names import is_qualified_name
 from fake_apiserver._machinery.selectors import go_value_field, render_value, value_at
 from fake_apiserver._registry.fieldrules import get_in, invalid_each
 from fake_apiserver._registry.generic import FieldLabels, KindRules
+from fake_apiserver._registry.printing import Cells, count_of, name_of, since
 
-__all__ = ["EVENTS_KIND", "KIND", "convert_event"]
+__all__ = ["EVENTS_KIND", "KIND", "convert_event", "print_event"]
 
 Obj = dict[str, Any]
 
@@ -157,11 +161,39 @@ def _core_field_values() -> dict[str, FieldValue]:
     return values
 
 
+def print_event(event: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    """``printEvent`` (wide); an events.k8s.io/v1 Event is read in its core v1 shape, as the server
+    converts it to the internal Event before printing."""
+    if str(event.get("apiVersion", "")).startswith("events.k8s.io/"):
+        event = convert_event(event, "")
+    first = since(event.get("firstTimestamp"), now) if event.get("firstTimestamp") else since(event.get("eventTime"), now)
+    last = since(event.get("lastTimestamp"), now) if event.get("lastTimestamp") else first
+    count = count_of(event.get("count"))
+    series = event.get("series")
+    if series:
+        last = since(series.get("lastObservedTime"), now)
+        count = count_of(series.get("count"))
+    elif count == 0:
+        count = 1  # singleton events of the new API carry no count
+    involved: Obj = event.get("involvedObject") or {}
+    kind = str(involved.get("kind", "")).lower()
+    target = f"{kind}/{involved['name']}" if involved.get("name") else kind
+    source: Obj = event.get("source") or {}
+    component = source.get("component") or event.get("reportingComponent") or ""
+    instance = source.get("host") or event.get("reportingInstance") or ""
+    return [
+        last, event.get("type", ""), event.get("reason", ""), target, involved.get("fieldPath", ""),
+        f"{component}, {instance}" if instance else component, str(event.get("message", "")).strip(),
+        first, count, name_of(event),
+    ], []
+
+
 KIND = KindRules(group="", kind="Event", create=_core_event_errors, create_on_update=True,
-                 field_labels=_CORE_FIELD_LABELS, field_values=_core_field_values(), watch_cache=False)
+                 field_labels=_CORE_FIELD_LABELS, field_values=_core_field_values(), watch_cache=False,
+                 printer=print_event)
 """The core v1 Event's declaration (Events are served without a watch cache)."""
 
 EVENTS_KIND = KindRules(group="events.k8s.io", kind="Event", create=_events_v1_errors,
                         update=_events_v1_update_errors, create_on_update=True,
-                        field_labels=_EVENTS_FIELD_LABELS, watch_cache=False)
+                        field_labels=_EVENTS_FIELD_LABELS, watch_cache=False, printer=print_event)
 """The ``events.k8s.io/v1`` Event's declaration (listed by :mod:`fake_apiserver._registry.events`)."""

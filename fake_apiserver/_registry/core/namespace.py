@@ -1,15 +1,19 @@
 """Namespaces (``pkg/registry/core/namespace``): the ``kubernetes.io/metadata.name`` label, and
 the status and finalizer a new namespace gets. No generation; a delete answers with the
-namespace (its own REST's ``Delete``)."""
+namespace (its own REST's ``Delete``).
+
+Its Table's cells: :func:`print_namespace`."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from fake_apiserver._machinery.shapes import OBJECT_META, STR, STRINGS, struct_of
 from fake_apiserver._registry.generic import FieldLabels, KindRules, Strategy
+from fake_apiserver._registry.printing import Cells, age_of, at, name_of
 
-__all__ = ["KIND", "NamespaceStrategy"]
+__all__ = ["KIND", "NamespaceStrategy", "print_namespace"]
 
 Obj = dict[str, Any]
 
@@ -32,6 +36,10 @@ class NamespaceStrategy(Strategy):
         spec.setdefault("finalizers", ["kubernetes"])
 
 
+def print_namespace(ns: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    return [name_of(ns), at(ns, "status", "phase") or "", age_of(ns, now)], []
+
+
 KIND = KindRules(
     group="", kind="Namespace",
     returns_deleted_object=True,  # its own REST answers a delete with the namespace
@@ -39,5 +47,6 @@ KIND = KindRules(
     field_labels=FieldLabels(("status.phase",)),
     shape=struct_of("v1.Namespace", metadata=OBJECT_META,
                     spec=struct_of("v1.NamespaceSpec", finalizers=STRINGS),
-                    status=struct_of("v1.NamespaceStatus", phase=STR)))
+                    status=struct_of("v1.NamespaceStatus", phase=STR)),
+    printer=print_namespace)
 """The Namespace's declaration."""

@@ -1,5 +1,7 @@
 """Nodes (``pkg/registry/core/node``): defaults, validation, the TaintNodesByCondition admission
 plugin's ``not-ready`` taint, and the KEP-5836 ``spec.podPreemptionPolicy`` rules.
+
+Its Table's cells: :func:`print_node` (``printNode``).
 """
 
 from __future__ import annotations
@@ -7,6 +9,7 @@ from __future__ import annotations
 import ipaddress
 import json
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from fake_apiserver._machinery import quantity
@@ -21,8 +24,10 @@ from fake_apiserver._machinery.shapes import BOOL, OBJECT_META, RESOURCES, STR, 
 from fake_apiserver._registry.dropdisabled import NODE_RULES, drop_disabled_fields
 from fake_apiserver._registry.fieldrules import get_in, invalid_each
 from fake_apiserver._registry.generic import FieldLabels, KindRules, Strategy
+from fake_apiserver._registry.printing import Cells, age_of, at, name_of
 
-__all__ = ["KIND", "NodeStrategy", "admit_node_create", "default_node", "validate_node_pod_preemption_policy"]
+__all__ = ["KIND", "NodeStrategy", "admit_node_create", "default_node", "print_node",
+           "validate_node_pod_preemption_policy"]
 
 Obj = dict[str, Any]
 
@@ -234,6 +239,35 @@ class NodeStrategy(Strategy):
         return self.update_rule_errors(new, old)
 
 
+def print_node(node: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    """``printNode``: STATUS from the Ready condition plus ``SchedulingDisabled``; ROLES from labels;
+    the kernel with the architecture in parentheses (v1.37)."""
+    status: Obj = node.get("status") or {}
+    ready = [c for c in status.get("conditions") or [] if c.get("type") == "Ready"]
+    states = [("Ready" if ready[-1].get("status") == "True" else "NotReady")] if ready else ["Unknown"]
+    if at(node, "spec", "unschedulable"):
+        states.append("SchedulingDisabled")
+    roles = set()
+    for key, value in (at(node, "metadata", "labels") or {}).items():
+        if key.startswith("node-role.kubernetes.io/") and key != "node-role.kubernetes.io/":
+            roles.add(key[len("node-role.kubernetes.io/"):])
+        elif key == "kubernetes.io/role" and value:
+            roles.add(value)
+    info: Obj = status.get("nodeInfo") or {}
+
+    def address(kind: str) -> str:
+        return next((a.get("address", "") for a in status.get("addresses") or [] if a.get("type") == kind), "<none>")
+
+    kernel = info.get("kernelVersion") or "<unknown>"
+    if info.get("architecture"):
+        kernel = f"{kernel} ({info['architecture']})"
+    return [
+        name_of(node), ",".join(states), ",".join(sorted(roles)) or "<none>", age_of(node, now),
+        info.get("kubeletVersion", ""), address("InternalIP"), address("ExternalIP"),
+        info.get("osImage") or "<unknown>", kernel, info.get("containerRuntimeVersion") or "<unknown>",
+    ], []
+
+
 KIND = KindRules(
     group="", kind="Node",
     create=_node_errors, update=_node_update_errors,
@@ -251,5 +285,6 @@ KIND = KindRules(
             "v1.NodeStatus", capacity=RESOURCES, allocatable=RESOURCES, phase=STR,
             conditions=list_of(struct_of("v1.NodeCondition", type=STR, status=STR, lastHeartbeatTime=TIME,
                                          lastTransitionTime=TIME, reason=STR, message=STR)),
-            addresses=list_of(struct_of("v1.NodeAddress", type=STR, address=STR)))))
+            addresses=list_of(struct_of("v1.NodeAddress", type=STR, address=STR)))),
+    printer=print_node)
 """The Node's declaration."""

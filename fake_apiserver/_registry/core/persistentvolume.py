@@ -1,19 +1,23 @@
 """PersistentVolumes (core/v1): their rules, the status a new one gets (``phase: Pending`` and
 ``lastPhaseTransitionTime``) and the ``kubernetes.io/pv-protection`` finalizer
 (:class:`~fake_apiserver._registry.core.volume.VolumeStrategy`). No generation; a delete answers
-with the volume."""
+with the volume.
+
+Its Table's cells: :func:`print_persistent_volume`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from fake_apiserver._machinery.errors import FieldError
-from fake_apiserver._registry.core.volume import VolumeStrategy
+from fake_apiserver._registry.core.volume import VolumeStrategy, access_modes, storage_class_cell
 from fake_apiserver._registry.fieldrules import get_in
 from fake_apiserver._registry.generic import KindRules
+from fake_apiserver._registry.printing import Cells, age_of, at, name_of
 
-__all__ = ["KIND", "PersistentVolumeStrategy", "persistent_volume_capacity_errors"]
+__all__ = ["KIND", "PersistentVolumeStrategy", "persistent_volume_capacity_errors", "print_persistent_volume"]
 
 Obj = dict[str, Any]
 
@@ -51,8 +55,24 @@ class PersistentVolumeStrategy(VolumeStrategy):
             status["lastPhaseTransitionTime"] = now
 
 
+def print_persistent_volume(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    spec: Obj = obj.get("spec") or {}
+    claim = spec.get("claimRef")
+    phase = at(obj, "status", "phase") or ""
+    if at(obj, "metadata", "deletionTimestamp"):
+        phase = "Terminating"
+    return [
+        name_of(obj), str((spec.get("capacity") or {}).get("storage", "0")), access_modes(spec.get("accessModes")),
+        spec.get("persistentVolumeReclaimPolicy") or "Retain", phase,
+        f"{claim.get('namespace', '')}/{claim.get('name', '')}" if isinstance(claim, dict) else "",
+        storage_class_cell(obj), spec.get("volumeAttributesClassName") or "<unset>", at(obj, "status", "reason") or "",
+        age_of(obj, now), spec.get("volumeMode") or "Filesystem",
+    ], []
+
+
 KIND = KindRules(
     group="", kind="PersistentVolume",
     create=_persistent_volume_errors, returns_deleted_object=True, generation=False,
-    strategy=lambda spec, options: PersistentVolumeStrategy(spec, protect=options.storage_protection))
+    strategy=lambda spec, options: PersistentVolumeStrategy(spec, protect=options.storage_protection),
+    printer=print_persistent_volume)
 """The PersistentVolume's declaration."""

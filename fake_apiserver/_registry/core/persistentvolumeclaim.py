@@ -1,21 +1,25 @@
 """PersistentVolumeClaims (core/v1): their rules, the DefaultStorageClass admission plugin, the
 status a new one gets and the ``kubernetes.io/pvc-protection`` finalizer
 (:class:`~fake_apiserver._registry.core.volume.VolumeStrategy`). No generation; a delete answers
-with the claim."""
+with the claim.
+
+Its Table's cells: :func:`print_persistent_volume_claim`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from fake_apiserver._machinery.equality import semantic, spec_diff
 from fake_apiserver._machinery.errors import FieldError
 from fake_apiserver._machinery.kindspec import KindSpec
-from fake_apiserver._registry.core.volume import VolumeStrategy
+from fake_apiserver._registry.core.volume import VolumeStrategy, access_modes, storage_class_cell
 from fake_apiserver._registry.fieldrules import get_in
 from fake_apiserver._registry.generic import KindRules, StorageClasses, no_classes
+from fake_apiserver._registry.printing import Cells, age_of, at, name_of
 
-__all__ = ["KIND", "PersistentVolumeClaimStrategy"]
+__all__ = ["KIND", "PersistentVolumeClaimStrategy", "print_persistent_volume_claim"]
 
 Obj = dict[str, Any]
 
@@ -94,10 +98,26 @@ class PersistentVolumeClaimStrategy(VolumeStrategy):
         super().admit_create(obj, sent)
 
 
+def print_persistent_volume_claim(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    spec: Obj = obj.get("spec") or {}
+    phase = at(obj, "status", "phase") or ""
+    if at(obj, "metadata", "deletionTimestamp"):
+        phase = "Terminating"
+    capacity = modes = ""
+    if spec.get("volumeName"):
+        modes = access_modes(at(obj, "status", "accessModes"))
+        capacity = str((at(obj, "status", "capacity") or {}).get("storage", "0"))
+    return [
+        name_of(obj), phase, spec.get("volumeName") or "", capacity, modes, storage_class_cell(obj),
+        spec.get("volumeAttributesClassName") or "<unset>", age_of(obj, now), spec.get("volumeMode") or "Filesystem",
+    ], []
+
+
 KIND = KindRules(
     group="", kind="PersistentVolumeClaim",
     create=_persistent_volume_claim_errors, update=_claim_update_errors, returns_deleted_object=True,
     generation=False,
     strategy=lambda spec, options: PersistentVolumeClaimStrategy(
-        spec, protect=options.storage_protection, storage_classes=options.storage_classes))
+        spec, protect=options.storage_protection, storage_classes=options.storage_classes),
+    printer=print_persistent_volume_claim)
 """The PersistentVolumeClaim's declaration."""

@@ -1,9 +1,12 @@
 """ReplicationControllers (core/v1): defaults (the template's labels stand for a missing selector
-and missing labels) and ``ValidateReplicationController``'s rules."""
+and missing labels) and ``ValidateReplicationController``'s rules.
+
+Its Table's cells: :func:`print_replication_controller`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from fake_apiserver._machinery.errors import FieldError
@@ -11,8 +14,9 @@ from fake_apiserver._machinery.selectors import go_value_field
 from fake_apiserver._registry.core.pod.template import default_pod_template, pod_template_errors
 from fake_apiserver._registry.fieldrules import get_in, non_negative_errors, template_mismatch
 from fake_apiserver._registry.generic import FieldLabels, KindRules, Strategy
+from fake_apiserver._registry.printing import Cells, age_of, at, container_cells, count_of, format_labels, name_of
 
-__all__ = ["KIND", "ReplicationControllerStrategy", "default_replication_controller"]
+__all__ = ["KIND", "ReplicationControllerStrategy", "default_replication_controller", "print_replication_controller"]
 
 Obj = dict[str, Any]
 
@@ -73,9 +77,17 @@ class ReplicationControllerStrategy(Strategy):
         obj["status"] = {"replicas": 0}
 
 
+def print_replication_controller(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    names, images = container_cells(at(obj, "spec", "template", "spec"))
+    return [name_of(obj), count_of(at(obj, "spec", "replicas")), count_of(at(obj, "status", "replicas")),
+            count_of(at(obj, "status", "readyReplicas")), age_of(obj, now), names, images,
+            format_labels(at(obj, "spec", "selector"))], []
+
+
 KIND = KindRules(
     group="", kind="ReplicationController", create=_replication_controller_rules,
     strategy=lambda spec, options: ReplicationControllerStrategy(spec),
     field_labels=FieldLabels(("status.replicas",)),
-    field_values={"status.replicas": go_value_field("status.replicas", "0")})
+    field_values={"status.replicas": go_value_field("status.replicas", "0")},
+    printer=print_replication_controller)
 """The ReplicationController's declaration."""

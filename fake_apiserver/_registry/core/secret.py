@@ -5,6 +5,8 @@ defaults to ``Opaque``, on every write as the real conversion and defaulting do;
 sees only ``data``. The JSON a ``dockercfg``/``dockerconfigjson`` Secret must hold is checked by a
 small scanner that names the first syntax error in ``encoding/json``'s words (Go's scanner is a
 state machine over bytes; this one reads characters, so a non-ASCII character is quoted as one).
+
+Its Table's cells: :func:`print_secret`.
 """
 
 from __future__ import annotations
@@ -12,14 +14,16 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from fake_apiserver._machinery.errors import FieldError
 from fake_apiserver._registry.core.configmap import config_key_messages, immutable_data_errors
 from fake_apiserver._registry.fieldrules import get_in, immutable_errors, invalid_each
 from fake_apiserver._registry.generic import FieldLabels, KindRules, Strategy
+from fake_apiserver._registry.printing import Cells, age_of, name_of
 
-__all__ = ["KIND", "SecretStrategy", "default_secret"]
+__all__ = ["KIND", "SecretStrategy", "default_secret", "print_secret"]
 
 Obj = dict[str, Any]
 
@@ -262,6 +266,11 @@ class SecretStrategy(Strategy):
         return self.rules.update(new, old) + self.rules.create(new)
 
 
+def print_secret(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    return [name_of(obj), obj.get("type") or "", len(obj.get("data") or {}), age_of(obj, now)], []
+
+
 KIND = KindRules(group="", kind="Secret", create=_secret_errors, update=_secret_update_errors,
-                 strategy=lambda spec, options: SecretStrategy(spec), field_labels=FieldLabels(("type",)))
+                 strategy=lambda spec, options: SecretStrategy(spec), field_labels=FieldLabels(("type",)),
+                 printer=print_secret)
 """The Secret's declaration."""

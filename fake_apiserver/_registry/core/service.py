@@ -1,6 +1,8 @@
 """Services (core/v1): their rules, defaults and the cluster IP the REST storage allocates.
 
 A PUT of a missing Service creates it; a delete answers with the Service; no generation.
+
+Its Table's cells: :func:`print_service`.
 """
 
 from __future__ import annotations
@@ -8,6 +10,7 @@ from __future__ import annotations
 import ipaddress
 import json
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from fake_apiserver._machinery.errors import FieldError, GoJSON
@@ -15,8 +18,9 @@ from fake_apiserver._machinery.jsonutil import json_copy
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._registry.fieldrules import get_in, labels_errors
 from fake_apiserver._registry.generic import FieldLabels, KindRules, Strategy
+from fake_apiserver._registry.printing import Cells, age_of, at, count_of, format_labels, load_balancer_points, name_of
 
-__all__ = ["KIND", "ServiceStrategy"]
+__all__ = ["KIND", "ServiceStrategy", "print_service"]
 
 Obj = dict[str, Any]
 
@@ -159,9 +163,30 @@ def _service_rules(obj: Mapping[str, Any]) -> list[FieldError]:
             + _service_type_errors(obj) + _service_cluster_ip_errors(obj))
 
 
+def print_service(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    spec: Obj = obj.get("spec") or {}
+    kind = spec.get("type") or "ClusterIP"  # defaulted by the server
+    external_ips = spec.get("externalIPs") or []
+    if kind in ("ClusterIP", "NodePort"):
+        external = ",".join(external_ips) or "<none>"
+    elif kind == "LoadBalancer":
+        points = load_balancer_points(at(obj, "status", "loadBalancer"))
+        external = ",".join(points + external_ips) or "<pending>"
+    elif kind == "ExternalName":
+        external = spec.get("externalName") or ""
+    else:
+        external = "<unknown>"
+    ports = ",".join(
+        (f"{count_of(p.get('port'))}:{count_of(p.get('nodePort'))}/{p.get('protocol') or 'TCP'}" if count_of(p.get("nodePort")) > 0
+         else f"{count_of(p.get('port'))}/{p.get('protocol') or 'TCP'}") for p in spec.get("ports") or [])
+    cluster_ips = spec.get("clusterIPs") or ([spec["clusterIP"]] if spec.get("clusterIP") else [])
+    return [name_of(obj), kind, cluster_ips[0] if cluster_ips else "<none>", external, ports or "<none>",
+            age_of(obj, now), format_labels(spec.get("selector"))], []
+
+
 KIND = KindRules(
     group="", kind="Service",
     create=_service_rules, update=_service_update_errors, create_on_update=True, returns_deleted_object=True,
     generation=False, strategy=lambda spec, options: ServiceStrategy(spec),
-    field_labels=FieldLabels(("spec.clusterIP", "spec.type")))
+    field_labels=FieldLabels(("spec.clusterIP", "spec.type")), printer=print_service)
 """The Service's declaration."""

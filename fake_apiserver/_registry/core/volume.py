@@ -1,5 +1,8 @@
 """What PersistentVolumes and PersistentVolumeClaims share: the status a new one gets and the
-StorageObjectInUseProtection admission plugin's finalizer (:class:`VolumeStrategy`)."""
+StorageObjectInUseProtection admission plugin's finalizer (:class:`VolumeStrategy`).
+
+Their Tables share two cells: the access modes in short (:func:`access_modes`) and the storage class
+(:func:`storage_class_cell`)."""
 
 from __future__ import annotations
 
@@ -7,10 +10,27 @@ from typing import Any
 
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._registry.generic import Strategy
+from fake_apiserver._registry.printing import at
 
-__all__ = ["VolumeStrategy"]
+__all__ = ["VolumeStrategy", "access_modes", "storage_class_cell"]
 
 Obj = dict[str, Any]
+
+
+_ACCESS_MODES = (("ReadWriteOnce", "RWO"), ("ReadOnlyMany", "ROX"), ("ReadWriteMany", "RWX"),
+                 ("ReadWriteOncePod", "RWOP"))
+
+
+def access_modes(modes: Any) -> str:
+    """``GetAccessModesAsString``: the short forms in a fixed order."""
+    present = set(modes or [])
+    return ",".join(short for mode, short in _ACCESS_MODES if mode in present)
+
+
+def storage_class_cell(obj: Obj) -> str:
+    """The STORAGECLASS cell: the beta annotation, else ``spec.storageClassName``."""
+    beta = (at(obj, "metadata", "annotations") or {}).get("volume.beta.kubernetes.io/storage-class")
+    return str(beta if beta is not None else at(obj, "spec", "storageClassName") or "")
 
 
 class VolumeStrategy(Strategy):

@@ -1,8 +1,9 @@
-"""The ``networking.k8s.io`` API group: Ingresses and NetworkPolicies."""
+"""The ``networking.k8s.io`` API group: Ingresses, IngressClasses, IPAddresses, NetworkPolicies and
+ServiceCIDRs."""
 
-from fake_apiserver._registry.networking import ingress, networkpolicy
+from fake_apiserver._registry.networking import ingress, ingressclass, ipaddress, networkpolicy, servicecidr
 
 __all__ = ["DECLARATIONS"]
 
-DECLARATIONS = (ingress.KIND, networkpolicy.KIND)
-"""The declarations of the group's kinds with rules of their own."""
+DECLARATIONS = (ingress.KIND, ingressclass.KIND, ipaddress.KIND, networkpolicy.KIND, servicecidr.KIND)
+"""The declarations of the group's kinds with knowledge of their own."""

@@ -11,6 +11,8 @@ here so that a budget a client writes is answered as a real server answers it:
   ``minAvailable`` and ``maxUnavailable`` not both set (the error's value is the internal spec
   struct as ``json.Marshal`` prints it), each a non-negative integer or a percentage of at most
   100%. A budget with no selector, an empty one, or neither bound is accepted, as on a real server.
+
+Its Table's cells: :func:`print_pod_disruption_budget`.
 """
 
 from __future__ import annotations
@@ -18,13 +20,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from fake_apiserver._machinery.errors import FieldError, GoJSON
 from fake_apiserver._registry.fieldrules import condition_errors, unsupported_errors
 from fake_apiserver._registry.generic import KindRules, Strategy
+from fake_apiserver._registry.printing import Cells, age_of, at, count_of, name_of
 
-__all__ = ["KIND", "PodDisruptionBudgetStrategy", "ZERO_STATUS", "validate_pdb_spec", "validate_pdb_status"]
+__all__ = ["KIND", "PodDisruptionBudgetStrategy", "ZERO_STATUS", "print_pod_disruption_budget", "validate_pdb_spec",
+           "validate_pdb_status"]
 
 Obj = dict[str, Any]
 
@@ -99,8 +104,14 @@ class PodDisruptionBudgetStrategy(Strategy):
         return validate_pdb_status(new)
 
 
+def print_pod_disruption_budget(pdb: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    spec: Obj = pdb.get("spec") or {}
+    bound = ["N/A" if spec.get(k) is None else str(spec[k]) for k in ("minAvailable", "maxUnavailable")]
+    return [name_of(pdb), *bound, count_of(at(pdb, "status", "disruptionsAllowed")), age_of(pdb, now)], []
+
+
 KIND = KindRules(
     group="policy", kind="PodDisruptionBudget",
     create=_pod_disruption_budget_errors, unconditional_update=False,
-    strategy=lambda spec, options: PodDisruptionBudgetStrategy(spec))
+    strategy=lambda spec, options: PodDisruptionBudgetStrategy(spec), printer=print_pod_disruption_budget)
 """The PodDisruptionBudget's declaration."""

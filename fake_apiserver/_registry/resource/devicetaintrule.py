@@ -1,11 +1,14 @@
 """DeviceTaintRules (``resource.k8s.io/v1``, ``pkg/registry/resource/devicetaintrule``): the
 selector's and the taint's rules, the taint's ``timeAdded``, and the status conditions. An update
 needs a resourceVersion (the v1 strategy refuses one without; v1beta2's allows it); a ``/status``
-write keeps the metadata."""
+write keeps the metadata.
+
+Its Table's cells: :func:`print_device_taint_rule`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any, Callable
 
 from fake_apiserver._machinery.errors import FieldError
@@ -14,8 +17,9 @@ from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.names import is_dns1123_label, is_dns1123_subdomain, is_label_value, is_qualified_name
 from fake_apiserver._registry.fieldrules import condition_errors, get_in, invalid_each
 from fake_apiserver._registry.generic import KindRules, Strategy
+from fake_apiserver._registry.printing import Cells, age_of, at, name_of, since
 
-__all__ = ["DeviceTaintRuleStrategy", "KIND", "device_taint_rule_errors"]
+__all__ = ["DeviceTaintRuleStrategy", "KIND", "device_taint_rule_errors", "print_device_taint_rule"]
 
 Obj = dict[str, Any]
 
@@ -124,8 +128,14 @@ class DeviceTaintRuleStrategy(Strategy):
 _DEVICE_TAINT_RULE_MAX_CONDITIONS = 8  # resource.DeviceTaintRuleStatusMaxConditions
 
 
+def print_device_taint_rule(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    taint: Obj = at(obj, "spec", "taint") or {}
+    return [name_of(obj), taint.get("key", ""), taint.get("value", ""), taint.get("effect", ""),
+            since(taint.get("timeAdded"), now), age_of(obj, now)], []
+
+
 KIND = KindRules(
     group="resource.k8s.io", kind="DeviceTaintRule",
     unconditional_update=False, status_resets_meta=True,
-    strategy=lambda spec, options: DeviceTaintRuleStrategy(spec, now=options.now))
+    strategy=lambda spec, options: DeviceTaintRuleStrategy(spec, now=options.now), printer=print_device_taint_rule)
 """The DeviceTaintRule's declaration."""

@@ -1,6 +1,8 @@
 """ResourceClaimTemplates (``resource.k8s.io/v1``): the claim spec they hold (``spec.spec``) gets a
 claim's defaults and rules (:mod:`~fake_apiserver._registry.resource.claimspec`). No generation; a
-delete answers with the template."""
+delete answers with the template.
+
+Its Table is NAME and AGE (:func:`~fake_apiserver._registry.printing.name_age`)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from typing import Any
 
 from fake_apiserver._machinery.errors import FieldError
 from fake_apiserver._registry.generic import KindRules, Strategy
+from fake_apiserver._registry.printing import name_age
 from fake_apiserver._registry.resource.claimspec import default_device_requests, validate_claim_spec
 
 __all__ = ["KIND", "ResourceClaimTemplateStrategy"]
@@ -42,5 +45,5 @@ class ResourceClaimTemplateStrategy(Strategy):
 KIND = KindRules(
     group="resource.k8s.io", kind="ResourceClaimTemplate",
     returns_deleted_object=True, generation=False,
-    strategy=lambda spec, options: ResourceClaimTemplateStrategy(spec))
+    strategy=lambda spec, options: ResourceClaimTemplateStrategy(spec), printer=name_age)
 """The ResourceClaimTemplate's declaration."""

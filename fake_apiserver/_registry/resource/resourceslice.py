@@ -1,17 +1,23 @@
 """ResourceSlices (``resource.k8s.io/v1``): the driver, the pool and how the slice names its
-nodes. A delete answers with the slice."""
+nodes. A delete answers with the slice.
+
+Its Table's cells: :func:`print_resource_slice`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from fake_apiserver._machinery.errors import FieldError
 from fake_apiserver._machinery.names import is_dns1123_subdomain
 from fake_apiserver._registry.fieldrules import get_in, invalid_each
 from fake_apiserver._registry.generic import FieldLabels, KindRules
+from fake_apiserver._registry.printing import Cells, age_of, at, name_of
 
-__all__ = ["KIND", "resource_slice_node_errors", "resource_slice_pool_errors"]
+__all__ = ["KIND", "print_resource_slice", "resource_slice_node_errors", "resource_slice_pool_errors"]
+
+Obj = dict[str, Any]
 
 
 def resource_slice_pool_errors(obj: Mapping[str, Any]) -> list[FieldError]:
@@ -63,8 +69,15 @@ def _resource_slice_errors(obj: Mapping[str, Any]) -> list[FieldError]:
     return errors + resource_slice_node_errors(obj)
 
 
+def print_resource_slice(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    spec: Obj = obj.get("spec") or {}
+    return [name_of(obj), spec.get("nodeName") or "", spec.get("driver", ""), at(spec, "pool", "name") or "",
+            age_of(obj, now)], []
+
+
 KIND = KindRules(
     group="resource.k8s.io", kind="ResourceSlice", create=_resource_slice_errors, returns_deleted_object=True,
     field_labels=FieldLabels(("spec.nodeName", "spec.driver", "spec.pool.name"), errors="gvk",
-                             since={"spec.pool.name": 37}))
+                             since={"spec.pool.name": 37}),
+    printer=print_resource_slice)
 """The ResourceSlice's declaration."""

@@ -20,23 +20,27 @@ word where a message is involved:
 * one global default, system classes not deletable: ``plugin/pkg/admission/priority/admission.go``
   (``validatePriorityClass``, a validating step after validation) and
   ``pkg/registry/scheduling/priorityclass/storage/storage.go`` (``REST.Delete``).
+
+Its Table's cells: :func:`print_priority_class`.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any, Iterable
 
 from fake_apiserver._machinery.errors import FieldError, Forbidden
 from fake_apiserver._machinery.shapes import BOOL, I32, OBJECT_META, STR, struct_of
 from fake_apiserver._registry.generic import KindRules, Strategy
+from fake_apiserver._registry.printing import Cells, age_of, count_of, name_of
 
 __all__ = ["HIGHEST_USER_DEFINABLE_PRIORITY", "KIND", "PREEMPT_LOWER_PRIORITY", "PriorityClassStrategy",
-           "SYSTEM_CRITICAL_PRIORITY", "SYSTEM_PRIORITY_CLASSES", "SYSTEM_PRIORITY_CLASS_PREFIX", "admission_forbidden",
-           "check_delete", "default_class", "default_priority_class", "system_priority_classes",
-           "validate_preemption_policy", "validate_priority_class", "validate_priority_class_admission",
-           "validate_priority_class_update"]
+           "SYSTEM_CRITICAL_PRIORITY", "SYSTEM_PRIORITY_CLASSES", "SYSTEM_PRIORITY_CLASS_PREFIX",
+           "admission_forbidden", "check_delete", "default_class", "default_priority_class", "print_priority_class",
+           "system_priority_classes", "validate_preemption_policy", "validate_priority_class",
+           "validate_priority_class_admission", "validate_priority_class_update"]
 
 Obj = dict[str, Any]
 
@@ -208,8 +212,14 @@ class PriorityClassStrategy(Strategy):
         check_delete(name)
 
 
+def print_priority_class(pc: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    return [name_of(pc), count_of(pc.get("value")), bool(pc.get("globalDefault")), age_of(pc, now),
+            pc.get("preemptionPolicy") or ""], []
+
+
 KIND = KindRules(
     group="scheduling.k8s.io", kind="PriorityClass",
     strategy=lambda spec, options: PriorityClassStrategy(spec, priority_classes=options.priority_classes),
     shape=struct_of("v1.PriorityClass", metadata=OBJECT_META, value=I32, globalDefault=BOOL, description=STR,
-                    preemptionPolicy=STR))
+                    preemptionPolicy=STR),
+    printer=print_priority_class)

@@ -1,17 +1,23 @@
 """CSINodes (``storage.k8s.io/v1``): each driver's name. An update needs a resourceVersion; no
-generation."""
+generation.
+
+Its Table's cells: :func:`print_csi_node`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from fake_apiserver._machinery.errors import FieldError
 from fake_apiserver._machinery.names import is_dns1123_subdomain
 from fake_apiserver._registry.fieldrules import get_in, invalid_each
 from fake_apiserver._registry.generic import KindRules
+from fake_apiserver._registry.printing import Cells, age_of, at, name_of
 
-__all__ = ["KIND"]
+__all__ = ["KIND", "print_csi_node"]
+
+Obj = dict[str, Any]
 
 
 def _csi_node_errors(obj: Mapping[str, Any]) -> list[FieldError]:
@@ -22,6 +28,10 @@ def _csi_node_errors(obj: Mapping[str, Any]) -> list[FieldError]:
     return errors
 
 
+def print_csi_node(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    return [name_of(obj), len(at(obj, "spec", "drivers") or []), age_of(obj, now)], []
+
+
 KIND = KindRules(group="storage.k8s.io", kind="CSINode", create=_csi_node_errors, unconditional_update=False,
-                 generation=False)
+                 generation=False, printer=print_csi_node)
 """The CSINode's declaration."""

@@ -1,18 +1,22 @@
 """StorageClasses (``storage.k8s.io/v1``): their rules, the fields fixed once created, and
 ``SetDefaults_StorageClass``. A delete answers with the class. The DefaultStorageClass admission
-plugin, which reads them, is the claims' (:mod:`~fake_apiserver._registry.core.persistentvolumeclaim`)."""
+plugin, which reads them, is the claims' (:mod:`~fake_apiserver._registry.core.persistentvolumeclaim`).
+
+Its Table's cells: :func:`print_storage_class`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from fake_apiserver._machinery.errors import FieldError
 from fake_apiserver._machinery.names import is_qualified_name
 from fake_apiserver._registry.fieldrules import immutable_errors, invalid_each
 from fake_apiserver._registry.generic import KindRules, Strategy
+from fake_apiserver._registry.printing import Cells, age_of, at, name_of
 
-__all__ = ["KIND", "StorageClassStrategy"]
+__all__ = ["KIND", "StorageClassStrategy", "print_storage_class"]
 
 Obj = dict[str, Any]
 
@@ -61,8 +65,17 @@ class StorageClassStrategy(Strategy):
         self._default(new)
 
 
+def print_storage_class(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    annotations = at(obj, "metadata", "annotations") or {}
+    default = "true" in (annotations.get("storageclass.kubernetes.io/is-default-class"),
+                         annotations.get("storageclass.beta.kubernetes.io/is-default-class"))
+    return [name_of(obj) + (" (default)" if default else ""), obj.get("provisioner", ""),
+            obj.get("reclaimPolicy") or "Delete", obj.get("volumeBindingMode") or "Immediate",
+            bool(obj.get("allowVolumeExpansion")), age_of(obj, now)], []
+
+
 KIND = KindRules(
     group="storage.k8s.io", kind="StorageClass",
     create=_storage_class_errors, update=_storage_class_update_errors, returns_deleted_object=True,
-    strategy=lambda spec, options: StorageClassStrategy(spec))
+    strategy=lambda spec, options: StorageClassStrategy(spec), printer=print_storage_class)
 """The StorageClass's declaration."""

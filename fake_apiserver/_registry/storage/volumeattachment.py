@@ -1,17 +1,23 @@
 """VolumeAttachments (``storage.k8s.io/v1``): the attacher, node and one volume source. An update
-needs a resourceVersion; no generation; a ``/status`` write keeps the metadata."""
+needs a resourceVersion; no generation; a ``/status`` write keeps the metadata.
+
+Its Table's cells: :func:`print_volume_attachment`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from fake_apiserver._machinery.errors import FieldError
 from fake_apiserver._machinery.names import is_dns1123_subdomain
 from fake_apiserver._registry.fieldrules import get_in, invalid_each
 from fake_apiserver._registry.generic import KindRules
+from fake_apiserver._registry.printing import Cells, age_of, at, name_of
 
-__all__ = ["KIND"]
+__all__ = ["KIND", "print_volume_attachment"]
+
+Obj = dict[str, Any]
 
 
 _ONE_SOURCE = "must specify exactly one of inlineVolumeSpec and persistentVolumeName"
@@ -38,7 +44,14 @@ def _volume_attachment_errors(obj: Mapping[str, Any]) -> list[FieldError]:
     return errors
 
 
+def print_volume_attachment(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    spec: Obj = obj.get("spec") or {}
+    return [name_of(obj), spec.get("attacher", ""), at(spec, "source", "persistentVolumeName") or "",
+            spec.get("nodeName", ""), bool(at(obj, "status", "attached")), age_of(obj, now)], []
+
+
 KIND = KindRules(
     group="storage.k8s.io", kind="VolumeAttachment",
-    create=_volume_attachment_errors, unconditional_update=False, generation=False, status_resets_meta=True)
+    create=_volume_attachment_errors, unconditional_update=False, generation=False, status_resets_meta=True,
+    printer=print_volume_attachment)
 """The VolumeAttachment's declaration."""

@@ -1,14 +1,18 @@
 """VolumeAttributesClasses (``storage.k8s.io/v1``): the StorageObjectInUseProtection finalizer
-a created one gets."""
+a created one gets.
+
+Its Table's cells: :func:`print_volume_attributes_class`."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._registry.generic import KindRules, Strategy
+from fake_apiserver._registry.printing import Cells, age_of, name_of
 
-__all__ = ["KIND", "VolumeAttributesClassStrategy"]
+__all__ = ["KIND", "VolumeAttributesClassStrategy", "print_volume_attributes_class"]
 
 Obj = dict[str, Any]
 
@@ -31,7 +35,12 @@ class VolumeAttributesClassStrategy(Strategy):
                 meta["finalizers"] = [*finalizers, "kubernetes.io/vac-protection"]
 
 
+def print_volume_attributes_class(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    return [name_of(obj), obj.get("driverName", ""), age_of(obj, now)], []
+
+
 KIND = KindRules(
     group="storage.k8s.io", kind="VolumeAttributesClass",
-    strategy=lambda spec, options: VolumeAttributesClassStrategy(spec, protect=options.storage_protection))
+    strategy=lambda spec, options: VolumeAttributesClassStrategy(spec, protect=options.storage_protection),
+    printer=print_volume_attributes_class)
 """The VolumeAttributesClass's declaration."""

@@ -5,12 +5,14 @@
   the fake runs on pods) and :mod:`.validation` (``ValidatePod*``);
 * :mod:`.binding` and :mod:`.resize`: the ``pods/binding`` and ``pods/resize`` subresources;
 * :mod:`.template`: a pod template's defaults and rules, which workloads share;
-* :mod:`.fields` and :mod:`.shape`: the field labels a pod is selected on, and its body's shape.
+* :mod:`.fields` and :mod:`.shape`: the field labels a pod is selected on, and its body's shape;
+* :mod:`.printer`: the cells of a pod's row in a server-side Table.
 
 This package's face is the Pod's declaration, :data:`KIND`.
 """
 
 from fake_apiserver._registry.core.pod.fields import FIELD_LABELS, FIELD_VALUES
+from fake_apiserver._registry.core.pod.printer import print_pod
 from fake_apiserver._registry.core.pod.shape import POD
 from fake_apiserver._registry.core.pod.strategy import PodStrategy
 from fake_apiserver._registry.generic import KindRules
@@ -22,5 +24,5 @@ KIND = KindRules(
     returns_deleted_object=True,
     strategy=lambda spec, options: PodStrategy(
         spec, priority_classes=options.priority_classes, features=options.features),
-    field_labels=FIELD_LABELS, field_values=FIELD_VALUES, shape=POD)
+    field_labels=FIELD_LABELS, field_values=FIELD_VALUES, shape=POD, printer=print_pod)
 """The Pod's declaration."""

@@ -1,10 +1,23 @@
-"""The cell formats kube-apiserver's printers share: ages, placeholders, selectors, lists.
+"""What the kinds' printers share: the printer's type, the cell formats and the default row.
 
-``HumanDuration`` ages from the injected clock, label maps and selectors as ``labels.FormatLabels``
-and ``labels.Selector.String`` print them (and a ``*LabelSelector`` as Go's ``%v`` prints it),
-``layoutContainerCells``, "+ N more..." lists, and the readers the printers use on stored JSON
-(:func:`at` reads a path where a missing or null map is None). Split from the printers
-(:mod:`~fake_apiserver._endpoints.printers`) so that each printer module stays one role.
+A kind's printer (its declaration's ``printer``, a :data:`Printer`) gives the cells of a row of
+the kind's server-side Table, as kube-apiserver's ``pkg/printers/internalversion/printers.go``
+prints them (v1.37), always in the wide layout (``pkg/printers/storage`` asks for ``Wide: true``;
+kubectl hides the priority-1 columns unless ``-o wide``). The formats several printers use are
+here: ``HumanDuration`` ages from the injected clock, ``<none>`` and ``<unknown>`` placeholders,
+label maps and selectors as ``labels.FormatLabels`` and ``labels.Selector.String`` print them,
+``layoutContainerCells``, a load balancer's ingress points, and the readers of stored JSON
+(:func:`at` reads a path where a missing or null map is None). A cell is typed as the Go printer
+typed it (an integer cell is a JSON number even under a "string" column).
+
+Trade-off: printers read the JSON object as stored rather than a typed model, so a field the
+server would have defaulted is defaulted where a printer reads it, with kube-apiserver's default:
+the registry does not default every such field on write, and a Table must not show the gap.
+Quantities are printed as stored (the store keeps them canonical, as the real server does).
+
+The row of a kind without a printer is here too (:func:`default_row`, after
+``rest.NewDefaultTableConvertor``). The Tables' column definitions are generated data, read where
+the Tables are rendered (``fake_apiserver/_endpoints/columns.py``).
 """
 
 from __future__ import annotations
@@ -12,7 +25,9 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-__all__ = ["Cells", "Printer", "age_of", "at", "bool_text", "condition", "condition_true", "container_cells", "count_of", "default_row", "format_labels", "format_selector", "go_selector", "human_duration", "later", "load_balancer_points", "name_age", "name_of", "parse_time", "selector_string", "since", "with_more"]
+__all__ = ["Cells", "Printer", "age_of", "at", "condition", "container_cells", "count_of", "default_row",
+           "format_labels", "format_selector", "human_duration", "load_balancer_points", "name_age", "name_of",
+           "parse_time", "selector_string", "since"]
 
 Obj = dict[str, Any]
 Cells = list[Any]
@@ -71,15 +86,6 @@ def since(timestamp: Any, now: datetime) -> str:
     return "<unknown>" if then is None else human_duration((now - then).total_seconds())
 
 
-def later(a: str | None, b: Any) -> str | None:
-    """The later of two times (``lastRestartDate.Before(&terminatedDate)``); None is the zero time."""
-    tb = parse_time(b)
-    if tb is None:
-        return a
-    ta = parse_time(a)
-    return b if ta is None or ta < tb else a
-
-
 def count_of(value: Any) -> int:
     """A count from what the client wrote; anything but an integer counts as 0."""
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
@@ -131,18 +137,6 @@ def format_selector(selector: Any) -> str:
     return selector_string(selector) or "<none>"
 
 
-def go_selector(selector: Obj) -> str:
-    """A ``*metav1.LabelSelector`` formatted with ``%v``/``String()`` (gogo-protobuf's form)."""
-    labels = selector.get("matchLabels") or {}
-    pairs = "".join(f"{k}: {labels[k]}," for k in sorted(labels))
-    exprs = "".join(
-        f"LabelSelectorRequirement{{Key:{e.get('key', '')},Operator:{e.get('operator', '')},"
-        f"Values:[{' '.join(str(v) for v in e.get('values') or [])}],}},"
-        for e in selector.get("matchExpressions") or [])
-    return (f"&LabelSelector{{MatchLabels:map[string]string{{{pairs}}},"
-            f"MatchExpressions:[]LabelSelectorRequirement{{{exprs}}},}}")
-
-
 def container_cells(spec: Any) -> tuple[str, str]:
     """``layoutContainerCells``: names and images, comma-joined."""
     containers = (spec or {}).get("containers") or [] if isinstance(spec, dict) else []
@@ -150,34 +144,8 @@ def container_cells(spec: Any) -> tuple[str, str]:
             ",".join(str(c.get("image", "")) for c in containers))
 
 
-def with_more(items: list[str], count: int, limit: int, empty: str = "<unset>") -> str:
-    """``listWithMoreString``: the first ``limit`` items and "+ N more..." for the rest."""
-    text = ",".join(items[:limit])
-    if count > limit:
-        return f"{text} + {count - limit} more..."
-    return text or empty
-
-
-def bool_text(value: Any) -> str:
-    """``printBoolPtr``."""
-    return "<unset>" if value is None else "True" if value else "False"
-
-
 def condition(obj: Obj, type_: str) -> Obj | None:
     return next((c for c in at(obj, "status", "conditions") or [] if c.get("type") == type_), None)
-
-
-def condition_true(status: Obj, type_: str) -> bool:
-    return any(c.get("type") == type_ and c.get("status") == "True" for c in status.get("conditions") or [])
-
-
-def default_row(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
-    """``rest.NewDefaultTableConvertor``: the name and the creationTimestamp as written (RFC 3339)."""
-    return [name_of(obj), at(obj, "metadata", "creationTimestamp")], []
-
-
-def name_age(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
-    return [name_of(obj), age_of(obj, now)], []
 
 
 def load_balancer_points(status: Any) -> list[str]:
@@ -185,3 +153,14 @@ def load_balancer_points(status: Any) -> list[str]:
     found = {str(i.get("ip") or i.get("hostname")) for i in (status or {}).get("ingress") or []
              if i.get("ip") or i.get("hostname")}
     return sorted(found)
+
+
+def name_age(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    """The printer of the kinds whose Table is NAME and AGE."""
+    return [name_of(obj), age_of(obj, now)], []
+
+
+def default_row(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
+    """``rest.NewDefaultTableConvertor``: the name and the creationTimestamp as written (RFC 3339),
+    the row of a kind without a printer of its own."""
+    return [name_of(obj), at(obj, "metadata", "creationTimestamp")], []

@@ -6,7 +6,9 @@ kube-apiserver's installer (``apiserver/pkg/endpoints/installer.go``) lists them
 ``x-kubernetes-action`` and ``x-kubernetes-group-version-kind``, named (``operationId``) and
 described as the real documents name and describe them, with the query parameters kube-apiserver
 lists for the verb (:mod:`~fake_apiserver._endpoints.openapi_params`; the delete options' words are
-the schema package's), the request body and the responses by definition name. The watch paths
+the schema package's), the request body and the responses by definition name (a DELETE's, the
+object where the kind's declaration says the documents have it: ``openapi_delete_returns_object``
+of :class:`~fake_apiserver._registry.generic.KindRules`). The watch paths
 (``/watch/...``, deprecated) and the all-namespaces lists are there too, and the documents of the
 discovery roots (``api``, ``apis``, ``apis/<group>``, ``version``).
 
@@ -25,6 +27,7 @@ from fake_apiserver._endpoints.request import NAMESPACE_SEGMENT
 from fake_apiserver._machinery import schema as _schema
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._registry.apiextensions.customresource import custom_definition_name
+from fake_apiserver._registry.kinds import declaration
 
 __all__ = ["Operation", "Param", "PathItem", "discovery_paths", "friendly_group",
            "group_version_paths", "kind_paths", "tag_of"]
@@ -40,16 +43,6 @@ _WRITE = ("dryRun", "fieldManager", "fieldValidation")
 _DELETE = ("dryRun", "gracePeriodSeconds", "ignoreStoreReadErrorWithClusterBreakingPotential", "orphanDependents",
            "propagationPolicy")
 _DELETE_COLLECTION = tuple(sorted({*_LIST, *_DELETE} - {"allowWatchBookmarks", "watch"}))
-# Kinds whose DELETE kube-apiserver documents as answering the deleted object (their storage is a
-# ``rest.MayReturnFullObjectDeleter`` that says so); every other kind's, a Status. The namespace
-# REST answers with the namespace too but does not declare it, so its document says Status.
-_DELETE_RETURNS_OBJECT = {
-    ("", "pods"), ("", "services"), ("", "persistentvolumes"), ("", "persistentvolumeclaims"),
-    ("storage.k8s.io", "storageclasses"), ("storage.k8s.io", "csinodes"), ("storage.k8s.io", "csidrivers"),
-    ("storage.k8s.io", "volumeattachments"), ("resource.k8s.io", "resourceclaims"),
-    ("resource.k8s.io", "resourceclaimtemplates"), ("resource.k8s.io", "resourceslices"),
-    ("resource.k8s.io", "deviceclasses"),
-}
 _SUBRESOURCE_VERBS = {"status": ("get", "update", "patch"), "resize": ("get", "update", "patch"),
                       "binding": ("create",), "eviction": ("create",)}
 
@@ -177,7 +170,9 @@ def kind_paths(spec: KindSpec) -> list[PathItem]:
     if collection:
         out.append(PathItem(f"{prefix}{ns}/{spec.resource}", tuple(collection), (*scoped, _pretty())))
 
-    deleted = definition if (g, spec.resource) in _DELETE_RETURNS_OBJECT else _META + "Status"
+    # what the kind declares its DELETE is documented to answer: the object, else a Status
+    documents_object = not spec.custom and declaration(g, kind).openapi_delete_returns_object
+    deleted = definition if documents_object else _META + "Status"
     item: list[Operation] = []
     if "get" in verbs:
         item.append(Operation("get", "get", f"read{ident}{scope}{kind}", f"read the specified {kind}", gvk,

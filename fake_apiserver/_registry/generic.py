@@ -118,6 +118,14 @@ class KindRules:
     #: a delete answers with the object rather than a ``Status`` naming it: the registry's
     #: ``ReturnDeletedObject`` (``pkg/registry/<group>/<kind>/storage/storage.go``)
     returns_deleted_object: bool = False
+    #: the OpenAPI documents say a DELETE answers the deleted object rather than a ``Status``: the
+    #: installer writes so where the kind's REST storage declares it may
+    #: (``rest.MayReturnFullObjectDeleter``, kube-apiserver v1.36's documents). Not the same set as
+    #: :attr:`returns_deleted_object`, what a delete answers: a Namespace and a CRD answer with the
+    #: object from a ``Delete`` of their own that declares nothing, so their documents say
+    #: ``Status``; CSINodes, CSIDrivers and VolumeAttachments are documented with the object though
+    #: a delete of one answers a ``Status``
+    openapi_delete_returns_object: bool = False
     #: a created object with a spec gets ``metadata.generation`` 1, bumped when its spec changes;
     #: only the kinds whose controllers track ``observedGeneration``, and a few others, have one
     #: (compared field by field with objects created on kube-apiserver v1.36)

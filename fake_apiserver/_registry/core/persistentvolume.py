@@ -72,7 +72,8 @@ def print_persistent_volume(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
 
 KIND = KindRules(
     group="", kind="PersistentVolume",
-    create=_persistent_volume_errors, returns_deleted_object=True, generation=False,
+    create=_persistent_volume_errors, returns_deleted_object=True, openapi_delete_returns_object=True,
+    generation=False,
     strategy=lambda spec, options: PersistentVolumeStrategy(spec, protect=options.storage_protection),
     printer=print_persistent_volume)
 """The PersistentVolume's declaration."""

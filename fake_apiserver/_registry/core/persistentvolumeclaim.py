@@ -116,7 +116,7 @@ def print_persistent_volume_claim(obj: Obj, now: datetime) -> tuple[Cells, list[
 KIND = KindRules(
     group="", kind="PersistentVolumeClaim",
     create=_persistent_volume_claim_errors, update=_claim_update_errors, returns_deleted_object=True,
-    generation=False,
+    openapi_delete_returns_object=True, generation=False,
     strategy=lambda spec, options: PersistentVolumeClaimStrategy(
         spec, protect=options.storage_protection, storage_classes=options.storage_classes),
     printer=print_persistent_volume_claim)

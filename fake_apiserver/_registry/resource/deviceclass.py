@@ -24,5 +24,5 @@ def _device_class_errors(obj: Mapping[str, Any]) -> list[FieldError]:
 
 
 KIND = KindRules(group="resource.k8s.io", kind="DeviceClass", create=_device_class_errors,
-                 returns_deleted_object=True, printer=name_age)
+                 returns_deleted_object=True, openapi_delete_returns_object=True, printer=name_age)
 """The DeviceClass's declaration."""

@@ -44,6 +44,6 @@ class ResourceClaimTemplateStrategy(Strategy):
 
 KIND = KindRules(
     group="resource.k8s.io", kind="ResourceClaimTemplate",
-    returns_deleted_object=True, generation=False,
+    returns_deleted_object=True, openapi_delete_returns_object=True, generation=False,
     strategy=lambda spec, options: ResourceClaimTemplateStrategy(spec), printer=name_age)
 """The ResourceClaimTemplate's declaration."""

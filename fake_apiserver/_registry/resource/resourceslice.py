@@ -77,6 +77,7 @@ def print_resource_slice(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
 
 KIND = KindRules(
     group="resource.k8s.io", kind="ResourceSlice", create=_resource_slice_errors, returns_deleted_object=True,
+    openapi_delete_returns_object=True,
     field_labels=FieldLabels(("spec.nodeName", "spec.driver", "spec.pool.name"), errors="gvk",
                              since={"spec.pool.name": 37}),
     printer=print_resource_slice)

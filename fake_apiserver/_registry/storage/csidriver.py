@@ -35,5 +35,5 @@ def print_csi_driver(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
 
 
 KIND = KindRules(group="storage.k8s.io", kind="CSIDriver", create=_csi_driver_errors, unconditional_update=False,
-                 generation=False, printer=print_csi_driver)
+                 generation=False, openapi_delete_returns_object=True, printer=print_csi_driver)
 """The CSIDriver's declaration."""

@@ -33,5 +33,5 @@ def print_csi_node(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
 
 
 KIND = KindRules(group="storage.k8s.io", kind="CSINode", create=_csi_node_errors, unconditional_update=False,
-                 generation=False, printer=print_csi_node)
+                 generation=False, openapi_delete_returns_object=True, printer=print_csi_node)
 """The CSINode's declaration."""

@@ -77,5 +77,6 @@ def print_storage_class(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
 KIND = KindRules(
     group="storage.k8s.io", kind="StorageClass",
     create=_storage_class_errors, update=_storage_class_update_errors, returns_deleted_object=True,
+    openapi_delete_returns_object=True,
     strategy=lambda spec, options: StorageClassStrategy(spec), printer=print_storage_class)
 """The StorageClass's declaration."""

@@ -53,5 +53,5 @@ def print_volume_attachment(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
 KIND = KindRules(
     group="storage.k8s.io", kind="VolumeAttachment",
     create=_volume_attachment_errors, unconditional_update=False, generation=False, status_resets_meta=True,
-    printer=print_volume_attachment)
+    openapi_delete_returns_object=True, printer=print_volume_attachment)
 """The VolumeAttachment's declaration."""

@@ -21,7 +21,7 @@ __all__ = ["KIND"]
 
 KIND = KindRules(
     group="", kind="Pod",
-    returns_deleted_object=True,
+    returns_deleted_object=True, openapi_delete_returns_object=True,
     strategy=lambda spec, options: PodStrategy(
         spec, priority_classes=options.priority_classes, features=options.features),
     field_labels=FIELD_LABELS, field_values=FIELD_VALUES, shape=POD, printer=print_pod)

@@ -30,7 +30,8 @@ import pytest
 
 from fake_apiserver import KINDS, KindSpec
 from fake_apiserver._machinery import schema as _schema
-from fake_apiserver._endpoints.discovery import group_versions
+from fake_apiserver._endpoints.discovery import api_resource_list, group_versions
+from fake_apiserver._endpoints.openapi_paths import kind_paths
 
 if TYPE_CHECKING:  # conftest is pytest's to import; this is for the annotations only
     from tests.conftest import ThreadedServer
@@ -172,6 +173,30 @@ def test_every_served_kind_has_its_gvk_paths(documents: tuple[dict[str, Any], di
             ops = paths[f"{item}/{sub.name}"]
             gvk = {"group": sub.group, "version": sub.version, "kind": sub.kind}
             assert ops and all(op["x-kubernetes-group-version-kind"] == gvk for m, op in ops.items() if m != "parameters")
+
+
+def test_a_row_written_by_hand_describes_the_pods_own_kind_subresources_as_the_pod_declares() -> None:
+    """A row written by hand describes none of its subresources: discovery and the documents give
+    a pod's ``binding`` and ``eviction`` the kinds the Pod's declaration says they take (a ``v1``
+    Binding, a ``policy/v1`` Eviction, create only), and ``status`` the parent's kind."""
+    row = KindSpec("", "v1", "pods", "Pod", True, "pod", subresources=("status", "binding", "eviction"))
+    listed = api_resource_list((row,), "", "v1")
+    assert listed is not None
+    assert [(r["name"], r.get("group"), r.get("version"), r["kind"], r["verbs"]) for r in listed["resources"][1:]] == [
+        ("pods/status", None, None, "Pod", ["get", "patch", "update"]),
+        ("pods/binding", None, None, "Binding", ["create"]),
+        ("pods/eviction", "policy", "v1", "Eviction", ["create"]),
+    ]
+    paths = {item.path: item.operations for item in kind_paths(row)}
+    item = "/api/v1/namespaces/{namespace}/pods/{name}/"
+    assert [(op.method, op.operation_id, op.gvk) for sub in ("status", "binding", "eviction")
+            for op in paths[item + sub]] == [
+        ("get", "readCoreV1NamespacedPodStatus", ("", "v1", "Pod")),
+        ("put", "replaceCoreV1NamespacedPodStatus", ("", "v1", "Pod")),
+        ("patch", "patchCoreV1NamespacedPodStatus", ("", "v1", "Pod")),
+        ("post", "createCoreV1NamespacedPodBinding", ("", "v1", "Binding")),
+        ("post", "createCoreV1NamespacedPodEviction", ("policy", "v1", "Eviction")),
+    ]
 
 
 def test_field_validation_is_on_every_write_of_every_kind(documents: tuple[dict[str, Any], dict[str, Any]]) -> None:

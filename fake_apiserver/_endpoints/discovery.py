@@ -3,22 +3,36 @@
 Legacy (non-aggregated) discovery only: client-go picks the parser from the response
 ``Content-Type``, so answering ``application/json`` to a request that prefers the aggregated
 ``apidiscovery.k8s.io/v2`` form makes it fall back to ``/api``, ``/apis`` and the per-version
-resource lists (``apiserver/pkg/endpoints/discovery``). Every subresource is listed as ``<resource>/<sub>``.
+resource lists (``apiserver/pkg/endpoints/discovery``). Every subresource is listed as ``<resource>/<sub>``, with the
+kind it takes as the row describes it (:func:`subresource_ref`).
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterable
 
-from fake_apiserver._machinery.kindspec import KindSpec
+from fake_apiserver._machinery.kindspec import KindSpec, Subresource
 from fake_apiserver._machinery.schema import KUBERNETES_VERSION
+from fake_apiserver._registry.kinds import declaration
 
-__all__ = ["api_group_list", "api_resource_list", "api_versions", "group_versions", "version_info"]
+__all__ = ["api_group_list", "api_resource_list", "api_versions", "group_versions", "subresource_ref",
+           "version_info"]
 
 Obj = dict[str, Any]
 
-_SUBRESOURCE_VERBS = {"status": ["get", "patch", "update"], "binding": ["create"], "eviction": ["create"],
-                      "resize": ["get", "patch", "update"]}
+# The verbs of a subresource of the parent's kind on a row written by hand.
+_SUBRESOURCE_VERBS = {"status": ["get", "patch", "update"], "resize": ["get", "patch", "update"]}
+
+
+def subresource_ref(spec: KindSpec, name: str) -> Subresource | None:
+    """How ``spec``'s row describes its subresource ``name``. A row written by hand describes none
+    of its subresources: one that takes a kind of its own is then described as the kind declares
+    it (``subresource_kinds``: ``pods/binding`` a ``v1`` Binding), any other is None (of the
+    parent's kind)."""
+    ref = spec.subresource(name)
+    if ref is not None or spec.custom:
+        return ref
+    return next((s for s in declaration(spec.group, spec.kind).subresource_kinds if s.name == name), None)
 
 
 def group_versions(kinds: Iterable[KindSpec]) -> dict[str, list[str]]:
@@ -77,15 +91,13 @@ def api_resource_list(kinds: Iterable[KindSpec], group: str, version: str) -> Ob
         resources.append(entry)
         for sub in spec.subresources:
             entry = {"name": f"{spec.resource}/{sub}", "singularName": "", "namespaced": spec.namespaced}
-            ref = spec.subresource(sub)
+            ref = subresource_ref(spec, sub)
             if ref is not None:
                 if (ref.group, ref.version) != (spec.group, spec.version):  # a kind of another group-version
                     entry.update({"group": ref.group, "version": ref.version})
                 entry["kind"], entry["verbs"] = ref.kind, list(ref.verbs)
-            else:  # a row written by hand
-                if sub == "eviction":  # a kind of another group, named with it (kube-apiserver v1.36)
-                    entry.update({"group": "policy", "version": "v1"})
-                entry["kind"] = {"binding": "Binding", "eviction": "Eviction"}.get(sub, spec.kind)
+            else:  # a row written by hand, a subresource of the parent's kind
+                entry["kind"] = spec.kind
                 entry["verbs"] = list(_SUBRESOURCE_VERBS.get(sub, ["get"]))
             resources.append(entry)
     if not resources:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
+from fake_apiserver._endpoints.discovery import subresource_ref
 from fake_apiserver._endpoints.openapi_params import FIELD_MANAGER_PATCH, QUERY_PARAMETERS
 from fake_apiserver._endpoints.request import NAMESPACE_SEGMENT
 from fake_apiserver._machinery import schema as _schema
@@ -43,8 +44,8 @@ _WRITE = ("dryRun", "fieldManager", "fieldValidation")
 _DELETE = ("dryRun", "gracePeriodSeconds", "ignoreStoreReadErrorWithClusterBreakingPotential", "orphanDependents",
            "propagationPolicy")
 _DELETE_COLLECTION = tuple(sorted({*_LIST, *_DELETE} - {"allowWatchBookmarks", "watch"}))
-_SUBRESOURCE_VERBS = {"status": ("get", "update", "patch"), "resize": ("get", "update", "patch"),
-                      "binding": ("create",), "eviction": ("create",)}
+# The verbs of a subresource of the parent's kind on a row written by hand.
+_SUBRESOURCE_VERBS = {"status": ("get", "update", "patch"), "resize": ("get", "update", "patch")}
 
 
 @dataclass(frozen=True)
@@ -244,13 +245,10 @@ def _subresource(spec: KindSpec, sub: str, base: str, ident: str, named: tuple[P
     kind = spec.kind
     path = f"{base}/{spec.resource}/{{name}}/{sub}"
     suffix = sub[:1].upper() + sub[1:]
-    ref = spec.subresource(sub)
-    if ref is not None and ref.verbs == ("create",) or sub in ("binding", "eviction"):
+    ref = subresource_ref(spec, sub)
+    if ref is not None and ref.verbs == ("create",):
         # its own kind; kube-apiserver lists its options on the path
-        if ref is not None:
-            gvk = (ref.group, ref.version, ref.kind)
-        else:
-            gvk = ("", "v1", "Binding") if sub == "binding" else ("policy", "v1", "Eviction")
+        gvk = (ref.group, ref.version, ref.kind)
         own = _schema.definition_name(*gvk)
         named = (_name_param(gvk[2]), *named[1:])
         op = Operation("post", "post", f"create{ident}{kind}{suffix}", f"create {sub} of {_article(kind)} {kind}",

@@ -19,7 +19,7 @@ from fake_apiserver._machinery.errors import FieldError
 from fake_apiserver._machinery.features import FeatureGates
 from fake_apiserver._machinery.fieldvalidation import FieldValidation
 from fake_apiserver._machinery.jsonutil import json_copy
-from fake_apiserver._machinery.kindspec import FieldValue, KindSpec
+from fake_apiserver._machinery.kindspec import FieldValue, KindSpec, Subresource
 from fake_apiserver._machinery.mergerules import FieldType, builtin_type, custom_type
 from fake_apiserver._machinery.shapes import Struct, check_shape
 from fake_apiserver._registry.printing import Printer
@@ -152,6 +152,14 @@ class KindRules:
     #: under the columns a real server's Tables give it (generated data); none: the default
     #: table, NAME and "Created At" (:func:`~fake_apiserver._registry.printing.default_row`)
     printer: Printer | None = None
+    #: its subresources that take a kind of their own, as discovery describes them (``binding``: a
+    #: ``v1`` Binding): what describes them on a row written by hand, which describes none of its
+    #: subresources (a release's rows carry discovery's own description)
+    subresource_kinds: tuple[Subresource, ...] = ()
+    #: its own resource is the legacy form of this subresource: a create of it is served as that
+    #: subresource of the object its body's ``metadata.name`` names (the ``bindings`` resource,
+    #: ``LegacyBindingREST``: ``binding``); none: a plain create
+    legacy_subresource: str = ""
 
 
 # The top-level keys a write through ``/status`` takes from its body; the rest are the stored object's.

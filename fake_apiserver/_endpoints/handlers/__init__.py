@@ -16,7 +16,9 @@ path segment, the verbs the resource and its subresource serve) and looks the ha
 
 Two kinds of resource are served by a handler of their own whatever the table says: the review
 kinds the registry answers without storing (:func:`~fake_apiserver._registry.reviews.is_review`),
-and the legacy binding route (:data:`~fake_apiserver._endpoints.handlers.binding.LEGACY_BINDINGS`).
+and a resource whose kind declares it the legacy form of a subresource (``legacy_subresource``):
+a create of ``bindings`` is served by :data:`LEGACY_CREATES` as ``pods/binding`` of the pod its
+body names.
 Each handler checks what the real one checks before it calls storage (the write options,
 ``?export``, a PATCH's content type, an apply's body), calls the one generic
 :class:`~fake_apiserver._storage.store.Store`, and renders its answer; nothing here decides API
@@ -39,11 +41,12 @@ from fake_apiserver._endpoints.handlers.rest import Handler, Preview, Scope, che
 from fake_apiserver._endpoints.request import HttpRequest, RequestInfo, media_type
 from fake_apiserver._endpoints.route_errors import RouteMethodNotAllowed
 from fake_apiserver._machinery.errors import StatusError
+from fake_apiserver._registry.kinds import declaration
 from fake_apiserver._registry.reviews import is_review
 from fake_apiserver._storage.effects import Effect, is_write
 from fake_apiserver._storage.store import Store
 
-__all__ = ["HANDLERS", "OWN_SUBRESOURCES", "PREVIEWS", "ResourceHandlers"]
+__all__ = ["HANDLERS", "LEGACY_CREATES", "OWN_SUBRESOURCES", "PREVIEWS", "ResourceHandlers"]
 
 #: (verb, subresource) -> its handler; the subresource is "" for a resource and for a subresource
 #: that has no handlers of its own (``status``, ``resize``).
@@ -78,6 +81,10 @@ PREVIEWS: dict[tuple[str, str], Preview] = {
 #: The subresources with handlers of their own; the others are served by their verb's.
 OWN_SUBRESOURCES = frozenset(sub for _, sub in HANDLERS if sub)
 
+#: subresource -> the handler of a create of a resource whose kind declares it the legacy form of
+#: that subresource (its ``legacy_subresource``)
+LEGACY_CREATES: dict[str, Handler] = {"binding": binding.create_legacy_binding}
+
 
 class ResourceHandlers:
     """The verbs of the resource API over one store, and the dry run of a write (:meth:`preview`)."""
@@ -101,8 +108,8 @@ class ResourceHandlers:
             handler = HANDLERS.get((info.verb, sub))
         elif is_review(spec.group, spec.kind):  # answered, never stored
             handler = create.create_review
-        elif info.verb == "create" and (spec.group, spec.resource) == binding.LEGACY_BINDINGS:
-            handler = binding.create_legacy_binding
+        elif info.verb == "create" and (legacy := declaration(spec.group, spec.kind).legacy_subresource):
+            handler = LEGACY_CREATES.get(legacy)
         else:
             handler = HANDLERS.get((info.verb, ""))
         if handler is None:

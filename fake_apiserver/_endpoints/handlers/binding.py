@@ -22,12 +22,9 @@ from fake_apiserver._endpoints.responses import json_response
 from fake_apiserver._machinery.decode import validate_write_options
 from fake_apiserver._storage.effects import Effect
 
-__all__ = ["LEGACY_BINDINGS", "create_binding", "create_legacy_binding", "preview"]
+__all__ = ["create_binding", "create_legacy_binding", "preview"]
 
 Obj = dict[str, Any]
-
-#: the group and resource of the legacy binding route, ``POST /api/v1/namespaces/{namespace}/bindings``
-LEGACY_BINDINGS = ("", "bindings")
 
 
 async def create_binding(scope: Scope, info: RequestInfo, request: HttpRequest) -> web.StreamResponse:
@@ -42,7 +39,8 @@ async def create_binding(scope: Scope, info: RequestInfo, request: HttpRequest) 
 
 
 async def create_legacy_binding(scope: Scope, info: RequestInfo, request: HttpRequest) -> web.StreamResponse:
-    """``POST bindings``: bind the pod the body's ``metadata.name`` names."""
+    """``POST bindings``, the resource its kind declares the legacy form of ``binding``
+    (``legacy_subresource``): bind the pod the body's ``metadata.name`` names."""
     spec = info.spec
     assert spec is not None
     store = scope.store

@@ -2,7 +2,8 @@
 registry validates it, and the pod it leaves (``BindingREST`` in ``pkg/registry/core/pod/storage``).
 The store decodes the body, checks its preconditions and writes the pod (:meth:`~fake_apiserver._storage.store.Store.bind`).
 The Binding kind's declaration (:data:`KIND`, its body's shape) is here too: a Binding is this
-subresource's body, whether posted to ``pods/binding`` or to the legacy ``bindings`` resource.
+subresource's body, whether posted to ``pods/binding`` or to the legacy ``bindings`` resource,
+which the declaration names the legacy form of ``binding``.
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ def assign(pod: Obj, binding: Mapping[str, Any], now: str) -> Obj:
 
 
 KIND = KindRules(
-    group="", kind="Binding",
+    group="", kind="Binding", legacy_subresource="binding",
     shape=struct_of("v1.Binding", metadata=OBJECT_META,
                     target=struct_of("v1.ObjectReference", kind=STR, namespace=STR, name=STR, uid=STR)))
 """The Binding's declaration."""

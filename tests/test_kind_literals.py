@@ -1,5 +1,6 @@
-"""The layers below the registry name no kind: a kind's knowledge lives in its module of
-``fake_apiserver/_registry`` and reaches them as data (a ``KindSpec`` row, a parameter).
+"""The layers around the registry name no kind: a kind's knowledge lives in its module of
+``fake_apiserver/_registry`` and reaches them as data (a ``KindSpec`` row, a parameter, the
+kind's declaration).
 
 A string literal equal to a kind or a resource name that a release serves (``"Pod"``, ``"pods"``,
 any of ``fake_apiserver/data/discovery-v*.json``, the generated data those names come from) is
@@ -18,8 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "fake_apiserver"
-# "_endpoints" joins once its printers live with their kinds in the registry.
-LAYERS = ("_machinery", "_storage")
+LAYERS = ("_machinery", "_storage", "_endpoints")
 
 
 @functools.cache

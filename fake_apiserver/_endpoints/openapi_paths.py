@@ -24,10 +24,10 @@ from typing import Iterable
 
 from fake_apiserver._endpoints.discovery import subresource_ref
 from fake_apiserver._endpoints.openapi_params import FIELD_MANAGER_PATCH, QUERY_PARAMETERS
-from fake_apiserver._endpoints.request import NAMESPACE_SEGMENT
 from fake_apiserver._machinery import schema as _schema
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._registry.apiextensions.customresource import custom_definition_name
+from fake_apiserver._registry.core.namespace import NAMESPACE_SEGMENT
 from fake_apiserver._registry.kinds import declaration
 
 __all__ = ["Operation", "Param", "PathItem", "discovery_paths", "friendly_group",

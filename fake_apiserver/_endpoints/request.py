@@ -26,13 +26,12 @@ from fake_apiserver._endpoints.responses import status_response
 from fake_apiserver._machinery.decode import query_bool
 from fake_apiserver._machinery.errors import InternalError, RequestEntityTooLarge, StatusError
 from fake_apiserver._machinery.kindspec import KindSpec
+from fake_apiserver._registry.core.namespace import NAMESPACE_SEGMENT, NAMESPACE_SUBRESOURCES
 from fake_apiserver._registry.kinds import by_resource
 
 __all__ = [
     "BODY_TYPES",
     "MAX_BODY_BYTES",
-    "NAMESPACE_SEGMENT",
-    "NAMESPACE_SUBRESOURCES",
     "AdminRequest",
     "AdminRoute",
     "Chain",
@@ -51,12 +50,6 @@ __all__ = [
 MAX_BODY_BYTES = 3 * 1024 * 1024  # apiserver's default MaxRequestBodyBytes
 #: The media types a request body may come in (the server's serializers), as its 415 and 406 list them.
 BODY_TYPES = "application/json, application/yaml, application/vnd.kubernetes.protobuf"
-#: The path segment a namespace's name follows in a resource path (``/api/v1/namespaces/{namespace}/pods``,
-#: ``requestinfo.go``); the same word names the core resource of namespaces.
-NAMESPACE_SEGMENT = "namespaces"
-#: What may follow a namespace's name in the core group as the namespace's own subresource, not a
-#: resource of it (``namespaceSubresources``: ``/api/v1/namespaces/{name}/status``).
-NAMESPACE_SUBRESOURCES = ("status", "finalize")
 
 
 @dataclass

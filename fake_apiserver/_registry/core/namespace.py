@@ -2,7 +2,9 @@
 the status and finalizer a new namespace gets. No generation; a delete answers with the
 namespace (its own REST's ``Delete``).
 
-Its Table's cells: :func:`print_namespace`."""
+Its Table's cells: :func:`print_namespace`. The namespaces resource is also where a request's
+path names a namespace (:data:`NAMESPACE_SEGMENT`, :data:`NAMESPACE_SUBRESOURCES`): every
+namespaced resource is served under its namespace's path."""
 
 from __future__ import annotations
 
@@ -13,9 +15,17 @@ from fake_apiserver._machinery.shapes import OBJECT_META, STR, STRINGS, struct_o
 from fake_apiserver._registry.generic import FieldLabels, KindRules, Strategy
 from fake_apiserver._registry.printing import Cells, age_of, at, name_of
 
-__all__ = ["KIND", "NamespaceStrategy", "print_namespace"]
+__all__ = ["KIND", "NAMESPACE_SEGMENT", "NAMESPACE_SUBRESOURCES", "NamespaceStrategy", "print_namespace"]
 
 Obj = dict[str, Any]
+
+NAMESPACE_SEGMENT = "namespaces"
+"""The path segment a namespace's name follows in a resource path
+(``/api/v1/namespaces/{namespace}/pods``, ``requestinfo.go``): the namespaces resource's own."""
+
+NAMESPACE_SUBRESOURCES = ("status", "finalize")
+"""What may follow a namespace's name in the core group as the namespace's own subresource, not a
+resource of it (``namespaceSubresources``: ``/api/v1/namespaces/{name}/status``)."""
 
 
 class NamespaceStrategy(Strategy):

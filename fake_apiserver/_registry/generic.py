@@ -95,14 +95,15 @@ class KindRules:
 
     Its validation (``create`` runs on every create and update, ``update`` on an update only, for
     immutable fields), its strategy, how the generic store treats it (each flag was checked
-    against kube-apiserver v1.36 for every served kind, DeviceTaintRules against v1.37), and what
+    against kube-apiserver v1.36 for every served kind, DeviceTaintRules against v1.37), what
     the kind table hands the machinery in the kind's rows: the field labels it is selected on, how
-    it reads them, its body's shape, whether it has a watch cache; and the cells of its
-    server-side Table rows (its printer). The kind's module declares one
-    (its ``KIND``), its API group's package lists it, and the kind table collects them
-    (:mod:`~fake_apiserver._registry.kinds`). A kind without a declaration gets ``KindRules()``:
-    no group, no kind, nothing of its own. A new fact about kinds is a new field, with the default
-    most kinds have."""
+    it reads them, its body's shape, whether it has a watch cache; and what the HTTP layer reads
+    of it: the cells of its server-side Table rows (its printer), what its OpenAPI documents say a
+    delete answers, the kinds its subresources take, whether its resource is the legacy form of a
+    subresource. The kind's module declares one (its ``KIND``), its API group's package lists it,
+    and the kind table collects them (:mod:`~fake_apiserver._registry.kinds`). A kind without a
+    declaration gets ``KindRules()``: no group, no kind, nothing of its own. A new fact about kinds
+    is a new field, with the default most kinds have."""
 
     group: str = ""
     kind: str = ""

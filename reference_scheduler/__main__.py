@@ -1,3 +1,5 @@
+"""``python -m reference_scheduler``: the reference scheduler's command line (:mod:`reference_scheduler._cli`)."""
+
 import sys
 
 from reference_scheduler._cli import main

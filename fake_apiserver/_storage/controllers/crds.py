@@ -6,11 +6,11 @@ naming controller accepts its names (``NamesAccepted``), the establishing contro
 deletes every custom object before the CRD goes. :class:`CustomResourceDefinitions` does the
 same at once, after each commit of a CRD (the store calls :meth:`~CustomResourceDefinitions.observe`):
 
-* a CRD created or updated gets the status :func:`~fake_apiserver._registry.apiextensions.names_status`
+* a CRD created or updated gets the status :func:`~fake_apiserver._registry.apiextensions.customresourcedefinition.naming.names_status`
   computes, written through ``/status`` as the controllers write it (one more resourceVersion, a
   ``MODIFIED`` event to its watchers); once ``Established``, its kind is served at each served
   version (:meth:`Store.serve_kinds`), with the rows and strategy of
-  :mod:`~fake_apiserver._registry.customresource`;
+  :mod:`~fake_apiserver._registry.apiextensions.customresource`;
 * a CRD deleted takes its objects with it (each deleted, ``DELETED`` to their watchers), its kind
   is no longer served (the watches on it end, as a real server closes them), and the other CRDs
   of its group get their names settled again (a name it held may now be accepted).
@@ -86,7 +86,7 @@ class CustomResourceDefinitions:
 
     def definitions(self) -> dict[str, Obj]:
         """The OpenAPI definitions of every served custom resource (see
-        :func:`~fake_apiserver._registry.customresource.openapi_definitions`)."""
+        :func:`~fake_apiserver._registry.apiextensions.customresource.openapi_definitions`)."""
         out: dict[str, Obj] = {}
         for crd in self.served.values():
             out.update(openapi_definitions(crd))

@@ -3,7 +3,7 @@
 
 The body is decoded as a :data:`~fake_apiserver._registry.subresources.BINDING` (unknown fields
 per the request's ``fieldValidation``), its namespace and name checked against the URL, and it is
-validated as the registry validates it (:mod:`~fake_apiserver._registry.binding`: an invalid one
+validated as the registry validates it (:mod:`~fake_apiserver._registry.core.pod.binding`: an invalid one
 is a plain 500). The binding's ``uid`` and ``resourceVersion`` are storage preconditions on the
 pod (a failure is a conflict on the pods quoting the storage error); the pod's own state gives the
 plain errors that ``assignPod`` wraps as a conflict on ``pods/binding``. The pod the binding

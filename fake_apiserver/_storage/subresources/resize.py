@@ -1,6 +1,6 @@
 """The ``pods/resize`` subresource (in-place pod resize): a write of a pod's container resources.
 
-The rules are the pod's (:mod:`~fake_apiserver._registry.resize`): what the write keeps of the
+The rules are the pod's (:mod:`~fake_apiserver._registry.core.pod.resize`): what the write keeps of the
 body (``podResizeStrategy.PrepareForUpdate``), how it is validated (``ValidatePodResize``) and the
 ``PodResizeValidator`` admission plugin, which reads the pod's node
 (:data:`~fake_apiserver._registry.serverkinds.NODES`). :data:`RESIZE` is that write's steps for

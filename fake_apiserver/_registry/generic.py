@@ -22,9 +22,10 @@ from fake_apiserver._machinery.jsonutil import json_copy
 from fake_apiserver._machinery.kindspec import FieldValue, KindSpec, Subresource
 from fake_apiserver._machinery.mergerules import FieldType, builtin_type, custom_type
 from fake_apiserver._machinery.shapes import Struct, check_shape
+from fake_apiserver._registry.controllers import Protection
 from fake_apiserver._registry.printing import Printer
 
-__all__ = ["FieldLabels", "KindRules", "PriorityClasses", "StorageClasses", "Strategy", "StrategyOptions", "copy_key",
+__all__ = ["Cohabitant", "FieldLabels", "KindRules", "PriorityClasses", "StorageClasses", "Strategy", "StrategyOptions", "copy_key",
            "no_classes", "no_time"]
 
 Obj = dict[str, Any]
@@ -78,6 +79,15 @@ class FieldLabels:
 
     def of(self, minor: int) -> tuple[str, ...]:
         return tuple(f for f in self.fields if self.since.get(f, 0) <= minor)
+
+
+@dataclass(frozen=True)
+class Cohabitant:
+    """The resource that shares a kind's storage (``AddCohabitatingResources``), by API group and
+    plural name, and ``convert(obj, group)``: a stored object in the shape of ``group``'s API."""
+
+    resource: tuple[str, str]
+    convert: Callable[[Obj, str], Obj]
 
 
 def _no_errors(obj: Mapping[str, Any]) -> list[FieldError]:
@@ -161,6 +171,20 @@ class KindRules:
     #: subresource of the object its body's ``metadata.name`` names (the ``bindings`` resource,
     #: ``LegacyBindingREST``: ``binding``); none: a plain create
     legacy_subresource: str = ""
+    #: its etcd key prefix where it is not its resource's plural name (the storage factory's
+    #: ``SpecialDefaultResourcePrefixes``); a storage error quotes the key
+    etcd_prefix: str = ""
+    #: the resource stored once with it and served in another shape (none: its storage is its own)
+    cohabitant: Cohabitant | None = None
+    #: its objects go the server's TTL after their last write (``--event-ttl``), and so do its
+    #: cohabitant's, which are the same objects
+    expires: bool = False
+    #: the in-use protection controller that removes its protection finalizer
+    #: (:class:`~fake_apiserver._registry.controllers.Protection`)
+    protection: Protection | None = None
+    #: its Scale's selector is a plain map of labels (read as ``labels.SelectorFromSet``) rather
+    #: than a ``metav1.LabelSelector``
+    scale_selector_map: bool = False
 
 
 # The top-level keys a write through ``/status`` takes from its body; the rest are the stored object's.

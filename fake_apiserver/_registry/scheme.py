@@ -2,7 +2,8 @@
 
 kube-apiserver's scheme registers every kind it decodes; a body of another kind than the URL's
 fails conversion or lookup with the message the handlers give. Here the served rows of the kind
-table (:mod:`~fake_apiserver._registry.kinds`) plus the subresource bodies are the scheme. A patch
+table (:mod:`~fake_apiserver._registry.kinds`) are the scheme (the body of a subresource with a
+kind of its own is a served kind too: a Binding, the legacy ``bindings`` resource's). A patch
 result is decoded the same way (:func:`reconcile_patched_kind`).
 """
 
@@ -19,10 +20,6 @@ from fake_apiserver._registry.kinds import KINDS
 __all__ = ["reconcile_patched_kind", "resolve_kind"]
 
 Obj = dict[str, Any]
-
-
-# Kinds the fake decodes besides the served ones: subresource bodies.
-_EXTRA_KINDS = {("", "v1", "Binding")}
 
 
 def resolve_kind(group: str, version: str, kind: str, body: Obj, data: bytes | None = None,
@@ -58,7 +55,7 @@ def resolve_kind(group: str, version: str, kind: str, body: Obj, data: bytes | N
         )
     gv = f"{body_group}/{body_version}" if body_group else body_version
     if (body_group, body_version, body_kind) != (group, version, kind):
-        known = (body_group, body_version, body_kind) in _EXTRA_KINDS or any(
+        known = any(
             (k.group, k.version, k.kind) == (body_group, body_version, body_kind) for k in KINDS
         ) or (served is not None and served(body_group, body_version, body_kind))
         prefix = f"{body_kind} in version {json.dumps(body_version)} cannot be handled as a {kind}: "

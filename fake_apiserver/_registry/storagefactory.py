@@ -1,41 +1,27 @@
 """How kinds are laid out in etcd: kube-apiserver's storage factory
-(``pkg/kubeapiserver/default_storage_factory_builder.go``).
+(``pkg/kubeapiserver/default_storage_factory_builder.go``), as the kinds' declarations state it.
 
-* :data:`ETCD_PREFIXES`: the resources whose etcd key prefix is not their plural name
-  (``SpecialDefaultResourcePrefixes``); a storage error quotes the key.
-* :data:`COHABITING`: resources stored once and served in two shapes
+* :func:`etcd_prefix`: a resource's etcd key prefix, its plural name unless its kind declares
+  another (``SpecialDefaultResourcePrefixes``); a storage error quotes the key.
+* :func:`cohabitant`: the resource stored once with a kind's and served in another shape
   (``AddCohabitatingResources``): core v1 and events.k8s.io/v1 Events are one resource, so a write
-  through either API shows in both, each in its own shape (:func:`~fake_apiserver._registry.events.convert_event`).
+  through either API shows in both, each in its own shape.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Callable
+from fake_apiserver._machinery.kindspec import KindSpec
+from fake_apiserver._registry.generic import Cohabitant
+from fake_apiserver._registry.kinds import declaration
 
-from fake_apiserver._registry.core.event import convert_event
-from fake_apiserver._registry.serverkinds import GroupResource
-
-__all__ = ["COHABITING", "Cohabitant", "ETCD_PREFIXES"]
-
-Obj = dict[str, Any]
-
-ETCD_PREFIXES: Mapping[GroupResource, str] = {
-    ("", "nodes"): "minions", ("", "services"): "services/specs", ("", "replicationcontrollers"): "controllers",
-}
+__all__ = ["Cohabitant", "cohabitant", "etcd_prefix"]
 
 
-@dataclass(frozen=True)
-class Cohabitant:
-    """The resource that shares a resource's storage, and ``convert(obj, group)``: an object in
-    the shape of ``group``'s API."""
-
-    resource: GroupResource
-    convert: Callable[[Obj, str], Obj]
+def etcd_prefix(spec: KindSpec) -> str:
+    """The etcd key prefix of ``spec``'s resource."""
+    return declaration(spec.group, spec.kind).etcd_prefix or spec.resource
 
 
-COHABITING: Mapping[GroupResource, Cohabitant] = {
-    ("", "events"): Cohabitant(("events.k8s.io", "events"), convert_event),
-    ("events.k8s.io", "events"): Cohabitant(("", "events"), convert_event),
-}
+def cohabitant(spec: KindSpec) -> Cohabitant | None:
+    """The resource that shares ``spec``'s storage, or None."""
+    return declaration(spec.group, spec.kind).cohabitant

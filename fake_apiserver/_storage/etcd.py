@@ -40,7 +40,7 @@ from fake_apiserver._machinery.jsonutil import in_order
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.selectors import FieldSelector, LabelSelector
 from fake_apiserver._registry.serverkinds import GroupResource
-from fake_apiserver._registry.storagefactory import COHABITING
+from fake_apiserver._registry.storagefactory import cohabitant
 from fake_apiserver._storage.effects import record_commit
 from fake_apiserver._storage.watch import Change, WatchCache, Watcher
 
@@ -285,12 +285,12 @@ class Etcd:
     def store_change(self, spec: KindSpec, old: Obj | None, new: Obj | None, rv: int) -> None:
         """Store a change and hand it to the kind's watch cache, and nothing more (no controller
         sees it); a resource that shares its storage with another
-        (:data:`~fake_apiserver._registry.storagefactory.COHABITING`) gets the same change in the
+        (:func:`~fake_apiserver._registry.storagefactory.cohabitant`) gets the same change in the
         other's shape. The request being served learns its effect
         (:func:`~fake_apiserver._storage.effects.record_commit`)."""
         record_commit(spec.group, spec.resource, old, new)
         self._commit_one((spec.group, spec.resource), spec, Change(rv, old, new))
-        shared = COHABITING.get((spec.group, spec.resource))
+        shared = cohabitant(spec)
         if shared is not None:
             partner = shared.resource
             partner_spec = self._specs.get(partner)

@@ -16,7 +16,7 @@ from typing import Any
 from fake_apiserver._machinery.errors import BadRequest, Conflict, FieldError, Invalid, UnknownError
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._registry.generic import KindRules
-from fake_apiserver._registry.storagefactory import ETCD_PREFIXES
+from fake_apiserver._registry.storagefactory import etcd_prefix
 
 __all__ = ["check_name", "check_resource_version", "precondition_failed", "storage_key"]
 
@@ -43,7 +43,7 @@ def check_resource_version(spec: KindSpec, name: str, obj: Obj, old: Obj, rules:
 
 def storage_key(spec: KindSpec, namespace: str | None, name: str) -> str:
     """The object's etcd key, as a storage error quotes it."""
-    prefix = ETCD_PREFIXES.get((spec.group, spec.resource), spec.resource)
+    prefix = etcd_prefix(spec)
     return f"/registry/{prefix}/{namespace}/{name}" if spec.namespaced else f"/registry/{prefix}/{name}"
 
 

@@ -57,15 +57,16 @@ from fake_apiserver._machinery.gotypes import go_written
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.patch import APPLY_PATCH_YAML, apply_patch, keeps_managed_fields, patch_media_type
 from fake_apiserver._registry import meta as object_meta
-from fake_apiserver._registry.controllers import EVENT_TTL, PROTECTIONS
 from fake_apiserver._registry.generic import Strategy
 from fake_apiserver._registry.kinds import by_kind, served_kinds
 from fake_apiserver._registry.scheme import reconcile_patched_kind, resolve_kind
 from fake_apiserver._registry.serverkinds import (
     ADMISSION_LISTERS,
     DEFAULT_NAMESPACES,
+    EXPIRIES,
     NAMESPACES,
     PODS,
+    PROTECTIONS,
     GroupResource,
     bootstrap_objects,
 )
@@ -165,7 +166,7 @@ class Store(Etcd):
         if storage_protection:
             controllers.append(InUseProtection(self, PROTECTIONS))
         if event_ttl is not None:
-            controllers.append(Expiry(self, EVENT_TTL, event_ttl, lambda: self.clock.now()))
+            controllers += [Expiry(self, rule, event_ttl, lambda: self.clock.now()) for rule in EXPIRIES]
         self.run_controllers(controllers)
         for spec, body in bootstrap_objects(lambda resource: self.spec_of(resource) is not None):
             self.create(spec, None, body)

@@ -22,7 +22,7 @@ from fake_apiserver._machinery.kindspec import FieldValue
 from fake_apiserver._machinery.names import is_qualified_name
 from fake_apiserver._machinery.selectors import go_value_field, render_value, value_at
 from fake_apiserver._registry.fieldrules import get_in, invalid_each
-from fake_apiserver._registry.generic import FieldLabels, KindRules
+from fake_apiserver._registry.generic import Cohabitant, FieldLabels, KindRules
 from fake_apiserver._registry.printing import Cells, count_of, name_of, since
 
 __all__ = ["EVENTS_KIND", "KIND", "convert_event", "print_event"]
@@ -190,10 +190,12 @@ def print_event(event: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
 
 KIND = KindRules(group="", kind="Event", create=_core_event_errors, create_on_update=True,
                  field_labels=_CORE_FIELD_LABELS, field_values=_core_field_values(), watch_cache=False,
-                 printer=print_event)
-"""The core v1 Event's declaration (Events are served without a watch cache)."""
+                 printer=print_event, cohabitant=Cohabitant(("events.k8s.io", "events"), convert_event), expires=True)
+"""The core v1 Event's declaration (Events are served without a watch cache). Its storage is the
+``events.k8s.io`` Event's too, and its objects expire (``--event-ttl``)."""
 
 EVENTS_KIND = KindRules(group="events.k8s.io", kind="Event", create=_events_v1_errors,
                         update=_events_v1_update_errors, create_on_update=True,
-                        field_labels=_EVENTS_FIELD_LABELS, watch_cache=False, printer=print_event)
+                        field_labels=_EVENTS_FIELD_LABELS, watch_cache=False, printer=print_event,
+                        cohabitant=Cohabitant(("", "events"), convert_event))
 """The ``events.k8s.io/v1`` Event's declaration (listed by :mod:`fake_apiserver._registry.events`)."""

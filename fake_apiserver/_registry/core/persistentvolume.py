@@ -12,12 +12,13 @@ from datetime import datetime
 from typing import Any
 
 from fake_apiserver._machinery.errors import FieldError
+from fake_apiserver._registry.controllers import Protection, Recheck
 from fake_apiserver._registry.core.volume import VolumeStrategy, access_modes, storage_class_cell
 from fake_apiserver._registry.fieldrules import get_in
 from fake_apiserver._registry.generic import KindRules
 from fake_apiserver._registry.printing import Cells, age_of, at, name_of
 
-__all__ = ["KIND", "PersistentVolumeStrategy", "persistent_volume_capacity_errors", "print_persistent_volume"]
+__all__ = ["KIND", "PV_PROTECTION", "PersistentVolumeStrategy", "persistent_volume_capacity_errors", "print_persistent_volume"]
 
 Obj = dict[str, Any]
 
@@ -70,10 +71,21 @@ def print_persistent_volume(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     ], []
 
 
+def _volume_bound(volume: Obj) -> bool:
+    return (volume.get("status") or {}).get("phase") == "Bound"
+
+
+PV_PROTECTION = Protection(
+    resource=("", "persistentvolumes"), finalizer="kubernetes.io/pv-protection", in_use=_volume_bound, reads=(),
+    recheck={("", "persistentvolumes"): Recheck("object")},
+)
+"""pv-protection (``pkg/controller/volume/pvprotection``): a ``Bound`` volume is in use."""
+
+
 KIND = KindRules(
     group="", kind="PersistentVolume",
     create=_persistent_volume_errors, returns_deleted_object=True, openapi_delete_returns_object=True,
     generation=False,
     strategy=lambda spec, options: PersistentVolumeStrategy(spec, protect=options.storage_protection),
-    printer=print_persistent_volume)
+    printer=print_persistent_volume, protection=PV_PROTECTION)
 """The PersistentVolume's declaration."""

@@ -14,12 +14,13 @@ from typing import Any
 from fake_apiserver._machinery.equality import semantic, spec_diff
 from fake_apiserver._machinery.errors import FieldError
 from fake_apiserver._machinery.kindspec import KindSpec
+from fake_apiserver._registry.controllers import Protection, Recheck, Stored
 from fake_apiserver._registry.core.volume import VolumeStrategy, access_modes, storage_class_cell
 from fake_apiserver._registry.fieldrules import get_in
 from fake_apiserver._registry.generic import KindRules, StorageClasses, no_classes
 from fake_apiserver._registry.printing import Cells, age_of, at, name_of
 
-__all__ = ["KIND", "PersistentVolumeClaimStrategy", "print_persistent_volume_claim"]
+__all__ = ["KIND", "PVC_PROTECTION", "PersistentVolumeClaimStrategy", "print_persistent_volume_claim"]
 
 Obj = dict[str, Any]
 
@@ -113,11 +114,45 @@ def print_persistent_volume_claim(obj: Obj, now: datetime) -> tuple[Cells, list[
     ], []
 
 
+def _pod_done(pod: Obj) -> bool:
+    return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
+
+
+def _pod_gone_or_done(old: Obj | None, new: Obj | None) -> bool:
+    """A pod deleted or finished: the claims it mounted may be free."""
+    return new is None or _pod_done(new)
+
+
+def _claim_in_use(claim: Obj, pods: Stored) -> bool:
+    """A scheduled pod of the claim's namespace that has not finished mounts it, directly or as
+    its generic ephemeral volume (``<pod>-<volume>``)."""
+    meta = claim["metadata"]
+    namespace, name = meta.get("namespace") or "", meta["name"]
+    for (ns, pod_name), pod in pods.items():
+        if ns != namespace or not pod.get("spec", {}).get("nodeName") or _pod_done(pod):
+            continue
+        for volume in pod["spec"].get("volumes") or []:
+            source = (volume.get("persistentVolumeClaim") or {}).get("claimName")
+            if source == name or (volume.get("ephemeral") is not None and f"{pod_name}-{volume.get('name')}" == name):
+                return True
+    return False
+
+
+PVC_PROTECTION = Protection(
+    resource=("", "persistentvolumeclaims"), finalizer="kubernetes.io/pvc-protection", in_use=_claim_in_use,
+    reads=(("", "pods"),),
+    recheck={("", "persistentvolumeclaims"): Recheck("object"),
+             ("", "pods"): Recheck("namespace", when=_pod_gone_or_done)},
+)
+"""pvc-protection (``pkg/controller/volume/pvcprotection``): a claim a scheduled, unfinished pod of
+its namespace mounts is in use."""
+
+
 KIND = KindRules(
     group="", kind="PersistentVolumeClaim",
     create=_persistent_volume_claim_errors, update=_claim_update_errors, returns_deleted_object=True,
     openapi_delete_returns_object=True, generation=False,
     strategy=lambda spec, options: PersistentVolumeClaimStrategy(
         spec, protect=options.storage_protection, storage_classes=options.storage_classes),
-    printer=print_persistent_volume_claim)
+    printer=print_persistent_volume_claim, protection=PVC_PROTECTION)
 """The PersistentVolumeClaim's declaration."""

@@ -85,7 +85,8 @@ def print_replication_controller(obj: Obj, now: datetime) -> tuple[Cells, list[O
 
 
 KIND = KindRules(
-    group="", kind="ReplicationController", create=_replication_controller_rules,
+    group="", kind="ReplicationController", create=_replication_controller_rules, etcd_prefix="controllers",
+    scale_selector_map=True,
     strategy=lambda spec, options: ReplicationControllerStrategy(spec),
     field_labels=FieldLabels(("status.replicas",)),
     field_values={"status.replicas": go_value_field("status.replicas", "0")},

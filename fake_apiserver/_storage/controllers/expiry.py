@@ -3,7 +3,7 @@
 kube-apiserver stores each Event with an etcd lease of the TTL (1 h by default), renewed by every
 write of it; when the lease runs out etcd deletes the Event and its watchers see it go.
 :class:`Expiry` does that for the kinds a :class:`~fake_apiserver._registry.controllers.Expiry`
-declaration names (:data:`~fake_apiserver._registry.controllers.EVENT_TTL`), on the store's clock:
+names (:data:`~fake_apiserver._registry.serverkinds.EXPIRIES`), on the store's clock:
 an object's due time is set at each write and dropped at its delete, and the objects whose time
 has come are deleted at the next commit of any object (the fake has no timer of its own, so an
 idle server keeps them until something is written).

@@ -3,7 +3,7 @@
 kube-controller-manager's pvc-protection, pv-protection and vac-protection controllers remove a
 protection finalizer from an object being deleted once nothing uses it; with no finalizer left,
 the object goes. :class:`InUseProtection` plays every such controller declared in
-:data:`~fake_apiserver._registry.controllers.PROTECTIONS` and names no kind: which finalizer, which
+:data:`~fake_apiserver._registry.serverkinds.PROTECTIONS` and names no kind: which finalizer, which
 kind carries it, what keeps it in use and after which commits to look again are the
 declarations' (:class:`~fake_apiserver._registry.controllers.Protection`).
 

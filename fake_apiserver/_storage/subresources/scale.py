@@ -9,7 +9,7 @@ ReplicationControllers; a custom resource whose CRD declares it). What the real 
   creationTimestamp, ``spec.replicas``, and in ``status`` the parent's ``status.replicas`` (0
   when unset) and its selector as a string (``metav1.LabelSelectorAsSelector`` of an
   ``apps/v1`` selector, ``labels.SelectorFromSet`` of the plain map of the kinds
-  :data:`~fake_apiserver._registry.subresources.SCALE_SELECTOR_MAPS` names: a
+  :func:`~fake_apiserver._registry.subresources.scale_selector_is_map` tells: a
   ReplicationController's);
 * ``PUT`` decodes a ``Scale`` (the name must be the URL's), validates it (``spec.replicas`` at
   least 0, the error named ``Scale.autoscaling``), takes its ``resourceVersion`` as a
@@ -45,7 +45,7 @@ from fake_apiserver._machinery.mergerules import builtin_type
 from fake_apiserver._machinery.patch import apply_patch
 from fake_apiserver._machinery.selectors import label_selector_from_dict
 from fake_apiserver._registry.scheme import resolve_kind
-from fake_apiserver._registry.subresources import SCALE_SELECTOR_MAPS
+from fake_apiserver._registry.subresources import scale_selector_is_map
 from fake_apiserver._storage.fieldmanager import Writer, parse_applied
 from fake_apiserver._storage.store import Store
 
@@ -104,7 +104,7 @@ def _selector_text(spec: KindSpec, obj: Obj, paths: ScalePaths) -> str | None:
     value = _get(obj, paths.selector)
     if paths.selector_is_text:
         return value if isinstance(value, str) else None
-    if (spec.group, spec.resource) in SCALE_SELECTOR_MAPS:  # a plain map of labels
+    if scale_selector_is_map(spec):  # a plain map of labels
         return str(label_selector_from_dict({"matchLabels": value or {}}))
     return str(label_selector_from_dict(value)) if isinstance(value, dict) else ""
 

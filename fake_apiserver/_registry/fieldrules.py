@@ -1,6 +1,7 @@
 """Field rules several kinds share, with the real server's messages: ``metav1.Condition``
 lists, label maps, a workload's selector against its template (and a label selector as Go prints
-it), non-negative counts, container ports, and the small helpers every rule module uses.
+it), non-negative counts, container ports, qualified names, and the small helpers every rule module
+uses (an error list without repeats: :func:`dedupe`).
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from fake_apiserver._machinery.errors import BadRequest, FieldError, GoJSON
 from fake_apiserver._machinery.names import is_label_value, is_qualified_name
 from fake_apiserver._machinery.selectors import label_selector_from_dict
 
-__all__ = ["condition_errors", "container_port_errors", "get_in", "go_selector", "immutable_errors", "invalid_each",
-           "labels_errors", "non_negative_errors", "selector_matches", "selector_template_errors", "template_mismatch",
+__all__ = ["condition_errors", "container_port_errors", "dedupe", "get_in", "go_selector", "immutable_errors",
+           "invalid_each", "labels_errors", "non_negative_errors", "qualified_name_errors", "selector_matches",
+           "selector_template_errors", "template_mismatch",
            "unsupported_errors"]
 
 Obj = dict[str, Any]
@@ -35,6 +37,22 @@ def invalid_each(path: str, value: Any, messages: Sequence[str]) -> list[FieldEr
     if not messages:  # most values are valid: no comprehension to run
         return []
     return [FieldError.invalid(path, value, m) for m in messages]
+
+
+def qualified_name_errors(value: str, path: str) -> list[FieldError]:
+    """``ValidateQualifiedName``: one ``Invalid`` per reason."""
+    return invalid_each(path, value, is_qualified_name(value))
+
+
+def dedupe(errors: list[FieldError]) -> list[FieldError]:
+    """``ErrorList.ToAggregate`` drops errors whose text repeats; so do we, keeping the first."""
+    seen: set[str] = set()
+    out = []
+    for error in errors:
+        if error.render() not in seen:
+            seen.add(error.render())
+            out.append(error)
+    return out
 
 
 def immutable_errors(new: Any, old: Any, path: str) -> list[FieldError]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from collections.abc import Mapping
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 from fake_apiserver._machinery.equality import semantic
 from fake_apiserver._machinery.errors import FieldError
@@ -110,10 +110,15 @@ class KindRules:
     it reads them, its body's shape, whether it has a watch cache; and what the HTTP layer reads
     of it: the cells of its server-side Table rows (its printer), what its OpenAPI documents say a
     delete answers, the kinds its subresources take, whether its resource is the legacy form of a
-    subresource. The kind's module declares one (its ``KIND``), its API group's package lists it,
-    and the kind table collects them (:mod:`~fake_apiserver._registry.kinds`). A kind without a
-    declaration gets ``KindRules()``: no group, no kind, nothing of its own. A new fact about kinds
-    is a new field, with the default most kinds have."""
+    subresource; what the store's storage and controllers read of it: its etcd key prefix, the
+    resource it shares its storage with, whether its objects expire, its in-use protection
+    controller, how its Scale reads a selector; and how its ``ObjectMeta`` is validated: its name
+    rule, which ``generateName`` and finalizer checks run, the group its errors name
+    (:mod:`~fake_apiserver._registry.meta`). The kind's module declares one (its ``KIND``), its
+    API group's package lists it, and the kind table collects them
+    (:mod:`~fake_apiserver._registry.kinds`). A kind without a declaration gets ``KindRules()``:
+    no group, no kind, nothing of its own. A new fact about kinds is a new field, with the default
+    most kinds have."""
 
     group: str = ""
     kind: str = ""
@@ -185,6 +190,22 @@ class KindRules:
     #: its Scale's selector is a plain map of labels (read as ``labels.SelectorFromSet``) rather
     #: than a ``metav1.LabelSelector``
     scale_selector_map: bool = False
+    #: the rule its names follow (``ValidateObjectMeta``'s name function, checked on
+    #: kube-apiserver v1.36): DNS-1123 subdomains, DNS-1123 labels, or only the path-segment rule
+    #: (what fits in a URL path); a ``generateName`` follows it as a prefix
+    name_rule: Literal["subdomain", "label", "path_segment"] = "subdomain"
+    #: a create that gives a name still checks its ``generateName`` as a name prefix (kinds whose
+    #: validation skips it were found by creating each served kind on kube-apiserver v1.36)
+    generate_name_checked_with_name: bool = True
+    #: a finalizer name without a ``/`` must be a standard one (``validateKubeFinalizerName``); a
+    #: kind whose validation does not run that check takes any qualified name
+    qualified_finalizers: bool = True
+    #: its update validation runs the whole ``ValidateObjectMeta`` again, so a bad
+    #: ``generateName`` sent on an update is refused
+    generate_name_checked_on_update: bool = False
+    #: the API group its validation errors name the kind under, where it is validated as another
+    #: group's type (none: its own group)
+    invalid_group: str | None = None
 
 
 # The top-level keys a write through ``/status`` takes from its body; the rest are the stored object's.

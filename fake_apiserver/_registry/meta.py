@@ -1,6 +1,8 @@
 """``ObjectMeta`` validation, as ``ValidateObjectMeta`` and its update twin word it: names and
 ``generateName`` (each kind's name rule), namespaces, labels, annotations, owner references and
-finalizers.
+finalizers. What differs by kind (its name rule, which ``generateName`` and finalizer checks its
+validation runs, the group its errors name) is the kind's declaration
+(:func:`~fake_apiserver._registry.kinds.declaration`).
 """
 
 from __future__ import annotations
@@ -12,27 +14,13 @@ from typing import Any, Callable, Sequence
 from fake_apiserver._machinery.errors import BadRequest, FieldError, Invalid
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.names import is_dns1123_label, is_dns1123_subdomain, is_qualified_name, nbytes
-from fake_apiserver._registry.fieldrules import immutable_errors, invalid_each, labels_errors
+from fake_apiserver._registry.fieldrules import dedupe, immutable_errors, invalid_each, labels_errors
+from fake_apiserver._registry.kinds import declaration
 
-__all__ = ["check", "dedupe", "generate_name_checked_on_update", "path_segment_errors", "qualified_name_errors", "reconcile_namespace", "validate_object_meta"]
+__all__ = ["check", "generate_name_checked_on_update", "path_segment_errors", "reconcile_namespace",
+           "validate_object_meta"]
 
 Obj = dict[str, Any]
-
-
-def qualified_name_errors(value: str, path: str) -> list[FieldError]:
-    """``ValidateQualifiedName``: one ``Invalid`` per reason."""
-    return invalid_each(path, value, is_qualified_name(value))
-
-
-def dedupe(errors: list[FieldError]) -> list[FieldError]:
-    """``ErrorList.ToAggregate`` drops errors whose text repeats; so do we, keeping the first."""
-    seen: set[str] = set()
-    out = []
-    for error in errors:
-        if error.render() not in seen:
-            seen.add(error.render())
-            out.append(error)
-    return out
 
 
 def _mask_trailing_dash(name: str) -> str:
@@ -53,27 +41,17 @@ def _path_segment_prefix(name: str) -> list[str]:
 
 
 def _name_checker(spec: KindSpec, *, prefix: bool = False) -> Callable[[str], list[str]]:
-    """The kind's name rule (each checked on kube-apiserver v1.36): DNS-1123 labels for
-    namespaces, StatefulSets and (RelaxedServiceNameValidation, on since v1.34) Services; only
-    the path-segment rule for core Events and PodDisruptionBudgets; DNS-1123 subdomains for the
-    rest. ``prefix``: the rule for a generateName."""
-    if (spec.group, spec.kind) in (("", "Namespace"), ("apps", "StatefulSet"), ("", "Service")):
+    """The kind's name rule (its declaration's ``name_rule``). ``prefix``: the rule for a
+    generateName."""
+    rule = declaration(spec.group, spec.kind).name_rule
+    if rule == "label":
         return is_dns1123_label
-    if (spec.group, spec.kind) in (("", "Event"), ("policy", "PodDisruptionBudget")):
+    if rule == "path_segment":
         return _path_segment_prefix if prefix else path_segment_errors
     return is_dns1123_subdomain
 
 
 _STANDARD_FINALIZERS = frozenset({"kubernetes", "orphan", "foregroundDeletion"})
-
-
-# Kinds whose validation takes a generateName that is no valid name prefix when a name is given,
-# and kinds that take a finalizer name that is neither standard nor domain-qualified (found by
-# creating each served kind on kube-apiserver v1.36: their validation does not run those checks).
-_GENERATE_NAME_UNCHECKED = frozenset({("", "ReplicationController"), ("resource.k8s.io", "DeviceClass")})
-
-
-_ANY_FINALIZER_NAME = frozenset({("", "Event"), ("policy", "PodDisruptionBudget"), ("coordination.k8s.io", "Lease")})
 
 
 _ANNOTATIONS_LIMIT = 256 * (1 << 10)
@@ -149,7 +127,7 @@ def validate_object_meta(
         checker = _name_checker(spec)
         generate_name = meta.get("generateName") or ""
         name = meta.get("name") or ""
-        if generate_name and not (name and (spec.group, spec.kind) in _GENERATE_NAME_UNCHECKED):
+        if generate_name and (not name or declaration(spec.group, spec.kind).generate_name_checked_with_name):
             errors += invalid_each("metadata.generateName", generate_name,
                                     _name_checker(spec, prefix=True)(_mask_trailing_dash(generate_name)))
         if name:
@@ -191,7 +169,7 @@ def validate_object_meta(
     errors += _annotations_errors(meta.get("annotations"))
     errors += _owner_reference_errors(meta.get("ownerReferences"))
     errors += _finalizer_errors(meta.get("finalizers"), create=create,
-                                qualified=(spec.group, spec.kind) not in _ANY_FINALIZER_NAME)
+                                qualified=declaration(spec.group, spec.kind).qualified_finalizers)
     return errors
 
 
@@ -217,19 +195,13 @@ def reconcile_namespace(spec: KindSpec, obj: dict[str, Any], request_namespace: 
 def check(spec: KindSpec, name: str, errors: list[FieldError]) -> None:
     """Raise ``Pod "p" is invalid: ...`` (422) when ``errors`` is not empty."""
     if errors:  # events.k8s.io Events are validated as the core type, so they are named as one
-        group = "" if (spec.group, spec.kind) == ("events.k8s.io", "Event") else spec.group
+        group = declaration(spec.group, spec.kind).invalid_group
+        if group is None:
+            group = spec.group
         raise Invalid.of(spec.kind, group, name, dedupe(errors))
 
 
-# The kinds whose update validation runs the whole ``ValidateObjectMeta`` again, so a bad
-# ``generateName`` sent on update is refused (Services, Leases and PriorityClasses take it).
-_GENERATE_NAME_ON_UPDATE = frozenset({
-    ("", "ConfigMap"), ("", "Node"), ("", "Namespace"), ("", "PersistentVolume"), ("", "PersistentVolumeClaim"),
-    ("", "Pod"), ("storage.k8s.io", "StorageClass"), ("storage.k8s.io", "VolumeAttachment"),
-    ("storage.k8s.io", "CSINode"), ("storage.k8s.io", "CSIStorageCapacity"),
-    ("resource.k8s.io", "ResourceClaim"), ("resource.k8s.io", "ResourceClaimTemplate"),
-})
-
-
 def generate_name_checked_on_update(group: str, kind: str) -> bool:
-    return (group, kind) in _GENERATE_NAME_ON_UPDATE
+    """Whether the kind's update validation checks a ``generateName`` (its declaration's
+    ``generate_name_checked_on_update``)."""
+    return declaration(group, kind).generate_name_checked_on_update

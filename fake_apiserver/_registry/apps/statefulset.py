@@ -115,7 +115,8 @@ def print_stateful_set(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
             age_of(obj, now), names, images], []
 
 
-KIND = KindRules(group="apps", kind="StatefulSet", create=_stateful_set_errors, update=_stateful_set_update_errors,
+KIND = KindRules(group="apps", kind="StatefulSet",
+                 name_rule="label", create=_stateful_set_errors, update=_stateful_set_update_errors,
                  strategy=lambda spec, options: StatefulSetStrategy(spec, features=options.features),
                  printer=print_stateful_set)
 """The StatefulSet's declaration."""

@@ -36,6 +36,6 @@ def print_lease(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
 
 
 KIND = KindRules(
-    group="coordination.k8s.io", kind="Lease",
+    group="coordination.k8s.io", kind="Lease", qualified_finalizers=False,
     create=_lease_errors, create_on_update=True, unconditional_update=False, generation=False, printer=print_lease)
 """The Lease's declaration."""

@@ -76,6 +76,7 @@ def print_config_map(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     return [name_of(obj), len(obj.get("data") or {}) + len(obj.get("binaryData") or {}), age_of(obj, now)], []
 
 
-KIND = KindRules(group="", kind="ConfigMap", create=_config_map_errors, update=_config_map_update_errors,
+KIND = KindRules(group="", kind="ConfigMap",
+                 generate_name_checked_on_update=True, create=_config_map_errors, update=_config_map_update_errors,
                  printer=print_config_map)
 """The ConfigMap's declaration."""

@@ -188,13 +188,14 @@ def print_event(event: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     ], []
 
 
-KIND = KindRules(group="", kind="Event", create=_core_event_errors, create_on_update=True,
+KIND = KindRules(group="", kind="Event",
+                 name_rule="path_segment", qualified_finalizers=False, create=_core_event_errors, create_on_update=True,
                  field_labels=_CORE_FIELD_LABELS, field_values=_core_field_values(), watch_cache=False,
                  printer=print_event, cohabitant=Cohabitant(("events.k8s.io", "events"), convert_event), expires=True)
 """The core v1 Event's declaration (Events are served without a watch cache). Its storage is the
 ``events.k8s.io`` Event's too, and its objects expire (``--event-ttl``)."""
 
-EVENTS_KIND = KindRules(group="events.k8s.io", kind="Event", create=_events_v1_errors,
+EVENTS_KIND = KindRules(group="events.k8s.io", kind="Event", invalid_group="", create=_events_v1_errors,
                         update=_events_v1_update_errors, create_on_update=True,
                         field_labels=_EVENTS_FIELD_LABELS, watch_cache=False, printer=print_event,
                         cohabitant=Cohabitant(("", "events"), convert_event))

@@ -51,7 +51,7 @@ def print_namespace(ns: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
 
 
 KIND = KindRules(
-    group="", kind="Namespace",
+    group="", kind="Namespace", name_rule="label", generate_name_checked_on_update=True,
     returns_deleted_object=True,  # its own REST answers a delete with the namespace
     strategy=lambda spec, options: NamespaceStrategy(spec),
     field_labels=FieldLabels(("status.phase",)),

@@ -269,7 +269,7 @@ def print_node(node: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
 
 
 KIND = KindRules(
-    group="", kind="Node", etcd_prefix="minions",
+    group="", kind="Node", generate_name_checked_on_update=True, etcd_prefix="minions",
     create=_node_errors, update=_node_update_errors,
     strategy=lambda spec, options: NodeStrategy(
         spec, taint_not_ready=options.taint_not_ready, features=options.features),

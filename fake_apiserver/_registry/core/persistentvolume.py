@@ -83,7 +83,7 @@ PV_PROTECTION = Protection(
 
 
 KIND = KindRules(
-    group="", kind="PersistentVolume",
+    group="", kind="PersistentVolume", generate_name_checked_on_update=True,
     create=_persistent_volume_errors, returns_deleted_object=True, openapi_delete_returns_object=True,
     generation=False,
     strategy=lambda spec, options: PersistentVolumeStrategy(spec, protect=options.storage_protection),

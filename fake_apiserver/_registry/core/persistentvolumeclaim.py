@@ -149,7 +149,7 @@ its namespace mounts is in use."""
 
 
 KIND = KindRules(
-    group="", kind="PersistentVolumeClaim",
+    group="", kind="PersistentVolumeClaim", generate_name_checked_on_update=True,
     create=_persistent_volume_claim_errors, update=_claim_update_errors, returns_deleted_object=True,
     openapi_delete_returns_object=True, generation=False,
     strategy=lambda spec, options: PersistentVolumeClaimStrategy(

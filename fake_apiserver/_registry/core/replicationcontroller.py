@@ -85,7 +85,8 @@ def print_replication_controller(obj: Obj, now: datetime) -> tuple[Cells, list[O
 
 
 KIND = KindRules(
-    group="", kind="ReplicationController", create=_replication_controller_rules, etcd_prefix="controllers",
+    group="", kind="ReplicationController",
+    generate_name_checked_with_name=False, create=_replication_controller_rules, etcd_prefix="controllers",
     scale_selector_map=True,
     strategy=lambda spec, options: ReplicationControllerStrategy(spec),
     field_labels=FieldLabels(("status.replicas",)),

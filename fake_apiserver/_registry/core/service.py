@@ -185,7 +185,7 @@ def print_service(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
 
 
 KIND = KindRules(
-    group="", kind="Service", etcd_prefix="services/specs",
+    group="", kind="Service", name_rule="label", etcd_prefix="services/specs",
     create=_service_rules, update=_service_update_errors, create_on_update=True, returns_deleted_object=True,
     openapi_delete_returns_object=True, generation=False, strategy=lambda spec, options: ServiceStrategy(spec),
     field_labels=FieldLabels(("spec.clusterIP", "spec.type")), printer=print_service)

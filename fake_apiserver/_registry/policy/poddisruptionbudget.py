@@ -111,7 +111,7 @@ def print_pod_disruption_budget(pdb: Obj, now: datetime) -> tuple[Cells, list[Ob
 
 
 KIND = KindRules(
-    group="policy", kind="PodDisruptionBudget",
+    group="policy", kind="PodDisruptionBudget", name_rule="path_segment", qualified_finalizers=False,
     create=_pod_disruption_budget_errors, unconditional_update=False,
     strategy=lambda spec, options: PodDisruptionBudgetStrategy(spec), printer=print_pod_disruption_budget)
 """The PodDisruptionBudget's declaration."""

@@ -23,6 +23,7 @@ def _device_class_errors(obj: Mapping[str, Any]) -> list[FieldError]:
             + validate_device_configs(get_in(obj, "spec", "config"), "spec.config"))
 
 
-KIND = KindRules(group="resource.k8s.io", kind="DeviceClass", create=_device_class_errors,
+KIND = KindRules(group="resource.k8s.io", kind="DeviceClass",
+                 generate_name_checked_with_name=False, create=_device_class_errors,
                  returns_deleted_object=True, openapi_delete_returns_object=True, printer=name_age)
 """The DeviceClass's declaration."""

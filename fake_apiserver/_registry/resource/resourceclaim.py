@@ -57,7 +57,7 @@ def print_resource_claim(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
 
 
 KIND = KindRules(
-    group="resource.k8s.io", kind="ResourceClaim",
+    group="resource.k8s.io", kind="ResourceClaim", generate_name_checked_on_update=True,
     returns_deleted_object=True, openapi_delete_returns_object=True, generation=False, status_resets_meta=True,
     strategy=lambda spec, options: ResourceClaimStrategy(spec), printer=print_resource_claim)
 """The ResourceClaim's declaration."""

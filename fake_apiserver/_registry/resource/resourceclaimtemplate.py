@@ -43,7 +43,7 @@ class ResourceClaimTemplateStrategy(Strategy):
 
 
 KIND = KindRules(
-    group="resource.k8s.io", kind="ResourceClaimTemplate",
+    group="resource.k8s.io", kind="ResourceClaimTemplate", generate_name_checked_on_update=True,
     returns_deleted_object=True, openapi_delete_returns_object=True, generation=False,
     strategy=lambda spec, options: ResourceClaimTemplateStrategy(spec), printer=name_age)
 """The ResourceClaimTemplate's declaration."""

@@ -32,6 +32,7 @@ def print_csi_node(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
     return [name_of(obj), len(at(obj, "spec", "drivers") or []), age_of(obj, now)], []
 
 
-KIND = KindRules(group="storage.k8s.io", kind="CSINode", create=_csi_node_errors, unconditional_update=False,
+KIND = KindRules(group="storage.k8s.io", kind="CSINode",
+                 generate_name_checked_on_update=True, create=_csi_node_errors, unconditional_update=False,
                  generation=False, openapi_delete_returns_object=True, printer=print_csi_node)
 """The CSINode's declaration."""

@@ -28,6 +28,7 @@ def _storage_capacity_errors(obj: Mapping[str, Any]) -> list[FieldError]:
     return errors
 
 
-KIND = KindRules(group="storage.k8s.io", kind="CSIStorageCapacity", create=_storage_capacity_errors,
+KIND = KindRules(group="storage.k8s.io", kind="CSIStorageCapacity",
+                 generate_name_checked_on_update=True, create=_storage_capacity_errors,
                  unconditional_update=False)
 """The CSIStorageCapacity's declaration."""

@@ -75,7 +75,7 @@ def print_storage_class(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
 
 
 KIND = KindRules(
-    group="storage.k8s.io", kind="StorageClass",
+    group="storage.k8s.io", kind="StorageClass", generate_name_checked_on_update=True,
     create=_storage_class_errors, update=_storage_class_update_errors, returns_deleted_object=True,
     openapi_delete_returns_object=True,
     strategy=lambda spec, options: StorageClassStrategy(spec), printer=print_storage_class)

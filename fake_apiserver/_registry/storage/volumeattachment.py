@@ -51,7 +51,7 @@ def print_volume_attachment(obj: Obj, now: datetime) -> tuple[Cells, list[Obj]]:
 
 
 KIND = KindRules(
-    group="storage.k8s.io", kind="VolumeAttachment",
+    group="storage.k8s.io", kind="VolumeAttachment", generate_name_checked_on_update=True,
     create=_volume_attachment_errors, unconditional_update=False, generation=False, status_resets_meta=True,
     openapi_delete_returns_object=True, printer=print_volume_attachment)
 """The VolumeAttachment's declaration."""

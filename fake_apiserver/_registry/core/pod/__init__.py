@@ -23,7 +23,7 @@ from fake_apiserver._registry.generic import KindRules
 __all__ = ["KIND"]
 
 KIND = KindRules(
-    group="", kind="Pod",
+    group="", kind="Pod", generate_name_checked_on_update=True,
     returns_deleted_object=True, openapi_delete_returns_object=True,
     strategy=lambda spec, options: PodStrategy(
         spec, priority_classes=options.priority_classes, features=options.features),

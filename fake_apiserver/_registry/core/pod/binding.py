@@ -14,8 +14,8 @@ from typing import Any
 
 from fake_apiserver._machinery.errors import Conflict, FieldError, UnknownError
 from fake_apiserver._machinery.shapes import OBJECT_META, STR, struct_of
+from fake_apiserver._registry.fieldrules import dedupe
 from fake_apiserver._registry.generic import KindRules
-from fake_apiserver._registry.meta import dedupe
 
 __all__ = ["KIND", "assign", "check_binding", "validate_binding"]
 

@@ -18,8 +18,15 @@ from fake_apiserver._machinery.errors import FieldError, GoJSON
 from fake_apiserver._machinery.gotypes import kind_node, semantic_of
 from fake_apiserver._machinery.jsonutil import json_copy
 from fake_apiserver._machinery.names import is_dns1123_label, is_dns1123_subdomain, is_label_value, is_qualified_name
-from fake_apiserver._registry.fieldrules import container_port_errors, get_in, immutable_errors, invalid_each, labels_errors
-from fake_apiserver._registry.meta import dedupe, qualified_name_errors
+from fake_apiserver._registry.fieldrules import (
+    container_port_errors,
+    dedupe,
+    get_in,
+    immutable_errors,
+    invalid_each,
+    labels_errors,
+    qualified_name_errors,
+)
 
 __all__ = ["POD_UPDATE_FORBIDDEN_PREFIX", "node_affinity_errors", "pod_resource_claim_errors", "resource_requirements_errors", "validate_pod_create", "validate_pod_status_update", "validate_pod_update"]
 

@@ -1,6 +1,7 @@
 """The layers around the registry name no kind: a kind's knowledge lives in its module of
 ``fake_apiserver/_registry`` and reaches them as data (a ``KindSpec`` row, a parameter, the
-kind's declaration).
+kind's declaration). Nor do the registry's generic modules, at its top (not its API groups'
+packages), except ``serverkinds.py``, the registry's list of the kinds the server itself relies on.
 
 A string literal equal to a kind or a resource name that a release serves (``"Pod"``, ``"pods"``,
 any of ``fake_apiserver/data/discovery-v*.json``, the generated data those names come from) is
@@ -20,6 +21,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "fake_apiserver"
 LAYERS = ("_machinery", "_storage", "_endpoints")
+#: the registry's generic modules that may name kinds: the kinds the server itself relies on
+NAMING_KINDS = ("serverkinds.py",)
 
 
 @functools.cache
@@ -68,11 +71,20 @@ def test_the_check_sees_a_kind_named_in_code_and_not_in_a_docstring() -> None:
 
 @pytest.mark.parametrize("layer", LAYERS)
 def test_no_kind_is_named_in_the_layer(layer: str) -> None:
+    assert _named(sorted((PACKAGE / layer).rglob("*.py"))) == []
+
+
+def _named(paths: list[Path]) -> list[str]:
     names = _kind_names()
-    named = [
+    return [
         f"{path.relative_to(ROOT)}:{line}: {value!r}"
-        for path in sorted((PACKAGE / layer).rglob("*.py"))
+        for path in paths
         for line, value in _literals(path.read_text())
         if value in names
     ]
-    assert named == []
+
+
+def test_no_kind_is_named_in_the_registry_s_generic_modules() -> None:
+    generic = [path for path in sorted((PACKAGE / "_registry").glob("*.py")) if path.name not in NAMING_KINDS]
+    assert len(generic) > 10
+    assert _named(generic) == []

@@ -7,7 +7,7 @@ kind: which kind each one acts on, and why, is the kind's declaration, in one of
 
 * :class:`Protection`: an in-use protection controller of kube-controller-manager. The
   StorageObjectInUseProtection admission plugin gives a new object a finalizer
-  (:mod:`~fake_apiserver._registry.storage`); once the object is being deleted and nothing uses it
+  (:mod:`~fake_apiserver._registry.core.volume`); once the object is being deleted and nothing uses it
   any more, the controller removes that finalizer, and with no finalizer left the object goes.
   A kind's declaration names its controller (``KindRules.protection``): pvc-protection
   (``pkg/controller/volume/pvcprotection``, PersistentVolumeClaims), pv-protection

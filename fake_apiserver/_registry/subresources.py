@@ -11,7 +11,7 @@ state them.
   as ``labels.SelectorFromSet``; every other kind's is a ``metav1.LabelSelector``.
 
 ``pods/eviction`` has rules of its own (:mod:`~fake_apiserver._registry.core.pod.eviction`), and
-``pods/resize`` too (:mod:`~fake_apiserver._registry.resize`).
+``pods/resize`` too (:mod:`~fake_apiserver._registry.core.pod.resize`).
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ nothing); and a terminating Deferred pod stays queued, so popping it emits a War
 ``FailedScheduling`` event ``skip schedule deleting pod: <ns>/<name>`` (the reference drops a
 terminating pod, without an event).
 
-Readings of the KEP's open questions (``kep-5836-resize-preemption.md``): nothing tells the user
+Readings of the KEP's open questions (``docs/readings.md``): nothing tells the user
 that a preemption for a resize failed (the implementation writes no status); nothing holds the
 freed room but the scheduler's accounting, which already counts the pod at its new size; a
 failed attempt is retried on a change on the pod's node (above), and once backoff is over; victims

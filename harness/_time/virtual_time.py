@@ -7,8 +7,8 @@ and then straight to the next timer. I/O stays real (aiohttp servers and clients
 work unchanged); only waiting is skipped.
 
 When the clock may jump is the whole design. Each time the loop would block in ``select``, it
-checks, in this order (the rule that held in every measurement, see
-``virtual-time-notes.md``):
+checks, in this order (the rule under which every run gives one event log,
+``bench/bench_virtual_time.py``):
 
 1. poll the selector with timeout 0 and process any ready I/O;
 2. callbacks are ready: do not jump;

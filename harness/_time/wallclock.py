@@ -5,8 +5,8 @@ Code running inside a virtual loop that reads the wall clock directly (a library
 journal would carry real timestamps and differ run after run. :class:`WallClockPatch` pins the
 wall clock to a given instant and moves it only when told to, on each clock jump.
 
-Why time-machine and not freezegun (measured, Python 3.11, time-machine 3.6.0; freezegun 1.5.5
-figures from ``virtual-time-notes.md``, it is not installed here):
+Why time-machine and not freezegun (measured, Python 3.11, time-machine 3.6.0 and freezegun
+1.5.5, which is not installed here):
 
 - time-machine patches ``time.time``, ``time.time_ns``, ``clock_gettime(CLOCK_REALTIME)`` and
   ``datetime.now`` at C level and leaves ``time.monotonic`` and ``perf_counter`` alone, so it

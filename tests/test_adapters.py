@@ -28,71 +28,7 @@ from harness._backends.backend import FakeBackend
 from harness._backends.envtest import envtest_unavailable, find_assets
 from harness._scenario.scenario import Scenario
 from harness._time.virtual_time import run
-
-# A scheduler in another process, for the tests only: binds every pending pod to the first node.
-BIND_FIRST_NODE = r'''
-import asyncio, os, signal, sys
-import aiohttp, yaml
-
-def main() -> None:
-    args = dict(a.split("=", 1) for a in sys.argv[1:])
-    if "--config" in args:
-        config = yaml.safe_load(open(args["--config"]))
-        print("config", config["clientConnection"].get("contentType", "default"), config["leaderElection"], flush=True)
-        args["--kubeconfig"] = config["clientConnection"]["kubeconfig"]
-    print("feature gates:", args.get("--feature-gates", ""), flush=True)
-    if args.get("--mode") == "exit":
-        print("giving up", flush=True)
-        sys.exit(3)
-    if args.get("--mode") == "stubborn":
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    url = yaml.safe_load(open(args["--kubeconfig"]))["clusters"][0]["cluster"]["server"]
-    asyncio.run(schedule(url, args.get("--mode", "")))
-
-async def schedule(url: str, mode: str) -> None:
-    loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
-    if mode != "stubborn":
-        loop.add_signal_handler(signal.SIGTERM, stop.set)
-    async with aiohttp.ClientSession(url) as client:
-        async def run() -> None:
-            async with client.get("/api/v1/pods") as r:
-                rv = (await r.json())["metadata"]["resourceVersion"]
-            await reconcile()
-            async with client.get("/api/v1/pods", params={"watch": "1", "resourceVersion": rv}) as r:
-                async for line in r.content:
-                    if mode == "crash-on-pod" and b'"name":"crash"' in line:
-                        print("crashing", flush=True)
-                        os._exit(5)
-                    await reconcile()
-
-        async def reconcile() -> None:
-            if mode == "idle":
-                return
-            async with client.get("/api/v1/nodes") as nr:
-                nodes = sorted(n["metadata"]["name"] for n in (await nr.json())["items"])
-            async with client.get("/api/v1/pods") as pr:
-                pods = (await pr.json())["items"]
-            for pod in pods:
-                meta = pod["metadata"]
-                if pod["spec"].get("nodeName") or not nodes:
-                    continue
-                if mode == "crash-on-pod" and meta["name"] == "crash":
-                    continue  # it crashes on its watch event, whichever it sees first
-                binding = {"apiVersion": "v1", "kind": "Binding",
-                           "metadata": {"name": meta["name"], "namespace": meta["namespace"]},
-                           "target": {"kind": "Node", "name": nodes[0]}}
-                path = f"/api/v1/namespaces/{meta['namespace']}/pods/{meta['name']}/binding"
-                async with client.post(path, json=binding) as br:
-                    if br.status == 201:
-                        print(f"bound {meta['namespace']}/{meta['name']} to {nodes[0]}", flush=True)
-        task = asyncio.create_task(run())
-        await asyncio.wait([task, asyncio.create_task(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
-        task.cancel()
-    print("stopped", flush=True)
-
-main()
-'''
+from tests.support.schedulers import BIND_FIRST_NODE, first_fit_scheduler
 
 
 def command(tmp_path: Path, *args: str) -> str:
@@ -410,8 +346,6 @@ def test_callable_adapter_reports_a_crash_and_a_return(tmp_path: Path) -> None:
 
 
 def test_callable_adapter_probe_waits_for_a_binding(tmp_path: Path) -> None:
-    from test_scenario import first_fit_scheduler
-
     adapter = CallableAdapter(first_fit_scheduler, probe=True)
     idle = CallableAdapter(lambda path, gates: asyncio.sleep(3600), name="idle", probe=True, ready_timeout=10)
 

@@ -20,8 +20,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conftest import kube_apiserver_answers
-from test_managedfields import (
+from fake_apiserver._machinery.apply import apply
+from fake_apiserver._machinery.errors import Conflict
+from fake_apiserver._machinery.gotypes import zero_object
+from fake_apiserver._machinery.managedfields import update_managed_fields
+from tests.support.real_apiserver import kube_apiserver_answers
+from tests.test_managedfields import (
     APPS,
     CRD,
     CRDS,
@@ -37,11 +41,6 @@ from test_managedfields import (
     reset_fields,
     target_of,
 )
-
-from fake_apiserver._machinery.apply import apply
-from fake_apiserver._machinery.errors import Conflict
-from fake_apiserver._machinery.gotypes import zero_object
-from fake_apiserver._machinery.managedfields import update_managed_fields
 
 STEPS_RECORDED = RECORDED.with_name("apply-steps-kube-apiserver-v1.37.2.json")
 APPLY, MERGE = "application/apply-patch+yaml", "application/merge-patch+json"

@@ -46,8 +46,8 @@ from fake_apiserver import FakeApiServer, FaultRule, JournalEntry, Match, Respon
 from fake_apiserver._server.faults import body_contains
 from fake_apiserver._storage.effects import condition_of, sets_condition, sets_field
 from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
-from tests.conftest import ThreadedServer
-from tests.test_effects import POD_PATH, pod, with_server
+from tests.support.http_api import PODS as POD_PATH, pod, with_server
+from tests.support.threaded_server import ThreadedServer
 
 __all__: list[str] = []
 

@@ -31,10 +31,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import test_apply
-import test_managedfields
-from conftest import ThreadedServer, kube_apiserver_answers
-from test_managedfields import NS, caller
+
+from tests import test_apply, test_managedfields
+from tests.support.real_apiserver import kube_apiserver_answers
+from tests.support.threaded_server import ThreadedServer
+from tests.test_managedfields import NS, caller
 
 RECORDED = test_managedfields.RECORDED.with_name("apply-http-kube-apiserver-v1.37.2.json")
 APPLY, MERGE, STRATEGIC = ("application/apply-patch+yaml", "application/merge-patch+json",

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_managedfields import APPS, RECORDED, UA, caller
 
 from fake_apiserver._machinery.applyconflicts import (
     conflict_causes,
@@ -27,6 +26,7 @@ from fake_apiserver._machinery.applyconflicts import (
 from fake_apiserver._machinery.fieldset import FieldSet, path_of
 from fake_apiserver._machinery.mergerules import builtin_type
 from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
+from tests.test_managedfields import APPS, RECORDED, UA, caller
 
 CONFLICTS = RECORDED.with_name("conflicts-kube-apiserver-v1.37.2.json")
 APPLY, MERGE = "application/apply-patch+yaml", "application/merge-patch+json"

@@ -23,7 +23,7 @@ from fake_apiserver._machinery.decode import (
 )
 from fake_apiserver._machinery.errors import BadRequest, Invalid, StatusError, UnknownError
 from fake_apiserver._registry.kinds import by_resource
-from test_http import Api, serve
+from tests.support.http_api import Api, serve
 
 
 @pytest.mark.parametrize(("value", "name"), [({}, "object"), ([], "array"), ("x", "string"), (True, "bool"),

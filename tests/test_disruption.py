@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from test_http import Api, serve, status
-from test_kubectl import Kubectl, kubectl, ns, table  # noqa: F401 (fixtures)
+from tests.support.http_api import Api, serve, status
+from tests.support.kubectl import Kubectl, table
 
 PDBS = "/apis/policy/v1/namespaces/default/poddisruptionbudgets"
 

@@ -19,8 +19,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import kube_apiserver_answers
-from test_scale import Call, json_caller
+from tests.support.real_apiserver import Call, json_caller, kube_apiserver_answers
 
 RECORDED = Path(__file__).parent / "data" / "dracel" / "kube-apiserver-v1.37.2.json"
 GROUP = "/apis/resource.k8s.io/v1"

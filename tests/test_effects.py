@@ -3,35 +3,18 @@ the effect a write would have, whatever verb or patch type carries it."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 import aiohttp
 import pytest
 
 from fake_apiserver import EffectPredicate, FakeApiServer, FaultRule, JournalEntry, Match, Respond
 from fake_apiserver._storage.effects import binds, changes_condition, condition_of, removes_condition, sets_condition, sets_field
-from harness._time.virtual_time import VirtualClock, run
+from tests.support.http_api import PODS as POD_PATH, pod, with_server
 
-POD_PATH = "/api/v1/namespaces/default/pods"
 NOT_READY = {"type": "PodScheduled", "status": "False", "reason": "NotReadyForScheduling", "message": "waiting"}
 FOREIGN = {"type": "example.com/Ready", "status": "True", "reason": "Fine", "message": "set by another writer"}
-
-
-def pod(name: str) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
-            "spec": {"containers": [{"name": "c", "image": "busybox:1"}]}}
-
-
-def with_server(body: Callable[[FakeApiServer, aiohttp.ClientSession], Awaitable[None]]) -> None:
-    async def main() -> None:
-        clock = VirtualClock(asyncio.get_running_loop())
-        async with FakeApiServer(clock=clock, time=clock.time) as server:
-            async with aiohttp.ClientSession(server.url) as client:
-                await body(server, client)
-
-    run(main())
 
 
 async def _pod(client: aiohttp.ClientSession, name: str) -> dict[str, Any]:

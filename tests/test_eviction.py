@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from test_http import Api, serve
+from tests.support.http_api import Api, serve
 
 NS = "/api/v1/namespaces/default"
 BUDGETS = "/apis/policy/v1/namespaces/default/poddisruptionbudgets"

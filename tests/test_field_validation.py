@@ -26,7 +26,7 @@ from fake_apiserver import FakeApiServer
 from harness._backends.scenario_client import ApiError, ScenarioClient
 from harness._time.virtual_time import VirtualClock, run
 
-from tests.conftest import ThreadedServer
+from tests.support.threaded_server import ThreadedServer
 
 T = TypeVar("T")
 

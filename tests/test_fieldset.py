@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_managedfields import (
+from tests.test_managedfields import (
     APPS,
     CRD,
     CRDS,

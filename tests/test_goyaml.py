@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_http import Api, serve
+from tests.support.http_api import Api, serve
 
 BOOL = 'json: cannot unmarshal bool into Go struct field LeaseSpec.spec.holderIdentity of type string'
 NUMBER = 'json: cannot unmarshal number into Go struct field LeaseSpec.spec.holderIdentity of type string'

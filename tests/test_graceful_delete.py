@@ -17,12 +17,11 @@ import pytest
 
 from fake_apiserver import Conflict, StatusError
 from fake_apiserver._storage.store import kept_after_delete
-from test_http import Api, binding, serve, status
-from test_kubectl import Kubectl, kubectl, ns, pod_manifest, table  # noqa: F401 (fixtures)
-from test_kubectl import binding as binding_json
-from test_store import EPOCH, PODS, START, ManualClock, pod, raises
 
 from fake_apiserver import Store
+from tests.support.http_api import Api, binding, serve, status
+from tests.support.kubectl import Kubectl, binding as binding_json, pod_manifest, table
+from tests.support.store import EPOCH, PODS, START, ManualClock, pod, raises
 
 STAMP = "%Y-%m-%dT%H:%M:%SZ"
 

@@ -10,7 +10,7 @@ import pytest
 
 from fake_apiserver import FakeApiServer, FaultRule, Journal, JournalEntry, Match, Respond
 from fake_apiserver._server.server import JOURNAL_DROPPED, JOURNAL_FIRST_SEQ, JOURNAL_LAST_SEQ, JOURNAL_LIMIT
-from test_http import NODES, PODS, Api, node, pod, serve
+from tests.support.http_api import NODES, PODS, Api, node, pod, serve
 
 JOURNAL = "/schedharness/v1/journal"
 

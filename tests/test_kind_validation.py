@@ -14,7 +14,7 @@ import pytest
 
 from fake_apiserver._machinery.schema import RELEASES
 from fake_apiserver._registry.kinds import DECLARATIONS, served_kinds
-from test_http import Api, serve
+from tests.support.http_api import Api, serve
 
 SUBDOMAIN = (
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "

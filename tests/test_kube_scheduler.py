@@ -45,40 +45,41 @@ list, the message is checked against the D.3 format only.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
-import os
 import re
 import socket
 import subprocess
-import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, Iterator
 
 import pytest
 
-from fake_apiserver import FakeApiServer, JournalEntry, KindSpec, Store, by_resource
+from fake_apiserver import FakeApiServer, JournalEntry, Store
 from fake_apiserver._endpoints.discovery import api_resource_list
-from fake_apiserver._storage.watch import INITIAL_EVENTS_END
-from harness._schedulers.adapters import scheduler_config
-from recorded_requests import RECORDED, recorded_body
+from tests.support.kube_scheduler import (
+    BASE_INFORMED,
+    BINARIES,
+    JSON,
+    NAMESPACE,
+    NODE,
+    NODES,
+    PODS,
+    SAFETY_TIMEOUT,
+    ServerThread,
+    binary_minor,
+    binary_or_skip,
+    informed_resources,
+    kind_spec,
+    node_manifest,
+    pod_manifest,
+    start_kube_scheduler,
+    synced,
+    wait_until,
+)
+from tests.support.recorded_requests import RECORDED, recorded_body
 
-SAFETY_TIMEOUT = 60.0  # seconds; only ever reached when something hangs
-POLL = 0.05
-NODE = "n1"
-NAMESPACE = "default"
-GATE = "example.com/hold"
-
-# Informed by every version (k8s-semantics F.3), as journal resource names.
-BASE_INFORMED = frozenset({
-    "pods", "nodes", "namespaces", "services", "replicationcontrollers", "persistentvolumes",
-    "persistentvolumeclaims", "replicasets.apps", "statefulsets.apps", "poddisruptionbudgets.policy",
-    "storageclasses.storage.k8s.io", "csinodes.storage.k8s.io", "csidrivers.storage.k8s.io",
-    "csistoragecapacities.storage.k8s.io",
-})
 # Observed per minor version. v1.35: DRA is GA and on (resource.k8s.io/v1), and NodeVolumeLimits
 # registers VolumeAttachment/Delete, which starts a VolumeAttachment informer. v1.37: DeviceTaintRules
 # too (gate DRADeviceTaintRules GA and on: pkg/scheduler/scheduler.go hands the ResourceSlice tracker a
@@ -111,89 +112,11 @@ FIT_ERROR = re.compile(r"^0/1 nodes are available: 1 Insufficient cpu\. .*preemp
 RFC3339 = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 MICRO_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 
-T = TypeVar("T")
+EVENTS = kind_spec("events.k8s.io", "v1", "events")
 
-
-def _kind(group: str, version: str, resource: str) -> KindSpec:
-    spec = by_resource(group, version, resource)
-    assert spec is not None, resource
-    return spec
-
-
-PODS = _kind("", "v1", "pods")
-NODES = _kind("", "v1", "nodes")
-EVENTS = _kind("events.k8s.io", "v1", "events")
-
-
-def _binaries() -> list[str]:
-    listed = [p for p in os.environ.get("SCHEDHARNESS_KUBE_SCHEDULER", "").split(":") if p]
-    extra = os.environ.get("SCHEDHARNESS_KUBE_SCHEDULER_V130", "")
-    if extra and extra not in listed:
-        listed.append(extra)
-    return listed
-
-
-BINARIES = _binaries()
-
-JSON = "application/json"
 PROTOBUF = "application/vnd.kubernetes.protobuf"
 # The body types a kube-scheduler is run with: JSON set in its configuration, and its default.
 CONTENT_TYPES = {"json": JSON, "protobuf": None}
-
-NO_BINARY = ("set SCHEDHARNESS_KUBE_SCHEDULER to a kube-scheduler binary (or several, ':'-separated) "
-             "to run a real kube-scheduler against the fake")
-
-
-def _minor(binary: str) -> int:
-    """The minor version from ``kube-scheduler --version`` (``Kubernetes v1.35.4``)."""
-    out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=SAFETY_TIMEOUT)
-    found = re.search(r"v1\.(\d+)\.", out.stdout)
-    assert found, f"{binary} --version said {out.stdout!r}"
-    return int(found.group(1))
-
-
-def _wait(what: str, predicate: Callable[[], T | None], on_timeout: Callable[[], str]) -> T:
-    """Poll ``predicate`` until it returns something; fail after the safety timeout."""
-    deadline = time.monotonic() + SAFETY_TIMEOUT
-    while True:
-        got = predicate()
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: not within {SAFETY_TIMEOUT}s\n{on_timeout()}")
-        time.sleep(POLL)
-
-
-class ServerThread:
-    """A :class:`FakeApiServer` on a real-time event loop in a daemon thread.
-
-    The store and the journal belong to that loop; :meth:`call` runs a function there and returns
-    its result, so the test thread never touches them concurrently.
-    """
-
-    __test__ = False
-
-    def __init__(self, server: FakeApiServer) -> None:
-        self.server = server
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, name="fake-apiserver", daemon=True)
-
-    def __enter__(self) -> ServerThread:
-        self.thread.start()
-        asyncio.run_coroutine_threadsafe(self.server.start(), self.loop).result(SAFETY_TIMEOUT)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        asyncio.run_coroutine_threadsafe(self.server.stop(), self.loop).result(SAFETY_TIMEOUT)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(SAFETY_TIMEOUT)
-        self.loop.close()
-
-    def call(self, fn: Callable[[], T]) -> T:
-        async def run() -> T:
-            return fn()
-
-        return asyncio.run_coroutine_threadsafe(run(), self.loop).result(SAFETY_TIMEOUT)
 
 
 @dataclass
@@ -236,78 +159,13 @@ class Scheduler:
         return self.fake.call(lambda: self.fake.server.store.create(PODS, NAMESPACE, body))
 
     def wait_bound(self, name: str) -> dict[str, Any]:
-        return _wait(f"pod {name} bound", lambda: (p := self.pod(name))["spec"].get("nodeName") and p,
-                     self.explain)
+        return wait_until(f"pod {name} bound", lambda: (p := self.pod(name))["spec"].get("nodeName") and p,
+                          self.explain)
 
     def requests(self, verb: str, resource: str, *, subresource: str = "", name: str = "") -> list[JournalEntry]:
         return [e for e in self.journal() if e.type == "request" and e.verb == verb and e.resource == resource
                 and e.subresource == subresource and (not name or e.name == name)]
 
-
-def node_manifest(name: str, cpu: str) -> dict[str, Any]:
-    resources = {"cpu": cpu, "memory": "4Gi", "pods": "110"}
-    return {
-        "apiVersion": "v1", "kind": "Node",
-        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
-        "status": {
-            "capacity": resources, "allocatable": resources,
-            "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
-                            "message": "kubelet is posting ready status"}],
-        },
-    }
-
-
-def pod_manifest(name: str, cpu: str, *, gated: bool = False) -> dict[str, Any]:
-    spec: dict[str, Any] = {"containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10",
-                                            "resources": {"requests": {"cpu": cpu}}}]}
-    if gated:
-        spec["schedulingGates"] = [{"name": GATE}]
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": NAMESPACE}, "spec": spec}
-
-
-def _synced(entries: list[JournalEntry], resource: str) -> bool:
-    """A successful LIST of ``resource``, or a streaming list of it whose initial-events-end
-    bookmark reached the client."""
-    for e in entries:
-        if e.type != "request" or e.resource != resource or e.code != 200:
-            continue
-        if e.verb == "list":
-            return True
-        if e.verb == "watch" and e.query.get("sendInitialEvents") == "true":
-            for ev in entries:
-                if ev.type == "watch-event" and ev.watch == e.seq and ev.event == "BOOKMARK" and (
-                        (ev.object or {}).get("metadata", {}).get("annotations", {}).get(INITIAL_EVENTS_END) == "true"):
-                    return True
-    return False
-
-
-def _informed(entries: list[JournalEntry]) -> set[str]:
-    return {e.resource for e in entries if e.type == "request" and e.verb in ("list", "watch")}
-
-
-
-def binary_or_skip(request: pytest.FixtureRequest) -> str:
-    """The fixture's kube-scheduler binary (its param, or the first item of a tuple param), or a
-    skip with the reason."""
-    binary = str(request.param[0] if isinstance(request.param, tuple) else request.param)
-    if not BINARIES:
-        pytest.skip(NO_BINARY)
-    if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
-        pytest.skip(f"not an executable file: {binary}")
-    return binary
-
-
-def start_kube_scheduler(binary: str, kubeconfig: Path, tmp: Path, log: Path,
-                         content_type: str | None = JSON) -> subprocess.Popen[bytes]:
-    """A kube-scheduler on ``kubeconfig`` with ``content_type`` bodies (None: its default,
-    protobuf) and no leader election, logging to ``log`` at -v=2."""
-    config = tmp / "kube-scheduler.yaml"
-    written = scheduler_config(kubeconfig, content_type)
-    assert ("contentType" in written["clientConnection"]) == (content_type is not None)
-    config.write_text(json.dumps(written))  # JSON is YAML
-    with log.open("wb") as out:
-        return subprocess.Popen([binary, f"--config={config}", "--secure-port=0", "-v=2"],
-                                stdout=out, stderr=subprocess.STDOUT)
 
 @pytest.fixture(scope="module", params=[(b, t) for b in BINARIES or ["<unset>"] for t in CONTENT_TYPES],
                 ids=lambda p: f"{Path(p[0]).name}-{p[1]}")
@@ -317,7 +175,7 @@ def scheduler(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     binary = binary_or_skip(request)
     content_key = request.param[1]
     content_type = CONTENT_TYPES[content_key]
-    minor = _minor(binary)
+    minor = binary_minor(binary)
     tmp = tmp_path_factory.mktemp(f"kube-scheduler-v1.{minor}-{content_key}")
     server = FakeApiServer(taint_not_ready_nodes=False)
     server.journal.keep_watch_objects = True  # the initial-events-end bookmark is read from them
@@ -330,9 +188,9 @@ def scheduler(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
         try:
             with sched.reported():
                 sched.create_pod("probe", "100m")
-                _wait("the probe pod bound (every informer synced)",
-                      lambda: proc.poll() is None and sched.pod("probe")["spec"].get("nodeName"),
-                      sched.explain)
+                wait_until("the probe pod bound (every informer synced)",
+                           lambda: proc.poll() is None and sched.pod("probe")["spec"].get("nodeName"),
+                           sched.explain)
             yield sched
         finally:
             proc.terminate()
@@ -348,11 +206,11 @@ def test_every_informer_syncs_and_nothing_is_refused(scheduler: Scheduler) -> No
     synced by a LIST or a streaming list, and no request the scheduler made was refused."""
     with scheduler.reported():
         entries = scheduler.journal()
-        informed = _informed(entries)
+        informed = informed_resources(entries)
         assert BASE_INFORMED <= informed
         if scheduler.minor in INFORMED:
             assert informed == INFORMED[scheduler.minor]
-        assert sorted(r for r in informed if not _synced(entries, r)) == []
+        assert sorted(r for r in informed if not synced(entries, r)) == []
         pods = [e for e in entries if e.type == "request" and e.resource == "pods" and e.verb in ("list", "watch")]
         assert {e.query.get("fieldSelector") for e in pods} == {"status.phase!=Succeeded,status.phase!=Failed"}
         if scheduler.minor >= 35:  # client-go WatchListClient is on by default from v1.35 (E.4)
@@ -385,7 +243,7 @@ def test_a_pod_that_fits_is_bound(scheduler: Scheduler) -> None:
                 scheduler.minor, "creationTimestamp" in binding.body["metadata"]):
             expected["metadata"] = {"creationTimestamp": None, **expected["metadata"]}
         assert binding.body == expected
-        event = _wait("the Scheduled event", lambda: _event(scheduler, "fits"), scheduler.explain)
+        event = wait_until("the Scheduled event", lambda: _event(scheduler, "fits"), scheduler.explain)
         assert (event["reason"], event["type"], event["action"], event["note"]) == (
             "Scheduled", "Normal", "Binding", f"Successfully assigned default/fits to {NODE}")
         creates = [e for e in scheduler.requests("create", "events.events.k8s.io") if e.body["regarding"]["name"] == "fits"]
@@ -457,7 +315,7 @@ def test_an_unschedulable_pod_gets_the_condition_by_strategic_merge_patch(schedu
     with scheduler.reported():
         created = scheduler.create_pod("big", "3")
         assert created["metadata"]["generation"] == 1  # the recorded observedGeneration
-        patch = _wait("the status patch of big", lambda: _status_patch(scheduler, "big"), scheduler.explain)
+        patch = wait_until("the status patch of big", lambda: _status_patch(scheduler, "big"), scheduler.explain)
         assert _request_line(patch) == _recorded_line("unschedulable_without_conditions")
         [sent] = patch.body["status"]["conditions"]
         assert FIT_ERROR.match(sent["message"])
@@ -466,11 +324,11 @@ def test_an_unschedulable_pod_gets_the_condition_by_strategic_merge_patch(schedu
         assert patch.body == body
         [expected] = body["status"]["conditions"]
 
-        stored = _wait("the Unschedulable condition", lambda: _condition(scheduler.pod("big")), scheduler.explain)
+        stored = wait_until("the Unschedulable condition", lambda: _condition(scheduler.pod("big")), scheduler.explain)
         assert stored == expected
         assert "nodeName" not in scheduler.pod("big")["spec"]
 
-        event = _wait("the FailedScheduling event", lambda: _event(scheduler, "big"), scheduler.explain)
+        event = wait_until("the FailedScheduling event", lambda: _event(scheduler, "big"), scheduler.explain)
         assert (event["reason"], event["type"], event["action"], event["note"]) == (
             "FailedScheduling", "Warning", "Scheduling", expected["message"])
         assert event["regarding"] == {"kind": "Pod", "namespace": NAMESPACE, "name": "big",
@@ -498,14 +356,14 @@ def test_a_pod_released_from_its_gate_gets_set_element_order(scheduler: Schedule
         released = scheduler.fake.call(lambda: scheduler.fake.server.store.patch(
             PODS, NAMESPACE, "gated", b'{"spec":{"schedulingGates":null}}', "application/merge-patch+json"))
         assert released["metadata"]["generation"] == 2  # the recorded observedGeneration
-        patch = _wait("the status patch of gated", lambda: _status_patch(scheduler, "gated"), scheduler.explain)
+        patch = wait_until("the status patch of gated", lambda: _status_patch(scheduler, "gated"), scheduler.explain)
         assert _request_line(patch) == _recorded_line("unschedulable_released_from_its_gate")
         [sent] = patch.body["status"]["conditions"]
         assert FIT_ERROR.match(sent["message"])
         body = _as_this_version(scheduler, recorded_body("unschedulable_released_from_its_gate", patch.body), sent)
         assert patch.body == body
         [expected] = body["status"]["conditions"]
-        stored = _wait("the Unschedulable condition", lambda: _condition(scheduler.pod("gated")), scheduler.explain)
+        stored = wait_until("the Unschedulable condition", lambda: _condition(scheduler.pod("gated")), scheduler.explain)
         assert stored == {**gated_cond, **expected}  # lastTransitionTime and lastProbeTime kept
 
 
@@ -519,10 +377,10 @@ def test_a_repeated_failure_patches_the_event_series(scheduler: Scheduler) -> No
             scheduler.create_pod(filler, "300m")
             scheduler.wait_bound(filler)
         scheduler.create_pod("again", "3")
-        _wait("the first FailedScheduling event", lambda: len(_events(scheduler, "again")) == 1, scheduler.explain)
+        wait_until("the first FailedScheduling event", lambda: len(_events(scheduler, "again")) == 1, scheduler.explain)
         scheduler.fake.call(lambda: scheduler.fake.server.store.delete(
             PODS, NAMESPACE, "filler-1", options={"gracePeriodSeconds": 0}))
-        _wait("the second FailedScheduling event", lambda: len(_events(scheduler, "again")) == 2, scheduler.explain)
+        wait_until("the second FailedScheduling event", lambda: len(_events(scheduler, "again")) == 2, scheduler.explain)
         scheduler.fake.call(lambda: scheduler.fake.server.store.delete(
             PODS, NAMESPACE, "filler-2", options={"gracePeriodSeconds": 0}))
         first, second = _events(scheduler, "again")[:2]
@@ -530,8 +388,8 @@ def test_a_repeated_failure_patches_the_event_series(scheduler: Scheduler) -> No
         # status patch changed it, so the second failure was a new event and the third repeats it.
         assert first["regarding"]["resourceVersion"] != second["regarding"]["resourceVersion"]
         name = second["metadata"]["name"]
-        patch = _wait("the series patch", lambda: scheduler.requests("patch", "events.events.k8s.io", name=name),
-                      scheduler.explain)[0]
+        patch = wait_until("the series patch", lambda: scheduler.requests("patch", "events.events.k8s.io", name=name),
+                           scheduler.explain)[0]
         assert (patch.path, patch.content_type, patch.code) == (
             f"/apis/events.k8s.io/v1/namespaces/default/events/{name}", "application/strategic-merge-patch+json", 200)
         assert list(patch.body) == ["series"] and patch.body["series"]["count"] == 2
@@ -548,7 +406,7 @@ def test_a_repeated_failure_patches_the_event_series(scheduler: Scheduler) -> No
 def test_volumeattachments_are_served_for_the_v135_informer() -> None:
     """kube-scheduler v1.35 informs ``storage.k8s.io/v1 volumeattachments`` (NodeVolumeLimits
     registers VolumeAttachment/Delete); a 404 there kept its caches from syncing."""
-    spec = _kind("storage.k8s.io", "v1", "volumeattachments")
+    spec = kind_spec("storage.k8s.io", "v1", "volumeattachments")
     assert (spec.kind, spec.namespaced, spec.subresources) == ("VolumeAttachment", False, ("status",))
     doc = api_resource_list((spec,), "storage.k8s.io", "v1")
     assert doc is not None
@@ -562,7 +420,7 @@ def test_devicetaintrules_are_served_for_the_v137_informer() -> None:
     """kube-scheduler v1.37 informs ``resource.k8s.io/v1 devicetaintrules`` (its ResourceSlice
     tracker, gate DRADeviceTaintRules on); a 404 there kept its caches from syncing. A server of
     v1.36, where the kind was v1beta2 and off, does not serve it."""
-    spec = _kind("resource.k8s.io", "v1", "devicetaintrules")
+    spec = kind_spec("resource.k8s.io", "v1", "devicetaintrules")
     assert (spec.kind, spec.namespaced, spec.subresources) == ("DeviceTaintRule", False, ("status",))
     store = Store()
     doc = api_resource_list(store.kinds, "resource.k8s.io", "v1")

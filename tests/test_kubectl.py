@@ -10,163 +10,28 @@ columns those of ``pkg/printers/internalversion/printers.go``.
 from __future__ import annotations
 
 import json
-import queue
 import re
 import shutil
-import signal
-import subprocess
-import sys
-import threading
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import IO, Any, Iterator
 
 import pytest
 import yaml
 
 from fake_apiserver import KINDS
 from fake_apiserver._endpoints.discovery import group_versions, version_info
+from tests.support.kubectl import SAFETY_TIMEOUT, Kubectl, binding, pod_manifest, stop_process, table
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not on PATH")
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
-SAFETY_TIMEOUT = 60.0  # seconds; only ever reached when something hangs
 GATE_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
 AGE = re.compile(r"^(\d+[smhdy])+$")  # HumanDuration: 5s, 2m5s, 3h, 2d1h
 
 
-class _Lines:
-    """Reads a process's output on a thread, so a test can wait for lines with a safety timeout."""
-
-    def __init__(self, stream: IO[str] | None) -> None:
-        assert stream is not None
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._pump, args=(stream,), daemon=True).start()
-
-    def _pump(self, stream: IO[str]) -> None:
-        for line in stream:
-            self.lines.put(line.rstrip("\n"))
-        self.lines.put(None)
-
-    def next(self) -> str:
-        """The next line; fails if the stream ends or nothing comes within the safety timeout."""
-        try:
-            line = self.lines.get(timeout=SAFETY_TIMEOUT)
-        except queue.Empty:
-            raise AssertionError(f"no output within {SAFETY_TIMEOUT}s") from None
-        if line is None:
-            raise AssertionError("the stream ended")
-        return line
-
-    def until(self, wanted: list[str]) -> list[str]:
-        """Every line read until the lines of ``wanted`` have appeared in that order."""
-        seen: list[str] = []
-        pending = list(wanted)
-        while pending:
-            seen.append(self.next())
-            if seen[-1] == pending[0]:
-                pending.pop(0)
-        return seen
-
-
-@dataclass
-class Kubectl:
-    """Runs kubectl against the module's server."""
-
-    kubeconfig: Path
-    cache_dir: Path
-
-    def argv(self, *args: str) -> list[str]:
-        return ["kubectl", f"--kubeconfig={self.kubeconfig}", f"--cache-dir={self.cache_dir}",
-                "--request-timeout=30s", *args]
-
-    def run(self, *args: str, input: str | None = None, ok: bool = True) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run(self.argv(*args), input=input, capture_output=True, text=True,
-                              timeout=SAFETY_TIMEOUT)
-        if ok:
-            assert done.returncode == 0, f"kubectl {' '.join(args)} failed: {done.stderr}"
-        return done
-
-    def out(self, *args: str, input: str | None = None) -> str:
-        return self.run(*args, input=input).stdout
-
-    def fail(self, *args: str, input: str | None = None) -> str:
-        """Run a command that must fail; its stderr."""
-        done = self.run(*args, input=input, ok=False)
-        assert done.returncode == 1, f"kubectl {' '.join(args)} exited {done.returncode}: {done.stdout}"
-        return done.stderr
-
-    def start(self, *args: str) -> tuple[subprocess.Popen[str], _Lines]:
-        """A long-running command and its stdout, line by line."""
-        proc = subprocess.Popen(self.argv(*args), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        return proc, _Lines(proc.stdout)
-
-    def start_watching(self, *args: str) -> subprocess.Popen[str]:
-        """A long-running command, returned once its watch is open: with ``-v=6`` kubectl logs
-        each response, and a watch's response comes as soon as the server starts streaming."""
-        proc = subprocess.Popen(self.argv(*args, "-v=6"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        log = _Lines(proc.stderr)
-        while not re.search(r"GET \S*watch=true\S* 200 OK", log.next()):
-            pass
-        return proc
-
-
-def _stop(proc: subprocess.Popen[str]) -> None:
-    if proc.poll() is None:
-        proc.kill()
-    proc.wait(timeout=SAFETY_TIMEOUT)
-
-
-@pytest.fixture(scope="module")
-def kubectl(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kubectl]:
-    """``schedharness serve`` on a free port, and kubectl pointed at it."""
-    tmp = tmp_path_factory.mktemp("kubectl")
-    kubeconfig = tmp / "kubeconfig"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "harness.cli", "serve", "--port", "0", "--kubeconfig", str(kubeconfig)],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    lines = _Lines(proc.stdout)
-    try:
-        while not lines.next().startswith("schedharness: serving the Kubernetes API at http://127.0.0.1:"):
-            pass
-        yield Kubectl(kubeconfig, tmp / "cache")
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=SAFETY_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            _stop(proc)
-
-
-@pytest.fixture
-def ns(kubectl: Kubectl, request: pytest.FixtureRequest) -> str:
-    """A namespace of the test's own."""
-    name = re.sub(r"[^a-z0-9]+", "-", request.node.name.removeprefix("test_").lower())[:63].strip("-")
-    manifest = json.dumps({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
-    assert kubectl.out("create", "-f", "-", input=manifest) == f"namespace/{name} created\n"
-    return name
-
-
-def table(text: str) -> list[list[str]]:
-    """kubectl's human output as rows of cells (columns are at least three spaces apart)."""
-    return [re.split(r"\s{2,}", line.strip()) for line in text.splitlines() if line.strip()]
-
-
 def jsonpath(kubectl: Kubectl, ns: str, what: str, path: str) -> str:
     return kubectl.out("get", "-n", ns, what, "-o", f"jsonpath={path}")
-
-
-def pod_manifest(name: str, **spec: Any) -> str:
-    return json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
-                       "spec": {"containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}], **spec}})
-
-
-def binding(name: str, node: str) -> str:
-    return json.dumps({"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name},
-                       "target": {"apiVersion": "v1", "kind": "Node", "name": node}})
 
 
 # --- discovery -------------------------------------------------------------------------------
@@ -357,7 +222,7 @@ def test_wait_for_pod_scheduled_after_binding(kubectl: Kubectl, ns: str) -> None
                                        "code": 201}
         assert waiter.wait(timeout=SAFETY_TIMEOUT) == 0
     finally:
-        _stop(waiter)
+        stop_process(waiter)
     assert waiter.stdout is not None and waiter.stdout.read() == "pod/web condition met\n"
     assert jsonpath(kubectl, ns, "pod/web", "{.spec.nodeName}") == "node-1"
 
@@ -369,7 +234,7 @@ def test_wait_for_delete(kubectl: Kubectl, ns: str) -> None:
         assert kubectl.out("delete", "-n", ns, "pod", "web", "--wait=false") == 'pod "web" deleted\n'
         assert waiter.wait(timeout=SAFETY_TIMEOUT) == 0
     finally:
-        _stop(waiter)
+        stop_process(waiter)
     assert waiter.stdout is not None and waiter.stdout.read() == "pod/web condition met\n"
 
 
@@ -383,7 +248,7 @@ def test_get_watch_prints_every_change(kubectl: Kubectl, ns: str) -> None:
         kubectl.out("delete", "-n", ns, "pod", "second")
         assert lines.until(["pod/second", "pod/first", "pod/second"]) == ["pod/second", "pod/first", "pod/second"]
     finally:
-        _stop(proc)
+        stop_process(proc)
 
 
 def test_get_watch_prints_table_rows(kubectl: Kubectl, ns: str) -> None:
@@ -396,7 +261,7 @@ def test_get_watch_prints_table_rows(kubectl: Kubectl, ns: str) -> None:
         # Column definitions come with the first watch event only; kubectl prints the header once.
         assert table(lines.next())[0][:4] == ["web", "0/1", "Pending", "0"]
     finally:
-        _stop(proc)
+        stop_process(proc)
 
 
 # --- nodes -----------------------------------------------------------------------------------

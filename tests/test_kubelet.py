@@ -11,7 +11,7 @@ import pytest
 
 from harness import Kubelet, Scenario
 from harness._scenario.yaml_scenarios import YamlScenarioError, load_scenario
-from test_scenario import with_scenario
+from tests.support.scenarios import with_scenario
 
 
 def _gone(s: Scenario, name: str) -> Any:

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from conftest import kube_apiserver_answers
+from tests.support.real_apiserver import kube_apiserver_answers
 
 from fake_apiserver._machinery.fieldset import FieldSet
 from fake_apiserver._machinery.gotypes import zero_object

@@ -23,7 +23,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import Any, Iterator
 
 import aiohttp
 import pytest
@@ -32,9 +32,7 @@ from fake_apiserver import KINDS, KindSpec
 from fake_apiserver._machinery import schema as _schema
 from fake_apiserver._endpoints.discovery import api_resource_list, group_versions
 from fake_apiserver._endpoints.openapi_paths import kind_paths
-
-if TYPE_CHECKING:  # conftest is pytest's to import; this is for the annotations only
-    from tests.conftest import ThreadedServer
+from tests.support.threaded_server import ThreadedServer
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 60.0  # seconds; reached only when something hangs

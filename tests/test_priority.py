@@ -12,7 +12,7 @@ import asyncio
 import json
 import re
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import aiohttp
 import pytest
@@ -22,9 +22,6 @@ from kubernetes.client import ApiClient, ApiException
 from fake_apiserver import FakeApiServer, Forbidden, Invalid, Store, StatusError, by_resource
 from fake_apiserver._machinery.errors import AlreadyExists
 from harness._time.virtual_time import VirtualClock, run
-
-if TYPE_CHECKING:  # conftest is pytest's to import; this is for the annotations only
-    from tests.conftest import ThreadedServer
 
 PCS = by_resource("scheduling.k8s.io", "v1", "priorityclasses")
 PODS = by_resource("", "v1", "pods")

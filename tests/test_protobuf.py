@@ -36,12 +36,12 @@ from typing import Any, Awaitable, Callable, Iterator, TypeVar
 import aiohttp
 import pytest
 
-from conftest import ThreadedServer
 from fake_apiserver import KINDS, FakeApiServer, by_resource
 from fake_apiserver._machinery import protobuf
 from fake_apiserver._machinery.errors import NotFound
 from fake_apiserver._machinery import schema as _schema
 from harness._time.virtual_time import VirtualClock, run
+from tests.support.threaded_server import ThreadedServer
 
 T = TypeVar("T")
 

@@ -24,7 +24,7 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterator, TypeVar
+from typing import Any, Awaitable, Callable, Iterator, TypeVar
 
 import aiohttp
 import pytest
@@ -52,9 +52,7 @@ from fake_apiserver import (
     upstream_from_kubeconfig,
 )
 from fake_apiserver._storage.effects import sets_condition
-
-if TYPE_CHECKING:  # conftest is pytest's to import; this is for the annotations only
-    from tests.conftest import ThreadedServer
+from tests.support.threaded_server import ThreadedServer
 
 T = TypeVar("T")
 SAFETY_TIMEOUT = 30.0  # seconds; only reached when something hangs

@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from test_kube_scheduler import (
+
+from fake_apiserver import FakeApiServer, FaultProxy, FaultRule, JournalEntry, Match, Respond
+from tests.support.kube_scheduler import (
     BASE_INFORMED,
     BINARIES,
     NAMESPACE,
@@ -27,17 +29,15 @@ from test_kube_scheduler import (
     PODS,
     SAFETY_TIMEOUT,
     ServerThread,
-    _informed,
-    _minor,
-    _synced,
-    _wait,
+    binary_minor,
     binary_or_skip,
+    informed_resources,
     node_manifest,
     pod_manifest,
     start_kube_scheduler,
+    synced,
+    wait_until,
 )
-
-from fake_apiserver import FakeApiServer, FaultProxy, FaultRule, JournalEntry, Match, Respond
 
 
 @dataclass
@@ -68,7 +68,7 @@ class ProxiedScheduler:
         return str(pod["spec"].get("nodeName") or "")
 
     def wait_bound(self, name: str) -> str:
-        return _wait(f"pod {name} bound", lambda: self.proc.poll() is None and self.node_of(name), self.explain)
+        return wait_until(f"pod {name} bound", lambda: self.proc.poll() is None and self.node_of(name), self.explain)
 
     def bindings(self, name: str) -> list[JournalEntry]:
         return [e for e in self.journal() if e.type == "request" and e.verb == "create" and e.resource == "pods"
@@ -78,7 +78,7 @@ class ProxiedScheduler:
 @pytest.fixture(scope="module", params=BINARIES or ["<unset>"])
 def scheduler(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProxiedScheduler]:
     binary = binary_or_skip(request)
-    tmp = tmp_path_factory.mktemp(f"proxied-kube-scheduler-v1.{_minor(binary)}")
+    tmp = tmp_path_factory.mktemp(f"proxied-kube-scheduler-v1.{binary_minor(binary)}")
     server = FakeApiServer(taint_not_ready_nodes=False)
     with ServerThread(server) as fake:
         proxy = FaultProxy(server.kubeconfig)
@@ -110,9 +110,9 @@ def test_the_scheduler_syncs_and_binds_through_the_proxy(scheduler: ProxiedSched
         created = scheduler.create_pod("fits")
         assert scheduler.wait_bound("fits") == NODE
         entries = scheduler.journal()
-        informed = _informed(entries)
+        informed = informed_resources(entries)
         assert BASE_INFORMED <= informed
-        assert sorted(r for r in informed if not _synced(entries, r)) == []
+        assert sorted(r for r in informed if not synced(entries, r)) == []
         watches = {e.seq for e in entries if e.type == "request" and e.verb == "watch" and e.resource == "pods"}
         seen = [e.event for e in entries if e.type == "watch-event" and e.watch in watches and e.name == "fits"]
         assert seen[:1] == ["ADDED"]

@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from test_adapters import BIND_FIRST_NODE
-from test_scenario import first_fit_scheduler
+from tests.support.schedulers import BIND_FIRST_NODE, first_fit_scheduler
 
 pytest_plugins = ["pytester"]
 

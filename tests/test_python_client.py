@@ -9,14 +9,13 @@ pre-timeout bookmark, the reason the server sends one).
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import pytest
 from kubernetes import client, watch
 from kubernetes.client import ApiClient, ApiException
 
-if TYPE_CHECKING:  # conftest is pytest's to import; this is for the annotations only
-    from tests.conftest import ThreadedServer
+from tests.support.threaded_server import ThreadedServer
 
 SAFETY_TIMEOUT = 30  # seconds a watch may stay open; only reached when something hangs
 GATED = "Scheduling is blocked due to non-empty scheduling gates"

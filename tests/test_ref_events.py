@@ -33,8 +33,8 @@ from harness._backends.envtest import ControlPlane, envtest_unavailable, find_as
 from harness._time.virtual_time import run
 from kubeclient import KubeClient
 from reference_scheduler._events import SERIES_WINDOW, EventRecorder
-from test_ref_support import Env, with_env
-from test_scale import json_caller
+from tests.support.real_apiserver import json_caller
+from tests.support.reference_env import Env, with_env
 
 Obj = dict[str, Any]
 RECORDED = Path(__file__).parent / "data" / "event_series" / "kube-apiserver-v1.37.2.json"

@@ -7,10 +7,10 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import pytest
-from test_ref_support import Env, with_env
 
 from harness._time.virtual_time import run
 from reference_scheduler import POD_FIELD_SELECTOR, ExpiredError, Informer, KubeClient
+from tests.support.reference_env import Env, with_env
 
 Obj = dict[str, Any]
 

@@ -11,7 +11,6 @@ from typing import Any
 import json
 
 import pytest
-from test_ref_support import Env, gates, with_env
 
 from fake_apiserver import Delay, FaultRule, Match, kubeconfig_for
 from fake_apiserver._storage.effects import sets_condition
@@ -24,6 +23,7 @@ from harness._schedulers.adapters import _probe_node, _probe_pod
 from reference_scheduler import MUTANTS, VARIANTS, ClusterEvent, KubeClient, UnknownMutant, get_mutant
 from reference_scheduler._cli import main as cli_main
 from reference_scheduler._mutants import POLL_PERIOD, PROBE_NAMESPACE, PROBE_NODE
+from tests.support.reference_env import Env, gates, with_env
 
 Obj = dict[str, Any]
 

@@ -20,11 +20,11 @@ from datetime import datetime, timezone
 from typing import Any
 
 import pytest
-from test_ref_support import MERGE, Env, with_env
 
 from harness._time.virtual_time import run
 from reference_scheduler._mutants import SHAPES
 from reference_scheduler._preemption import Candidate, pick_one_node, split_by_pdb_violation
+from tests.support.reference_env import MERGE, Env, with_env
 
 Obj = dict[str, Any]
 Observed = dict[str, Any]

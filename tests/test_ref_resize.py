@@ -21,13 +21,13 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-from test_ref_support import MERGE, Env, with_env
 
 from harness._time.virtual_time import run
 from reference_scheduler import FeatureGateError, FeatureGates, parse_feature_gates
 from reference_scheduler._gates import RESIZE_DEPENDENCY_MESSAGE
 from reference_scheduler._resize import resize_preemption_disabled
 from reference_scheduler._resources import pod_requests
+from tests.support.reference_env import MERGE, Env, with_env
 
 Obj = dict[str, Any]
 Observed = dict[str, Any]

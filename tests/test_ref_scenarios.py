@@ -16,12 +16,11 @@ from typing import Any
 
 import yaml
 
-from recorded_requests import RECORDED, recorded_body
-from test_ref_support import MERGE, Env, gates, with_env
-
 from harness._time.virtual_time import run
 from reference_scheduler import GANG_LABEL, GANG_MIN_ANNOTATION, GATED_MESSAGE
 from reference_scheduler._plugins import POD_GROUP_LABEL
+from tests.support.recorded_requests import RECORDED, recorded_body
+from tests.support.reference_env import MERGE, Env, gates, with_env
 
 CLAIM_MISSING = 'could not find ResourceClaim "default/claim"'
 

@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_managedfields import caller
 
 from fake_apiserver._machinery.fieldset import FieldSet, fieldset_of
 from fake_apiserver._machinery.fieldset import Path as FieldPath
@@ -40,6 +39,7 @@ from fake_apiserver._registry import resetfields
 from fake_apiserver._registry.kinds import release_kinds
 from fake_apiserver._registry.resetfields import reset_fields
 from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
+from tests.test_managedfields import caller
 
 DATA = Path(__file__).parent.parent / "fake_apiserver" / "data" / "reset-fields.json"
 RELEASE = "1.37.0"

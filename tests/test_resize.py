@@ -27,8 +27,8 @@ import pytest
 
 from fake_apiserver import FaultRule, Match, Respond
 from fake_apiserver._registry.core.pod.validation import POD_UPDATE_FORBIDDEN_PREFIX
-from test_http import JSON_PATCH, MERGE, NODES, PODS, SMP, Api, node, pod, serve, status
-from test_kubectl import Kubectl, kubectl, ns  # noqa: F401  (fixtures)
+from tests.support.http_api import JSON_PATCH, MERGE, NODES, PODS, SMP, Api, node, pod, serve, status
+from tests.support.kubectl import Kubectl
 
 BURSTABLE = {"requests": {"cpu": "100m", "memory": "100Mi"}, "limits": {"cpu": "200m", "memory": "200Mi"}}
 GUARANTEED = {"requests": {"cpu": "100m", "memory": "100Mi"}, "limits": {"cpu": "100m", "memory": "100Mi"}}

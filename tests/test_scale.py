@@ -11,15 +11,13 @@ creationTimestamp a server assigns; of the workloads themselves, ``spec.replicas
 from __future__ import annotations
 
 import json
-import ssl
-import urllib.error
-import urllib.request
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
+from tests.support.real_apiserver import json_caller
 
 RECORDED = Path(__file__).parent / "data" / "scale" / "kube-apiserver-v1.37.2.json"
 D = "/apis/apps/v1/namespaces/default/deployments"
@@ -60,31 +58,6 @@ STEPS: list[tuple[str, str, Any, str]] = [
     ("DELETE", "/api/v1/componentstatuses/x", None, ""),
     ("PUT", "/apis/authorization.k8s.io/v1/subjectaccessreviews/x", {}, ""),
 ]
-
-Call = Callable[[str, str, Any, str], list[Any]]
-
-
-def json_caller(server: str, token: str | None = None, context: ssl.SSLContext | None = None) -> Call:
-    """A differential test's client (here and in test_ref_events): ``call(method, path, body,
-    content_type)`` answers ``[code, body]``, the JSON or the text of a non-JSON answer."""
-
-    def call(method: str, path: str, body: Any, content_type: str) -> list[Any]:
-        headers = {"Content-Type": content_type or "application/json"}
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(server + path, method=method, data=data, headers=headers)
-        try:
-            with urllib.request.urlopen(request, context=context, timeout=30) as answer:
-                return [answer.status, json.loads(answer.read())]
-        except urllib.error.HTTPError as e:
-            text = e.read()
-            try:
-                return [e.code, json.loads(text)]
-            except ValueError:
-                return [e.code, text.decode()]
-    return call
-
 
 def _normal(answer: list[Any]) -> list[Any]:
     code, body = answer

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any, Callable
 
 import pytest
 
@@ -17,113 +17,8 @@ from harness._scenario.expectations import NotJudged
 from harness._scenario.scenario import DEFAULT_REAL_TIME_WAIT, ExpectationFailed, Scenario
 from harness._schedulers.adapters import CallableAdapter
 from harness._time.virtual_time import run
-
-
-async def first_fit_scheduler(kubeconfig_path: Path, feature_gates: dict[str, bool]) -> None:
-    """Test scaffolding, not a scheduler under test: binds each pending, ungated pod to the first
-    node (by name) that is schedulable, untainted (or tolerated), matches its nodeSelector and has
-    the CPU; otherwise patches ``PodScheduled=False/Unschedulable`` once per message. Re-evaluates
-    everything on every pod or node watch event. Self-contained (imports inside) so that the
-    plugin tests can write its source into a conftest."""
-    import asyncio
-    import json
-    import logging
-
-    import aiohttp
-    import yaml
-
-    log = logging.getLogger("schedharness.scheduler")
-    config = yaml.safe_load(Path(kubeconfig_path).read_text())
-    url = config["clusters"][0]["cluster"]["server"]
-    wake = asyncio.Event()
-
-    def millicpu(value: str) -> int:
-        return int(value[:-1]) if value.endswith("m") else int(float(value) * 1000)
-
-    def cpu_request(pod: dict[str, Any]) -> int:
-        return sum(millicpu(c.get("resources", {}).get("requests", {}).get("cpu", "0"))
-                   for c in pod["spec"]["containers"])
-
-    def fits(pod: dict[str, Any], node: dict[str, Any]) -> bool:
-        tolerated = {t.get("key") for t in pod["spec"].get("tolerations") or []}
-        labels = node["metadata"].get("labels", {})
-        return (not node["spec"].get("unschedulable")
-                and all(t["key"] in tolerated for t in node["spec"].get("taints") or [])
-                and all(labels.get(k) == v for k, v in (pod["spec"].get("nodeSelector") or {}).items()))
-
-    async with aiohttp.ClientSession(url) as client:
-        async def watch(path: str) -> None:
-            while True:
-                async with client.get(path) as r:
-                    rv = (await r.json())["metadata"]["resourceVersion"]
-                wake.set()
-                async with client.get(path, params={"watch": "1", "resourceVersion": rv}) as r:
-                    async for _ in r.content:
-                        wake.set()
-
-        watchers = [asyncio.create_task(watch("/api/v1/pods")), asyncio.create_task(watch("/api/v1/nodes"))]
-        reported: dict[str, str] = {}
-        try:
-            while True:
-                await wake.wait()
-                wake.clear()
-                async with client.get("/api/v1/nodes") as r:
-                    nodes = sorted((await r.json())["items"], key=lambda n: n["metadata"]["name"])
-                async with client.get("/api/v1/pods") as r:
-                    pods = sorted((await r.json())["items"], key=lambda p: p["metadata"]["name"])
-                free = {n["metadata"]["name"]: millicpu(n["status"]["allocatable"]["cpu"]) for n in nodes}
-                for pod in pods:
-                    if pod["spec"].get("nodeName") in free:
-                        free[pod["spec"]["nodeName"]] -= cpu_request(pod)
-                for pod in pods:
-                    meta, spec = pod["metadata"], pod["spec"]
-                    if spec.get("nodeName") or spec.get("schedulingGates") or meta.get("deletionTimestamp"):
-                        continue
-                    need = cpu_request(pod)
-                    node = next((n for n in nodes if fits(pod, n) and free[n["metadata"]["name"]] >= need), None)
-                    path = f"/api/v1/namespaces/{meta['namespace']}/pods/{meta['name']}"
-                    if node is not None:
-                        name = node["metadata"]["name"]
-                        binding = {"apiVersion": "v1", "kind": "Binding",
-                                   "metadata": {"name": meta["name"], "namespace": meta["namespace"], "uid": meta["uid"]},
-                                   "target": {"kind": "Node", "name": name}}
-                        async with client.post(f"{path}/binding", json=binding) as r:
-                            if r.status < 300:
-                                free[name] -= need
-                                log.info("bound %s/%s to %s", meta["namespace"], meta["name"], name)
-                        continue
-                    message = f"0/{len(nodes)} nodes are available: {len(nodes)} Insufficient cpu."
-                    if reported.get(meta["uid"]) == message:
-                        continue
-                    body = {"status": {"conditions": [{"type": "PodScheduled", "status": "False",
-                                                       "reason": "Unschedulable", "message": message}]}}
-                    async with client.patch(f"{path}/status", data=json.dumps(body),
-                                            headers={"Content-Type": "application/strategic-merge-patch+json"}) as r:
-                        if r.status < 300:
-                            reported[meta["uid"]] = message
-        finally:
-            for task in watchers:
-                task.cancel()
-            await asyncio.gather(*watchers, return_exceptions=True)
-
-
-def with_scenario(body: Callable[[Scenario], Awaitable[None]], tmp_path: Path, *, scheduler: bool = True) -> None:
-    """Run ``body`` on a fresh virtual loop with a fake backend and (optionally) the scaffolding scheduler."""
-
-    async def main() -> None:
-        backend = FakeBackend(tmp_path)
-        await backend.start()
-        adapter = CallableAdapter(first_fit_scheduler, name="first-fit")
-        try:
-            if scheduler:
-                await adapter.start(backend.kubeconfig_path, {})
-            async with Scenario(backend) as s:
-                await body(s)
-        finally:
-            await adapter.stop()
-            await backend.stop()
-
-    run(main())
+from tests.support.scenarios import with_scenario
+from tests.support.schedulers import first_fit_scheduler
 
 
 def test_gated_pod_is_never_bound_and_is_bound_after_the_last_gate(tmp_path: Path) -> None:

@@ -28,8 +28,8 @@ from harness._schedulers.adapters import CallableAdapter, ClusterSchedulerAdapte
 from harness._time.virtual_time import VirtualClock, run
 from reference_scheduler import Scheduler
 from suites._support import fit_error, require_faults
-from test_cluster_runs import CRITERIA, Serve
-from test_scenario import first_fit_scheduler
+from tests.support.schedulers import first_fit_scheduler
+from tests.support.serve_process import CRITERIA, Serve
 
 Obj = dict[str, Any]
 

@@ -7,8 +7,7 @@ Messages are the real server's (k8s-semantics E; the apiserver and apimachinery 
 from __future__ import annotations
 
 import json
-import re
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from typing import Any, Callable
 
 import pytest
@@ -17,9 +16,7 @@ from fake_apiserver import BadRequest, Conflict, Invalid, Store, StatusError, by
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.decode import summarize_data, validate_list_options
 from fake_apiserver._registry.scheme import resolve_kind
-
-EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
-START = 7  # a new store's resourceVersion: the four default namespaces, then the two system priority classes
+from tests.support.store import PODS, START, ManualClock, pod, raises
 
 
 def _spec(group: str, resource: str) -> KindSpec:
@@ -28,7 +25,6 @@ def _spec(group: str, resource: str) -> KindSpec:
     return spec
 
 
-PODS = _spec("", "pods")
 NODES = _spec("", "nodes")
 NAMESPACES = _spec("", "namespaces")
 CONFIGMAPS = _spec("", "configmaps")
@@ -37,25 +33,8 @@ CORE_EVENTS = _spec("", "events")
 EVENTS = _spec("events.k8s.io", "events")
 
 
-class ManualClock:
-    def __init__(self) -> None:
-        self.t = EPOCH
-
-    def now(self) -> datetime:
-        return self.t
-
-
 def store(**options: Any) -> Store:
     return Store(ManualClock(), **options)
-
-
-def pod(name: str, **spec: Any) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
-            "spec": {"containers": [{"name": "c", "image": "busybox:1"}], **spec}}
-
-
-def raises(error: type[StatusError], message: str) -> Any:
-    return pytest.raises(error, match="^" + re.escape(message) + "$")
 
 
 def test_a_new_store_holds_the_default_namespaces() -> None:

@@ -35,7 +35,7 @@ from typing import Any, Iterator
 import pytest
 
 from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
-from tests.conftest import ThreadedServer
+from tests.support.threaded_server import ThreadedServer
 from tests.test_tables_kinds import TABLE, Client, FixedClock
 
 __all__: list[str] = []

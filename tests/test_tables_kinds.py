@@ -44,7 +44,7 @@ import yaml
 from fake_apiserver._endpoints.columns import DEFAULT_COLUMNS, kind_columns
 from fake_apiserver._registry.kinds import DECLARATIONS
 from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
-from tests.conftest import ThreadedServer
+from tests.support.threaded_server import ThreadedServer
 
 __all__: list[str] = []
 

@@ -18,7 +18,6 @@ import uuid
 from typing import Any
 
 import pytest
-from test_managedfields import RECORDED, pod_manifest
 
 from fake_apiserver._machinery import managedfields
 from fake_apiserver._machinery.clock import SystemClock, format_time, parse_time
@@ -43,6 +42,7 @@ from fake_apiserver._machinery.patch import keeps_managed_fields
 from fake_apiserver._registry.kinds import by_resource
 from fake_apiserver._registry.resetfields import reset_fields
 from fake_apiserver._storage.store import Store
+from tests.test_managedfields import RECORDED, pod_manifest
 
 SMP = "application/strategic-merge-patch+json"
 MERGE = "application/merge-patch+json"

@@ -19,7 +19,7 @@ from harness._scenario.yaml_scenarios import (
     parse_duration,
     run_scenario,
 )
-from test_scenario import first_fit_scheduler
+from tests.support.schedulers import first_fit_scheduler
 
 SCENARIOS = FIXTURES / "scenarios"
 

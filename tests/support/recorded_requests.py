@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
 import jsonpointer
 
-DATA = Path(__file__).parent / "data" / "scheduler_plugins_k8s_v1.35.4_requests.json"
+from tests.support.paths import TEST_DATA
+
+DATA = TEST_DATA / "scheduler_plugins_k8s_v1.35.4_requests.json"
 RECORDED: dict[str, dict[str, Any]] = json.loads(DATA.read_text())["requests"]
 
 

@@ -1,5 +1,6 @@
-"""Shared by the reference scheduler's tests (no tests here): a fake API server under virtual time, with every
-request recorded by an interceptor, and helpers to create and read objects."""
+"""The world of the reference scheduler's tests (and of its informer's): a fake API server under
+virtual time, with every request recorded by an interceptor, and helpers to create and read
+objects."""
 
 from __future__ import annotations
 

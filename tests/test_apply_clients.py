@@ -12,11 +12,11 @@ fake's outcomes are compared with it step by step. A value too big to read in a 
 
 The ``kubernetes`` Python client applies through its generated methods (``_content_type`` and
 ``field_manager``), compared the same way (:data:`PYTHON_EXPECTED`). Last, on the virtual loop
-as tests/test_effects.py does, the journal and fault rules are shown to read an apply as the
-write it is: journaled with its effect, refused by a rule on the effect it would have, previewed
-as it would be served, and a dry run storing nothing. A step where the fake is known to answer
-otherwise than v1.37.2 goes in :data:`KNOWN_DIFFERENCES` as a strict ``xfail`` naming the place
-(none is, now), so a fix shows up as an XPASS.
+as tests/fake_apiserver/_storage/test_effects.py does, the journal and fault rules are shown to read
+an apply as the write it is: journaled with its effect, refused by a rule on the effect it would
+have, previewed as it would be served, and a dry run storing nothing. A step where the fake is known
+to answer otherwise than v1.37.2 goes in :data:`KNOWN_DIFFERENCES` as a strict ``xfail`` naming the
+place (none is, now), so a fix shows up as an XPASS.
 
 The large CRD is the reason users apply CRDs server-side at all: its manifest is above 262144
 bytes, the limit of an annotation, so client-side apply's ``last-applied-configuration`` cannot

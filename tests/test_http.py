@@ -720,7 +720,8 @@ def test_patch_errors_leave_the_object_alone() -> None:
 
 
 def test_content_negotiation() -> None:
-    """Bodies: JSON, YAML and protobuf (tests/test_protobuf.py); CBOR and the rest get the real
+    """Bodies: JSON, YAML and protobuf (tests/fake_apiserver/_machinery/test_protobuf.py); CBOR and
+    the rest get the real
     415. Answers: JSON only; an Accept without JSON gets the real server's 406 (go-restful's on a
     resource route, its list with the watch types on a collection's GET) and the fake's hint.
     Messages captured from kube-apiserver v1.36 (Accept: application/foo)."""
@@ -1141,8 +1142,8 @@ def test_volumes_and_claims_get_protection_finalizers_held_while_in_use() -> Non
 
 def test_an_attributes_class_is_protected_while_a_claim_names_it() -> None:
     """kube-apiserver v1.37.2 gives a new VolumeAttributesClass the ``kubernetes.io/vac-protection``
-    finalizer (tests/test_builtin_kinds.py); the vac-protection controller a real cluster runs
-    lets a deleted one go once no claim or volume names it."""
+    finalizer (tests/fake_apiserver/_registry/test_builtin_kinds.py); the vac-protection controller
+    a real cluster runs lets a deleted one go once no claim or volume names it."""
 
     async def scenario(api: Api) -> None:
         classes = "/apis/storage.k8s.io/v1/volumeattributesclasses"
@@ -1369,7 +1370,7 @@ def test_a_put_creates_a_missing_lease_event_or_service() -> None:
 def test_an_apply_body_is_checked_before_it_is_applied() -> None:
     """The 400s of ``applyPatcher`` come before anything else, for a missing object too
     (messages captured from kube-apiserver v1.36); a well-formed apply of the object's name alone
-    is a 200 that changes nothing (tests/test_apply_http.py has the rest)."""
+    is a 200 that changes nothing (tests/fake_apiserver/_storage/test_apply_http.py has the rest)."""
     async def scenario(api: Api) -> None:
         created = await api.ok("POST", LEASES, {"metadata": {"name": "l"}})
         for name in ("l", "missing"):

@@ -10,9 +10,10 @@ With ``--kubeconfig`` the script reads the server's aggregated discovery (as
 ``tools/gen_discovery.py`` does) and lists every resource that takes ``list`` as a Table
 (``Accept: application/json;as=Table;v=v1;g=meta.k8s.io``, one item); the answer's
 ``columnDefinitions`` are the kind's columns, whatever the rows. With ``--recording`` it reads the
-Tables ``tests/test_tables_kinds.py`` recorded from a real server (its file is named for the
-server's version, ``v1.37.2.json``) and finds each resource's kind in the committed discovery data
-of that release. Either writes one file into ``DIR`` (default: ``fake_apiserver/data``).
+Tables ``tests/fake_apiserver/_endpoints/test_tables_kinds.py`` recorded from a real server (its
+file is named for the server's version, ``v1.37.2.json``) and finds each resource's kind in the
+committed discovery data of that release. Either writes one file into ``DIR`` (default:
+``fake_apiserver/data``).
 
 The columns are kept as the server wrote them: name, type, format, description and priority, in
 that order (``TableColumnDefinition``'s fields, as Go encodes them), so that the fake answers the
@@ -20,8 +21,8 @@ same bytes. A kind served at several versions (``autoscaling/v1`` and ``v2``) ha
 its versions must agree; the script stops if they do not. Kinds and groups keep discovery's order.
 A kind without a printer of its own gets the server's default table (``Name``, ``Created At``) and
 is written with it like any other. The output is deterministic (same answers, same bytes) and is
-committed; this script is not packaged, and ``tests/test_tables_kinds.py`` checks that the
-committed file is what it makes of the recording.
+committed; this script is not packaged, and ``tests/fake_apiserver/_endpoints/test_tables_kinds.py``
+checks that the committed file is what it makes of the recording.
 """
 
 from __future__ import annotations
@@ -78,7 +79,8 @@ def columns_file(version: str, resources: Iterable[Resource],
 
 
 def from_recording(recording: Path) -> Obj:
-    """The columns of a recording of ``tests/test_tables_kinds.py``, named for its server's version."""
+    """The columns of a recording of ``tests/fake_apiserver/_endpoints/test_tables_kinds.py``, named
+    for its server's version."""
     version = recording.stem
     if not _VERSION.match(version):
         raise SystemExit(f"gen_columns: {recording} is not named for a server version (v1.37.2.json)")
@@ -120,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--kubeconfig", type=Path, help="read the Tables of this kubeconfig's server")
-    source.add_argument("--recording", type=Path, help="read the Tables recorded by tests/test_tables_kinds.py")
+    source.add_argument("--recording", type=Path,
+                        help="read the Tables recorded by tests/fake_apiserver/_endpoints/test_tables_kinds.py")
     parser.add_argument("--out-dir", type=Path, default=DATA)
     args = parser.parse_args(argv)
     data = from_server(args.kubeconfig) if args.kubeconfig else from_recording(args.recording)

@@ -16,8 +16,9 @@ What a row of the kind table needs and the release's schemas do not say is here:
 resource name, the scope, the singular name, the verbs, short names, categories and
 subresources (with the kinds they take and answer). The output keeps the server's order, which
 is the order ``kubectl api-resources`` prints, and is deterministic (same binary, same bytes). It
-is committed; this script is not packaged, and ``tests/test_discovery_data.py`` checks the
-committed data against a real kube-apiserver where one is at hand.
+is committed; this script is not packaged, and
+``tests/fake_apiserver/_registry/test_discovery_data.py`` checks the committed data against a real
+kube-apiserver where one is at hand.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ kube-apiserver's and the generic apiserver's packages), controller-manager's clo
 ``AllAlpha`` and ``AllBeta``, and the dependencies of ``pkg/features`` (``AddDependencies``, since
 v1.35). A gate listed twice must have the same specs in both places, as ``AddVersioned`` demands.
 Checked against a real kube-apiserver v1.37.2: the alpha and beta gates its ``--help`` lists are
-the data's, with the same stages and defaults (``tests/test_features.py``).
+the data's, with the same stages and defaults (``tests/fake_apiserver/_machinery/test_features.py``).
 
 Each release gets each gate's spec at that release as a server of that release picks it
 (``featureSpecAtEmulationAndMinCompatVersion``: the last spec whose version is not after the

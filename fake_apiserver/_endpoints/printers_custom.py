@@ -3,7 +3,8 @@
 kube-apiserver's apiextensions-apiserver builds one table convertor per CRD version
 (``registry/customresource/tableconvertor``), and the fake does the same from the columns the
 CRD version declares (the store hands them over, :meth:`Store.printer_columns`). As
-kube-apiserver v1.37.2 renders them (``tests/test_tables_custom.py`` compares the two):
+kube-apiserver v1.37.2 renders them (``tests/fake_apiserver/_endpoints/test_tables_custom.py``
+compares the two):
 
 * the columns: ``Name`` (format ``name``, ObjectMeta's doc) then each declared column with its
   ``type``, ``format`` and ``priority`` as written (a priority 1 column is always in the Table;

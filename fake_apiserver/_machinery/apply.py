@@ -22,7 +22,8 @@ An apply by manager M (``PATCH`` with ``application/apply-patch+yaml`` and ``?fi
    leaves an entry without ``time``.
 
 The result is the object before defaulting and admission: the store defaults and validates it as
-for any write. Checked against kube-apiserver v1.37.2 (``tests/test_apply.py``).
+for any write. Checked against kube-apiserver v1.37.2
+(``tests/fake_apiserver/_machinery/test_apply.py``).
 """
 
 from __future__ import annotations

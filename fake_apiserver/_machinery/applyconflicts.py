@@ -13,7 +13,7 @@ apps/v1:`` and one ``- <path>`` line per field, manager after manager; a manager
 through a subresource is ``"kubelet" with subresource "status"``, an applier has no version
 (``conflict with "b": .data.a``). Paths are written as
 structured-merge-diff writes them (``.spec.template.spec.containers[name="c"].image``). Checked
-against kube-apiserver v1.37.2 (``tests/test_applyconflicts.py``).
+against kube-apiserver v1.37.2 (``tests/fake_apiserver/_machinery/test_applyconflicts.py``).
 
 :func:`find_conflicts` answers for a configuration as it is merged; an apply that also prunes
 (:mod:`~fake_apiserver._machinery.apply`) counts only what its pruned result takes

@@ -6,7 +6,8 @@ value (and, on update, ``oldSelf`` to the value it corresponds to in the old obj
 rule. A rule that answers false becomes one field error; a rule that fails to evaluate becomes
 another, worded after the CEL runtime's error. This module does the same with cel-cpp (the
 ``cel_expr_python`` package, as :mod:`fake_apiserver._machinery.cel` does), and renders every
-error as the real server does (captured from kube-apiserver v1.37.2, see tests/test_crdcel.py):
+error as the real server does (captured from kube-apiserver v1.37.2, see
+tests/fake_apiserver/_machinery/test_crdcel.py):
 
 * a false rule: ``spec: Invalid value: <message>`` for an object or an array (no value shown),
   ``spec.s: Invalid value: "abc": <message>`` for a scalar; ``reason`` turns it into

@@ -10,9 +10,10 @@ report; one that checks but is neither a bool nor cel-go's "unknown type" (``goo
 which only an attribute value has; ``dyn`` is refused) with ``must evaluate to bool or the unknown
 type, not <type>``. This module asks cel-cpp (``cel_expr_python``, as :mod:`.cel` does) the same
 questions and words the answers as cel-go does (captured from kube-apiserver v1.37.2, see
-tests/test_dra_cel.py): cel-go names the first identifier of an unknown qualified name where
-cel-cpp names it whole, writes a method's arguments ``string.(int)`` and ``null`` for
-``null_type``, does not report errors that follow from an earlier one, and sorts by position.
+tests/fake_apiserver/_machinery/test_dra_cel.py): cel-go names the first identifier of an unknown
+qualified name where cel-cpp names it whole, writes a method's arguments ``string.(int)`` and
+``null`` for ``null_type``, does not report errors that follow from an earlier one, and sorts by
+position.
 
 How the environment is built, and what it costs:
 

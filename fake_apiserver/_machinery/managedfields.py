@@ -28,10 +28,10 @@ patch of the main resource puts in the object (:func:`managed_fields_before`: a 
 rewrite them, or clear them with ``[]``); an object without managedFields stays without on an
 Update, and gets them again on an apply.
 
-Checked against kube-apiserver v1.37.2 (``tests/test_managedfields.py`` replays the recorded
-answers). The objects compared must be the ones kube-apiserver compares: the request's object after
-decoding and defaulting, before the strategy's ``PrepareFor*`` and before mutating admission
-(fields admission adds, such as a Pod's service account volume, are nobody's).
+Checked against kube-apiserver v1.37.2 (``tests/fake_apiserver/_machinery/test_managedfields.py``
+replays the recorded answers). The objects compared must be the ones kube-apiserver compares: the
+request's object after decoding and defaulting, before the strategy's ``PrepareFor*`` and before
+mutating admission (fields admission adds, such as a Pod's service account volume, are nobody's).
 """
 
 from __future__ import annotations

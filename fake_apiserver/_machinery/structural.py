@@ -22,7 +22,7 @@ same order and with the same words:
 The value validations themselves are kube-openapi's validator
 (:mod:`~fake_apiserver._machinery.openapivalidator`). The ObjectMeta of an embedded resource is
 checked by a caller-given function (``validate_meta``), as the generic ObjectMeta rules live in a
-higher layer. Checked against a real kube-apiserver v1.37.2 (tests/test_structural.py).
+higher layer. Checked against a real kube-apiserver v1.37.2 (tests/fake_apiserver/_machinery/test_structural.py).
 
 Which type model serves which purpose: :mod:`fake_apiserver._machinery` (its docstring).
 """

@@ -152,7 +152,7 @@ class KindRules:
     status_resets_meta: bool = False
     #: the field labels its conversion accepts beyond ``metadata.*`` (none: those only, and a
     #: refusal worded the generic way); checked against kube-apiserver v1.34 to v1.37 by
-    #: ``tests/test_kinds.py``
+    #: ``tests/fake_apiserver/_registry/test_api_resources.py``
     field_labels: FieldLabels | None = None
     #: how it reads the labels that are no plain path (its ``ToSelectableFields``)
     field_values: Mapping[str, FieldValue] = field(default_factory=dict)

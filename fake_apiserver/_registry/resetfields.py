@@ -11,11 +11,11 @@ fields a write changed.
 
 The facts are data, ``fake_apiserver/data/reset-fields.json``, read from Kubernetes v1.37.2's
 registry (each kind's ``strategy.go`` and its storage wiring; its ``source`` and ``notes`` say
-exactly what) and checked against a real kube-apiserver v1.37.2 by ``tests/test_reset_fields.py``.
-The Go tables are keyed by group/version; the file is keyed by group and kind because every
-version v1.37 serves of a kind resets the same paths (the trade-off: a release where versions
-differ would need the version back in the key). A kind or subresource absent from the file
-resets nothing.
+exactly what) and checked against a real kube-apiserver v1.37.2 by
+``tests/fake_apiserver/_registry/test_reset_fields.py``. The Go tables are keyed by group/version;
+the file is keyed by group and kind because every version v1.37 serves of a kind resets the same
+paths (the trade-off: a release where versions differ would need the version back in the key). A
+kind or subresource absent from the file resets nothing.
 
 A custom resource has no row: its strategy is built per CRD version, and what it resets depends
 only on whether that version has a status subresource (``custom_has_status``), a rule held in the

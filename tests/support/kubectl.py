@@ -1,6 +1,7 @@
 """kubectl, unchanged, against ``schedharness serve``: a process's output read line by line with a
 safety timeout, kubectl run through one kubeconfig, and the manifests and tables of its tests.
-The fixtures that start the server and make a namespace per test are in ``tests/conftest.py``."""
+The fixtures that start the server and make a namespace per test are in
+``tests/fake_apiserver/conftest.py``."""
 
 from __future__ import annotations
 

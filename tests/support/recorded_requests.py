@@ -5,9 +5,10 @@ sigs.k8s.io/scheduler-plugins' ``cmd/scheduler`` against ``k8s.io/kubernetes`` v
 not a release binary (the file's ``provenance`` says so, and from which run). The release build of
 kube-scheduler v1.35.4 (``schedharness k8s build 1.35``) sends the same bodies.
 
-``tests/test_kube_scheduler.py`` holds a binary to them; the reference scheduler's tests
-(``tests/test_ref_scenarios.py``) hold the reference's requests to them, so what the reference
-claims to copy from kube-scheduler is checked against kube-scheduler, not against itself.
+``tests/fake_apiserver/clients/test_kube_scheduler.py`` holds a binary to them; the reference
+scheduler's tests (``tests/test_ref_scenarios.py``) hold the reference's requests to them, so what
+the reference claims to copy from kube-scheduler is checked against kube-scheduler, not against
+itself.
 """
 
 from __future__ import annotations

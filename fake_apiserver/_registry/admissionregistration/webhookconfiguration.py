@@ -1,7 +1,7 @@
 """What the ``admissionregistration.k8s.io`` webhook configurations share: a generation without
 a spec (:class:`WebhookConfigurationStrategy`).
 
-Checked against kube-apiserver v1.37.2 (``tests/test_builtin_kinds.py``): a
+Checked against kube-apiserver v1.37.2 (``tests/fake_apiserver/_registry/test_builtin_kinds.py``): a
 ValidatingWebhookConfiguration (and a MutatingWebhookConfiguration, whose registry is the same)
 is created with ``generation`` 1, though its webhooks sit at the top level, and the generation
 moves when they change.

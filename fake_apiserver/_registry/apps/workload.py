@@ -4,7 +4,7 @@ a bad value.
 
 The status a create answers with is the Go struct's zero value as the real server encodes it
 (``{}``, or the counters without ``omitempty``), checked against kube-apiserver v1.37.2
-(``tests/test_builtin_kinds.py``).
+(``tests/fake_apiserver/_registry/test_builtin_kinds.py``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """HorizontalPodAutoscalers (``autoscaling/v2``): defaults and the status a create writes.
 
-Checked against kube-apiserver v1.37.2 (``tests/test_builtin_kinds.py``): ``spec.minReplicas``
-defaults to 1, and a created HPA carries the zero status its type writes
+Checked against kube-apiserver v1.37.2 (``tests/fake_apiserver/_registry/test_builtin_kinds.py``):
+``spec.minReplicas`` defaults to 1, and a created HPA carries the zero status its type writes
 (``{currentMetrics: null, desiredReplicas: 0}``), which the horizontal-pod-autoscaler controller
 would fill (none runs here).
 

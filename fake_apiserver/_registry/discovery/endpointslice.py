@@ -1,5 +1,5 @@
 """EndpointSlices (``discovery.k8s.io/v1``): what the registry defaults on a write, checked against
-kube-apiserver v1.37.2 (``tests/test_builtin_kinds.py``): the endpoints get their (empty)
+kube-apiserver v1.37.2 (``tests/fake_apiserver/_registry/test_builtin_kinds.py``): the endpoints get their (empty)
 ``conditions``, the ports an empty name and TCP, and, though the kind has no ``spec``, a
 ``generation`` of 1 that moves when anything but the metadata changes.
 

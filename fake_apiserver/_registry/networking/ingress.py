@@ -1,5 +1,5 @@
 """Ingresses (``networking.k8s.io/v1``): a created Ingress carries the zero status its type writes
-(``{loadBalancer: {}}``), checked against kube-apiserver v1.37.2 (``tests/test_builtin_kinds.py``).
+(``{loadBalancer: {}}``), checked against kube-apiserver v1.37.2 (``tests/fake_apiserver/_registry/test_builtin_kinds.py``).
 
 Its Table's cells: :func:`print_ingress`."""
 

@@ -1,5 +1,5 @@
 """NetworkPolicies (``networking.k8s.io/v1``): ``SetDefaults_NetworkPolicySpec``, checked against
-kube-apiserver v1.37.2 (``tests/test_builtin_kinds.py``): ports default to TCP, ``policyTypes`` to
+kube-apiserver v1.37.2 (``tests/fake_apiserver/_registry/test_builtin_kinds.py``): ports default to TCP, ``policyTypes`` to
 ``Ingress``, plus ``Egress`` when the policy has egress rules.
 
 Its Table's cells: :func:`print_network_policy`."""

@@ -1,8 +1,9 @@
 """The rules of ``pods/eviction``: which pod may go, which PodDisruptionBudget decides, and what
 the budget says (``EvictionREST.Create`` in ``pkg/registry/core/pod/storage/eviction.go``, as
-kube-apiserver v1.36 answers it; ``tests/test_eviction.py`` checks every answer against that
-server). The store's transaction reads the pod and its budgets, asks these rules, then writes the
-budget's status and deletes the pod (:mod:`fake_apiserver._storage.subresources.eviction`).
+kube-apiserver v1.36 answers it; ``tests/fake_apiserver/_storage/test_eviction.py`` checks every
+answer against that server). The store's transaction reads the pod and its budgets, asks these
+rules, then writes the budget's status and deletes the pod
+(:mod:`fake_apiserver._storage.subresources.eviction`).
 
 * the body is a ``policy/v1`` (or ``v1beta1``) :data:`EVICTION`;
 * a pod that cannot disrupt anything more (``Pending``, ``Succeeded``, ``Failed``, or already

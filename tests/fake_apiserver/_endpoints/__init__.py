@@ -1,0 +1,1 @@
+"""Tests of ``fake_apiserver._endpoints``: the HTTP edge, routes, discovery, OpenAPI and Tables."""

@@ -1,0 +1,1 @@
+"""Tests of ``fake_apiserver._registry.apiextensions``: CustomResourceDefinitions and custom resources."""

@@ -1,0 +1,1 @@
+"""Tests of ``fake_apiserver._server``: fault rules, the journal and the fault proxy."""

@@ -1,0 +1,1 @@
+"""The fake driven by real, unchanged clients: kubectl, the ``kubernetes`` Python client and kube-scheduler."""

@@ -100,7 +100,7 @@ def status_patch(old: list[Obj], new: list[Obj], *, force: frozenset[str] = froz
     would see no ``conditions`` key in the modified status and send ``{"conditions": null}``,
     which deletes the whole list. This sends ``{"conditions": [{"$patch": "delete", "type": ...}]}``
     instead: on the pod the scheduler read, the stored result is the same (no ``conditions`` key;
-    ``tests/test_ref_units.py`` checks both bodies against the fake's store), but a strategic patch
+    ``tests/reference_scheduler/test_units.py`` checks both bodies against the fake's store), but a strategic patch
     carries no resourceVersion, and ``null`` would also delete a condition another writer added
     after that read, where the element delete removes only what the scheduler meant to remove.
     No ``$setElementOrder``: there is no order left to give.

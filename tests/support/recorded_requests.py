@@ -6,9 +6,9 @@ not a release binary (the file's ``provenance`` says so, and from which run). Th
 kube-scheduler v1.35.4 (``schedharness k8s build 1.35``) sends the same bodies.
 
 ``tests/fake_apiserver/clients/test_kube_scheduler.py`` holds a binary to them; the reference
-scheduler's tests (``tests/test_ref_scenarios.py``) hold the reference's requests to them, so what
-the reference claims to copy from kube-scheduler is checked against kube-scheduler, not against
-itself.
+scheduler's tests (``tests/reference_scheduler/test_scenarios.py``) hold the reference's requests to
+them, so what the reference claims to copy from kube-scheduler is checked against kube-scheduler,
+not against itself.
 """
 
 from __future__ import annotations

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -19,6 +18,7 @@ import yaml
 from harness._time.virtual_time import run
 from reference_scheduler import GANG_LABEL, GANG_MIN_ANNOTATION, GATED_MESSAGE
 from reference_scheduler._plugins import POD_GROUP_LABEL
+from tests.support.paths import ROOT
 from tests.support.recorded_requests import RECORDED, recorded_body
 from tests.support.reference_env import MERGE, Env, gates, with_env
 
@@ -519,7 +519,7 @@ def test_a_claim_that_starts_being_deleted_after_pre_enqueue_fails_the_attempt_a
     run(with_env(main))
 
 
-PODGROUP_CRD = Path(__file__).resolve().parents[1] / "docs" / "examples" / "podgroup-crd.yaml"
+PODGROUP_CRD = ROOT / "docs" / "examples" / "podgroup-crd.yaml"
 PODGROUPS = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/default/podgroups"
 
 

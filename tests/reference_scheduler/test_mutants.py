@@ -147,13 +147,13 @@ def test_every_mutant_has_a_kep_sentence_and_is_listed() -> None:
     assert all(m.description and m.violates and m.kind == "mutant" and m.must_fail for m in MUTANTS)
     preemption = {"preempts-equal-priority", "binds-before-victims-gone", "ignores-preemption-policy-never",
                   "ignores-pdb", "no-disruption-target", "no-nomination", "prefers-higher-priority-victim",
-                  "checks-gates-at-permit"}  # tests/test_ref_preemption.py
+                  "checks-gates-at-permit"}  # tests/reference_scheduler/test_preemption.py
     resize = {"resize-victims-on-other-nodes", "resize-counts-own-resources", "resize-preempts-with-gate-off",
               "resize-writes-pod-scheduled", "resize-preempts-for-infeasible",
               "resize-ignores-disable-policy", "resize-requeues-on-deletes-elsewhere",
               "resize-ignores-neighbour-scale-down", "resize-ignores-own-change", "resize-ignores-allocatable-up",
               "resize-ignores-policy-lifted", "resize-ignores-deferred-at-start", "resize-keeps-deleted-pod",
-              "resize-keeps-infeasible-resize"}  # tests/test_ref_resize.py
+              "resize-keeps-infeasible-resize"}  # tests/reference_scheduler/test_resize_preemption.py
     assert set(EXPOSED) | set(OTHER_WRITERS_EXPOSED) | set(CORE_EXPOSED) | set(LEAKS_EXPOSED) | preemption | resize | {
         "never-clears", "ignores-gate-dependency", "allocates-deleting-claim",
         "binds-without-allocating"} == {m.name for m in MUTANTS}  # the last: tests/test_selftest.py

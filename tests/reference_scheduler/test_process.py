@@ -12,7 +12,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import ROOT
+
 SAFETY_TIMEOUT = 30.0  # a safety net for a hung process, not a timing assertion
 
 

@@ -33,11 +33,12 @@ from harness._backends.envtest import ControlPlane, envtest_unavailable, find_as
 from harness._time.virtual_time import run
 from kubeclient import KubeClient
 from reference_scheduler._events import SERIES_WINDOW, EventRecorder
+from tests.support.paths import TEST_DATA
 from tests.support.real_apiserver import json_caller
 from tests.support.reference_env import Env, with_env
 
 Obj = dict[str, Any]
-RECORDED = Path(__file__).parent / "data" / "event_series" / "kube-apiserver-v1.37.2.json"
+RECORDED = TEST_DATA / "event_series" / "kube-apiserver-v1.37.2.json"
 V1 = "/apis/events.k8s.io/v1/namespaces/default/events"
 CORE = "/api/v1/namespaces/default/events"
 SMP = "application/strategic-merge-patch+json"

@@ -1,0 +1,1 @@
+"""Tests of ``reference_scheduler`` against the fake API server under virtual time."""

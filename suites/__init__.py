@@ -21,8 +21,8 @@ from suites._readings import READINGS
 #: ``docs/criteria.json``) is fixed, and ``docs/criteria-changes.md`` logs every judgement an ID
 #: has had. The version is raised when the judgement of an existing ID changes, or criteria are
 #: added or removed; each such change gets its line in the log (the rule is written there, and
-#: tests/test_catalog.py holds the catalog to it). ``YYYY.MM`` is a month's first version,
-#: ``YYYY.MM.N`` the N-th after it in the same month.
+#: tests/harness/_criteria/test_catalog.py holds the catalog to it). ``YYYY.MM`` is a month's
+#: first version, ``YYYY.MM.N`` the N-th after it in the same month.
 SUITE_VERSION = "2026.12"
 
 #: What the harness learns of these suites (their files, version and readings), registered as

@@ -58,7 +58,8 @@ def _flat(text: str) -> str:
 def test_readme_counts_the_criteria_and_variants_there_are() -> None:
     """README's "76 criteria", "44 mutants", "4 correct variants" and the names of the correct
     variants and the control are the catalog's and ``reference_scheduler._mutants``'s.
-    docs/criteria.json is the catalog of today's suites (tests/test_catalog.py keeps it so)."""
+    docs/criteria.json is the catalog of today's suites (tests/harness/_criteria/test_catalog.py
+    keeps it so)."""
     criteria = json.loads((ROOT / "docs" / "criteria.json").read_text())["criteria"]
     readme = _flat(README)
     assert re.findall(r"^(\d+) criteria, each one test", README, re.M) == [str(len(criteria))]

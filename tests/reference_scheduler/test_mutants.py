@@ -156,7 +156,7 @@ def test_every_mutant_has_a_kep_sentence_and_is_listed() -> None:
               "resize-keeps-infeasible-resize"}  # tests/reference_scheduler/test_resize_preemption.py
     assert set(EXPOSED) | set(OTHER_WRITERS_EXPOSED) | set(CORE_EXPOSED) | set(LEAKS_EXPOSED) | preemption | resize | {
         "never-clears", "ignores-gate-dependency", "allocates-deleting-claim",
-        "binds-without-allocating"} == {m.name for m in MUTANTS}  # the last: tests/test_selftest.py
+        "binds-without-allocating"} == {m.name for m in MUTANTS}  # the last: tests/harness/_runs/test_selftest.py
     assert [(m.name, m.kind, m.must_fail, bool(m.violates)) for m in VARIANTS if m.kind != "mutant"] == [
         ("status-by-put", "shape", False, False), ("status-by-json-patch", "shape", False, False),
         ("status-by-merge-patch", "shape", False, False), ("claim-hint-like-kube-scheduler", "shape", False, False),

@@ -19,6 +19,7 @@ from harness._scenario.yaml_scenarios import (
     parse_duration,
     run_scenario,
 )
+from tests.support.paths import ROOT
 from tests.support.schedulers import first_fit_scheduler
 
 SCENARIOS = FIXTURES / "scenarios"
@@ -331,7 +332,7 @@ def test_parse_duration() -> None:
         5.0, 2.5, 0.5, 5.0, 120.0, 3600.0, 1.5]
 
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
+EXAMPLES = ROOT / "docs" / "examples"
 POD_GROUP = "{apiVersion: scheduling.x-k8s.io/v1alpha1, kind: PodGroup, metadata: {name: g}, spec: {minMember: 2}}"
 UNKNOWN_POD_GROUP = ("unknown kind 'PodGroup' of scheduling.x-k8s.io/v1alpha1: neither a built-in kind nor one defined "
                      "by a CustomResourceDefinition created earlier")

@@ -37,8 +37,8 @@ from harness.cli import main as cli_main
 from reference_scheduler import MUTANTS, VARIANTS
 from suites import SUITE_VERSION
 from suites._readings import READINGS
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 SUITES = ROOT / "suites"
 SELFTEST_FACTS = ("caught_by", "failed_by_controls")

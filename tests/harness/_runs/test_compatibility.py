@@ -1,7 +1,7 @@
 """``schedharness compatibility`` (harness._runs.compatibility): the columns it runs, the digest each run
 leaves, and the table rendered from the digests alone; the committed table is what the committed
-digests say. The runs themselves are ``schedharness run``'s (tests/test_run.py); here the reports
-are written out as a run writes them."""
+digests say. The runs themselves are ``schedharness run``'s (tests/harness/_runs/test_run.py); here
+the reports are written out as a run writes them."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ from harness._runs.compatibility import COLUMNS, Column, agreement, digest_of, f
 from harness._runs.report import STATUSES
 from harness._runs.run import RunOptions
 from harness._runs.verdict_digest import EACH_SCENARIO, Digest, Verdict, read_digests
+from tests.support.paths import ROOT
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = ROOT / "docs"
 MANIFEST = {"version": "v1.37.2", "etcd_version": "v3.6.6", "source": "k8s.io/kubernetes v1.37.2",
             "staging_version": "v0.37.2", "staging_modules": ["k8s.io/api"], "go": "go1.26.0",
             "versions": {"kube-scheduler": "Kubernetes v1.37.2"}, "step_seconds": {"download": 80.0},

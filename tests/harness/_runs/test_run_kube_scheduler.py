@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from harness._runs.run import RunError, RunOptions, run_suites
+from tests.support.paths import ROOT
 
 BINARY = (os.environ.get("SCHEDHARNESS_KUBE_SCHEDULER") or "").split(":")[0]
 
@@ -73,7 +74,7 @@ def test_a_real_kube_scheduler_gets_an_honest_report(tmp_path: Path) -> None:
     assert result.exit_code == 1
 
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
+EXAMPLES = ROOT / "docs" / "examples"
 
 
 def test_a_scheduler_config_reaches_the_real_kube_scheduler(tmp_path: Path) -> None:

@@ -15,8 +15,8 @@ import suites
 from harness import SuiteCollection
 from harness._runs.run import RunError, suites_directory
 from suites._readings import READINGS
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 GROUP = "schedharness.suites"
 
 

@@ -10,7 +10,6 @@ import sys
 import threading
 import time
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
 from aiohttp import web
@@ -25,6 +24,7 @@ from harness._time.virtual_time import (
     run,
 )
 from harness._time.wallclock import WallClockPatch
+from tests.support.paths import ROOT
 
 Log = list[tuple[float, str]]
 
@@ -365,8 +365,7 @@ def test_a_scenario_gives_one_event_log_in_20_runs_and_under_another_hash_seed()
     for _ in range(19):
         assert _record_scenario() == first
 
-    root = Path(__file__).resolve().parents[1]
-    script = "import test_virtual_time as t; print(t._record_scenario())"
-    env = {**os.environ, "PYTHONHASHSEED": "4242", "PYTHONPATH": f"{root}{os.pathsep}{root / 'tests'}"}
+    script = "import tests.harness._time.test_virtual_time as t; print(t._record_scenario())"
+    env = {**os.environ, "PYTHONHASHSEED": "4242", "PYTHONPATH": str(ROOT)}
     child = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
     assert child.stdout == f"{first}\n"

@@ -24,9 +24,10 @@ from harness._scenario.discovery import UnknownKind
 from harness._scenario.manifests import ManifestError, is_manifest_file, load_manifests
 from harness._scenario.scenario import ExpectationFailed, Scenario
 from harness._time.virtual_time import run
+from tests.support.paths import ROOT
 
 Obj = dict[str, Any]
-EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
+EXAMPLES = ROOT / "docs" / "examples"
 CRD_FILE = EXAMPLES / "podgroup-crd.yaml"
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/podgroups.scheduling.x-k8s.io"
 GROUP = "scheduling.x-k8s.io/v1alpha1"

@@ -1,3 +1,8 @@
+"""A kind cluster's configuration and lifecycle (``harness._backends.kind_cluster``): the generated
+config against golden files, and create, reuse, take the scheduler out and back, delete, run
+against stand-in ``kind``, ``docker`` and ``podman`` executables; why kind is unavailable, when it
+is. The real kind cluster is ``test_kind_cluster_real.py``'s."""
+
 from __future__ import annotations
 
 import os
@@ -12,8 +17,7 @@ from harness._backends.kind_cluster import (
     CommandResult, KindCluster, KindError, KindOptions, SubprocessRunner, kind_config, kind_unavailable, node_image,
 )
 from tests.support.kind_stand_ins import DISABLE, ENABLE, StandIns
-
-GOLDEN = Path(__file__).parent / "golden"
+from tests.support.paths import GOLDEN
 
 
 @pytest.mark.parametrize(

@@ -28,6 +28,7 @@ from harness._schedulers.adapters import CallableAdapter, ClusterSchedulerAdapte
 from harness._time.virtual_time import VirtualClock, run
 from reference_scheduler import Scheduler
 from suites._support import fit_error, require_faults
+from tests.support.paths import ROOT
 from tests.support.schedulers import first_fit_scheduler
 from tests.support.serve_process import CRITERIA, Serve
 
@@ -101,7 +102,7 @@ def test_a_scenario_on_a_shared_backend_works_in_its_own_namespace_and_cleans_up
 
 
 def _discovery(minor: str) -> dict[str, Any]:
-    return json.loads((Path(__file__).resolve().parents[1] / "fake_apiserver" / "data" /
+    return json.loads((ROOT / "fake_apiserver" / "data" /
                        f"discovery-v{minor}.json").read_text())
 
 
@@ -460,7 +461,7 @@ def test_through_the_plugin_a_scheduler_command_on_kubeconfig_is_given_the_name(
         result = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", CRITERIA[0],
                                  f"--backend=kubeconfig:{serve.kubeconfig}", f"--scheduler={command}",
                                  f"--report-dir={report}", "--no-timeline"],
-                                cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=600)
+                                cwd=ROOT, capture_output=True, text=True, timeout=600)
         assert result.returncode == 0, result.stdout[-3000:]
         test_dir = next(path for path in report.iterdir() if path.name.startswith("suites_test_core_sanity.py"))
         journal = [json.loads(line) for line in (test_dir / "journal.jsonl").read_text().splitlines()]

@@ -19,9 +19,8 @@ import yaml
 
 from fake_apiserver import DEFAULT_NAMESPACES
 from tests.support.kind_stand_ins import DISABLE, ENABLE, StandIns
+from tests.support.paths import ROOT
 from tests.support.serve_process import CRITERIA, Serve
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture

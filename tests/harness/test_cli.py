@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from tests.support.paths import ROOT
 
 
 @pytest.mark.parametrize(("command", "port", "why"), [
@@ -258,7 +259,7 @@ def test_compatibility_refuses_where_it_cannot_write_before_its_first_run(
 def test_compatibility_from_digests_writes_the_committed_table_again(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Anywhere: the page links its digests by their path relative to it."""
-    docs = Path(__file__).resolve().parent.parent / "docs"
+    docs = ROOT / "docs"
     shutil.copytree(docs / "compatibility", tmp_path / "compatibility")
     output = tmp_path / "compatibility.md"
     assert main(["compatibility", "--from-digests", "--digests", str(tmp_path / "compatibility"),

@@ -1,0 +1,1 @@
+"""Tests of ``harness._criteria``: the criteria catalog and the suite registry."""

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from pathlib import Path
 
 from fake_apiserver import FakeApiServer
 from fake_apiserver._registry.kinds import by_resource
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_apiserver import Wire, run_bench  # noqa: E402

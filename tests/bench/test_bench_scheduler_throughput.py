@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import ROOT
+
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_scheduler_throughput import ClientSetting, parse_client_setting, scheduler_config  # noqa: E402

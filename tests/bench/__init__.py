@@ -1,0 +1,1 @@
+"""Tests of ``bench/``: each bench's client and settings, without timing anything."""

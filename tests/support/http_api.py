@@ -21,7 +21,7 @@ from fake_apiserver import FakeApiServer
 from harness._time.virtual_time import VirtualClock, run
 
 __all__ = ["JSON_PATCH", "MERGE", "NODES", "PODS", "SMP", "Api", "Reply", "binding", "node", "pod", "serve",
-           "status", "with_server"]
+           "status", "watch_lines", "with_server"]
 
 T = TypeVar("T")
 
@@ -126,3 +126,8 @@ def status(code: int, reason: str, message: str, details: dict[str, Any] | None 
         out["details"] = details
     out["code"] = code
     return out
+
+
+async def watch_lines(response: aiohttp.ClientResponse) -> list[dict[str, Any]]:
+    """Every event of a watch stream, read until the server ends it."""
+    return [json.loads(line) for line in (await response.read()).splitlines()]

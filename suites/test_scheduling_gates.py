@@ -14,7 +14,8 @@ gated pod, which need their end (``FLUSH``): on real time they are judged only w
 scheduler's touched the pod, whatever its verb (a binding is counted on its own, as a request to
 ``pods/binding``, the API's only way to bind). That adding a gate is refused is the API server's
 rule, not the scheduler's: the fake's own tests check it
-(``tests/fake_apiserver/_endpoints/test_http_writes.py``, ``tests/test_validation.py``).
+(``tests/fake_apiserver/_endpoints/test_http_writes.py``,
+``tests/fake_apiserver/_registry/test_pod_validation.py``).
 
 "Never bound, never patched" holds for a scheduler that does nothing at all, so each such
 criterion stands beside a positive control in the same scenario (the ``control=`` of its

@@ -22,7 +22,8 @@ from cel_expr_python.ext import ext_optional
 __all__ = ["report", "syntax_error"]
 
 # The real message for an empty expression: cel-go reports column 0 and no source line, where
-# cel-cpp reports column 1 (captured from kube-apiserver v1.36, see tests/test_validation.py).
+# cel-cpp reports column 1 (captured from kube-apiserver v1.36, see
+# tests/fake_apiserver/_registry/test_claimspec.py).
 _EMPTY = ("compilation failed: ERROR: <input>:1:0: Syntax error: mismatched input '<EOF>' expecting "
           "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, "
           "IDENTIFIER}")

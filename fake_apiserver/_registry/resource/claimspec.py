@@ -8,7 +8,7 @@ API's defaults already applied: ``allocationMode`` ExactCount, ``count`` 1): req
 names, allocation modes and counts, selectors that carry a ``cel`` entry, the requests that
 constraints and configs name, the attribute of a constraint and the opaque configuration; on
 update the claim spec is immutable. Every message was captured from the real server with the
-request that provokes it (see ``tests/test_validation.py``).
+request that provokes it (see ``tests/fake_apiserver/_registry/test_claimspec.py``).
 
 CEL expressions are parsed (:mod:`~fake_apiserver._machinery.cel`: a syntax error is refused with the
 parser's own report) and type-checked in the selectors' environment

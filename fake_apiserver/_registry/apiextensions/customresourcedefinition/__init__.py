@@ -2,8 +2,9 @@
 update, the status the naming and establishing controllers write, and the cleanup finalizer.
 
 The generic strategy serves a CRD's storage; what makes a CRD a CRD is here, one module per role.
-Every message, field path and order was captured from kube-apiserver v1.37.2
-(``tests/test_apiextensions.py`` keeps them and replays the corpus against a real server).
+Every message, field path and order was captured from kube-apiserver v1.37.2 (the
+``test_crd_*.py`` modules of ``tests/fake_apiserver/_registry/apiextensions/`` keep them and replay
+them against a real server).
 
 * :mod:`.strategy`: defaults, the status a create and an update leave, the cleanup finalizer;
 * :mod:`.validation`: the CRD's rules, which call :mod:`.schema` for each version's schema;

@@ -93,7 +93,7 @@ def test_discovery_lists_pods_resize_as_the_real_server_does() -> None:
 
 
 def plain(obj: dict[str, Any]) -> dict[str, Any]:
-    """``obj`` without its managedFields (what a write's manager owns is tests/test_fieldmanager.py's)."""
+    """``obj`` without its managedFields (what a write's manager owns is test_managedfields.py's)."""
     meta = {k: v for k, v in obj["metadata"].items() if k != "managedFields"}
     return {**obj, "metadata": meta}
 

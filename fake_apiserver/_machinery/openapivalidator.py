@@ -10,7 +10,7 @@ map; sets and atomic lists are compared whole. Values are printed as Go prints t
 (:func:`go_float`, :func:`go_json`, :func:`error_value`). :mod:`~fake_apiserver._machinery.structural`
 calls this first, then checks embedded resources and list types itself.
 
-Trade-offs, all checked against a real kube-apiserver v1.37.2 (tests/test_structural.py):
+Trade-offs, all checked against a real kube-apiserver v1.37.2 (tests/fake_apiserver/_machinery/test_structural.py):
 
 * Go walks a schema's ``properties`` in random map order; here they go in the schema's order and
   ``additionalProperties`` keys in the object's; errors of one field keep the real relative order.

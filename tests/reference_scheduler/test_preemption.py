@@ -7,7 +7,7 @@ at least one scenario. The expected values come from kubernetes/kubernetes:
 PDBs), ``pkg/scheduler/framework/preemption/preemption.go`` and ``executor.go`` (node choice, the
 victim's condition, delete and event, the message), ``pkg/scheduler/framework/types.go``
 (``FitError.Error``) and ``pkg/scheduler/framework/runtime/framework.go`` (nominated pods in
-filters); ``k8s-semantics.md`` D.3 for the request shapes. The test plays the kubelet: it deletes a
+filters); ``docs/api-facts.md`` §status-write for the request shapes. The test plays the kubelet: it deletes a
 terminating victim with ``gracePeriodSeconds: 0`` when it chooses.
 """
 

@@ -9,7 +9,7 @@ its spec asking 300m, its status (written as a kubelet would, through ``/status`
 ``PodScheduled=True``, ``PodResizePending=True/Deferred`` and 100m allocated and actuated. The
 expected values come from those tests and from the KEP ("Failure Handler Adjustments for
 Deferred Pods": no ``PodScheduled`` update, no nominated node); victims get the ordinary
-preemption writes (``k8s-semantics.md`` D.3). The test plays the kubelet: it writes the resize's
+preemption writes (``docs/api-facts.md`` §status-write). The test plays the kubelet: it writes the resize's
 status and deletes a terminating victim with ``gracePeriodSeconds: 0`` when it chooses.
 """
 

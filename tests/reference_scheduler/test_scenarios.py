@@ -204,7 +204,7 @@ def test_failed_patch_is_retried_on_the_next_re_evaluation() -> None:
 
 
 def test_unschedulable_pod_gets_the_real_message_and_is_bound_when_a_node_fits() -> None:
-    """k8s-semantics D.3: ``0/N nodes are available: ...``, the exact patch shape, a FailedScheduling event."""
+    """docs/api-facts.md §fit-error: ``0/N nodes are available: ...``, the exact patch shape, a FailedScheduling event."""
 
     async def main(env: Env) -> None:
         await env.create_node("n1")
@@ -229,7 +229,7 @@ def test_unschedulable_pod_gets_the_real_message_and_is_bound_when_a_node_fits()
 
 
 def test_the_requests_kube_scheduler_sends_are_the_recorded_ones() -> None:
-    """k8s-semantics D.3 and D.4 against kube-scheduler v1.35 in the same scenario (one node of 2
+    """docs/api-facts.md §fit-error and §binding against kube-scheduler v1.35 in the same scenario (one node of 2
     cpu; ``big`` asks 3 and has no conditions, ``gated`` asks 3 and is released from its gate,
     ``fits`` asks 1): the same method, path, content type and body, but for the lastTransitionTime
     and uid of the run, kube-scheduler's ``observedGeneration`` (KEP-5067, not implemented here),

@@ -31,7 +31,7 @@ NODE = "n1"
 NAMESPACE = "default"
 GATE = "example.com/hold"
 
-# Informed by every version (k8s-semantics F.3), as journal resource names.
+# Informed by every version, as journal resource names.
 BASE_INFORMED = frozenset({
     "pods", "nodes", "namespaces", "services", "replicationcontrollers", "persistentvolumes",
     "persistentvolumeclaims", "replicasets.apps", "statefulsets.apps", "poddisruptionbudgets.policy",

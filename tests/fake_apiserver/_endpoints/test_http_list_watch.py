@@ -160,7 +160,7 @@ def test_bookmarks_every_minute_and_the_stream_ends_at_the_timeout() -> None:
 
 
 def test_selector_transitions_on_a_watch() -> None:
-    """cache_watcher.convertToWatchEvent (k8s-semantics E.5): the scheduler's pod informer."""
+    """cache_watcher.convertToWatchEvent (``apiserver/pkg/storage/cacher``): the scheduler's pod informer."""
 
     async def scenario(api: Api) -> None:
         await api.ok("POST", PODS, pod("p"))

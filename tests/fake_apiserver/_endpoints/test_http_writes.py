@@ -125,7 +125,7 @@ def test_gated_pod_gets_exactly_the_scheduling_gated_condition() -> None:
 
 
 def test_removing_gates_leaves_the_condition_untouched() -> None:
-    """KEP-3521: the apiserver sets the condition on create only (k8s-semantics A.3)."""
+    """KEP-3521: the apiserver sets the condition on create only (docs/api-facts.md §gated-create)."""
 
     async def scenario(api: Api) -> None:
         gates = [{"name": "example.com/a"}, {"name": "example.com/b"}, {"name": "example.com/c"}]

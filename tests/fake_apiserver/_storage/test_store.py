@@ -1,6 +1,6 @@
 """The store on its own: no HTTP, no event loop, a clock the test moves by hand.
 
-Messages are the real server's (k8s-semantics E; the apiserver and apimachinery files named in
+Messages are the real server's (the apiserver and apimachinery files named in
 ``fake_apiserver/_storage/store.py``), matched in full.
 """
 

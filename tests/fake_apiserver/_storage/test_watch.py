@@ -2,7 +2,7 @@
 
 The rules are the cacher's (``apiserver/pkg/storage/cacher``): selector transitions from
 ``cache_watcher.go``, the history bound from ``watch_cache_history.go``, the start points of
-``Cacher.Watch``; k8s-semantics E.4 and E.5 quote them.
+``Cacher.Watch``.
 """
 
 from __future__ import annotations

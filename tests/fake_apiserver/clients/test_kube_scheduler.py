@@ -14,8 +14,7 @@ schedulers showed were missing.
 Per binary and per body type, one :class:`~fake_apiserver.FakeApiServer`
 (``taint_not_ready_nodes=False``) runs on a real-time event loop in a background thread, and the
 scheduler runs as a subprocess with a ``KubeSchedulerConfiguration`` (harness
-``scheduler_config``) with ``leaderElect: false`` and ``--secure-port=0`` (k8s-semantics F.1,
-F.2), once with ``clientConnection.contentType: application/json`` and once without it, so with
+``scheduler_config``) with ``leaderElect: false`` and ``--secure-port=0``, once with ``clientConnection.contentType: application/json`` and once without it, so with
 its default configuration: protobuf bodies for creates (binding, Events) and DeleteOptions, which
 the fake decodes, and strategic-merge JSON for patches either way. Every test runs against both;
 the journal records a protobuf body as the JSON it decodes to, so the bodies are asserted alike.
@@ -33,7 +32,7 @@ journal). The v1.35 line's status patches and binding are recorded in
 ``tests/data/scheduler_plugins_k8s_v1.35.4_requests.json`` (read through ``recorded_requests``:
 scheduler-plugins' ``cmd/scheduler`` built against ``k8s.io/kubernetes`` v1.35.4), which the
 reference scheduler's tests share; the tables below say how v1.30 and v1.37 differ. They follow
-k8s-semantics D.3 and D.4: the fit error
+docs/api-facts.md §fit-error and §binding: the fit error
 ``0/%v nodes are available: %v.`` with the PostFilter messages after it, the strategic-merge
 status patch built by ``CreateTwoWayMergePatch`` (``$setElementOrder/conditions`` only when the
 old status already had conditions), the binding body of ``DefaultBinder``, and a
@@ -107,7 +106,7 @@ UNSCHEDULABLE = {
     37: "0/1 nodes are available: 1 Insufficient cpu. "
         "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
 }
-# k8s-semantics D.3: "0/%v nodes are available: %v." then the PostFilter messages.
+# docs/api-facts.md §fit-error: "0/%v nodes are available: %v." then the PostFilter messages.
 FIT_ERROR = re.compile(r"^0/1 nodes are available: 1 Insufficient cpu\. .*preemption: 0/1 nodes are available: 1 .+\.$")
 RFC3339 = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 MICRO_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")

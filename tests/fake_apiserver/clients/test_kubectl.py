@@ -3,7 +3,7 @@
 One server per module, started as a subprocess the way a user starts it; every kubectl call goes
 through its kubeconfig, with the default ``--validate=strict`` (no ``--validate=false``). Each test
 works in a namespace of its own. Ages come from the server's clock, so AGE cells are matched by
-shape, never by value. The gate rules and messages are those of k8s-semantics A.1-A.4; the table
+shape, never by value. The gate rules and messages are those of docs/api-facts.md §gated-create and §gated-binding; the table
 columns those of ``pkg/printers/internalversion/printers.go``.
 """
 
@@ -301,7 +301,7 @@ def test_node_created_through_the_api_has_uid_and_creation_timestamp(kubectl: Ku
     assert AGE.match(table(kubectl.out("get", "nodes", "stamped"))[1][3])
 
 
-# --- scheduling gates through kubectl (k8s-semantics A.1-A.4) --------------------------------
+# --- scheduling gates through kubectl (docs/api-facts.md §gated-create, §gated-binding) --------------------------------
 
 
 def test_gated_pod_carries_the_scheduling_gated_condition(kubectl: Kubectl, ns: str) -> None:

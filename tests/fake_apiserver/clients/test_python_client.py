@@ -127,7 +127,7 @@ def test_list_then_watch_from_the_list_version_with_bookmarks(k8s_api: ApiClient
 
 
 def test_a_pod_leaving_the_phase_selector_arrives_as_deleted(k8s_api: ApiClient) -> None:
-    """The kube-scheduler's pod informer selector (k8s-semantics E.5)."""
+    """The kube-scheduler's pod informer selector (``apiserver/pkg/storage/cacher``)."""
     v1 = client.CoreV1Api(k8s_api)
     selector = "status.phase!=Succeeded,status.phase!=Failed"
     v1.create_namespaced_pod("default", _pod("p"))

@@ -106,7 +106,7 @@ def test_pod_condition_expectation_and_negation(tmp_path: Path) -> None:
         with pytest.raises(ExpectationFailed, match=r"^expected within 1 s \(t=0\.000\.\.1\.000\): not \(pod "):
             await s.eventually(~gated, within=1)
         await s.remove_all_gates("p")
-        # the API server leaves the stale condition when gates go (k8s-semantics A.3)
+        # the API server leaves the stale condition when gates go (docs/api-facts.md §gated-create)
         await s.never(~gated, within=3)
 
     with_scenario(body, tmp_path, scheduler=False)

@@ -5,7 +5,7 @@ phase or reason, replaced by the first init container still at work (``Init:``),
 container's waiting or terminated reason, ``SchedulingGated`` while the ``PodScheduled``
 condition says so, ``Terminating`` or ``Unknown`` for a pod being deleted; RESTARTS carries the
 age of the last restart. A pod that has finished gets a row condition (``Completed``). Checked
-cell for cell against kube-apiserver v1.37.2 by ``tests/test_tables_kinds.py``.
+cell for cell against kube-apiserver v1.37.2 by ``tests/fake_apiserver/_endpoints/test_tables_kinds.py``.
 """
 
 from __future__ import annotations

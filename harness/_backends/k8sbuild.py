@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import glob
 import hashlib
 import json
 import os
@@ -55,16 +56,35 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
+    "BINARIES",
     "DEFAULT_MINOR",
+    "MANIFEST",
+    "MODULE",
     "BuildError",
     "BuildResult",
+    "Builder",
+    "Go",
     "build",
     "cache_root",
+    "check_versions",
+    "complete",
+    "download",
+    "go_directive",
+    "go_version",
     "ldflags",
+    "locked",
     "parse_release",
+    "prepare",
+    "read_text",
+    "release_time",
+    "resolve",
     "resolve_version",
     "staging_modules",
+    "staging_version",
     "stamp_from_describe",
+    "stamped",
+    "sweep",
+    "throwaway_gomod",
 ]
 
 MODULE = "k8s.io/kubernetes"
@@ -205,9 +225,15 @@ def resolve_version(asked: str | None, served: list[str]) -> str:
 
 
 @dataclass
-class _Go:
+class Go:
+    """The ``go`` command, run with the environment every build step shares (``-trimpath`` is
+    given by the steps that compile, so a patched build and its tests reuse the release's cache)."""
+
     go: str
     environ: Mapping[str, str]
+
+    def environment(self) -> dict[str, str]:
+        return {**self.environ, "CGO_ENABLED": "0", "GOFLAGS": "-mod=mod -buildvcs=false", "GOWORK": "off"}
 
     def run(self, step: str, module: str, args: list[str], cwd: Path) -> str:
         done = self.call(step, module, args, cwd)
@@ -217,10 +243,17 @@ class _Go:
         return done.stdout
 
     def call(self, step: str, module: str, args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-        env = {**self.environ, "CGO_ENABLED": "0", "GOFLAGS": "-mod=mod -buildvcs=false", "GOWORK": "off"}
         try:
-            return subprocess.run([self.go, *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+            return subprocess.run([self.go, *args], cwd=cwd, env=self.environment(), stdin=subprocess.DEVNULL,
                                   capture_output=True, text=True, check=False)
+        except OSError as e:
+            raise BuildError(step, module, f"cannot run {self.go}: {e.strerror}") from None
+
+    def stream(self, step: str, module: str, args: list[str], cwd: Path) -> int:
+        """Run with this process's stdout and stderr (``go test``'s output as it comes); its exit code."""
+        try:
+            return subprocess.run([self.go, *args], cwd=cwd, env=self.environment(), stdin=subprocess.DEVNULL,
+                                  check=False).returncode
         except OSError as e:
             raise BuildError(step, module, f"cannot run {self.go}: {e.strerror}") from None
 
@@ -237,7 +270,8 @@ def find_go(go: str | None, environ: Mapping[str, str]) -> str:
 
 
 @contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
+def locked(path: Path) -> Iterator[None]:
+    """Hold the lock file ``path``: one build of a directory at a time."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -254,16 +288,28 @@ def complete(directory: Path) -> bool:
         (directory / name).is_file() and os.access(directory / name, os.X_OK) for name in BINARIES)
 
 
-def _gomod(version: str, go_directive: str, staging: list[str]) -> str:
-    pinned = staging_version(version)
+def throwaway_gomod(version: str, go_directive: str, staging: list[str], replaced: Mapping[str, Path] | None = None) -> str:
+    """The throwaway module's go.mod: requires the release, pins each staging module to its
+    published ``v0.Y.Z``, except the modules ``replaced`` names (``k8s.io/kubernetes`` among them),
+    which are directories."""
+    pinned, replaced = staging_version(version), replaced or {}
     lines = ["module schedharness.invalid/k8sbuild", "", f"go {go_directive}", "", f"require {MODULE} {version}",
              "", "replace ("]
-    lines += [f"\t{module} => {module} {pinned}" for module in staging]
+    lines += [f"\t{module} => {path}" for module, path in replaced.items()]
+    lines += [f"\t{module} => {module} {pinned}" for module in staging if module not in replaced]
     return "\n".join([*lines, ")", ""])
 
 
-class _Builder:
-    def __init__(self, go: _Go, progress: Callable[[str], None], label: str) -> None:
+def go_directive(gomod_text: str) -> str:
+    """The ``go`` line of a go.mod (1.22 without one)."""
+    found = _GO_DIRECTIVE.search(gomod_text)
+    return found.group(1) if found else "1.22"
+
+
+class Builder:
+    """The steps of one build: each timed into :attr:`steps`, its progress said under ``label``."""
+
+    def __init__(self, go: Go, progress: Callable[[str], None], label: str) -> None:
         self.go, self.progress, self.label = go, progress, label
         self.steps: dict[str, float] = {}
 
@@ -276,8 +322,9 @@ class _Builder:
         self.steps[name] = round(time.monotonic() - started, 1)
         return out
 
-    def components(self, cwd: Path, package_root: str, module: str, flags: str, out: Path) -> None:
-        for name in ("kube-scheduler", "kube-apiserver"):
+    def components(self, cwd: Path, package_root: str, module: str, flags: str, out: Path,
+                   names: tuple[str, ...] = ("kube-scheduler", "kube-apiserver")) -> None:
+        for name in names:
             self.say(f"building {name} ({package_root}/cmd/{name})")
             self.step(f"build {name}", module, ["build", "-trimpath", "-ldflags", flags, "-o", str(out / name),
                                                 f"{package_root}/cmd/{name}"], cwd)
@@ -296,7 +343,14 @@ class _Builder:
         self.say(f"built etcd in {self.steps['build etcd']:.0f} s")
 
 
-def _resolve_minor(asked: str | None, go: _Go, root: Path, progress: Callable[[str], None]) -> str:
+def resolve(asked: str | None, go: Go, root: Path, progress: Callable[[str], None]) -> str:
+    """The release ``asked`` names: an exact one as it is, a minor one its newest patch (offline, the
+    newest finished build of it in the cache ``root``)."""
+    exact = parse_release(asked)[1] is not None
+    return resolve_version(asked, []) if exact else _resolve_minor(asked, go, root, progress)
+
+
+def _resolve_minor(asked: str | None, go: Go, root: Path, progress: Callable[[str], None]) -> str:
     """The newest patch of a minor release the proxy lists; without the proxy, the newest finished
     build of it in the cache (said so), so a warm machine builds offline."""
     with tempfile.TemporaryDirectory(prefix=".resolve-", dir=root) as scratch:
@@ -313,9 +367,10 @@ def _resolve_minor(asked: str | None, go: _Go, root: Path, progress: Callable[[s
     return resolve_version(asked, out.split()[1:])
 
 
-def _download(go: _Go, version: str, work: Path) -> dict[str, str]:
-    """``go mod download -json`` of the release: its go.mod, source tree and ``.info``."""
-    done = go.call("download", f"{MODULE} {version}", ["mod", "download", "-json", f"{MODULE}@{version}"], work)
+def download(go: Go, version: str, work: Path, module: str = MODULE) -> dict[str, str]:
+    """``go mod download -json`` of a module (the release by default): its go.mod (``GoMod``),
+    source tree (``Dir``, read-only) and ``.info``."""
+    done = go.call("download", f"{module} {version}", ["mod", "download", "-json", f"{module}@{version}"], work)
     try:
         info: dict[str, str] = json.loads(done.stdout)
     except ValueError:
@@ -323,10 +378,22 @@ def _download(go: _Go, version: str, work: Path) -> dict[str, str]:
     error = info.get("Error", "")
     if "not available" in error or "unknown revision" in error or "invalid version" in error:
         reason = error.strip().splitlines()[-1].split("server response:")[-1].strip()
-        raise BuildError("resolve version", MODULE, f"the Go module proxy serves no {MODULE} {version} ({reason})")
+        raise BuildError("resolve version", module, f"the Go module proxy serves no {module} {version} ({reason})")
     if error or done.returncode != 0:
-        raise BuildError("download", f"{MODULE} {version}", error or (done.stderr or "").strip())
+        raise BuildError("download", f"{module} {version}", error or (done.stderr or "").strip())
     return info
+
+
+def prepare(go: str | None, environ: Mapping[str, str] | None, root: Path | None) -> tuple[Go, Path]:
+    """The ``go`` command (``go`` on ``environ``'s PATH by default) and the cache root, made."""
+    environ = dict(os.environ if environ is None else environ)
+    root = cache_root(environ) if root is None else root
+    gocmd = Go(find_go(go, environ), environ)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as e:  # a file where the directory goes, no permission
+        raise BuildError("make the cache directory", str(root), e.strerror or str(e)) from None
+    return gocmd, root
 
 
 def build(version: str | None = None, *, source: Path | None = None, root: Path | None = None,
@@ -334,20 +401,13 @@ def build(version: str | None = None, *, source: Path | None = None, root: Path 
           progress: Callable[[str], None] = lambda line: None) -> BuildResult:
     """Build (or find in the cache) etcd, kube-apiserver and kube-scheduler of ``version`` (a
     release, default :data:`DEFAULT_MINOR`'s newest patch), or of the checkout ``source``."""
-    environ = dict(os.environ if environ is None else environ)
-    root = cache_root(environ) if root is None else root
     started = time.monotonic()
-    gocmd = _Go(find_go(go, environ), environ)
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-    except OSError as e:  # a file where the directory goes, no permission
-        raise BuildError("make the cache directory", str(root), e.strerror or str(e)) from None
+    gocmd, root = prepare(go, environ, root)
     if source is not None:
         return _build_source(Path(source).expanduser().resolve(), root, gocmd, progress, started)
-    exact = parse_release(version)[1] is not None
-    resolved = resolve_version(version, []) if exact else _resolve_minor(version, gocmd, root, progress)
+    resolved = resolve(version, gocmd, root, progress)
     directory = root / resolved
-    with _locked(root / f".{resolved}.lock"):
+    with locked(root / f".{resolved}.lock"):
         if complete(directory):
             manifest = json.loads((directory / MANIFEST).read_text())
             progress(f"k8s build {resolved}: reusing {directory} (built {manifest.get('built_at', '?')})")
@@ -356,38 +416,36 @@ def build(version: str | None = None, *, source: Path | None = None, root: Path 
         if directory.exists():  # not complete: never used, rebuilt
             progress(f"k8s build {resolved}: {directory} is incomplete, building it again")
             shutil.rmtree(directory)
-        _sweep(root, resolved)
-        builder = _Builder(gocmd, progress, resolved)
+        sweep(root, resolved)
+        builder = Builder(gocmd, progress, resolved)
         work = Path(tempfile.mkdtemp(prefix=f".{resolved}.partial-", dir=root))
         try:
             out = work / "bin"
             out.mkdir()
             builder.say(f"downloading {MODULE} {resolved} from the Go module proxy")
             started_step = time.monotonic()
-            info = _download(gocmd, resolved, work)
+            info = download(gocmd, resolved, work)
             gomod = Path(info["GoMod"]).read_text()
             tree = Path(info["Dir"])
             staging = staging_modules(gomod)
-            directive = _GO_DIRECTIVE.search(gomod)
-            go_directive = directive.group(1) if directive else "1.22"
             module_dir = work / "k8s"
             module_dir.mkdir()
-            (module_dir / "go.mod").write_text(_gomod(resolved, go_directive, staging))
+            (module_dir / "go.mod").write_text(throwaway_gomod(resolved, go_directive(gomod), staging))
             builder.say(f"resolving {len(staging)} staging modules at {staging_version(resolved)} "
                         f"(k8s.io/api, k8s.io/apiserver, ...)")
             builder.step("resolve modules", f"{MODULE} {resolved}",
                          ["get", *(f"{MODULE}/cmd/{name}@{resolved}" for name in ("kube-apiserver", "kube-scheduler"))],
                          module_dir)
             builder.steps["download"] = round(time.monotonic() - started_step, 1)
-            stamp = ldflags(resolved, build_date=_release_time(info))
+            stamp = ldflags(resolved, build_date=release_time(info))
             builder.components(module_dir, MODULE, f"{MODULE} {resolved}", stamp, out)
-            etcd = etcd_version_of(lambda p: _read(tree / p), gomod)
+            etcd = etcd_version_of(lambda p: read_text(tree / p), gomod)
             builder.etcd(etcd, work, out)
-            versions = _check_versions(out, resolved, etcd)
+            versions = check_versions(out, stamped(resolved, etcd))
             seconds = round(time.monotonic() - started, 1)
             manifest = {"version": resolved, "etcd_version": etcd, "source": f"{MODULE} {resolved}",
                         "staging_version": staging_version(resolved), "staging_modules": staging,
-                        "go": _go_version(gocmd, work), "versions": versions, "step_seconds": builder.steps,
+                        "go": go_version(gocmd, work), "versions": versions, "step_seconds": builder.steps,
                         "seconds": seconds, "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
             (out / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
             out.rename(directory)
@@ -397,27 +455,27 @@ def build(version: str | None = None, *, source: Path | None = None, root: Path 
         return BuildResult(directory, resolved, etcd, True, seconds)
 
 
-def _build_source(tree: Path, root: Path, gocmd: _Go, progress: Callable[[str], None], started: float) -> BuildResult:
-    gomod = _read(tree / "go.mod")
+def _build_source(tree: Path, root: Path, gocmd: Go, progress: Callable[[str], None], started: float) -> BuildResult:
+    gomod = read_text(tree / "go.mod")
     if gomod is None or not re.search(rf"^module\s+{re.escape(MODULE)}\s*$", gomod, re.M):
         raise BuildError("read source", MODULE, f"{tree} is not a kubernetes checkout (no go.mod of module {MODULE})")
     version, commit, date, state = _describe(tree)
     label = f"{version} from {tree}"
     directory = root / f"source-{tree.name}-{hashlib.sha256(str(tree).encode()).hexdigest()[:12]}"
-    with _locked(root / f".{directory.name}.lock"):
-        builder = _Builder(gocmd, progress, label)
+    with locked(root / f".{directory.name}.lock"):
+        builder = Builder(gocmd, progress, label)
         work = Path(tempfile.mkdtemp(prefix=f".{directory.name}.partial-", dir=root))
         try:
             out = work / "bin"
             out.mkdir()
             builder.components(tree, ".", f"{MODULE} at {tree}", ldflags(version, commit=commit, build_date=date,
                                                                        tree_state=state), out)
-            etcd = etcd_version_of(lambda p: _read(tree / p), gomod)
+            etcd = etcd_version_of(lambda p: read_text(tree / p), gomod)
             builder.etcd(etcd, work, out)
-            versions = _check_versions(out, version, etcd)
+            versions = check_versions(out, stamped(version, etcd))
             seconds = round(time.monotonic() - started, 1)
             manifest = {"version": version, "etcd_version": etcd, "source": str(tree), "commit": commit,
-                        "go": _go_version(gocmd, work), "versions": versions, "step_seconds": builder.steps,
+                        "go": go_version(gocmd, work), "versions": versions, "step_seconds": builder.steps,
                         "seconds": seconds, "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
             (out / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
             if directory.exists():
@@ -451,8 +509,14 @@ def _describe(tree: Path) -> tuple[str, str, str, str]:
             or "1970-01-01T00:00:00Z", "dirty" if version.endswith("-dirty") else "clean")
 
 
-def _check_versions(out: Path, version: str, etcd: str) -> dict[str, str]:
-    """Each binary's own ``--version``, which must name the release it was built as."""
+def stamped(version: str, etcd: str) -> dict[str, str]:
+    """What each binary of a build of ``version`` says it is."""
+    return {"etcd": etcd.lstrip("v"), "kube-apiserver": version, "kube-scheduler": version}
+
+
+def check_versions(out: Path, expected: Mapping[str, str]) -> dict[str, str]:
+    """Each binary's own ``--version``, which must name (as one word) the version ``expected``
+    gives it, as :func:`stamped` makes them."""
     found = {}
     for name in BINARIES:
         try:
@@ -462,31 +526,32 @@ def _check_versions(out: Path, version: str, etcd: str) -> dict[str, str]:
             raise BuildError(f"check {name}", name, f"`{name} --version` did not run: {e}") from None
         text = (done.stdout + done.stderr).strip()
         found[name] = text.splitlines()[0] if text else ""
-        expected = etcd.lstrip("v") if name == "etcd" else version
-        if expected not in text:
-            raise BuildError(f"check {name}", name, f"`{name} --version` printed {text!r}, not {expected}")
+        if expected[name] not in text.split():
+            raise BuildError(f"check {name}", name, f"`{name} --version` printed {text!r}, not {expected[name]}")
     return found
 
 
-def _go_version(gocmd: _Go, cwd: Path) -> str:
+def go_version(gocmd: Go, cwd: Path) -> str:
+    """``go env GOVERSION``, for the manifest."""
     return gocmd.run("find Go", "go", ["env", "GOVERSION"], cwd).strip()
 
 
-def _release_time(info: Mapping[str, str]) -> str:
+def release_time(info: Mapping[str, str]) -> str:
     """The release's publication time on the proxy (its ``.info``), as the build date."""
-    text = _read(Path(info.get("Info", ""))) if info.get("Info") else None
+    text = read_text(Path(info.get("Info", ""))) if info.get("Info") else None
     stamp = (json.loads(text) if text else {}).get("Time", "")
     return stamp or "1970-01-01T00:00:00Z"
 
 
-def _read(path: Path) -> str | None:
+def read_text(path: Path) -> str | None:
+    """A file's text, None if it cannot be read."""
     try:
         return path.read_text()
     except OSError:
         return None
 
 
-def _sweep(root: Path, version: str) -> None:
-    """Remove staging directories an interrupted build of ``version`` left (the lock is held)."""
-    for stale in root.glob(f".{version}.partial-*"):
+def sweep(root: Path, name: str) -> None:
+    """Remove staging directories an interrupted build of the directory ``name`` left (the lock is held)."""
+    for stale in root.glob(f".{glob.escape(name)}.partial-*"):
         shutil.rmtree(stale, ignore_errors=True)

@@ -15,6 +15,7 @@ from fake_apiserver import FakeApiServer, FaultProxy, FeatureGateError
 from fake_apiserver import KUBERNETES_VERSION
 from fake_apiserver import served_release as release
 from harness._backends.k8sbuild import BuildError, build, parse_release
+from harness._backends.k8spatch import build_patched, run_go_tests
 from harness._criteria.catalog import CatalogError, check_caught_by, collect, format_json, format_md, load_caught_by
 from harness._runs.compare import CompareError, compare_reports, format_comparison, load_report
 from harness._runs.compatibility import COLUMNS, REAL_TIME_WAIT, agreement, format_summary, format_table, run_matrix
@@ -576,16 +577,40 @@ def _k8s_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     b.add_argument("--source", type=Path, default=None, metavar="DIR",
                    help="build from this kubernetes checkout instead (e.g. a KEP implementation's branch); "
                         "its version is `git describe`'s")
+    b.add_argument("--patch", type=Path, action="append", default=[], metavar="FILE_OR_DIR",
+                   help="apply this unified diff (from a kubernetes checkout's root, as `git diff` makes it; a "
+                        "directory: its *.patch files in name order) to the release first; repeatable, applied in "
+                        "order; into <cache>/<version>+patch.<digest>/, stamped <version>+patch.<digest>")
     b.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
                    help="where builds are kept (default: $XDG_CACHE_HOME/schedharness/k8s, ~/.cache without it)")
     b.set_defaults(func=_k8s_build)
+    t = verbs.add_parser(
+        "test",
+        help="run go test on a release with patches applied",
+        description="Apply the patches (as `k8s build --patch` does) to the release in a scratch tree and run "
+        "`go test` on the PACKAGEs (default: every package the patches change), with the build's flags so Go's build "
+        "cache is shared. Exit code: go test's (0 passed, 1 failed), 2 when the patches do not apply.",
+    )
+    t.add_argument("version", type=_k8s_version, metavar="VERSION", help="1.NN (its newest patch release) or 1.NN.P")
+    t.add_argument("packages", nargs="*", metavar="PACKAGE",
+                   help="import paths, e.g. k8s.io/kubernetes/pkg/scheduler/backend/queue or k8s.io/api/core/v1")
+    t.add_argument("--patch", type=Path, action="append", required=True, metavar="FILE_OR_DIR",
+                   help="a unified diff, or a directory of *.patch files (repeatable, applied in order)")
+    t.add_argument("--run", default=None, metavar="REGEX", help="go test -run: only the tests matching REGEX")
+    t.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
+                   help="the cache the scratch tree is made in (default: as `k8s build`)")
+    t.set_defaults(func=_k8s_test)
     p.set_defaults(func=lambda args: _usage(p))
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
     parser.print_usage(sys.stderr)
-    print(f"{parser.prog}: error: give a verb (build)", file=sys.stderr)
+    print(f"{parser.prog}: error: give a verb (build or test)", file=sys.stderr)
     return 2
+
+
+def _progress(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 def _k8s_build(args: argparse.Namespace) -> int:
@@ -593,17 +618,35 @@ def _k8s_build(args: argparse.Namespace) -> int:
         print("schedharness k8s build: give a VERSION or --source DIR, not both "
               "(a checkout's version is its own)", file=sys.stderr)
         return 2
+    if args.source is not None and args.patch:
+        print("schedharness k8s build: give --patch or --source DIR, not both "
+              "(commit the patches to the checkout instead)", file=sys.stderr)
+        return 2
     if args.cache_dir is not None and args.cache_dir.exists() and not args.cache_dir.is_dir():
         print(f"schedharness k8s build: --cache-dir {args.cache_dir}: a file; give a directory", file=sys.stderr)
         return 2
     try:
-        result = build(args.version, source=args.source, root=args.cache_dir,
-                       progress=lambda line: print(line, file=sys.stderr, flush=True))
+        if args.patch:
+            result = build_patched(args.version, args.patch, root=args.cache_dir, progress=_progress)
+        else:
+            result = build(args.version, source=args.source, root=args.cache_dir, progress=_progress)
     except BuildError as e:
         print(f"schedharness k8s build: {e}", file=sys.stderr)
         return 2
     print(result.directory, flush=True)
     return 0
+
+
+def _k8s_test(args: argparse.Namespace) -> int:
+    if args.cache_dir is not None and args.cache_dir.exists() and not args.cache_dir.is_dir():
+        print(f"schedharness k8s test: --cache-dir {args.cache_dir}: a file; give a directory", file=sys.stderr)
+        return 2
+    try:
+        return run_go_tests(args.version, args.patch, args.packages, run=args.run, root=args.cache_dir,
+                            progress=_progress)
+    except BuildError as e:
+        print(f"schedharness k8s test: {e}", file=sys.stderr)
+        return 2
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -34,6 +34,9 @@ it; the version is ``git describe`` turned into semver as ``hack/lib/version.sh`
 build is never reused (the branch moves); Go's build cache makes a rebuild of an unchanged tree
 a matter of linking.
 
+:mod:`harness._backends.k8spatch` builds a release with patches applied from these same steps
+(download, throwaway module, build, version check, lock and rename), which are public for it.
+
 Every failure is a :class:`BuildError` naming the step and the module, which the command prints
 as one message with exit code 2.
 """
@@ -309,12 +312,12 @@ def go_directive(gomod_text: str) -> str:
 class Builder:
     """The steps of one build: each timed into :attr:`steps`, its progress said under ``label``."""
 
-    def __init__(self, go: Go, progress: Callable[[str], None], label: str) -> None:
-        self.go, self.progress, self.label = go, progress, label
+    def __init__(self, go: Go, progress: Callable[[str], None], label: str, verb: str = "build") -> None:
+        self.go, self.progress, self.label, self.verb = go, progress, label, verb
         self.steps: dict[str, float] = {}
 
     def say(self, line: str) -> None:
-        self.progress(f"k8s build {self.label}: {line}")
+        self.progress(f"k8s {self.verb} {self.label}: {line}")
 
     def step(self, name: str, module: str, args: list[str], cwd: Path) -> str:
         started = time.monotonic()

@@ -490,8 +490,9 @@ def _compatibility_parser(sub: argparse._SubParsersAction[argparse.ArgumentParse
         "compatibility",
         help="the criteria against the reference and real kube-scheduler releases, on the fake and on envtest",
         description="Run the suites for each column (the reference scheduler, kube-scheduler v1.35, v1.37 with its "
-        "default gates, v1.37 with the KEP-5836 gates on) on the fake serving that release and on envtest of that "
-        "release (binaries from `schedharness k8s build`), write each run's verdict digest into --digests, then "
+        "default gates, v1.37 with the KEP-5836 gates on, v1.37.2 with the KEP-5501 prototype of "
+        "prototypes/kep5501 applied, its gate on and off) on the fake serving that release and on envtest of that "
+        "release (binaries from `schedharness k8s build`, with --patch for the prototype), write each run's verdict digest into --digests, then "
         "write the table from every digest there. --from-digests writes the table again from the digests, "
         "running nothing. Exit code 0 when every criterion got the same verdict on both backends, 1 when one "
         "differs, 2 on a usage error or a digest that cannot be read. On two cores the whole matrix took 35 minutes "

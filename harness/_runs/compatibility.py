@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from harness._backends.k8sbuild import MANIFEST, build
+from harness._backends.k8spatch import build_patched
 from harness._runs.report import count_text, counts_of
 from harness._runs.run import RunOptions, run_suites
 from harness._runs.verdict_digest import EACH_SCENARIO, Digest, Verdict, verdicts_of, write_digest
@@ -55,13 +56,20 @@ HOW = ("schedharness compatibility                  # run every column: the dige
        "schedharness compatibility --from-digests   # this page again from the digests, running nothing")
 _WAIT = re.compile(r"--real-time-wait=([0-9.]+)")
 #: What a digest keeps of a build's ``build.json`` (its time and duration are the machine's).
-_BUILD_KEYS = ("source", "commit", "staging_version", "etcd_version", "go")
+_BUILD_KEYS = ("source", "commit", "staging_version", "etcd_version", "go", "digest")
+#: Where a column's patches are found: the repository this package is part of.
+REPOSITORY = Path(__file__).resolve().parents[2]
+#: The KEP-5501 suites, which the prototype column runs.
+KEP5501_SUITES = ("scheduling_gates", "kep5501_core", "message_flip", "dra_claim_lag", "foreign_conditions",
+                  "patch_failure")
 
 
 @dataclass(frozen=True)
 class Column:
     """One scheduler configuration. ``k8s`` is the release whose kube-scheduler runs (None: the
-    reference scheduler) and whose API server both backends serve (``release``)."""
+    reference scheduler) and whose API server both backends serve (``release``); ``patches``
+    (paths in the repository) are applied to that release before it is built (``schedharness k8s
+    build --patch``), and envtest then runs the patched build's kube-apiserver too."""
 
     key: str
     title: str
@@ -71,6 +79,9 @@ class Column:
     apiserver_gates: str = ""
     suites: tuple[str, ...] = ()
     note: str = ""
+    patches: tuple[str, ...] = ()
+    #: the exact release the patches are cut for (default ``release``'s newest patch)
+    build: str | None = None
 
     @property
     def each_scenario_gates(self) -> bool:
@@ -99,25 +110,38 @@ COLUMNS = (
            apiserver_gates="InPlacePodVerticalScalingSchedulerPreemption=true", suites=("kep5836_resize_preemption",),
            note="the KEP-5836 suite only, each scenario's gates (both KEP-5836 gates on, off for kep5836.gate-off); "
                 "API server: the KEP-5836 gate on"),
+    Column("v1.37-kep5501", "kube-scheduler v1.37 + KEP-5501 prototype", "1.37", k8s="1.37", build="1.37.2",
+           scheduler_gates="{feature_gates}", suites=KEP5501_SUITES, patches=("prototypes/kep5501",),
+           note="the KEP-5501 suites, each scenario's gates (SchedulerPreEnqueuePodStatus and SchedulerAsyncAPICalls "
+                "on, the first off for the criteria of the gate off); API server: default gates; built with "
+                "prototypes/kep5501 applied (docs/kep5501-prototype.md)"),
+    Column("v1.37-kep5501-off", "kube-scheduler v1.37 + KEP-5501 prototype, gate off", "1.37", k8s="1.37", build="1.37.2",
+           patches=("prototypes/kep5501",),
+           note="default gates (SchedulerPreEnqueuePodStatus is alpha: off), every suite: the prototype must judge as "
+                "v1.37 does; API server v1.37, default gates; built with prototypes/kep5501 applied"),
 )
 
 
 def run_matrix(columns: Sequence[Column], reports_dir: Path, *, digests_dir: Path | None = None,
                reuse: bool = False, backends: Sequence[str] = BACKENDS,
-               assets: Callable[[str], Path] | None = None, real_time_wait: float = REAL_TIME_WAIT,
+               assets: Callable[[Column], Path] | None = None, real_time_wait: float = REAL_TIME_WAIT,
                progress: Callable[[str], None] = print) -> list[Digest]:
     """Run every column on every backend (or take the report already in ``reports_dir`` when
     ``reuse``) and return each run's digest, written into ``digests_dir`` (when given) as soon as
-    the run ends. ``assets`` gives the directory of a release's binaries (default: a ``schedharness
-    k8s build`` of it); ``real_time_wait`` is ``--real-time-wait`` of the runs on real time."""
+    the run ends. ``assets`` gives the directory of a column's binaries (default: a ``schedharness
+    k8s build`` of its release, with its patches); ``real_time_wait`` is ``--real-time-wait`` of
+    the runs on real time."""
     if assets is None:
-        def assets(release: str) -> Path:
-            return build(release, progress=progress).directory
+        def assets(column: Column) -> Path:
+            if column.patches:
+                patches = [REPOSITORY / p for p in column.patches]
+                return build_patched(column.build or column.release, patches, progress=progress).directory
+            return build(column.build or column.release, progress=progress).directory
 
     harness = harness_version()
     digests = []
     for column in columns:
-        binaries = assets(column.release) if (column.k8s or "envtest" in backends) else None
+        binaries = assets(column) if (column.k8s or "envtest" in backends) else None
         manifest = read_manifest(binaries) if binaries is not None else {}
         for backend in backends:
             where = reports_dir / f"{column.key}-{backend}"
@@ -179,7 +203,10 @@ def digest_of(column: Column, backend: str, report: Mapping[str, Any], manifest:
     release's binaries (kube-scheduler's for a kube-scheduler column, kube-apiserver's on envtest)."""
     version = str(manifest.get("version") or "")
     built = {key: manifest[key] for key in _BUILD_KEYS if manifest.get(key)}
-    title = column.title.replace(f"v{column.k8s}", version) if version and column.k8s else column.title
+    if column.patches:
+        built["patches"] = list(column.patches)
+    release = version.split("+", 1)[0]  # a patched build's version names its patches after a "+"
+    title = column.title.replace(f"v{column.k8s}", release) if release and column.k8s else column.title
     gates: object = EACH_SCENARIO if column.each_scenario_gates else _sorted(parse_feature_gates(column.scheduler_gates))
     if column.k8s is None:
         scheduler: dict[str, Any] = {"name": "reference scheduler", "version": harness}

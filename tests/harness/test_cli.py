@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from harness._runs.compatibility import COLUMNS
 from harness.cli import main
 from tests.support.paths import ROOT
 
@@ -266,7 +267,7 @@ def test_compatibility_from_digests_writes_the_committed_table_again(
                  "--output", str(output)]) == 0
     assert output.read_text() == (docs / "compatibility.md").read_text()
     assert capsys.readouterr().out.splitlines()[-1] == (
-        f"schedharness compatibility: wrote {output} from 8 digests in {tmp_path / 'compatibility'}")
+        f"schedharness compatibility: wrote {output} from {len(COLUMNS) * 2} digests in {tmp_path / 'compatibility'}")
     (tmp_path / "page").mkdir()
     assert main(["compatibility", "--from-digests", "--digests", str(tmp_path / "compatibility"),
                  "--output", str(tmp_path / "page" / "table.md")]) == 0

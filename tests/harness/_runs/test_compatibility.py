@@ -42,7 +42,8 @@ def _digest(column: str, backend: str, title: str, wait: float | None = 30.0, **
 
 def test_a_kube_scheduler_column_runs_the_built_binary_with_its_gates(tmp_path: Path) -> None:
     by_key = {c.key: c for c in COLUMNS}
-    assert [c.key for c in COLUMNS] == ["reference", "v1.35", "v1.37", "v1.37-kep5836"]
+    assert [c.key for c in COLUMNS] == ["reference", "v1.35", "v1.37", "v1.37-kep5836", "v1.37-kep5501",
+                                        "v1.37-kep5501-off"]
     assert by_key["reference"].scheduler(tmp_path) == "reference"
     assert by_key["v1.37"].scheduler(tmp_path) == f"{tmp_path}/kube-scheduler --config={{config}} --secure-port=0 -v=2"
     assert by_key["v1.37-kep5836"].scheduler(tmp_path) == (
@@ -50,9 +51,11 @@ def test_a_kube_scheduler_column_runs_the_built_binary_with_its_gates(tmp_path: 
     # the API server's gates are the same on both backends of a column, never the fake's default
     assert by_key["v1.37-kep5836"].apiserver_gates == "InPlacePodVerticalScalingSchedulerPreemption=true"
     assert by_key["v1.37"].apiserver_gates == ""
-    assert [c.each_scenario_gates for c in COLUMNS] == [True, False, False, True]
+    assert [c.each_scenario_gates for c in COLUMNS] == [True, False, False, True, True, False]
     # only the reference scheduler on the fake runs on virtual time
-    assert [(c.real_time("fake"), c.real_time("envtest")) for c in COLUMNS] == [(False, True)] + [(True, True)] * 3
+    assert [(c.real_time("fake"), c.real_time("envtest")) for c in COLUMNS] == [(False, True)] + [(True, True)] * 5
+    # the prototype's columns build the release its series is cut for, with the series applied
+    assert {(c.build, c.patches) for c in COLUMNS if c.patches} == {("1.37.2", ("prototypes/kep5501",))}
 
 
 def test_a_kube_scheduler_digest_names_its_build_and_gates_not_the_machine() -> None:
@@ -138,7 +141,7 @@ def test_reuse_takes_the_reports_already_there_and_writes_their_digests(tmp_path
     (tmp_path / "build.json").write_text(json.dumps(MANIFEST))
     lines: list[str] = []
     digests = run_matrix([column], tmp_path, digests_dir=tmp_path / "digests", reuse=True,
-                         assets=lambda release: tmp_path, progress=lines.append)
+                         assets=lambda column: tmp_path, progress=lines.append)
     assert lines == [f"compatibility: reference on fake: the report in {tmp_path / 'reference-fake'}",
                      f"compatibility: reference on envtest: the report in {tmp_path / 'reference-envtest'}"]
     assert [d.file_name for d in digests] == ["reference-fake.json", "reference-envtest.json"]
@@ -183,7 +186,7 @@ def test_the_runs_on_real_time_get_the_wait_and_their_digests_say_so(
     monkeypatch.setattr("harness._runs.compatibility.run_suites", run_suites)
     (tmp_path / "build.json").write_text(json.dumps(MANIFEST))
     columns = [COLUMNS[0], COLUMNS[2]]
-    digests = run_matrix(columns, tmp_path / "reports", assets=lambda release: tmp_path, real_time_wait=120.0,
+    digests = run_matrix(columns, tmp_path / "reports", assets=lambda column: tmp_path, real_time_wait=120.0,
                          progress=lambda line: None)
     binary = str(tmp_path / "kube-scheduler")
     assert seen == [("reference", "fake", None), ("reference", "envtest", 120.0),

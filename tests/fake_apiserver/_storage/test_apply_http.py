@@ -36,6 +36,7 @@ import pytest
 from tests.fake_apiserver._machinery import test_apply, test_managedfields
 from tests.fake_apiserver._machinery.test_managedfields import NS, caller
 from tests.support.real_apiserver import kube_apiserver_answers
+from tests.support.store import ManualClock
 from tests.support.threaded_server import ThreadedServer
 
 RECORDED = test_managedfields.RECORDED.with_name("apply-http-kube-apiserver-v1.37.2.json")
@@ -232,7 +233,9 @@ def differences(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -> Ite
 
 @pytest.fixture
 def fake(tmp_path: Path) -> Iterator[Any]:
-    server = ThreadedServer(tmp_path).start()
+    # One fixed time for every write: which Update entries fold into "ancient-changes" goes by
+    # their seconds, and the wall clock would make that depend on how fast the machine is.
+    server = ThreadedServer(tmp_path, clock=ManualClock()).start()
     try:
         yield caller(server.url, "token", None)  # type: ignore[arg-type]
     finally:

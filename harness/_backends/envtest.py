@@ -241,8 +241,9 @@ def etcd_args(data_dir: Path, client_port: int, peer_port: int, *, no_fsync: boo
 
 
 def apiserver_args(pki: Pki, cert_dir: Path, port: int, etcd_port: int,
-                   feature_gates: Mapping[str, bool] | None = None) -> list[str]:
-    """kube-apiserver's flags (module docstring: envtest's, ServiceAccount admission kept)."""
+                   feature_gates: Mapping[str, bool] | None = None, runtime_config: str = "") -> list[str]:
+    """kube-apiserver's flags (module docstring: envtest's, ServiceAccount admission kept), with
+    ``--feature-gates`` and ``--runtime-config`` (as given: ``scheduling.k8s.io/v1beta1=true``)."""
     args = [
         "--advertise-address=127.0.0.1", "--bind-address=127.0.0.1", f"--secure-port={port}",
         f"--etcd-servers=http://127.0.0.1:{etcd_port}", f"--cert-dir={cert_dir}",
@@ -255,6 +256,8 @@ def apiserver_args(pki: Pki, cert_dir: Path, port: int, etcd_port: int,
     ]
     if feature_gates:
         args.append("--feature-gates=" + ",".join(f"{k}={'true' if v else 'false'}" for k, v in sorted(feature_gates.items())))
+    if runtime_config:
+        args.append(f"--runtime-config={runtime_config}")
     return args
 
 
@@ -299,6 +302,7 @@ class ControlPlane:
     assets: Path
     logdir: Path
     feature_gates: Mapping[str, bool] = field(default_factory=dict)
+    runtime_config: str = ""
     start_timeout: float = START_TIMEOUT
     openssl: str = "openssl"
     url: str | None = field(default=None, init=False)
@@ -338,7 +342,8 @@ class ControlPlane:
                 port = free_port()
                 self._spawn("kube-apiserver", [str(self.assets / "kube-apiserver"),
                                                *apiserver_args(pki, self._tmp / "certs", port, etcd_port,
-                                                               self.feature_gates)], append=attempt > 0)
+                                                               self.feature_gates, self.runtime_config)],
+                            append=attempt > 0)
                 url = self.url = f"https://127.0.0.1:{port}"
                 if self._ready_or_port_taken("kube-apiserver", f"{url}/readyz",
                                              lambda body: body.strip() == b"ok", attempt):
@@ -373,7 +378,8 @@ class ControlPlane:
         self.feature_gates = dict(feature_gates)
         port = int(self.url.rsplit(":", 1)[1])
         self._spawn("kube-apiserver", [str(self.assets / "kube-apiserver"), *apiserver_args(
-            self._pki, self._tmp / "certs", port, self._etcd_port, self.feature_gates)], append=True)
+            self._pki, self._tmp / "certs", port, self._etcd_port, self.feature_gates, self.runtime_config)],
+            append=True)
         self._wait("kube-apiserver", f"{self.url}/readyz", lambda body: body.strip() == b"ok")
 
     def _ready_or_port_taken(self, name: str, url: str, ready: Callable[[bytes], bool], attempt: int) -> bool:

@@ -419,7 +419,10 @@ class Parser:
         elif fn == "Enum":
             check["values"] = self.enum_values(where, args)
         else:
-            check["args"] = [json.loads(a) for a in args]
+            try:
+                check["args"] = [json.loads(a) for a in args]
+            except json.JSONDecodeError:
+                raise self.fail(where, f"validate.{fn}: arguments the generator does not know: {args}") from None
         check["short_circuit"] = "ShortCircuit" in call["marks"]
         if check["short_circuit"] != call["stop"]:
             raise self.fail(where, f"{fn}: short-circuit mark and early return disagree")

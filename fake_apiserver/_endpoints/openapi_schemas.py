@@ -8,14 +8,25 @@ document's paths, converted from the schema package's JSON-schema form
 is wrapped in ``allOf`` as kube-apiserver's v3 does, the ``apiVersion``/``kind`` enums the package
 adds are dropped, a shared meta kind's GVK list keeps the document's group-version (and core
 ``v1``), and ``oneOf: [string, integer]`` regains its ``int-or-string`` format (Swagger 2.0, which
-has no ``oneOf``, types it as a string). A release's definition is converted once and shared; a
-custom resource's (``extra``) is converted for each document.
+has no ``oneOf``, types it as a string).
+
+The package has no ``enum`` lists for the fields of enum types and not the descriptions that list
+their values (``Possible enum values:``); a real kube-apiserver's documents have both, and
+``kubectl explain`` prints them. They are data generated from a real server of the release
+(``fake_apiserver/data/openapi-enums-v1.NN.json``, written by ``tools/gen_openapi_enums.py``): each
+node it names by JSON pointer gets the server's ``enum`` and description (the v2 form where the
+file gives one). A release without such a file is served without them.
+
+A release's definition is converted once and shared; a custom resource's (``extra``) is converted
+for each document.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Mapping
+from importlib import resources
 from typing import Any, Iterable, Sequence
 
 from fake_apiserver._endpoints.openapi_paths import PathItem
@@ -59,6 +70,45 @@ def _convert(schema: Any, ref_prefix: str, v3: bool) -> Any:
 
 
 @functools.cache
+def _enums(release: str, v3: bool) -> Mapping[str, Mapping[str, Obj]]:
+    """The enum nodes a real server of ``release`` documents, by definition and JSON pointer
+    (each ``{"enum": [...], "description": ...}``, the description absent where the node has
+    none), in the v3 or the v2 form; empty for a release without data."""
+    minor = release.rsplit(".", 1)[0]
+    path = resources.files("fake_apiserver") / "data" / f"openapi-enums-v{minor}.json"
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text())
+    nodes: dict[str, dict[str, Obj]] = data["definitions"]
+    if not v3:
+        for name, differing in data.get("v2", {}).items():
+            nodes[name] = {**nodes.get(name, {}), **differing}
+    return nodes
+
+
+def _token(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def _set_enums(converted: Obj, nodes: Mapping[str, Obj]) -> None:
+    """Give each node of ``converted`` that ``nodes`` names its enum and description (a node the
+    package's definition lacks is skipped)."""
+    for pointer, entry in nodes.items():
+        node: Any = converted
+        for token in pointer.split("/")[1:]:
+            if isinstance(node, dict):
+                node = node.get(_token(token))
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            else:
+                node = None
+        if isinstance(node, dict):
+            node["enum"] = list(entry["enum"])
+            if "description" in entry:
+                node["description"] = entry["description"]
+
+
+@functools.cache
 def _definition(name: str, v3: bool, release: str) -> Obj:
     """A definition converted once; the converted form is shared, never modified."""
     schema = _schema.definition(name, release)
@@ -68,6 +118,7 @@ def _definition(name: str, v3: bool, release: str) -> Obj:
             prop = converted.get("properties", {}).get(field)
             if prop is not None and "enum" in prop:
                 converted["properties"][field] = {k: v for k, v in prop.items() if k != "enum"}
+    _set_enums(converted, _enums(release, v3).get(name, {}))
     return converted
 
 

@@ -9,12 +9,15 @@ Where the expected values come from:
   and the kubectl outputs: a real kube-apiserver v1.36 captured with curl and with kubectl v1.32
   (its OpenAPI v3 JSON as kube-openapi writes it); the hash algorithm is kube-openapi's
   ``computeETag`` (SHA-512, upper-case hex);
-* which operations each kind has: its row in :data:`~fake_apiserver.KINDS` (what the fake serves).
+* which operations each kind has: its row in :data:`~fake_apiserver.KINDS` (what the fake serves);
+* an enum field's values and their descriptions: the Kubernetes API reference (PodSpec's
+  ``preemptionPolicy``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import re
@@ -253,6 +256,42 @@ def test_schemas_are_the_schema_packages_in_openapi_v3_form(documents: tuple[dic
     assert containers["items"] == {"$ref": V3_REF + "io.k8s.api.core.v1.Container"}
 
 
+PREEMPTION_POLICY = "io.k8s.api.core.v1.PodSpec"
+# PodSpec.preemptionPolicy's values and what each means, as the Kubernetes API reference gives them
+PREEMPTION_VALUES = ["Never", "PreemptLowerPriority"]
+PREEMPTION_WORDS = ('Possible enum values: - `"Never"` means that pod never preempts other pods with lower priority. '
+                    '- `"PreemptLowerPriority"` means that pod can preempt other pods with lower priority.')
+
+
+def test_an_enum_field_lists_its_values_and_says_what_each_means(threaded_server: ThreadedServer) -> None:
+    async def fetch(path: str) -> Any:
+        async with aiohttp.ClientSession() as session:
+            async with session.get(threaded_server.url + path, headers={"Accept": "application/json"}) as r:
+                return json.loads(await r.read())
+
+    v3 = asyncio.run(fetch("/openapi/v3/api/v1"))["components"]["schemas"][PREEMPTION_POLICY]
+    v2 = asyncio.run(fetch("/openapi/v2"))["definitions"][PREEMPTION_POLICY]
+    for pod_spec in (v3, v2):
+        policy = pod_spec["properties"]["preemptionPolicy"]
+        assert (policy["type"], policy["enum"]) == ("string", PREEMPTION_VALUES)
+        assert _words(policy["description"]).endswith(PREEMPTION_WORDS)
+        assert _words(policy["description"]).startswith(
+            _words(_schema.definition(PREEMPTION_POLICY)["properties"]["preemptionPolicy"]["description"]))
+
+
+def test_a_release_without_enum_data_serves_the_schema_packages_fields(make_threaded_server: Any) -> None:
+    server = make_threaded_server(kubernetes_version="1.36")
+
+    async def fetch() -> Any:
+        async with aiohttp.ClientSession() as session:
+            async with session.get(server.url + "/openapi/v3/api/v1") as r:
+                return json.loads(await r.read())
+
+    policy = asyncio.run(fetch())["components"]["schemas"][PREEMPTION_POLICY]["properties"]["preemptionPolicy"]
+    source = _schema.definition(PREEMPTION_POLICY, "1.36.0")["properties"]["preemptionPolicy"]
+    assert policy == {"type": "string", "description": source["description"]}
+
+
 def test_a_stale_hash_redirects_and_no_hash_is_not_immutable(threaded_server: ThreadedServer) -> None:
     async def probe() -> None:
         async with aiohttp.ClientSession() as session:
@@ -321,15 +360,15 @@ def _words(text: str) -> str:
     return " ".join(text.split())
 
 
-@pytest.fixture(scope="module")
-def kubectl(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
-    """``schedharness serve`` on a free port, and the kubectl command line pointed at it."""
+@contextlib.contextmanager
+def _serve(tmp: Path, *options: str) -> Iterator[list[str]]:
+    """``schedharness serve`` (with ``options``) on a free port, and the kubectl command line
+    pointed at it."""
     if shutil.which("kubectl") is None:
         pytest.skip("kubectl is not on PATH")
-    tmp = tmp_path_factory.mktemp("openapi-kubectl")
     kubeconfig = tmp / "kubeconfig"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "harness.cli", "serve", "--port", "0", "--kubeconfig", str(kubeconfig)],
+        [sys.executable, "-m", "harness.cli", "serve", "--port", "0", "--kubeconfig", str(kubeconfig), *options],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     try:
@@ -345,6 +384,13 @@ def kubectl(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@pytest.fixture(scope="module")
+def kubectl(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
+    """``schedharness serve`` on a free port, and the kubectl command line pointed at it."""
+    with _serve(tmp_path_factory.mktemp("openapi-kubectl")) as argv:
+        yield argv
 
 
 def _run(argv: list[str], *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -416,3 +462,4 @@ def test_the_python_client_fetches_a_document_by_its_server_relative_url(k8s_api
     paths = json.loads(body)["paths"]
     assert paths["/api/v1/namespaces/{namespace}/pods/{name}/binding"]["post"]["x-kubernetes-group-version-kind"] == {
         "group": "", "version": "v1", "kind": "Binding"}
+

@@ -11,7 +11,11 @@ Where the expected values come from:
   ``computeETag`` (SHA-512, upper-case hex);
 * which operations each kind has: its row in :data:`~fake_apiserver.KINDS` (what the fake serves);
 * an enum field's values and their descriptions: the Kubernetes API reference (PodSpec's
-  ``preemptionPolicy``).
+  ``preemptionPolicy``); with a release build of kube-apiserver v1.37.2 at hand (in
+  ``KUBEBUILDER_ASSETS`` or where ``schedharness k8s build`` keeps it), ``kubectl explain`` of the
+  real server, compared line for line with the fake's, and the enum data
+  (``fake_apiserver/data/openapi-enums-v1.NN.json``) compared with what ``tools/gen_openapi_enums.py``
+  writes from the real server.
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ from fake_apiserver import KINDS, KindSpec
 from fake_apiserver._machinery import schema as _schema
 from fake_apiserver._endpoints.discovery import api_resource_list, group_versions
 from fake_apiserver._endpoints.openapi_paths import kind_paths
+from harness._backends.envtest import ASSETS_VARIABLE, ControlPlane, EnvtestError, find_assets
+from harness._backends.k8sbuild import cache_root
 from tests.support.paths import ROOT
 from tests.support.threaded_server import ThreadedServer
 
@@ -256,7 +262,7 @@ def test_schemas_are_the_schema_packages_in_openapi_v3_form(documents: tuple[dic
     assert containers["items"] == {"$ref": V3_REF + "io.k8s.api.core.v1.Container"}
 
 
-PREEMPTION_POLICY = "io.k8s.api.core.v1.PodSpec"
+POD_SPEC = "io.k8s.api.core.v1.PodSpec"
 # PodSpec.preemptionPolicy's values and what each means, as the Kubernetes API reference gives them
 PREEMPTION_VALUES = ["Never", "PreemptLowerPriority"]
 PREEMPTION_WORDS = ('Possible enum values: - `"Never"` means that pod never preempts other pods with lower priority. '
@@ -269,14 +275,14 @@ def test_an_enum_field_lists_its_values_and_says_what_each_means(threaded_server
             async with session.get(threaded_server.url + path, headers={"Accept": "application/json"}) as r:
                 return json.loads(await r.read())
 
-    v3 = asyncio.run(fetch("/openapi/v3/api/v1"))["components"]["schemas"][PREEMPTION_POLICY]
-    v2 = asyncio.run(fetch("/openapi/v2"))["definitions"][PREEMPTION_POLICY]
+    v3 = asyncio.run(fetch("/openapi/v3/api/v1"))["components"]["schemas"][POD_SPEC]
+    v2 = asyncio.run(fetch("/openapi/v2"))["definitions"][POD_SPEC]
     for pod_spec in (v3, v2):
         policy = pod_spec["properties"]["preemptionPolicy"]
         assert (policy["type"], policy["enum"]) == ("string", PREEMPTION_VALUES)
         assert _words(policy["description"]).endswith(PREEMPTION_WORDS)
         assert _words(policy["description"]).startswith(
-            _words(_schema.definition(PREEMPTION_POLICY)["properties"]["preemptionPolicy"]["description"]))
+            _words(_schema.definition(POD_SPEC)["properties"]["preemptionPolicy"]["description"]))
 
 
 def test_a_release_without_enum_data_serves_the_schema_packages_fields(make_threaded_server: Any) -> None:
@@ -287,8 +293,8 @@ def test_a_release_without_enum_data_serves_the_schema_packages_fields(make_thre
             async with session.get(server.url + "/openapi/v3/api/v1") as r:
                 return json.loads(await r.read())
 
-    policy = asyncio.run(fetch())["components"]["schemas"][PREEMPTION_POLICY]["properties"]["preemptionPolicy"]
-    source = _schema.definition(PREEMPTION_POLICY, "1.36.0")["properties"]["preemptionPolicy"]
+    policy = asyncio.run(fetch())["components"]["schemas"][POD_SPEC]["properties"]["preemptionPolicy"]
+    source = _schema.definition(POD_SPEC, "1.36.0")["properties"]["preemptionPolicy"]
     assert policy == {"type": "string", "description": source["description"]}
 
 
@@ -463,3 +469,103 @@ def test_the_python_client_fetches_a_document_by_its_server_relative_url(k8s_api
     assert paths["/api/v1/namespaces/{namespace}/pods/{name}/binding"]["post"]["x-kubernetes-group-version-kind"] == {
         "group": "", "version": "v1", "kind": "Binding"}
 
+
+# --- enums, and a real kube-apiserver v1.37.2 -------------------------------------------------
+
+EXPLAINED_KINDS = ("pod", "service", "persistentvolumeclaim", "resourceclaim", "job")
+ENUM_DATA = sorted((ROOT / "fake_apiserver" / "data").glob("openapi-enums-v*.json"))
+
+
+def _release_build(version: str) -> Path:
+    """The binaries of kube-apiserver ``version`` (``v1.37.2``): those of ``KUBEBUILDER_ASSETS``
+    when they are of that version, else the build ``schedharness k8s build`` keeps; a skip when
+    neither is at hand."""
+    candidates = [cache_root() / version]
+    try:
+        candidates.insert(0, find_assets())
+    except EnvtestError:
+        pass
+    for candidate in candidates:
+        try:
+            assets = find_assets(candidate)
+        except EnvtestError:
+            continue
+        done = subprocess.run([str(assets / "kube-apiserver"), "--version"], capture_output=True, text=True,
+                              timeout=TIMEOUT, check=False)
+        if done.stdout.split()[-1:] == [version]:
+            return assets
+    minor = ".".join(version.lstrip("v").split(".")[:2])
+    pytest.skip(f"no kube-apiserver {version}: neither {ASSETS_VARIABLE} nor {cache_root() / version} holds it "
+                f"(`schedharness k8s build {minor}` makes it)")
+
+
+@pytest.fixture(scope="module")
+def real_kubectl(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
+    """kube-apiserver v1.37.2 with etcd (default API groups and versions), and the kubectl command
+    line pointed at it."""
+    if shutil.which("kubectl") is None:
+        pytest.skip("kubectl is not on PATH")
+    tmp = tmp_path_factory.mktemp("openapi-real")
+    with ControlPlane(assets=_release_build("v1.37.2"), logdir=tmp / "logs") as plane:
+        yield ["kubectl", f"--kubeconfig={plane.kubeconfig_path}", f"--cache-dir={tmp / 'cache'}"]
+
+
+@pytest.fixture(scope="module")
+def fake_kubectl_137(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
+    """``schedharness serve --kubernetes-version 1.37``, and the kubectl command line pointed at it."""
+    with _serve(tmp_path_factory.mktemp("openapi-fake-137"), "--kubernetes-version", "1.37") as argv:
+        yield argv
+
+
+@pytest.mark.parametrize("query", [
+    ("pod.spec.preemptionPolicy",),
+    *((f"{kind}.spec",) for kind in EXPLAINED_KINDS),
+    *((f"{kind}.spec", "--recursive") for kind in EXPLAINED_KINDS),
+], ids=" ".join)
+def test_kubectl_explain_says_what_it_says_of_a_real_kube_apiserver(
+        query: tuple[str, ...], real_kubectl: list[str], fake_kubectl_137: list[str]) -> None:
+    """Field by field, with the enum values (``ENUM:``, ``enum: ...`` under ``--recursive``) and the
+    descriptions that list them (``Possible enum values:``): the same lines from both servers."""
+    real = _run(real_kubectl, "explain", *query)
+    assert real.returncode == 0, real.stderr
+    fake = _run(fake_kubectl_137, "explain", *query)
+    assert (fake.returncode, fake.stderr) == (0, "")
+    assert fake.stdout.splitlines() == real.stdout.splitlines()
+
+
+def _enum_nodes(node: Any, pointer: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
+    if isinstance(node, dict):
+        if isinstance(node.get("enum"), list):  # JSONSchemaProps has a property named "enum"
+            yield pointer, node
+        for key, value in node.items():
+            yield from _enum_nodes(value, f"{pointer}/{key.replace('~', '~0').replace('/', '~1')}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _enum_nodes(value, f"{pointer}/{index}")
+
+
+def test_the_served_enums_are_those_of_the_releases_data(documents: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    """Every enum node of every served v3 schema is one the data (from the real server) names, with
+    its values and description, and every node the data names of a served schema is served."""
+    minor = _schema.KUBERNETES_VERSION.rsplit(".", 1)[0]
+    data = json.loads((ROOT / "fake_apiserver" / "data" / f"openapi-enums-v{minor}.json").read_text())["definitions"]
+    served: dict[str, dict[str, Any]] = {}
+    for document in documents[1].values():
+        served.update(document["components"]["schemas"])
+    found = {(name, pointer): {k: node[k] for k in ("enum", "description") if k in node}
+             for name, schema in served.items() for pointer, node in _enum_nodes(schema)}
+    expected = {(name, pointer): entry for name, nodes in data.items() if name in served
+                for pointer, entry in nodes.items()}
+    assert found == expected
+    assert (POD_SPEC, "/properties/preemptionPolicy") in found
+    assert len(found) > 100  # the kinds the fake serves reach most of the release's enum fields (106 of 144)
+
+
+@pytest.mark.parametrize("path", ENUM_DATA, ids=lambda path: path.stem)
+def test_the_enum_data_is_what_the_generator_writes_from_a_real_kube_apiserver(path: Path, tmp_path: Path) -> None:
+    committed = path.read_text()
+    assets = _release_build(json.loads(committed)["kubernetes"])
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_openapi_enums.py"), str(assets),
+                           "--out-dir", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / path.name).read_text() == committed

@@ -74,6 +74,7 @@ from fake_apiserver._server.faults import (
     body_contains,
 )
 from fake_apiserver._machinery.features import FeatureGateError, FeatureGates
+from fake_apiserver._machinery.runtimeconfig import RuntimeConfigError
 from fake_apiserver._endpoints.request import Interceptor, RequestInfo
 from fake_apiserver._server.journal import Journal, JournalEntry
 from fake_apiserver._registry.kinds import KINDS, by_kind, by_resource
@@ -127,6 +128,7 @@ __all__ = [
     "RequestEntityTooLarge",
     "RequestInfo",
     "Respond",
+    "RuntimeConfigError",
     "ServiceUnavailable",
     "StatusError",
     "Store",

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from fake_apiserver import FakeApiServer, FaultProxy, FeatureGateError
+from fake_apiserver import FakeApiServer, FaultProxy, FeatureGateError, RuntimeConfigError
 from fake_apiserver import KUBERNETES_VERSION
 from fake_apiserver import served_release as release
 from harness._backends.k8sbuild import BuildError, build, parse_release
@@ -131,6 +131,10 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("--apiserver-feature-gates", type=_gates, default="", metavar="A=true,B=false",
                    help="kube-apiserver's --feature-gates: the release's defaults (alpha off) with these applied; a "
                         "field whose gate is off is dropped on write")
+    p.add_argument("--runtime-config", action="append", default=[], metavar="GROUP/VERSION=true",
+                   help="kube-apiserver's --runtime-config (repeatable): API group versions or resources served "
+                        "beyond the release's defaults, or fewer ('scheduling.k8s.io/v1beta1=true', 'api/beta=true'); "
+                        "a resource behind a feature gate is served only with its gate on as well")
     p.add_argument(
         "--ready-nodes",
         action="store_true",
@@ -278,10 +282,14 @@ async def _serve_async(args: argparse.Namespace) -> int:
             host=args.host, port=args.port, seed=args.seed, taint_not_ready_nodes=not args.ready_nodes,
             journal_limit=args.journal_limit or None, event_ttl=args.event_ttl or None,
             feature_gates=parse_feature_gates(args.apiserver_feature_gates), idle_timeout=IDLE_TIMEOUT,
+            runtime_config=",".join(args.runtime_config),
             **({"kubernetes_version": args.kubernetes_version} if args.kubernetes_version else {}),
         )
     except FeatureGateError as e:
         print(f"schedharness serve: --apiserver-feature-gates: {e}", file=sys.stderr)
+        return 2
+    except RuntimeConfigError as e:
+        print(f"schedharness serve: --runtime-config: {e}", file=sys.stderr)
         return 2
     return await _until_signalled(server, Path(args.kubeconfig), lambda: f"serving the Kubernetes API at {server.url}")
 

@@ -13,7 +13,7 @@ def test_fake_apiserver_exports() -> None:
         "FaultRule", "FeatureGateError", "FeatureGates", "FieldError",
         "Forbidden", "Gone", "Interceptor", "InternalError", "Invalid", "Journal", "JournalEntry", "KINDS",
         "KUBERNETES_VERSION", "KindSpec", "ListStrategy", "Match", "MethodNotAllowed", "NotAcceptable", "NotFound",
-        "RELEASES", "RequestEntityTooLarge", "RequestInfo", "Respond", "ServiceUnavailable", "StatusError", "Store",
+        "RELEASES", "RequestEntityTooLarge", "RequestInfo", "Respond", "RuntimeConfigError", "ServiceUnavailable", "StatusError", "Store",
         "SystemClock", "Timeout", "TooManyRequests", "UnfiredFaults", "UnsupportedMediaType", "Upstream", "WatchLag",
         "binds", "body_contains", "by_kind", "by_resource", "changes_condition", "condition_of", "is_quantity", "known_gates",
         "kubeconfig_for", "parse_quantity", "removes_condition", "schema_source", "served_release",

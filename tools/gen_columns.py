@@ -12,7 +12,8 @@ With ``--kubeconfig`` the script reads the server's aggregated discovery (as
 ``columnDefinitions`` are the kind's columns, whatever the rows. With ``--recording`` it reads the
 Tables ``tests/fake_apiserver/_endpoints/test_tables_kinds.py`` recorded from a real server (its
 file is named for the server's version, ``v1.37.2.json``) and finds each resource's kind in the
-committed discovery data of that release. Either writes one file into ``DIR`` (default:
+committed discovery data of that release (every resource the release can serve, so that a kind
+of a group version off by default, recorded with ``--runtime-config``, is found). Either writes one file into ``DIR`` (default:
 ``fake_apiserver/data``).
 
 The columns are kept as the server wrote them: name, type, format, description and priority, in
@@ -94,7 +95,8 @@ def from_recording(recording: Path) -> Obj:
         table = tables.get(f"{group}/{gv_version}/{resource}")
         return None if table is None else list(table["columns"])
 
-    return columns_file(version, _listable(json.loads(discovery.read_text())["groups"]), columns_of)
+    data = json.loads(discovery.read_text())
+    return columns_file(version, _listable(data.get("all", data["groups"])), columns_of)
 
 
 def from_server(kubeconfig: Path) -> Obj:

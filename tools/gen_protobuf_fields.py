@@ -9,7 +9,7 @@ Usage::
 ``--release`` picks the kinds and names the file: every kind of the release's aggregated discovery
 data (``fake_apiserver/data/discovery-v<release>.json``, captured from a real kube-apiserver by
 ``tools/gen_discovery.py``; ``--discovery`` names another), i.e. each resource's kind in every group
-and version listed there and each kind a subresource names (``deployments/scale``: autoscaling/v1
+and version listed there (every one the release can serve, off by default or not) and each kind a subresource names (``deployments/scale``: autoscaling/v1
 Scale, ``pods/eviction``: policy/v1 Eviction, ``serviceaccounts/token``: TokenRequest, the connect
 options), plus :data:`EXTRA_KINDS` and :data:`EXTRA_TYPES`. The data covers what the release
 could serve, not only what the fake's kind table serves today, so that a kind added to the table
@@ -63,6 +63,9 @@ AGGREGATOR = "k8s.io/kube-aggregator"
 META = f"{APIMACHINERY}/pkg/apis/meta/v1"
 # The API groups whose Go types live outside k8s.io/api: the servers kube-apiserver chains with
 # its own (CustomResourceDefinition, APIService); every other group is k8s.io/api/<group's first label>.
+API_DIRS = {"internal.apiserver.k8s.io": "apiserverinternal"}
+"""The groups of k8s.io/api whose directory is not the first part of the group's name."""
+
 GROUP_PACKAGES = {
     "apiextensions.k8s.io": f"{APIEXTENSIONS}/pkg/apis/apiextensions",
     "apiregistration.k8s.io": f"{AGGREGATOR}/pkg/apis/apiregistration",
@@ -570,16 +573,18 @@ def api_package(group: str, version: str) -> str:
     the groups of :data:`GROUP_PACKAGES` live in their own modules."""
     if group in GROUP_PACKAGES:
         return f"{GROUP_PACKAGES[group]}/{version}"
-    return f"{API}/{group.split('.')[0] or 'core'}/{version}"
+    return f"{API}/{API_DIRS.get(group, group.split('.')[0] or 'core')}/{version}"
 
 
 def discovery_kinds(discovery: dict[str, Any]) -> set[tuple[str, str, str]]:
     """The (group, version, kind) of every resource of an aggregated discovery document
     (``fake_apiserver/data/discovery-v<release>.json``) and of every subresource's kind: a
     subresource's kind with no group and version is its resource's group-version (``pods/binding``
-    is core/v1 Binding, ``deployments/scale`` names autoscaling/v1 Scale)."""
+    is core/v1 Binding, ``deployments/scale`` names autoscaling/v1 Scale). Where the data lists
+    every resource the release can serve (``all``: the group versions off by default too, which
+    ``--runtime-config`` turns on), those."""
     kinds = set()
-    for group in discovery["groups"]:
+    for group in discovery.get("all", discovery["groups"]):
         for version in group["versions"]:
             for resource in version["resources"]:
                 here = (group["group"], version["version"])

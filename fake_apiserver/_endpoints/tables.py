@@ -39,7 +39,7 @@ from fake_apiserver._endpoints.columns import DEFAULT_COLUMNS, kind_columns
 from fake_apiserver._endpoints.printers_custom import custom_table
 from fake_apiserver._machinery.errors import BadRequest
 from fake_apiserver._machinery.kindspec import KindSpec
-from fake_apiserver._registry.kinds import KINDS, declaration
+from fake_apiserver._registry.kinds import built_in_kinds, declaration
 from fake_apiserver._registry.printing import Printer, default_row
 
 __all__ = ["TableRequest", "TableStream", "negotiate_table", "render_table"]
@@ -49,14 +49,11 @@ Obj = dict[str, Any]
 _INCLUDE_OBJECT = ("Metadata", "Object", "None")
 _JSON_MEDIA = ("application/json", "application/*", "*/*")
 
-_BUILT_IN = frozenset((k.group, k.kind) for k in KINDS)
-
-
 def _printer(spec: KindSpec, custom_columns: Sequence[Mapping[str, Any]] | None) -> tuple[list[Obj], Printer]:
     """The columns and the row printer of ``spec``'s kind: its own, the default table of a built-in
     kind without one, or a custom resource's from its CRD version's printer columns."""
     key = (spec.group, spec.kind)
-    if spec.custom or key not in _BUILT_IN:
+    if spec.custom or key not in built_in_kinds():
         return custom_table(custom_columns)
     printer = declaration(spec.group, spec.kind).printer
     if printer is None:

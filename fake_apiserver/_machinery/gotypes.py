@@ -340,7 +340,7 @@ def _written_plan(node: TypeNode) -> _Written:
     walks: list[tuple[str, TypeNode]] = []
     for name, f in node.fields.items():
         if f.pointer or f.kind in (LIST, MAP):
-            if not f.pointer and not f.omitempty:
+            if not f.omitempty:  # a nil pointer, slice or map without omitempty: Go writes null
                 fills.append((name, None))
         elif f.null is not DROP:
             fills.append((name, go_written({}, f.node) if f.kind == STRUCT else f.null))
@@ -352,7 +352,7 @@ def _written_plan(node: TypeNode) -> _Written:
 def go_written(value: Any, node: TypeNode, made_from: Any = None) -> Any:
     """``value`` (decoded as ``node``) with what Go's encoder writes of the fields it leaves unset:
     a struct that is no pointer as an object (its own such fields in it), a ``metav1.Time`` as
-    ``null`` (``lastProbeTime`` of a condition), a list or map without ``omitempty`` as ``null``,
+    ``null`` (``lastProbeTime`` of a condition), a pointer, list or map without ``omitempty`` as ``null``,
     a scalar without ``omitempty`` as its zero. The object kube-apiserver stores and compares is
     the Go struct, so this is what a write's managed fields see (a condition's unset
     ``lastHeartbeatTime`` is the writer's). Changes ``value`` in place and returns it. Each

@@ -22,7 +22,9 @@ Covered, with the v1.37 function each row comes from:
 * Pod ``spec.resources`` (``PodLevelResources``); the containers' ``resizePolicy`` and the
   container statuses' ``resources`` and ``allocatedResources`` (``InPlacePodVerticalScaling``,
   in use when a container of the stored pod has a resize policy); pod-level ``status.resources``
-  and ``status.allocatedResources`` (``InPlacePodLevelResourcesVerticalScaling``).
+  and ``status.allocatedResources`` (``InPlacePodLevelResourcesVerticalScaling``); the pod's
+  ``spec.schedulingGroup`` (v1.36 on) and ``spec.workloadRef`` (v1.35), its reference to a gang
+  (``GenericWorkload``).
 
 The other ``dropDisabled*`` functions guard fields no scheduler test sets (host users, proc
 mount, probe modes, volume projections, ...) and are not rows here.
@@ -36,7 +38,7 @@ from typing import Any
 
 from fake_apiserver._machinery.features import FeatureGates
 
-__all__ = ["NODE_RULES", "POD_RULES", "DropRule", "drop_disabled_fields"]
+__all__ = ["NODE_RULES", "POD_RULES", "DropRule", "drop_disabled_fields", "drop_field", "present"]
 
 Obj = dict[str, Any]
 Path = tuple[str, ...]
@@ -53,7 +55,7 @@ def _get(obj: Any, path: Path) -> Any:
     return obj
 
 
-def _present(path: Path) -> Callable[[Obj], bool]:
+def present(path: Path) -> Callable[[Obj], bool]:
     """In use when the stored object has the field (Go: a non-nil pointer or slice)."""
     return lambda old: _get(old, path) is not None
 
@@ -113,7 +115,8 @@ class DropRule:
         self.drop(obj)
 
 
-def _field(*path: str) -> Callable[[Obj], None]:
+def drop_field(*path: str) -> Callable[[Obj], None]:
+    """A rule's ``drop``: remove the field at ``path``."""
     return lambda obj: _pop(obj, path)
 
 
@@ -145,24 +148,28 @@ def _drop_pod_level_status(pod: Obj) -> None:
 
 #: ``dropDisabledFields`` of ``pkg/registry/core/node/strategy.go`` (node create and update).
 NODE_RULES = (
-    DropRule(("InPlacePodVerticalScalingSchedulerPreemption",), _field("spec", "podPreemptionPolicy"),
-             _present(("spec", "podPreemptionPolicy")), "nodePodPreemptionPolicyInUse"),
-    DropRule(("NodeDeclaredFeatures",), _field("status", "declaredFeatures"),
-             _present(("status", "declaredFeatures")), "nodeDeclaredFeaturesInUse"),
-    DropRule(("SupplementalGroupsPolicy",), _field("status", "features"),
-             _present(("status", "features")), "supplementalGroupsPolicyInUse"),
-    DropRule(("RecursiveReadOnlyMounts", "UserNamespacesSupport"), _field("status", "runtimeHandlers"), None,
+    DropRule(("InPlacePodVerticalScalingSchedulerPreemption",), drop_field("spec", "podPreemptionPolicy"),
+             present(("spec", "podPreemptionPolicy")), "nodePodPreemptionPolicyInUse"),
+    DropRule(("NodeDeclaredFeatures",), drop_field("status", "declaredFeatures"),
+             present(("status", "declaredFeatures")), "nodeDeclaredFeaturesInUse"),
+    DropRule(("SupplementalGroupsPolicy",), drop_field("status", "features"),
+             present(("status", "features")), "supplementalGroupsPolicyInUse"),
+    DropRule(("RecursiveReadOnlyMounts", "UserNamespacesSupport"), drop_field("status", "runtimeHandlers"), None,
              "dropDisabledFields (no in-use check)"),
 )
 
 #: ``DropDisabledPodFields`` of ``pkg/api/pod/util.go``, as far as resizing and scheduling go.
 POD_RULES = (
-    DropRule(("PodLevelResources",), _field("spec", "resources"), _pod_level_resources_in_use,
+    DropRule(("PodLevelResources",), drop_field("spec", "resources"), _pod_level_resources_in_use,
              "dropDisabledPodLevelResources"),
     DropRule(("InPlacePodVerticalScaling",), _drop_resize_fields, _resize_policies_in_use,
              "dropDisabledFields, dropDisabledPodStatusFields"),
     DropRule(("InPlacePodLevelResourcesVerticalScaling",), _drop_pod_level_status, _pod_level_status_in_use,
              "dropDisabledPodStatusFields"),
+    DropRule(("GenericWorkload",), drop_field("spec", "schedulingGroup"), present(("spec", "schedulingGroup")),
+             "dropDisabledSchedulingGroup"),
+    DropRule(("GenericWorkload",), drop_field("spec", "workloadRef"), present(("spec", "workloadRef")),
+             "dropDisabledWorkloadRef (v1.35)"),
 )
 
 

@@ -206,6 +206,10 @@ class KindRules:
     #: the API group its validation errors name the kind under, where it is validated as another
     #: group's type (none: its own group)
     invalid_group: str | None = None
+    #: the feature gates without which the server does not serve its resource though
+    #: ``--runtime-config`` enables it (its REST storage is made only with them on:
+    #: ``pkg/registry/<group>/rest/storage_<group>.go``); none: the version's setting decides
+    served_with: tuple[str, ...] = ()
 
 
 # The top-level keys a write through ``/status`` takes from its body; the rest are the stored object's.

@@ -21,10 +21,11 @@ from __future__ import annotations
 import functools
 import json
 from importlib import resources
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from fake_apiserver._machinery import schema as _schema
 from fake_apiserver._machinery.kindspec import KindSpec, Subresource
+from fake_apiserver._machinery.runtimeconfig import Registry, RuntimeConfig, parse_runtime_config
 from fake_apiserver._registry import (
     admissionregistration,
     apiextensions,
@@ -51,7 +52,8 @@ from fake_apiserver._registry import (
 )
 from fake_apiserver._registry.generic import KindRules
 
-__all__ = ["DECLARATIONS", "KINDS", "by_kind", "by_resource", "declaration", "release_kinds", "served_kinds"]
+__all__ = ["DECLARATIONS", "KINDS", "api_registry", "built_in_kinds", "by_kind", "by_resource", "declaration",
+           "release_kinds", "runtime_config", "served_kinds"]
 
 
 _GROUPS = (admissionregistration, apiextensions, apiregistration, apps, authentication, authorization, autoscaling,
@@ -122,6 +124,52 @@ def release_kinds(release: str = _schema.KUBERNETES_VERSION) -> tuple[KindSpec, 
     )
 
 
+@functools.cache
+def _every_row(release: str) -> tuple[tuple[KindSpec, bool], ...]:
+    """Every resource a kube-apiserver of ``release`` can serve (``--runtime-config=api/all=true``,
+    every gate on), in its discovery order, each with whether a feature gate decides it; a
+    release whose data lists only its defaults gives those."""
+    minor = _minor(_schema.release(release))
+    data = _discovery(minor)
+    number = int(minor.split(".")[1])
+    return tuple(
+        (_row(group["group"], version["version"], entry, number), bool(entry.get("gated")))
+        for group in data.get("all", data["groups"]) for version in group["versions"]
+        for entry in version["resources"]
+    )
+
+
+@functools.cache
+def api_registry(release: str = _schema.KUBERNETES_VERSION) -> Registry:
+    """What ``--runtime-config`` works on for ``release``: its group versions (in priority order),
+    those on by default, and the resources of those versions that are off by default."""
+    default = {(k.group, k.version, k.resource) for k in release_kinds(release)}
+    versions: dict[str, list[str]] = {}
+    for spec, _ in _every_row(release):
+        group = versions.setdefault(spec.group, [])
+        if spec.version not in group:
+            group.append(spec.version)
+    enabled = frozenset(gvr[:2] for gvr in default)
+    disabled = frozenset((k.group, k.version, k.resource) for k, _ in _every_row(release)
+                         if (k.group, k.version) in enabled and (k.group, k.version, k.resource) not in default)
+    return Registry(versions={g: tuple(v) for g, v in versions.items()}, enabled=enabled, disabled_resources=disabled)
+
+
+@functools.cache
+def built_in_kinds() -> frozenset[tuple[str, str]]:
+    """(group, kind) of every built-in kind: each resource a served release can serve, by default
+    or through ``--runtime-config``."""
+    return frozenset((k.group, k.kind) for release in _schema.RELEASES for k, _ in _every_row(release))
+
+
+def runtime_config(release: str, overrides: str | Mapping[str, str] | None = None) -> RuntimeConfig:
+    """A server's ``--runtime-config`` (the flag's value, or its map) on ``release``'s defaults;
+    :class:`~fake_apiserver._machinery.runtimeconfig.RuntimeConfigError` with kube-apiserver's message
+    when it would not start with it."""
+    given = parse_runtime_config(overrides) if isinstance(overrides, str) else dict(overrides or {})
+    return RuntimeConfig(api_registry(_schema.release(release)), given)
+
+
 def _one_version_each(kinds: Iterable[KindSpec]) -> tuple[KindSpec, ...]:
     """``kinds`` without the later versions of a resource listed twice (the first is preferred)."""
     seen: set[tuple[str, str]] = set()
@@ -133,15 +181,37 @@ def _one_version_each(kinds: Iterable[KindSpec]) -> tuple[KindSpec, ...]:
     return tuple(out)
 
 
-def served_kinds(release: str, kinds: Iterable[KindSpec] | None = None) -> tuple[KindSpec, ...]:
+def served_kinds(release: str, kinds: Iterable[KindSpec] | None = None, *, config: RuntimeConfig | None = None,
+                 gate: Callable[[str], bool] | None = None) -> tuple[KindSpec, ...]:
     """The rows a server of ``release`` (``1.36.0``) serves: by default the release's own
-    (:func:`release_kinds`); of other rows, those whose group, version and kind the release's
-    schemas define. A resource is served at one version: a second version of it (autoscaling/v1
-    HorizontalPodAutoscalers beside v2) would need conversion functions the fake does not have."""
-    if kinds is None:
+    (:func:`release_kinds`); with a ``--runtime-config`` (``config``), the release's resources it
+    enables, each whose kind's declaration names its gates (``served_with``) only with those on
+    (``gate``: the server's feature gates), a resource a gate decides that has no such declaration
+    never; of other rows (``kinds``), those whose group, version and kind the release's schemas
+    define. A resource is served at one version, its most preferred enabled one: a second version
+    of it (autoscaling/v1 HorizontalPodAutoscalers beside v2) would need conversion functions the
+    fake does not have."""
+    release = _schema.release(release)
+    if kinds is not None:
+        defined = _schema.group_version_kinds(release)
+        return _one_version_each(k for k in kinds if (k.group, k.version, k.kind) in defined)
+    if config is None or not config.changed():
         return _one_version_each(release_kinds(release))
+    on = gate or (lambda name: False)
     defined = _schema.group_version_kinds(release)
-    return _one_version_each(k for k in kinds if (k.group, k.version, k.kind) in defined)
+    default = {(k.group, k.version, k.resource) for k in release_kinds(release)}
+    rows = []
+    for spec, gated in _every_row(release):
+        if not config.enabled(spec.group, spec.version, spec.resource):
+            continue
+        if (spec.group, spec.version, spec.resource) not in default:
+            needs = declaration(spec.group, spec.kind).served_with
+            if (gated and not needs) or not all(on(name) for name in needs):
+                continue
+            if (spec.group, spec.version, spec.kind) not in defined:
+                continue
+        rows.append(spec)
+    return _one_version_each(rows)
 
 
 KINDS: tuple[KindSpec, ...] = served_kinds(_schema.KUBERNETES_VERSION)

@@ -112,7 +112,11 @@ class FakeApiServer:
     dropped on write as kube-apiserver drops it; a gate the release does not register, or a value
     kube-apiserver refuses (a gate locked to its default, a dependency left off), is a
     :class:`~fake_apiserver.FeatureGateError` with kube-apiserver's message
-    (``server.feature_gates`` is the result). ``server.journal`` records every request and watch event;
+    (``server.feature_gates`` is the result). ``runtime_config`` is kube-apiserver's
+    ``--runtime-config`` (``"scheduling.k8s.io/v1beta1=true"``, or its map): the API group
+    versions and resources served beyond the release's defaults, or fewer, each served only where
+    its gates are on as well; a value kube-apiserver refuses is a
+    :class:`~fake_apiserver.RuntimeConfigError` with its message. ``server.journal`` records every request and watch event;
     ``server.faults`` holds fault rules. ``time`` is the journal's and the fault rules' clock in
     seconds (default: the event loop's time, virtual under the harness). ``event_ttl`` expires an
     Event that many seconds after its last write, as kube-apiserver's ``--event-ttl`` (default here:
@@ -137,6 +141,7 @@ class FakeApiServer:
         storage_protection: bool = True,
         kubernetes_version: str = KUBERNETES_VERSION,
         feature_gates: Mapping[str, bool] | None = None,
+        runtime_config: str | Mapping[str, str] | None = None,
         interceptors: list[Interceptor] | None = None,
         time: Callable[[], float] | None = None,
         admin: bool = True,
@@ -149,7 +154,8 @@ class FakeApiServer:
         self.store = Store(
             clock, seed=seed, history=history, taint_not_ready_nodes=taint_not_ready_nodes,
             storage_protection=storage_protection, kubernetes_version=kubernetes_version,
-            feature_gates=feature_gates, schedule=self._schedule, event_ttl=event_ttl,
+            feature_gates=feature_gates, runtime_config=runtime_config, schedule=self._schedule,
+            event_ttl=event_ttl,
         )
         self.feature_gates: FeatureGates = self.store.features
         self.journal = Journal(time, limit=journal_limit)

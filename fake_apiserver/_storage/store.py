@@ -59,6 +59,7 @@ from fake_apiserver._machinery.patch import APPLY_PATCH_YAML, apply_patch, keeps
 from fake_apiserver._registry import meta as object_meta
 from fake_apiserver._registry.generic import Strategy
 from fake_apiserver._registry.kinds import by_kind, served_kinds
+from fake_apiserver._registry.kinds import runtime_config as runtime_config_of
 from fake_apiserver._registry.scheme import reconcile_patched_kind, resolve_kind
 from fake_apiserver._registry.serverkinds import (
     ADMISSION_LISTERS,
@@ -130,6 +131,7 @@ class Store(Etcd):
         storage_protection: bool = True,
         kubernetes_version: str = schemas.KUBERNETES_VERSION,
         feature_gates: Mapping[str, bool] | None = None,
+        runtime_config: str | Mapping[str, str] | None = None,
         schedule: Schedule | None = None,
         kinds: Iterable[KindSpec] | None = None,
         event_ttl: float | None = None,
@@ -145,9 +147,12 @@ class Store(Etcd):
         self._rng = random.Random(seed)
         self._strategies: dict[GroupResource, Strategy] = {}
         self._version_strategies: dict[GroupResource, dict[str, Strategy]] = {}
+        #: the API server's ``--runtime-config`` on the release's defaults
+        self.runtime_config = runtime_config_of(self.release, runtime_config)
         #: the rows this release serves (by default every resource of the release, each at one
-        #: version; of ``kinds``, those the release's schemas define)
-        self.kinds = served_kinds(self.release, kinds)
+        #: version; with a ``--runtime-config``, those it enables whose gates are on; of ``kinds``,
+        #: those the release's schemas define)
+        self.kinds = served_kinds(self.release, kinds, config=self.runtime_config, gate=self.features.enabled)
         #: served versions beside the preferred one, by group and resource (a custom resource's)
         self._other_versions: dict[GroupResource, dict[str, KindSpec]] = {}
         listers = {option: self._by_name(resource) for option, resource in ADMISSION_LISTERS.items()}

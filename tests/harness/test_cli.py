@@ -92,6 +92,16 @@ def test_bad_api_server_gates_for_serve_are_a_usage_error(capsys: pytest.Capture
     assert not kubeconfig.exists()
 
 
+def test_a_runtime_config_kube_apiserver_refuses_is_a_usage_error_of_serve(capsys: pytest.CaptureFixture[str],
+                                                                           tmp_path: Path) -> None:
+    kubeconfig = tmp_path / "kubeconfig"
+    assert main(["serve", "--kubeconfig", str(kubeconfig), "--loop", "asyncio",
+                 "--runtime-config", "scheduling.k8s.io/v1beta1=true", "--runtime-config", "scheduling.k8s.io/v1alpha2"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "schedharness serve: --runtime-config: group version scheduling.k8s.io/v1alpha2 that has not been registered")
+    assert not kubeconfig.exists()
+
+
 def test_serve_with_an_api_server_gate_stores_the_field_it_guards(tmp_path: Path) -> None:
     """``schedharness serve --apiserver-feature-gates InPlacePodVerticalScalingSchedulerPreemption=true``
     stores KEP-5836's Node field, which the default (the gate off in v1.37) drops."""

@@ -42,7 +42,7 @@ import pytest
 import yaml
 
 from fake_apiserver._endpoints.columns import DEFAULT_COLUMNS, kind_columns
-from fake_apiserver._registry.kinds import DECLARATIONS
+from fake_apiserver._registry.kinds import DECLARATIONS, runtime_config, served_kinds
 from harness._backends.envtest import ControlPlane, envtest_unavailable, find_assets
 from tests.support.paths import ROOT, TEST_DATA
 from tests.support.threaded_server import ThreadedServer
@@ -58,6 +58,9 @@ LABEL = {"schedharness.io/tables": "kinds"}
 SELECTOR = urllib.parse.quote("schedharness.io/tables=kinds")
 RECORD = os.environ.get("SCHEDHARNESS_RECORD_TABLES", "") == "1"
 NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=timezone.utc)
+#: both servers serve the gangs' kinds too (a beta group off by default, behind its gate)
+RUNTIME_CONFIG = "scheduling.k8s.io/v1beta1=true"
+GATES = {"GenericWorkload": True}
 T0 = "2026-03-01T11:00:00Z"  # a fixed past time for status fields the printers subtract
 T1 = "2026-03-01T11:05:30Z"
 
@@ -250,6 +253,27 @@ CASES: list[Case] = [
     Case("coordination.k8s.io", "v1", "leases", {"metadata": _meta("free"), "spec": {}}),
     Case("scheduling.k8s.io", "v1", "priorityclasses", {"metadata": _meta("tables-high"), "value": 1000,
                                                         "preemptionPolicy": "Never"}),
+    # scheduling.k8s.io/v1beta1 (RUNTIME_CONFIG, GATES): a workload, and its gangs
+    Case("scheduling.k8s.io", "v1beta1", "workloads", {"metadata": _meta("training"), "spec": {"podGroupTemplates": [
+        {"name": "workers", "schedulingPolicy": {"gang": {"minCount": 4}}},
+        {"name": "driver", "schedulingPolicy": {"basic": {}}}]}}),
+    Case("scheduling.k8s.io", "v1beta1", "podgroups", {"metadata": _meta("training-workers"), "spec": {
+        "workloadRef": {"workloadName": "training", "templateName": "workers"},
+        "schedulingPolicy": {"gang": {"minCount": 4}}}},
+        {"conditions": [{"type": "PodGroupInitiallyScheduled", "status": "True", "reason": "Scheduled", "message": "",
+                         "lastTransitionTime": T0}]}),
+    Case("scheduling.k8s.io", "v1beta1", "podgroups", {"metadata": _meta("waiting"), "spec": {
+        "schedulingPolicy": {"gang": {"minCount": 2}}}},
+        {"conditions": [{"type": "PodGroupInitiallyScheduled", "status": "False", "reason": "Unschedulable",
+                         "message": "minCount (2) cannot be satisfied", "lastTransitionTime": T0}]}),
+    Case("scheduling.k8s.io", "v1beta1", "podgroups", {"metadata": _meta("loose"), "spec": {
+        "schedulingPolicy": {"basic": {}}}}),
+    Case("scheduling.k8s.io", "v1beta1", "podgroups", {"metadata": _meta("evicted"), "spec": {
+        "schedulingPolicy": {"basic": {}}}},
+        {"conditions": [{"type": "PodGroupInitiallyScheduled", "status": "True", "reason": "Scheduled", "message": "",
+                         "lastTransitionTime": T0},
+                        {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
+                         "message": "preempted", "lastTransitionTime": T1}]}),
     # storage
     Case("storage.k8s.io", "v1", "storageclasses", {"metadata": _meta("fast", annotations={
         "storageclass.kubernetes.io/is-default-class": "true"}), "provisioner": "example.com/csi",
@@ -461,10 +485,18 @@ CASES: list[Case] = [
 
 
 def _scopes() -> dict[tuple[str, str], bool]:
-    """(group/version, resource) -> namespaced, of every listable resource the release serves."""
+    """(group/version, resource) -> namespaced, of every listable resource the release serves by
+    default (each of its versions), and of those the fake serves beyond them with
+    :data:`RUNTIME_CONFIG` and :data:`GATES` (the recording checks that choice against the real
+    server's)."""
     data = json.loads(DISCOVERY.read_text())
-    return {(f"{g['group']}/{v['version']}", r["resource"]): r["scope"] == "Namespaced"
-            for g in data["groups"] for v in g["versions"] for r in v["resources"] if "list" in r["verbs"]}
+    scopes = {(f"{g['group']}/{v['version']}", r["resource"]): r["scope"] == "Namespaced"
+              for g in data["groups"] for v in g["versions"] for r in v["resources"] if "list" in r["verbs"]}
+    config = runtime_config("1.37", RUNTIME_CONFIG)
+    for k in served_kinds("1.37", config=config, gate=lambda name: GATES.get(name, False)):
+        if "list" in k.verbs:
+            scopes.setdefault((f"{k.group}/{k.version}", k.resource), k.namespaced)
+    return scopes
 
 
 SCOPES = _scopes()
@@ -582,7 +614,8 @@ class FixedClock:
 
 @pytest.fixture(scope="module")
 def fake_tables(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, dict[str, Any]]]:
-    server = ThreadedServer(tmp_path_factory.mktemp("fake"), clock=FixedClock()).start()
+    server = ThreadedServer(tmp_path_factory.mktemp("fake"), clock=FixedClock(), runtime_config=RUNTIME_CONFIG,
+                            feature_gates=GATES).start()
     try:
         client = Client(server.url)
         assert populate(client) == []
@@ -593,7 +626,8 @@ def fake_tables(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
 
 @pytest.fixture(scope="module")
 def real_tables(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, dict[str, Any]]]:
-    with ControlPlane(assets=find_assets(), logdir=tmp_path_factory.mktemp("logs")) as control_plane:
+    with ControlPlane(assets=find_assets(), logdir=tmp_path_factory.mktemp("logs"), feature_gates=GATES,
+                      runtime_config=RUNTIME_CONFIG) as control_plane:
         assert control_plane.kubeconfig_path is not None
         client = Client.from_kubeconfig(control_plane.kubeconfig_path)
         assert populate(client) == []

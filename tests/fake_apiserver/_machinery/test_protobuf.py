@@ -141,9 +141,11 @@ def test_the_package_ships_the_data_of_each_release_it_has_types_for() -> None:
 
 def discovery_kinds(release: str) -> set[tuple[str, str, str]]:
     """The kinds of the release's aggregated discovery data (captured from kube-apiserver): each
-    resource's, and each subresource's (with no group-version given, its resource's)."""
+    resource's, and each subresource's (with no group-version given, its resource's), of every
+    resource the release can serve (``all``, where the data lists it)."""
     found: set[tuple[str, str, str]] = set()
-    for group in json.loads((GENERATED_DIR / f"discovery-v{release}.json").read_text())["groups"]:
+    data = json.loads((GENERATED_DIR / f"discovery-v{release}.json").read_text())
+    for group in data.get("all", data["groups"]):
         for version in group["versions"]:
             for resource in version["resources"]:
                 found.add((group["group"], version["version"], resource["kind"]))

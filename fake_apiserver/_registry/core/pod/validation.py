@@ -246,6 +246,23 @@ def _spec_errors(spec: Mapping[str, Any]) -> list[FieldError]:
     errors += node_affinity_errors(spec)
     errors += _image_whitespace_errors(containers, "spec.containers")
     errors += _image_whitespace_errors(spec.get("initContainers") or [], "spec.initContainers")
+    errors += _scheduling_group_errors(spec)
+    return errors
+
+
+def _scheduling_group_errors(spec: Mapping[str, Any]) -> list[FieldError]:
+    """``validateSchedulingGroup`` (v1.36 on; the API server has dropped the field already when
+    ``GenericWorkload`` is off): a one-of with ``podGroupName`` its only member, a DNS-1123
+    subdomain; not beside ``evictionResponders``."""
+    group = spec.get("schedulingGroup")
+    if not isinstance(group, Mapping):
+        return []
+    path = "spec.schedulingGroup.podGroupName"
+    name = group.get("podGroupName")
+    errors = ([FieldError.invalid(path, None, "must specify one of: `podGroupName`")] if name is None
+              else invalid_each(path, name, is_dns1123_subdomain(str(name))))
+    if spec.get("evictionResponders"):
+        errors.append(FieldError.forbidden("spec.schedulingGroup", "may not be set when evictionResponders is set"))
     return errors
 
 

@@ -1,4 +1,4 @@
-"""A reference kube-scheduler in Python that implements KEP-5501, preemption and KEP-5836, and its variants.
+"""A reference kube-scheduler in Python that implements KEP-5501, preemption, KEP-5836 and KEP-4671 gangs, and its variants.
 
 It talks to any API server only over HTTP with a kubeconfig, like kube-scheduler (through the
 project's client, :mod:`kubeclient`), and runs either in-process on the current event loop
@@ -21,7 +21,15 @@ Where each part, and each of the suite's readings of the KEP's open questions, i
   PUT, JSON patch and merge patch); ``_resize``: KEP-5836, preemption for a resize the kubelet
   deferred (which pods, the cycle on their node, when they are queued again) and its readings of
   the KEP's open questions; ``_resources``: what a pod counts on its node, its status resources
-  included.
+  included;
+* gangs: ``_plugins``' GangQuorum holds the members of a label gang or of a scheduler-plugins
+  PodGroup (``scheduling.x-k8s.io``) at PreEnqueue, then schedules them one by one; ``_gang``:
+  KEP-4671's ``scheduling.k8s.io/v1beta1`` PodGroups behind ``GenericWorkload`` (off by default),
+  as kube-scheduler v1.37 does (the PodGroup informer, GangScheduling's PreEnqueue, a whole
+  group placed in one cycle all or nothing, its retries, the PodGroup's
+  ``PodGroupInitiallyScheduled`` condition) and what it leaves out; ``_gangpreemption``:
+  workload-aware preemption for a group that cannot be placed (victim units, a PodGroup with
+  ``disruptionMode.all`` preempted whole).
 
 Not implemented: scoring beyond NodeResourcesFit's LeastAllocated strategy on cpu and memory,
 leader election (run one instance, or give it its own ``--scheduler-name``), protobuf, the

@@ -108,8 +108,8 @@ class EventRecorder:
             self._task = None
 
     def emit(self, pod: Obj, type_: str, reason: str, action: str, note: str, *, related: Obj | None = None) -> None:
-        """An event ``regarding`` ``pod``; ``related`` names a second pod (a preemption's preemptor,
-        ``Eventf(victim, preemptor, ...)``)."""
+        """An event ``regarding`` ``pod``; ``related`` names a second object (a preemption's
+        preemptor, a pod or a PodGroup, ``Eventf(victim, preemptor, ...)``)."""
         meta = pod.get("metadata") or {}
         now = self.clock.now()
         name = str(meta.get("name", ""))
@@ -177,11 +177,14 @@ class EventRecorder:
         await self._queue.join()
 
 
-def _reference(pod: Obj) -> Obj:
-    meta = pod.get("metadata") or {}
+def _reference(obj: Obj) -> Obj:
+    """An ObjectReference to a pod, or to the object of the ``kind`` and ``apiVersion`` it carries
+    (a preempting PodGroup)."""
+    meta = obj.get("metadata") or {}
     return {
-        "kind": "Pod", "namespace": meta.get("namespace", ""), "name": meta.get("name", ""),
-        "uid": meta.get("uid", ""), "apiVersion": "v1", "resourceVersion": meta.get("resourceVersion", ""),
+        "kind": obj.get("kind") or "Pod", "namespace": meta.get("namespace", ""), "name": meta.get("name", ""),
+        "uid": meta.get("uid", ""), "apiVersion": obj.get("apiVersion") or "v1",
+        "resourceVersion": meta.get("resourceVersion", ""),
     }
 
 

@@ -19,6 +19,11 @@ a Deferred resize, :mod:`reference_scheduler._resize`), which needs the first. E
 ``InPlacePodVerticalScaling`` is refused with :data:`RESIZE_DEPENDENCY_MESSAGE`, component-base's
 dependency error (``%s is enabled, but depends on features that are disabled: %v``) after the
 prefix of the KEP-5501 one.
+
+``GenericWorkload`` (KEP-4671, beta and off by default in v1.37, ``pkg/features/kube_features.go``)
+turns on gang scheduling of ``scheduling.k8s.io/v1beta1`` PodGroups
+(:mod:`reference_scheduler._gang`): off, a pod's ``spec.schedulingGroup`` is ignored and the
+scheduler neither lists nor watches PodGroups, as kube-scheduler registers no PodGroup informer then.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from dataclasses import dataclass
 __all__ = [
     "ASYNC_API_CALLS",
     "DEPENDENCY_MESSAGE",
+    "GENERIC_WORKLOAD",
     "IN_PLACE_POD_VERTICAL_SCALING",
     "PRE_ENQUEUE_POD_STATUS",
     "RESIZE_DEPENDENCY_MESSAGE",
@@ -41,6 +47,7 @@ PRE_ENQUEUE_POD_STATUS = "SchedulerPreEnqueuePodStatus"
 ASYNC_API_CALLS = "SchedulerAsyncAPICalls"
 IN_PLACE_POD_VERTICAL_SCALING = "InPlacePodVerticalScaling"
 RESIZE_PREEMPTION = "InPlacePodVerticalScalingSchedulerPreemption"
+GENERIC_WORKLOAD = "GenericWorkload"
 DEPENDENCY_MESSAGE = (
     "invalid feature gates: SchedulerPreEnqueuePodStatus=true requires SchedulerAsyncAPICalls=true"
 )
@@ -60,6 +67,7 @@ class FeatureGates:
     async_api_calls: bool = True
     in_place_pod_vertical_scaling: bool = True
     resize_preemption: bool = False
+    generic_workload: bool = False
 
     def validate(self) -> FeatureGates:
         """Raise :class:`FeatureGateError` on a gate dependency; return self otherwise."""
@@ -76,6 +84,7 @@ class FeatureGates:
             ASYNC_API_CALLS: self.async_api_calls,
             IN_PLACE_POD_VERTICAL_SCALING: self.in_place_pod_vertical_scaling,
             RESIZE_PREEMPTION: self.resize_preemption,
+            GENERIC_WORKLOAD: self.generic_workload,
         }
 
     def format(self) -> str:
@@ -113,5 +122,6 @@ def parse_feature_gates(spec: str, base: FeatureGates | None = None, *, validate
         async_api_calls=values[ASYNC_API_CALLS],
         in_place_pod_vertical_scaling=values[IN_PLACE_POD_VERTICAL_SCALING],
         resize_preemption=values[RESIZE_PREEMPTION],
+        generic_workload=values[GENERIC_WORKLOAD],
     )
     return gates.validate() if validate else gates

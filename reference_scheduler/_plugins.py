@@ -65,6 +65,7 @@ __all__ = [
     "PreEnqueuePlugin",
     "SchedulingGates",
     "filter_node",
+    "least_allocated",
     "match_expression",
     "match_term",
     "tolerates",
@@ -439,3 +440,13 @@ def filter_node(pod: Obj, req: Resources, info: NodeInfo, extra: tuple[tuple[str
             return reasons
     return []
 
+
+
+def least_allocated(info: NodeInfo, req: Resources) -> float:
+    """NodeResourcesFit's LeastAllocated strategy, lower is better: the mean of the cpu and memory
+    fractions of the node's allocatable requested once the pod is placed."""
+    fractions = []
+    for used, extra, total in ((info.requested.milli_cpu, req.milli_cpu, info.allocatable.milli_cpu),
+                               (info.requested.memory, req.memory, info.allocatable.memory)):
+        fractions.append((used + extra) / total if total > 0 else 1.0)
+    return sum(fractions) / len(fractions)

@@ -46,11 +46,12 @@ Nominated pods (:class:`Nominator`, ``nominator.go``; ``RunFilterPluginsWithNomi
 pods nominated to a node and not bound count on it, in every other pod's filters, when their
 priority is at least that pod's; a node fits only if it fits both with and without them.
 
-Not done: extenders, pod groups, pods waiting at Permit, the DefaultPreemption PreEnqueue that
+Not done: extenders, pods waiting at Permit, the DefaultPreemption PreEnqueue that
 holds a preemptor while its API calls run (the calls here are sent in one task and done before any
 event could move the pod), and claim deallocation in DynamicResources' own PostFilter (it runs
 first and, having no allocated claim to free, says ``no new claims to deallocate``: the scheduler
-puts that before ``preemption: ...``).
+puts that before ``preemption: ...``). A ``scheduling.k8s.io`` PodGroup preempts as a whole,
+in :mod:`reference_scheduler._gangpreemption`, which calls :meth:`DefaultPreemption.preempt_victim`.
 The reference's allocator does not see a victim's devices freed in the dry run, so a node short of
 devices stays failing with the DRA reason. A PreFilter rejection (a claim missing or being deleted)
 gets no preemption and no PostFilter message here, although kube-scheduler runs PostFilter after it
@@ -457,12 +458,19 @@ class DefaultPreemption:
     async def _preempt_pod(self, victim: Obj, preemptor: Obj, node: str, client: KubeClient, recorder: EventRecorder,
                            writer: ConditionWriter, latest: Callable[[str], Obj | None], now: str,
                            scheduler_name: str) -> None:
+        await self.preempt_victim(victim, preemptor, node, client=client, recorder=recorder, writer=writer,
+                                  latest=latest, now=now, scheduler_name=scheduler_name)
+
+    async def preempt_victim(self, victim: Obj, preemptor: Obj, node: str, *, client: KubeClient,
+                             recorder: EventRecorder, writer: ConditionWriter, latest: Callable[[str], Obj | None],
+                             now: str, scheduler_name: str, preemptor_type: str = "pod") -> None:
         """``PreemptPod``: the DisruptionTarget condition, the DELETE, the event; a victim already
-        gone ends it quietly."""
+        gone ends it quietly. ``preemptor_type`` is ``pod``, or ``podgroup`` for a PodGroup
+        preemptor (``node`` is then the domain's name, ``cluster``); it is in both messages."""
         meta = victim.get("metadata") or {}
         if self.writes_disruption_target:
             condition = {"type": DISRUPTION_TARGET, "status": "True", "reason": PREEMPTION_BY_SCHEDULER,
-                         "message": f"{scheduler_name}: preempting to accommodate a higher priority pod"}
+                         "message": f"{scheduler_name}: preempting to accommodate a higher priority {preemptor_type}"}
             call = PodStatusPatchCall(victim, condition=condition, kind="disruption-target", writer=writer)
             try:
                 await call.execute(client, latest(_key(victim)) or victim, now)
@@ -473,6 +481,6 @@ class DefaultPreemption:
         except NotFoundError:
             return
         uid = (preemptor.get("metadata") or {}).get("uid", "")
-        recorder.emit(victim, "Normal", "Preempted", "Preempting", f"Preempted by pod {uid} on node {node}",
+        recorder.emit(victim, "Normal", "Preempted", "Preempting", f"Preempted by {preemptor_type} {uid} on node {node}",
                       related=preemptor)
 

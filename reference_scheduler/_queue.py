@@ -20,6 +20,14 @@ rejecting plugin registers (:meth:`~reference_scheduler._plugins.PreEnqueuePlugi
 ResourceClaim add/update/delete for DynamicResources, gang member add/delete and any change of the
 member's PodGroup for GangQuorum).
 
+A pod of a ``scheduling.k8s.io`` PodGroup (``GenericWorkload`` on, :mod:`reference_scheduler._gang`)
+stays one entry here, but is never tried alone: popping one member takes every other member that
+waits in activeQ, backoffQ or the unschedulable set with it (:meth:`SchedulingQueue.take`), and a
+failed group goes back to backoffQ, never to the unschedulable set (kube-scheduler's
+``AddAttemptedPodGroupIfNeeded``). :attr:`SchedulingQueue.hold` parks a pod that passed every
+PreEnqueue plugin without a rejection of its own (a member of a group one of whose pods is gated:
+the whole group waits, ``runPreEnqueuePlugins``), so KEP-5501 reports nothing for it.
+
 KEP-5501's reporting lives in :mod:`reference_scheduler._reporting`; the queue calls it at the
 points the KEP's ``runPreEnqueuePlugins`` names: first sight, rejection and success, with the
 pod's :class:`~reference_scheduler._podinfo.QueuedPodInfo` (its own module, which both import).
@@ -132,6 +140,9 @@ class SchedulingQueue:
         #: True only for the ``any-gate-removal-ungates`` mutant: an update that removes one gate
         #: sends the pod to activeQ without PreEnqueue, as if no gate were left
         self.ungates_on_any_removal = False
+        #: after a pod passed every plugin: the name of the plugin that parks it anyway, without a
+        #: rejection to report (module docstring), or None
+        self.hold: Callable[[Obj], str | None] | None = None
 
     def now(self) -> float:
         return self._time() if self._time is not None else asyncio.get_running_loop().time()
@@ -151,6 +162,10 @@ class SchedulingQueue:
         pinfo.rejector = ""
         if self.reporter is not None:
             self.reporter.passed(pinfo)
+        holder = self.hold(pinfo.pod) if self.hold is not None else None
+        if holder:
+            pinfo.rejector = holder
+            return False
         return True
 
     def backoff_duration(self, attempts: int) -> float:
@@ -328,6 +343,35 @@ class SchedulingQueue:
         if self.pods.get(pinfo.key) is not pinfo:
             return
         pinfo.backoff_until = self.now() + self.backoff_duration(pinfo.attempts)
+        self._take_out(pinfo)
+        self._place(pinfo)
+
+    def take(self, keys: Sequence[str]) -> list[QueuedPodInfo]:
+        """The pods of ``keys`` waiting in activeQ, backoffQ or the unschedulable set, now in flight
+        with the pod just popped (one attempt of their group each)."""
+        taken = []
+        for key in keys:
+            pinfo = self.pods.get(key)
+            if pinfo is not None and pinfo.state in ("active", "backoff", "unschedulable"):
+                self._take_out(pinfo)
+                self._set_state(pinfo, "in-flight")
+                pinfo.attempts += 1
+                taken.append(pinfo)
+        return taken
+
+    def park(self, pinfo: QueuedPodInfo, rejector: str) -> None:
+        """Park an in-flight pod as ``rejector`` rejected it, reporting nothing (its group waits
+        for a gated member); that plugin's events bring it back."""
+        if self.pods.get(pinfo.key) is not pinfo:
+            return
+        pinfo.rejector = rejector
+        self._take_out(pinfo)
+        self._set_state(pinfo, "gated")
+
+    def requeue(self, pinfo: QueuedPodInfo) -> None:
+        """Through PreEnqueue again now, keeping its backoff (a member whose PodGroup is gone)."""
+        if self.pods.get(pinfo.key) is not pinfo:
+            return
         self._take_out(pinfo)
         self._place(pinfo)
 

@@ -34,6 +34,12 @@ no journal entry, and the conformance runs see the traffic they always saw. Unti
 and while the CRD is absent (the informer then looks again every 30 s), a pod of a PodGroup is
 held as one whose group is not found; the list's adds re-queue it.
 
+With ``GenericWorkload`` on, ``scheduling.k8s.io/v1beta1`` PodGroups have an informer from the
+start, if the server's discovery lists them (else none is ever found, and the pods naming one
+wait for it), and a popped member of one is scheduled with its whole group
+(:mod:`reference_scheduler._gang`); an update that removes a member's scheduling gates is a
+cluster event for the rest of its group.
+
 A failed status patch never stops scheduling: "This failure is logged, but it does not crash the
 scheduler or affect the scheduling" (KEP-5501, Troubleshooting); see
 :mod:`reference_scheduler._reporting` for the retry.
@@ -43,16 +49,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from kubeclient import Informer, KubeClient
+from kubeclient import Informer, KubeClient, NotFoundError
 from reference_scheduler._clock import Clock, format_time
 from reference_scheduler._conditions import UNSCHEDULABLE
 from reference_scheduler._dispatcher import ApiCall, ApiDispatcher, CallResult, PodBindingCall, PodStatusPatchCall
 from reference_scheduler._dra import ClaimAllocator, pod_claim_names
 from reference_scheduler._events import EventRecorder, truncate_note
+from reference_scheduler._gang import PODGROUP_EVENTS, PODGROUPS, GangCycle, group_key_of
+from reference_scheduler._gangpreemption import PodGroupPreemption
 from reference_scheduler._gates import FeatureGates
 from reference_scheduler._mutants import get_mutant
 from reference_scheduler._plugins import (
@@ -65,6 +73,7 @@ from reference_scheduler._plugins import (
     PreEnqueuePlugin,
     SchedulingGates,
     filter_node,
+    least_allocated,
 )
 from reference_scheduler._preemption import (
     Candidate,
@@ -148,10 +157,17 @@ class Scheduler:
             self.dispatcher = ApiDispatcher(self.client, clock, self.pods.get, parallelism=parallelism)
         self.scheduling_gates = SchedulingGates(unified_message=self.gates.pre_enqueue_pod_status)
         self.dynamic_resources = DynamicResources(self.claims.get)
+        self.assumed: dict[str, tuple[str, Obj]] = {}  # pod key -> (node, pod)
+        #: KEP-4671's PodGroups, only with GenericWorkload on (:mod:`reference_scheduler._gang`)
+        self.gang: GangCycle | None = None
+        if self.gates.generic_workload:
+            self.gang = GangCycle(self, Informer(self.client, *PODGROUPS, logger=INFORMER_LOG),
+                                  PodGroupPreemption(self.pdbs.values, self._workload_podgroup, clock.now))
         self.plugins: list[PreEnqueuePlugin] = [
             self.scheduling_gates,
             self.dynamic_resources,
             GangQuorum(self._unassigned_and_assigned_pods, self._podgroup),
+            *([self.gang.plugin] if self.gang is not None else []),
             *pre_enqueue,
         ]
         self.writer: ConditionWriter = STRATEGIC
@@ -161,6 +177,8 @@ class Scheduler:
             on_lost=self._lose, writer=self.writer,
         )
         self.queue = SchedulingQueue(self.plugins, self.reporter)
+        if self.gang is not None:
+            self.queue.hold = self.gang.plugin.holds
         self.allocator = ClaimAllocator(self.claims.get, self.claims.values, self.slices.values, self.classes.get)
         self.filters: tuple[tuple[str, FilterPlugin], ...] = (("DynamicResources", self.allocator.filter),)
         self.nominator = Nominator()
@@ -173,7 +191,6 @@ class Scheduler:
         self.records_scheduled_events = True
         #: False only for the ``fit-error-without-counts`` mutant: the fit error's reasons lose their counts
         self.counts_fit_reasons = True
-        self.assumed: dict[str, tuple[str, Obj]] = {}  # pod key -> (node, pod)
         self.bound = 0
         self.attempts = 0
         self._tasks: list[asyncio.Task[None]] = []
@@ -202,9 +219,14 @@ class Scheduler:
         if self.dispatcher is not None:
             self.dispatcher.start()
         # other informers first, pods last: PreEnqueue of the first pods sees the claims
-        for informer in self.informers[1:]:
+        first = self.informers[1:]
+        if self.gang is not None and await self._serves_podgroups():
+            self._forward(self.gang.podgroups, PODGROUP_EVENTS)
+            self.gang.podgroups.on_delete.append(self.gang.forget)
+            first = [*first, self.gang.podgroups]
+        for informer in first:
             informer.start()
-        await asyncio.wait_for(asyncio.gather(*(i.synced.wait() for i in self.informers[1:])), sync_timeout)
+        await asyncio.wait_for(asyncio.gather(*(i.synced.wait() for i in first)), sync_timeout)
         self.pods.start()
         await asyncio.wait_for(self.pods.synced.wait(), sync_timeout)
         self._tasks.append(loop.create_task(self._schedule_loop(), name="scheduling-loop"))
@@ -221,7 +243,7 @@ class Scheduler:
             except (asyncio.CancelledError, Exception):
                 pass
         self._tasks.clear()
-        for informer in [*self.informers, self.podgroups]:
+        for informer in [*self.informers, self.podgroups, *([self.gang.podgroups] if self.gang else [])]:
             await informer.stop()
         if self.dispatcher is not None:
             await self.dispatcher.close()
@@ -237,8 +259,23 @@ class Scheduler:
 
     # -- event handlers ---------------------------------------------------------------------
 
-    def _forward(self, informer: Informer) -> None:
-        resource = informer.resource
+    async def _serves_podgroups(self) -> bool:
+        """Whether the server serves ``scheduling.k8s.io/v1beta1`` PodGroups (its discovery); if
+        not, none is ever found and the scheduler does not ask again."""
+        try:
+            found = await self.client.get(f"/apis/{PODGROUPS[0]}/{PODGROUPS[1]}")
+        except NotFoundError:
+            found = {}
+        except Exception as e:  # noqa: BLE001 - an unreachable discovery is the informer's to retry
+            log.warning("discovery of %s/%s failed (%s); watching PodGroups anyway", *PODGROUPS[:2], e)
+            return True
+        served = any(r.get("name") == PODGROUPS[2] for r in found.get("resources") or [])
+        if not served:
+            log.info("%s/%s %s are not served; pods of a PodGroup wait for it", *PODGROUPS)
+        return served
+
+    def _forward(self, informer: Informer, resource: str = "") -> None:
+        resource = resource or informer.resource
 
         def added(obj: Obj) -> None:
             self._cluster_event(resource, "add", obj)
@@ -313,6 +350,9 @@ class Scheduler:
         if self._ours(new) and key not in self.assumed:  # assumed: bound or being bound (skipPodUpdate)
             self.nominator.update(old, new)
             self.queue.update(old, new)
+        if self.gang is not None and group_key_of(new) and len((new.get("spec") or {}).get("schedulingGates") or []) < len(
+                (old.get("spec") or {}).get("schedulingGates") or []):
+            self._cluster_event("pods", "gates-removed", new, old)  # the rest of its group may go
 
     def _pod_deleted(self, pod: Obj) -> None:
         pinfo = self.queue.pods.get(pod_key(pod))
@@ -392,6 +432,9 @@ class Scheduler:
             return
         pinfo.pod = pod
         self.attempts += 1
+        if self.gang is not None and self.gang.member(pod):
+            self.gang.schedule(pinfo)
+            return
         nodes = self.snapshot()
         if not nodes:
             self._record_failure(pinfo, SCHEDULER_ERROR, NO_NODES_MESSAGE, error=True)
@@ -422,16 +465,21 @@ class Scheduler:
                 self._preempt(pinfo, pod, outcome.candidate)
             self._record_failure(pinfo, UNSCHEDULABLE, message, nominated=outcome.nominated_node)
             return
-        chosen = min(feasible, key=lambda i: (_load(i, req), i.name))
+        chosen = min(feasible, key=lambda i: (least_allocated(i, req), i.name))
         held = None if self.scheduling_gates.at_pre_enqueue else self.scheduling_gates.permit(pod)
         if held:  # only the checks-gates-at-permit mutant: the pod waits, nothing is written
             self.queue.unschedulable(pinfo, held)
             return
+        self.bind_on(pinfo, pod, chosen, len(nodes))
+
+    def bind_on(self, pinfo: QueuedPodInfo, pod: Obj, chosen: NodeInfo, num_nodes: int) -> None:
+        """Assume ``pod`` on ``chosen`` (its claims' allocation planned first) and start its
+        binding cycle; a claim that cannot be allocated there fails the attempt instead."""
         plans: list[tuple[str, list[Obj]]] = []
         if pod_claim_names(pod):
             plans, reason = self.allocator.plan(pod, chosen.node)
             if reason:
-                self._record_failure(pinfo, UNSCHEDULABLE, f"0/{len(nodes)} nodes are available: 1 {reason}.")
+                self._record_failure(pinfo, UNSCHEDULABLE, f"0/{num_nodes} nodes are available: 1 {reason}.")
                 return
             self.allocator.assume(pod, plans)
         self.assumed[pinfo.key] = (chosen.name, pod)
@@ -507,10 +555,52 @@ class Scheduler:
         self._direct.add(task)
         task.add_done_callback(self._direct.discard)
 
+    def responsible_for(self, pod: Obj) -> bool:
+        """A pod to place: this scheduler's and not bound."""
+        return self._ours(pod)
+
+    def record_failure(self, pinfo: QueuedPodInfo, reason: str, message: str, *, error: bool = False,
+                       nominated: str | None = None, backoff: bool = False) -> None:
+        self._record_failure(pinfo, reason, message, error=error, nominated=nominated, backoff=backoff)
+
+    def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
+        """Run ``coro`` in a task the scheduler cancels when it stops."""
+        task = asyncio.get_running_loop().create_task(coro, name=name)
+        self._direct.add(task)
+        task.add_done_callback(self._direct.discard)
+
+    def preempt_victims(self, victims: Sequence[Obj], preemptor: Obj, members: Sequence[str]) -> None:
+        """A PodGroup's preemption's API calls, in a task of their own; if one fails, the group's
+        ``members`` are activated (``prepareCandidateAsync``)."""
+        group = {**preemptor, "kind": "PodGroup", "apiVersion": "/".join(PODGROUPS[:2])}
+
+        async def run() -> None:
+            ok = True
+            for victim in victims:
+                if terminating(victim):
+                    continue
+                try:
+                    await self.preemption.preempt_victim(
+                        victim, group, "cluster", client=self.client, recorder=self.recorder, writer=self.writer,
+                        latest=self.pods.get, now=format_time(self.clock.now()), scheduler_name=self.scheduler_name,
+                        preemptor_type="podgroup")
+                except Exception as e:
+                    log.warning("preempting %s for a PodGroup failed: %s", pod_key(victim), e)
+                    ok = False
+            if not ok:
+                for key in members:
+                    self.queue.activate(key)
+
+        self.spawn(run(), f"preempt-podgroup-{(preemptor.get('metadata') or {}).get('name', '')}")
+
+    def _workload_podgroup(self, key: str) -> Obj | None:
+        return self.gang.podgroup(key) if self.gang is not None else None
+
     def _record_failure(self, pinfo: QueuedPodInfo, reason: str, message: str, *, error: bool = False,
-                        nominated: str | None = None) -> None:
+                        nominated: str | None = None, backoff: bool = False) -> None:
         """``handleSchedulingFailure``: requeue, event, then the status patch, which also sets or
-        clears ``nominatedNodeName`` when ``nominated`` is not None (an error clears it)."""
+        clears ``nominatedNodeName`` when ``nominated`` is not None (an error clears it). With
+        ``backoff`` (a pod of a PodGroup) the pod goes to backoffQ rather than the unschedulable set."""
         pod = self.pods.get(pinfo.key)
         if pod is not None and self._resizing(pod):  # a Deferred resize's cycle failed: no writes
             if error:
@@ -525,7 +615,7 @@ class Scheduler:
             nominated = ""  # clearNominatedNode
         if nominated is not None:
             self.nominator.add(pod, nominated)  # AddNominatedPod: no race with the status patch
-        if error:
+        if error or backoff:
             self.queue.retry_after_error(pinfo)
         else:
             self.queue.unschedulable(pinfo, message)
@@ -567,12 +657,3 @@ class Scheduler:
         call.finish(result)
         return result
 
-
-def _load(info: NodeInfo, req: Any) -> float:
-    """NodeResourcesFit's LeastAllocated strategy, lower is better: the mean of the cpu and memory
-    fractions of the node's allocatable requested once the pod is placed."""
-    fractions = []
-    for used, extra, total in ((info.requested.milli_cpu, req.milli_cpu, info.allocatable.milli_cpu),
-                               (info.requested.memory, req.memory, info.allocatable.memory)):
-        fractions.append((used + extra) / total if total > 0 else 1.0)
-    return sum(fractions) / len(fractions)

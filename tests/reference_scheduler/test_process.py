@@ -52,7 +52,7 @@ def test_scheduler_process_binds_a_pod(tmp_path: Path) -> None:
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         assert scheduler.stdout is not None
         assert scheduler.stdout.readline() == (
-            "schedharness scheduler: running (InPlacePodVerticalScaling=true,"
+            "schedharness scheduler: running (GenericWorkload=false,InPlacePodVerticalScaling=true,"
             "InPlacePodVerticalScalingSchedulerPreemption=false,SchedulerAsyncAPICalls=true,"
             "SchedulerPreEnqueuePodStatus=true, delay 5s)\n")
         _request(f"{url}/api/v1/nodes", "POST", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},

@@ -516,7 +516,7 @@ def test_the_resize_gates_parse_with_their_defaults_and_dependency() -> None:
                                                r"is enabled, but depends on features that are disabled: "
                                                r"\[InPlacePodVerticalScaling\]$"):
         parse_feature_gates("InPlacePodVerticalScaling=false,InPlacePodVerticalScalingSchedulerPreemption=true")
-    assert ON.format() == ("InPlacePodVerticalScaling=true,InPlacePodVerticalScalingSchedulerPreemption=true,"
+    assert ON.format() == ("GenericWorkload=false,InPlacePodVerticalScaling=true,InPlacePodVerticalScalingSchedulerPreemption=true,"
                            "SchedulerAsyncAPICalls=true,SchedulerPreEnqueuePodStatus=true")
 
 

@@ -100,9 +100,10 @@ class Env:
         return self.scheduler
 
 
-async def with_env(body: Callable[[Env], Awaitable[Any]], *, feature_gates: dict[str, bool] | None = None) -> Any:
-    """Run ``body`` against a fake API server (with these API server ``feature_gates``) on the
-    current (virtual) loop."""
+async def with_env(body: Callable[[Env], Awaitable[Any]], *, feature_gates: dict[str, bool] | None = None,
+                   runtime_config: str | None = None) -> Any:
+    """Run ``body`` against a fake API server (with these API server ``feature_gates`` and
+    ``runtime_config``) on the current (virtual) loop."""
     loop = asyncio.get_running_loop()
     clock = VirtualClock(loop)
     requests: list[Req] = []
@@ -123,7 +124,7 @@ async def with_env(body: Callable[[Env], Awaitable[Any]], *, feature_gates: dict
         return response
 
     async with FakeApiServer(clock=clock, taint_not_ready_nodes=False, interceptors=[record],
-                             feature_gates=feature_gates) as server:
+                             feature_gates=feature_gates, runtime_config=runtime_config) as server:
         async with aiohttp.ClientSession(server.url) as http:
             env = Env(server, http, clock, requests, fail)
             try:

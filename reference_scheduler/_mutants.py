@@ -15,7 +15,9 @@ not import the scheduler.
   DefaultPreemption (:mod:`reference_scheduler._preemption`; ``violates`` names the source file),
   or one KEP-5836 rule of preemption for a Deferred resize (:mod:`reference_scheduler._resize`;
   these differ only with ``InPlacePodVerticalScalingSchedulerPreemption`` on, but
-  ``resize-preempts-with-gate-off``, which differs only with it off);
+  ``resize-preempts-with-gate-off``, which differs only with it off), or one KEP-4671 rule of
+  gang scheduling (:mod:`reference_scheduler._gang`, :mod:`reference_scheduler._gangpreemption`;
+  the ``gang-*`` mutants differ only with ``GenericWorkload`` on, and do nothing with it off);
   must fail at least one criterion. Running the suites against each is how they prove they catch what they claim.
 * ``control``: not a scheduler at all, by design; must pass no criterion, so a suite that passes
   whatever happens is caught. ``does-nothing`` watches everything and binds only an adapter's
@@ -42,6 +44,7 @@ from typing import Literal, Protocol
 from reference_scheduler._conditions import UNSCHEDULABLE
 from reference_scheduler._dra import ClaimAllocator
 from reference_scheduler._dispatcher import ApiDispatcher
+from reference_scheduler._gang import GangCycle
 from reference_scheduler._events import EventRecorder
 from kubeclient import Informer
 from reference_scheduler._plugins import DynamicResources, SchedulingGates
@@ -59,7 +62,7 @@ from reference_scheduler._writers import (
     ConditionWriter,
 )
 
-__all__ = ["CONTROLS", "EXPECTATIONS", "KINDS", "MUTANTS", "POLL_PERIOD", "PROBE_NAMESPACE", "PROBE_NODE", "SHAPES",
+__all__ = ["CONTROLS", "EXPECTATIONS", "GANG_PERMIT_TIMEOUT", "KINDS", "MUTANTS", "POLL_PERIOD", "PROBE_NAMESPACE", "PROBE_NODE", "SHAPES",
            "VARIANTS", "Mutant", "Switches", "UnknownMutant", "VariantKind", "get_mutant"]
 
 VariantKind = Literal["mutant", "control", "shape"]
@@ -103,6 +106,7 @@ class Switches(Protocol):
     records_scheduled_events: bool
     counts_fit_reasons: bool
     namespaces: frozenset[str] | None
+    gang: GangCycle | None
 
     def use_writer(self, writer: ConditionWriter) -> None: ...
 
@@ -309,6 +313,35 @@ def _resize_keeps_deleted_pod(s: Switches) -> None:
 
 def _resize_keeps_infeasible_resize(s: Switches) -> None:
     s.resize.forgets_infeasible = False
+
+
+def _gang_partial_binding(s: Switches) -> None:
+    if s.gang is not None:
+        s.gang.binds_partial = True
+
+
+def _gang_min_count_off_by_one(s: Switches) -> None:
+    if s.gang is not None:
+        s.gang.plugin.min_count_slack = 1
+
+
+def _gang_reservation_leaked(s: Switches) -> None:
+    if s.gang is not None:
+        s.gang.leaks_after = 0.0
+
+
+def _gang_preempted_piecemeal(s: Switches) -> None:
+    if s.gang is not None:
+        s.gang.preemption.honours_disruption_all = False
+
+
+#: kube-scheduler's Permit timeout of a gang (``permitTimeoutDuration``, gangscheduling.go)
+GANG_PERMIT_TIMEOUT = 300.0
+
+
+def _gang_timeout_ignored(s: Switches) -> None:
+    if s.gang is not None:
+        s.gang.leaks_after = GANG_PERMIT_TIMEOUT
 
 
 def _writes_with(writer: ConditionWriter) -> Callable[[Switches], None]:
@@ -542,6 +575,37 @@ MUTANTS: tuple[Mutant, ...] = (
            "evaluating preemption for it. (kube-scheduler pkg/scheduler/eventhandlers.go, updatePod; upstream test "
            "'UpdatePod handler removes pod from queue when deferred condition is cleared')",
            _resize_keeps_infeasible_resize),
+    Mutant("gang-partial-binding", "binds the pods of a gang that fit even when the gang cannot reach its minCount",
+           "If not success -> revert all. ... Unschedulable, not waitingOnPreemption, success (simulated): "
+           "FailureHandler(NewStatus(Unschedulable, groupMsg).WithError(errPodGroupUnschedulable), clearNominatedNode) "
+           "(kube-scheduler pkg/scheduler/schedule_one_podgroup.go, podGroupSchedulingDefaultAlgorithm and "
+           "submitPodGroupAlgorithmResult: a gang is placed all or nothing)", _gang_partial_binding),
+    Mutant("gang-min-count-off-by-one", "takes minCount-1 pods of a gang (minCount above 1) as enough, at PreEnqueue "
+           "and in the placement",
+           "if remaining+scheduled < minCount { ... cannot be satisfied } if scheduled < minCount { ... is not yet "
+           "satisfied } (kube-scheduler pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go, "
+           "PlacementFeasible; PreEnqueue: allPodsCount < int(policy.Gang.MinCount))", _gang_min_count_off_by_one),
+    Mutant("gang-reservation-leaked", "after a failed attempt of a gang, leaves status.nominatedNodeName set on the "
+           "pods it had placed, and their room nominated, out of the reach of pods of their priority or lower",
+           "runRootSchedulingAlgorithm always reverts all assumptions at return; a placed pod of a rejected group is "
+           "failed with clearNominatedNode (kube-scheduler pkg/scheduler/schedule_one_podgroup.go, "
+           "runRootSchedulingAlgorithm and submitPodGroupAlgorithmResult)", _gang_reservation_leaked),
+    Mutant("gang-preempted-piecemeal", "ignores a victim PodGroup's spec.disruptionMode.all: each of its pods is a "
+           "victim of its own, so only the part of the victim gang that is in the way is evicted",
+           "Pods that are part of a pod group or composite pod group with disruption mode All are grouped together "
+           "into a single victim. (kube-scheduler pkg/scheduler/framework/preemption/types.go, "
+           "newDomainForWorkloadPreemption)", _gang_preempted_piecemeal),
+    Mutant("gang-timeout-ignored", "behaves like the reference until a gang has been failing for 300 s (the "
+           "Permit timeout); from then on a failed attempt keeps its placed pods' room, nominated to their nodes "
+           "(status.nominatedNodeName), as gang-reservation-leaked does from the start. kube-scheduler's Permit "
+           "timeout has an API-visible effect only for a member that waits at Permit after its group was placed, "
+           "which needs a Reserve or Permit failure of another member in the binding cycle's preparation; the "
+           "reference has no such failure to model, so this mutant stands for a scheduler that never gives a "
+           "waiting gang's room back once the timeout has passed",
+           "permitTimeoutDuration = 5*time.Minute ... rejected due to timeout after waiting %v at plugin %v "
+           "(kube-scheduler pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go and "
+           "framework/runtime/waiting_pods_map.go: a gang's reservation does not outlive its timeout)",
+           _gang_timeout_ignored),
 )
 
 

@@ -163,6 +163,7 @@ class Scheduler:
         if self.gates.generic_workload:
             self.gang = GangCycle(self, Informer(self.client, *PODGROUPS, logger=INFORMER_LOG),
                                   PodGroupPreemption(self.pdbs.values, self._workload_podgroup, clock.now))
+            self.informers.append(self.gang.podgroups)
         self.plugins: list[PreEnqueuePlugin] = [
             self.scheduling_gates,
             self.dynamic_resources,
@@ -220,10 +221,12 @@ class Scheduler:
             self.dispatcher.start()
         # other informers first, pods last: PreEnqueue of the first pods sees the claims
         first = self.informers[1:]
-        if self.gang is not None and await self._serves_podgroups():
-            self._forward(self.gang.podgroups, PODGROUP_EVENTS)
-            self.gang.podgroups.on_delete.append(self.gang.forget)
-            first = [*first, self.gang.podgroups]
+        if self.gang is not None and self.gang.podgroups in first:
+            if await self._serves_podgroups():
+                self._forward(self.gang.podgroups, PODGROUP_EVENTS)
+                self.gang.podgroups.on_delete.append(self.gang.forget)
+            else:
+                first.remove(self.gang.podgroups)
         for informer in first:
             informer.start()
         await asyncio.wait_for(asyncio.gather(*(i.synced.wait() for i in first)), sync_timeout)
@@ -243,7 +246,8 @@ class Scheduler:
             except (asyncio.CancelledError, Exception):
                 pass
         self._tasks.clear()
-        for informer in [*self.informers, self.podgroups, *([self.gang.podgroups] if self.gang else [])]:
+        for informer in {id(i): i for i in [*self.informers, self.podgroups,
+                                             *([self.gang.podgroups] if self.gang else [])]}.values():
             await informer.stop()
         if self.dispatcher is not None:
             await self.dispatcher.close()

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from harness._time.virtual_time import run
-from reference_scheduler import FeatureGates
+from reference_scheduler import FeatureGates, Scheduler
 from tests.support.reference_env import Env, with_env
 
 Obj = dict[str, Any]
@@ -433,3 +433,21 @@ def test_a_gang_of_policy_never_preempts_nothing() -> None:
     assert _observe(never) == {"deleted": [], "group": (
         "False", "Unschedulable", "minCount (1) cannot be satisfied: 0 scheduled, 0 remaining, "
                                   "pod group preemption: not eligible due to preemptionPolicy=Never.")}
+
+
+def test_never_watches_leaves_the_podgroups_unwatched_with_the_gate_on() -> None:
+    """The control's informers are the pods' alone, the gate on or off; the reference with the
+    gate on watches PodGroups, and only then."""
+
+    async def main(env: Env) -> Observed:
+        out = {}
+        for name, gates, mutant in (("reference on", ON, None), ("reference off", FeatureGates(), None),
+                                    ("never-watches on", ON, "never-watches")):
+            s = Scheduler(env.server.kubeconfig, clock=env.clock, gates=gates, mutant=mutant)
+            out[name] = sorted(i.path for i in s.informers if i.path.startswith("/apis/scheduling.k8s.io"))
+            await s.client.close()
+        return out
+
+    assert run(with_env(main, feature_gates={"GenericWorkload": True},
+                        runtime_config="scheduling.k8s.io/v1beta1=true")) == {
+        "reference on": ["/apis/scheduling.k8s.io/v1beta1/podgroups"], "reference off": [], "never-watches on": []}

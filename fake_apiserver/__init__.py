@@ -74,10 +74,10 @@ from fake_apiserver._server.faults import (
     body_contains,
 )
 from fake_apiserver._machinery.features import FeatureGateError, FeatureGates
-from fake_apiserver._machinery.runtimeconfig import RuntimeConfigError
+from fake_apiserver._machinery.runtimeconfig import RuntimeConfigError, parse_runtime_config
 from fake_apiserver._endpoints.request import Interceptor, RequestInfo
 from fake_apiserver._server.journal import Journal, JournalEntry
-from fake_apiserver._registry.kinds import KINDS, by_kind, by_resource
+from fake_apiserver._registry.kinds import KINDS, by_kind, by_resource, runtime_config
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.strategic import ListStrategy
 from fake_apiserver._server.proxy import FaultProxy, Upstream, upstream_from_kubeconfig
@@ -91,6 +91,8 @@ __all__ = [
     "is_quantity",
     "known_gates",
     "parse_quantity",
+    "parse_runtime_config",
+    "runtime_config",
     "schema_source",
     "served_release",
     "DEFAULT_NAMESPACES",

@@ -195,6 +195,11 @@ def _run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    help="the API server's feature gates: each scenario's fake API server's (default: the scenario's "
                         "scheduler gates that the fake's release knows, as an operator enables a feature on every "
                         "component), the kube-apiserver envtest starts, or a new kind cluster's")
+    p.add_argument("--runtime-config", action="append", default=[], metavar="GROUP/VERSION=true",
+                   help="kube-apiserver's --runtime-config (repeatable, the values joined with commas): API group "
+                        "versions served beyond the release's defaults by each scenario's fake API server (beside a "
+                        "scenario's runtime_config marker; this wins on a key both set), the kube-apiserver envtest "
+                        "starts, or a new kind cluster; a scenario asking for what the cluster does not serve is skipped")
     p.add_argument("--mutant", default=None, metavar="NAME",
                    help="run a variant of the reference scheduler: a mutant, a control or a shape variant "
                    "(see 'schedharness mutants')")
@@ -236,7 +241,8 @@ def _run(args: argparse.Namespace) -> int:
             kind_image=args.kind_image, kind_keep=args.kind_keep,
             kind_apiserver_feature_gates=args.kind_apiserver_feature_gates, envtest_assets=args.envtest_assets,
             kubernetes_version=args.kubernetes_version, apiserver_feature_gates=args.apiserver_feature_gates,
-            paths=tuple(args.paths), scheduler_config=args.scheduler_config, real_time_wait=args.real_time_wait)
+            runtime_config=tuple(args.runtime_config), paths=tuple(args.paths), scheduler_config=args.scheduler_config,
+            real_time_wait=args.real_time_wait)
         return run_suites(options).exit_code
     except RunError as e:
         print(f"schedharness run: {e}", file=sys.stderr)

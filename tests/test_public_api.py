@@ -16,7 +16,8 @@ def test_fake_apiserver_exports() -> None:
         "RELEASES", "RequestEntityTooLarge", "RequestInfo", "Respond", "RuntimeConfigError", "ServiceUnavailable", "StatusError", "Store",
         "SystemClock", "Timeout", "TooManyRequests", "UnfiredFaults", "UnsupportedMediaType", "Upstream", "WatchLag",
         "binds", "body_contains", "by_kind", "by_resource", "changes_condition", "condition_of", "is_quantity", "known_gates",
-        "kubeconfig_for", "parse_quantity", "removes_condition", "schema_source", "served_release",
+        "kubeconfig_for", "parse_quantity", "parse_runtime_config", "removes_condition", "runtime_config",
+        "schema_source", "served_release",
         "sets_condition", "sets_field", "upstream_from_kubeconfig",
     ]
     for name in fake_apiserver.__all__:

@@ -37,7 +37,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
-from fake_apiserver import FakeApiServer, FaultInjector, FaultProxy, FeatureGateError, Journal
+from fake_apiserver import FakeApiServer, FaultInjector, FaultProxy, FeatureGateError, Journal, RuntimeConfigError
 from fake_apiserver import KUBERNETES_VERSION
 from harness._time.virtual_time import RealClock, VirtualClock, VirtualEventLoop
 
@@ -148,6 +148,9 @@ class Backend(ABC):
     #: the feature gates the API server was started with (``{}``: its release's defaults), or None
     #: when the harness does not know them (a cluster it did not start)
     apiserver_feature_gates: dict[str, bool] | None = None
+    #: the ``--runtime-config`` the API server was started with (``{}``: its release's defaults),
+    #: or None when the harness does not know it
+    apiserver_runtime_config: dict[str, str] | None = None
 
     @property
     def shared(self) -> bool:
@@ -187,20 +190,23 @@ class FakeBackend(Backend):
     fault rules reproducible; ``kubernetes_version`` is the release the fake serves as (to be
     compared with a real server of that release, see ``schedharness compare``); ``feature_gates``
     are its API server's (``--feature-gates`` of kube-apiserver: the release's defaults with these
-    applied); :meth:`start` raises :class:`BackendError` with kube-apiserver's message for gates it
-    would refuse.
+    applied) and ``runtime_config`` its ``--runtime-config`` (key to value); :meth:`start` raises
+    :class:`BackendError` with kube-apiserver's message for gates or a runtime config it would refuse.
     """
 
     name = "fake"
 
     def __init__(self, workdir: str | Path, *, seed: int = 0, taint_not_ready_nodes: bool = False,
-                 kubernetes_version: str = KUBERNETES_VERSION, feature_gates: dict[str, bool] | None = None) -> None:
+                 kubernetes_version: str = KUBERNETES_VERSION, feature_gates: dict[str, bool] | None = None,
+                 runtime_config: dict[str, str] | None = None) -> None:
         self.workdir = Path(workdir)
         self.seed = seed
         self.taint_not_ready_nodes = taint_not_ready_nodes
         self.kubernetes_version = kubernetes_version
         self.feature_gates = dict(feature_gates or {})
         self.apiserver_feature_gates = self.feature_gates
+        self.runtime_config = dict(runtime_config or {})
+        self.apiserver_runtime_config = self.runtime_config
         self._server: FakeApiServer | None = None
         self._clock: VirtualClock | RealClock | None = None
         self._kubeconfig: Path | None = None
@@ -256,11 +262,16 @@ class FakeBackend(Backend):
             server = FakeApiServer(
                 clock=clock, time=clock.time, seed=self.seed, taint_not_ready_nodes=self.taint_not_ready_nodes,
                 kubernetes_version=self.kubernetes_version, feature_gates=self.feature_gates,
+                runtime_config=self.runtime_config,
             )
         except FeatureGateError as e:
             gates = ",".join(f"{k}={'true' if v else 'false'}" for k, v in sorted(self.feature_gates.items()))
             raise BackendError(f"the fake API server (Kubernetes v{self.kubernetes_version}) refuses the feature gates "
                                f"{gates}: {e}") from None
+        except RuntimeConfigError as e:
+            config = ",".join(f"{k}={v}" for k, v in self.runtime_config.items())
+            raise BackendError(f"the fake API server (Kubernetes v{self.kubernetes_version}) refuses the runtime config "
+                               f"{config}: {e}") from None
         await server.start()
         self._server, self._clock = server, clock
         self.server_version = f"v{server.store.release}-schedharness"
@@ -284,9 +295,11 @@ class KubeconfigBackend(Backend):
     name = "kubeconfig"
 
     def __init__(self, kubeconfig: str | Path, workdir: str | Path, *, seed: int = 0,
-                 context: str | None = None, apiserver_feature_gates: dict[str, bool] | None = None) -> None:
+                 context: str | None = None, apiserver_feature_gates: dict[str, bool] | None = None,
+                 apiserver_runtime_config: dict[str, str] | None = None) -> None:
         self.upstream_kubeconfig = Path(kubeconfig)
         self.apiserver_feature_gates = apiserver_feature_gates  # what the run started it with, if it did
+        self.apiserver_runtime_config = apiserver_runtime_config
         self.workdir = Path(workdir)
         self.seed = seed
         self.context = context

@@ -498,15 +498,19 @@ class EnvtestSession(ClusterSession):
 
 
 def open_envtest_session(workdir: Path, *, assets: str | Path | None = None,
-                         feature_gates: Mapping[str, bool] | None = None) -> EnvtestSession:
-    """Start a control plane with its logs in ``workdir``; :class:`ClusterUnavailable` with the
-    reason when the binaries are missing or it does not start."""
+                         feature_gates: Mapping[str, bool] | None = None,
+                         runtime_config: Mapping[str, str] | None = None) -> EnvtestSession:
+    """Start a control plane with its logs in ``workdir`` (kube-apiserver's ``--feature-gates`` and
+    ``--runtime-config`` as given); :class:`ClusterUnavailable` with the reason when the binaries
+    are missing or it does not start."""
+    flag = ",".join(f"{key}={value}" for key, value in (runtime_config or {}).items())
     try:
-        control_plane = ControlPlane(assets=find_assets(assets), logdir=workdir, feature_gates=dict(feature_gates or {}))
+        control_plane = ControlPlane(assets=find_assets(assets), logdir=workdir, feature_gates=dict(feature_gates or {}),
+                                     runtime_config=flag)
         kubeconfig = control_plane.start()
     except EnvtestError as e:
         why = str(e)
         raise ClusterUnavailable(f"--backend envtest {why}" if why.startswith("needs ") else
                                  f"--backend envtest: the control plane did not start: {why}") from None
     return EnvtestSession("envtest", kubeconfig, apiserver_feature_gates=dict(feature_gates or {}),
-                          control_plane=control_plane)
+                          runtime_config=dict(runtime_config or {}), control_plane=control_plane)

@@ -94,6 +94,8 @@ class KindOptions:
     image: str | None = None
     apiserver_feature_gates: Mapping[str, bool] = field(default_factory=dict)
     scheduler_feature_gates: Mapping[str, bool] = field(default_factory=dict)
+    #: kube-apiserver's ``--runtime-config``, as kind's ``runtimeConfig`` (key to value)
+    runtime_config: Mapping[str, str] = field(default_factory=dict)
 
 
 class _Literal(str):
@@ -127,6 +129,8 @@ def kind_config(options: KindOptions) -> str:
         "apiVersion": "kind.x-k8s.io/v1alpha4",
         "nodes": [node],
     }
+    if options.runtime_config:
+        config["runtimeConfig"] = {key: value for key, value in options.runtime_config.items()}
     cluster_configuration: dict[str, object] = {"kind": "ClusterConfiguration"}
     if options.apiserver_feature_gates:
         cluster_configuration["apiServer"] = {

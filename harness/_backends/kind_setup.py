@@ -64,6 +64,7 @@ class KindSettings:
     keep: bool = False
     kind: str = "kind"
     apiserver_feature_gates: dict[str, bool] = field(default_factory=dict)
+    runtime_config: dict[str, str] = field(default_factory=dict)  # kube-apiserver's --runtime-config
 
 
 @dataclass
@@ -77,6 +78,11 @@ class ClusterSession:
     #: the kube-apiserver feature gates the run started the cluster with; None when it did not
     #: start it (an existing cluster, a kind cluster reused), so they are not known
     apiserver_feature_gates: dict[str, bool] | None = None
+    #: the kube-apiserver --runtime-config the run started the cluster with; None when not known
+    runtime_config: dict[str, str] | None = None
+    #: what the cluster's discovery serves of the group versions scenarios asked for (each one's
+    #: resources, or None when not served), asked once a run
+    served_apis: dict[tuple[str, str], frozenset[str] | None] = field(default_factory=dict)
 
     def close(self) -> None:
         """Give the cluster back (module docstring); safe to call twice."""
@@ -102,13 +108,15 @@ def open_cluster_session(backend: str, workdir: Path, *, kind: KindSettings, in_
         raise ClusterUnavailable(f"--backend kind {reason}")
     workdir.mkdir(parents=True, exist_ok=True)
     options = KindOptions(image=kind.image, apiserver_feature_gates=kind.apiserver_feature_gates,
+                          runtime_config=kind.runtime_config,
                           scheduler_feature_gates=scheduler_feature_gates if in_cluster_scheduler else {})
     cluster = KindCluster(name=kind.cluster, options=options, workdir=workdir, keep=kind.keep, kind=kind.kind)
     try:
         kubeconfig = cluster.up()
         cluster.enable_scheduler()  # a kept cluster may have it stopped; the DaemonSet rollout needs it
         session = ClusterSession("kind", kubeconfig, cluster,
-                                 apiserver_feature_gates=dict(kind.apiserver_feature_gates) if cluster.created else None)
+                                 apiserver_feature_gates=dict(kind.apiserver_feature_gates) if cluster.created else None,
+                                 runtime_config=dict(kind.runtime_config) if cluster.created else None)
         session.cordoned = asyncio.run(prepare_cluster(kubeconfig))
         if not in_cluster_scheduler:
             cluster.disable_scheduler()

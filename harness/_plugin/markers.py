@@ -2,20 +2,25 @@
 
 ``kep(number, section)`` names the KEP and the section a test checks, ``criterion(id, reading=,
 control=)`` its stable ID (and, where the KEP leaves a choice, the reading it checks),
-``feature_gates(**gates)`` the gates it needs and ``adapters(*names)`` the scheduler adapters it
-applies to. The plugin reads them to run a test and to write its record; ``schedharness run``
+``feature_gates(**gates)`` the gates it needs, ``runtime_config(*values)`` the API group versions
+its API server must serve (kube-apiserver's ``--runtime-config`` values, e.g.
+``"scheduling.k8s.io/v1beta1=true"``; :mod:`harness._backends.runtime_config`) and
+``adapters(*names)`` the scheduler adapters it applies to. The plugin reads them to run a test and to write its record; ``schedharness run``
 and the criteria catalog read them the same way, through these functions.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
-__all__ = ["MARKERS", "criterion_facts", "marker_gates", "register_markers"]
+from harness._backends.runtime_config import parse_option
 
-MARKERS = ("kep", "feature_gates", "criterion", "adapters")
+__all__ = ["MARKERS", "criterion_facts", "marker_gates", "marker_runtime_config", "register_markers"]
+
+MARKERS = ("kep", "feature_gates", "runtime_config", "criterion", "adapters")
 
 
 def register_markers(config: pytest.Config) -> None:
@@ -24,6 +29,9 @@ def register_markers(config: pytest.Config) -> None:
         "markers", "kep(number, section): the KEP and the section of it that the test checks")
     config.addinivalue_line(
         "markers", "feature_gates(**gates): feature gates the test needs, e.g. SchedulerPreEnqueuePodStatus=True")
+    config.addinivalue_line(
+        "markers", "runtime_config(*values): API group versions or resources the test's API server must serve, as "
+                   "kube-apiserver's --runtime-config values, e.g. \"scheduling.k8s.io/v1beta1=true\"")
     config.addinivalue_line(
         "markers", "criterion(id, reading=None): the acceptance criterion's id and, where the KEP leaves a "
                    "choice, the reading it checks")
@@ -37,6 +45,17 @@ def marker_gates(item: pytest.Item) -> dict[str, bool]:
     for mark in reversed(list(item.iter_markers("feature_gates"))):
         gates.update({name: bool(value) for name, value in mark.kwargs.items()})
     return gates
+
+
+def marker_runtime_config(item: pytest.Item) -> dict[str, str]:
+    """The runtime config a test's ``runtime_config`` markers ask for: each argument a flag value
+    (``"a/v1=true,b/v1beta1=true"``) or a mapping of key to value; the closest marker wins a key."""
+    config: dict[str, str] = {}
+    for mark in reversed(list(item.iter_markers("runtime_config"))):
+        for value in mark.args:
+            config.update({str(k): str(v) for k, v in value.items()} if isinstance(value, Mapping)
+                          else parse_option(str(value)))
+    return config
 
 
 def criterion_facts(item: pytest.Item) -> dict[str, Any]:

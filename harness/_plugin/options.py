@@ -8,7 +8,7 @@ the option, before any test is collected.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,8 @@ from fake_apiserver import KUBERNETES_VERSION
 from fake_apiserver import served_release as schema_release
 from harness._backends.apiserver_gates import options_problem
 from harness._backends.backend import backend_problem
+from harness._backends.runtime_config import options_problem as runtime_config_problem
+from harness._backends.runtime_config import parse_option
 from harness._backends.kind_setup import KindSettings
 from harness._scenario.scenario import DEFAULT_REAL_TIME_WAIT
 from harness._schedulers.adapters import load_scheduler_config, parse_feature_gates
@@ -41,6 +43,8 @@ class Settings:
     kubernetes_version: str = KUBERNETES_VERSION  # the fake's release (--kubernetes-version)
     #: --apiserver-feature-gates (None: not given; on the fake, the scheduler's known gates instead)
     apiserver_feature_gates: dict[str, bool] | None = None
+    #: --runtime-config, its values joined ({}: not given; the release's defaults)
+    runtime_config: dict[str, str] = field(default_factory=dict)
     #: --scheduler-config: keys a ``cmd:`` scheduler's ``{config}`` gets beside the harness's
     scheduler_config: dict[str, Any] | None = None
     real_time_wait: float = DEFAULT_REAL_TIME_WAIT  # --real-time-wait
@@ -84,6 +88,12 @@ def add_options(parser: pytest.Parser) -> None:
              "starts, or a new kind cluster's (as --kind-apiserver-feature-gates). Default on the fake: the "
              "scenario's scheduler gates (marker and --feature-gates) that the fake's release knows, as an "
              "operator enables a feature on every component")
+    group.addoption(
+        "--runtime-config", action="append", default=[], metavar="GROUP/VERSION=true",
+        help="kube-apiserver's --runtime-config (repeatable, the values joined with commas): API group versions or "
+             "resources each scenario's fake API server serves beyond its release's defaults (with a scenario's "
+             "runtime_config marker; this option wins on a key both set), the kube-apiserver envtest starts, or a "
+             "new kind cluster's; a scenario whose marker asks for what the cluster does not serve is skipped")
     group.addoption(
         "--envtest-assets", default=None, metavar="DIR",
         help="with --backend envtest: the directory holding etcd and kube-apiserver (default: $KUBEBUILDER_ASSETS, "
@@ -144,9 +154,11 @@ def read_settings(config: pytest.Config) -> Settings:
     given = config.getoption("--apiserver-feature-gates", None)
     apiserver = options["--apiserver-feature-gates"] if given is not None else None
     kind_gates = options["--kind-apiserver-feature-gates"]
+    runtime = parse_option([str(v) for v in config.getoption("--runtime-config", None) or ()])
     kind = KindSettings(cluster=str(config.getoption("--kind-cluster", "schedharness")),
                         image=config.getoption("--kind-image", None), keep=bool(config.getoption("--kind-keep", False)),
-                        apiserver_feature_gates=apiserver if apiserver is not None else kind_gates)
+                        apiserver_feature_gates=apiserver if apiserver is not None else kind_gates,
+                        runtime_config=runtime)
     version = config.getoption("--kubernetes-version", None)
     if version is not None and backend != "fake":
         raise pytest.UsageError(f"--kubernetes-version chooses the fake API server's release: with --backend {backend} "
@@ -156,7 +168,7 @@ def read_settings(config: pytest.Config) -> Settings:
     except ValueError as e:
         raise pytest.UsageError(f"--kubernetes-version: {e}") from None
     problem = options_problem(backend=backend, release=release, given=apiserver, kind_gates=kind_gates,
-                              scheduler_gates=gates)
+                              scheduler_gates=gates) or runtime_config_problem(backend=backend, release=release, given=runtime)
     if problem is not None:
         raise pytest.UsageError(problem)
     overlay = None
@@ -173,7 +185,7 @@ def read_settings(config: pytest.Config) -> Settings:
     return Settings(scheduler, gates, backend, report_dir, int(config.getoption("--scenario-seed", 0) or 0),
                     timeline=not config.getoption("--no-timeline", False), kind=kind,
                     envtest_assets=config.getoption("--envtest-assets", None), kubernetes_version=release,
-                    apiserver_feature_gates=apiserver, scheduler_config=overlay,
+                    apiserver_feature_gates=apiserver, runtime_config=runtime, scheduler_config=overlay,
                     real_time_wait=_real_time_wait(config))
 
 

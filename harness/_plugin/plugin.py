@@ -36,6 +36,14 @@ How a test runs, and why:
   the release does not register (``SchedulerPreEnqueuePodStatus``) are not passed
   (:mod:`harness._backends.apiserver_gates`). Each record names the API server's gates beside its
   ``server_version``.
+* **The APIs the API server serves.** A test's ``runtime_config`` marker names group versions
+  its API server must serve beyond its release's defaults (``scheduling.k8s.io/v1beta1=true``),
+  as ``--runtime-config`` (repeatable) does for the run: on the fake each scenario's API server
+  has both (the run's value wins on a key both set; a release without the group version skips the
+  test), on envtest and kind the run's option goes to the kube-apiserver the run starts, and on
+  every cluster a test whose marker asks for what the cluster's discovery does not serve is
+  skipped, the reason naming the key and the option (:mod:`harness._backends.runtime_config`).
+  Each record names the API server's runtime config beside its gates.
 * **Strict.** After a passing test, a fault rule the scenario added that never fired fails it;
   a scheduler that died during the test fails it.
 * **Backends.** ``--backend fake`` (default) is a fresh fake API server per test.
@@ -88,7 +96,14 @@ from harness._backends.apiserver_gates import fake_apiserver_gates
 from harness._backends.backend import EnvtestBackend, FakeBackend, KindBackend, KubeconfigBackend, Slack, Unsupported
 from harness._backends.envtest import open_envtest_session
 from harness._backends.kind_setup import ClusterSession, ClusterUnavailable, open_cluster_session
-from harness._plugin.markers import MARKERS, criterion_facts, marker_gates, register_markers
+from harness._backends.runtime_config import (
+    cluster_missing_api,
+    fake_refusal,
+    fake_runtime_config,
+    format_runtime_config,
+    marker_problem,
+)
+from harness._plugin.markers import MARKERS, criterion_facts, marker_gates, marker_runtime_config, register_markers
 from harness._plugin.options import Settings, add_options, read_settings
 from harness._plugin.timeline import render_timeline
 from harness._plugin.yaml_items import YamlScenarioFile, ignore_collect, named_yaml_file, yaml_scenario_params
@@ -225,6 +240,7 @@ class _TestRun:
     seed: int
     kubernetes_version: str = KUBERNETES_VERSION
     apiserver_gates: dict[str, bool] = field(default_factory=dict)  # the fake API server's
+    runtime_config: dict[str, str] = field(default_factory=dict)  # the fake API server's
     wanted: set[str] = field(default_factory=set)
     cluster: ClusterSession | None = None
     backend: FakeBackend | KubeconfigBackend | None = None
@@ -244,10 +260,19 @@ def _sh_run(request: pytest.FixtureRequest, sh_adapter: SchedulerAdapter | None,
     settings = request.config.stash[_SETTINGS]
     gates = {**marker_gates(request.node), **settings.feature_gates}
     apiserver = fake_apiserver_gates(settings.kubernetes_version, settings.apiserver_feature_gates, gates)
+    wanted = marker_runtime_config(request.node)
+    problem = marker_problem(wanted)
+    if problem is not None:
+        pytest.fail(problem, pytrace=False)
+    runtime = fake_runtime_config(wanted, settings.runtime_config)
     test_run = _TestRun(sh_adapter, sh_workdir, gates, settings.seed, settings.kubernetes_version, apiserver,
-                        real_time_wait=settings.real_time_wait)
+                        runtime, real_time_wait=settings.real_time_wait)
     if settings.real_cluster:
         test_run.cluster = _cluster_session(request.config)
+    missing = (None if not wanted else fake_refusal(settings.kubernetes_version, runtime) if test_run.cluster is None
+               else cluster_missing_api(test_run.cluster, wanted))
+    if missing is not None:
+        pytest.skip(missing)
     if settings.report_dir is not None and settings.timeline:
         test_run.timeline_title = request.node.nodeid
     request.node.stash[_RUN] = test_run
@@ -265,7 +290,8 @@ def _cluster_session(config: pytest.Config) -> ClusterSession:
             if settings.backend == "envtest":  # one control plane per process: each xdist worker has its own
                 worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
                 session = open_envtest_session(workdir / f"envtest-{worker}", assets=settings.envtest_assets,
-                                               feature_gates=settings.apiserver_feature_gates)
+                                               feature_gates=settings.apiserver_feature_gates,
+                                               runtime_config=settings.runtime_config)
             else:
                 session = open_cluster_session(
                     settings.backend, workdir, kind=settings.kind,
@@ -460,11 +486,11 @@ def _backend(test_run: _TestRun) -> FakeBackend | KubeconfigBackend:
     session = test_run.cluster
     if session is None:
         return FakeBackend(test_run.workdir, seed=test_run.seed, kubernetes_version=test_run.kubernetes_version,
-                           feature_gates=test_run.apiserver_gates)
+                           feature_gates=test_run.apiserver_gates, runtime_config=test_run.runtime_config)
     kinds = {"kind": KindBackend, "envtest": EnvtestBackend}
     kind = kinds.get(session.backend, KubeconfigBackend)
     return kind(session.kubeconfig, test_run.workdir, seed=test_run.seed,
-                apiserver_feature_gates=session.apiserver_feature_gates)
+                apiserver_feature_gates=session.apiserver_feature_gates, apiserver_runtime_config=session.runtime_config)
 
 
 def _write_artifacts(test_run: _TestRun) -> None:
@@ -515,6 +541,8 @@ def _replay(item: pytest.Item, settings: Settings) -> str:
         args.append(f"--feature-gates={format_feature_gates(settings.feature_gates)}")
     if settings.apiserver_feature_gates is not None:
         args.append(f"--apiserver-feature-gates={format_feature_gates(settings.apiserver_feature_gates)}")
+    if settings.runtime_config:
+        args.append(f"--runtime-config={format_runtime_config(settings.runtime_config)}")
     if settings.backend == "fake" and settings.kubernetes_version != KUBERNETES_VERSION:
         args.append(f"--kubernetes-version={settings.kubernetes_version.rsplit('.', 1)[0]}")
     if settings.real_time_wait != DEFAULT_REAL_TIME_WAIT:  # a watch cut, or not, as in the run
@@ -565,6 +593,8 @@ def _append_record(item: pytest.Item, settings: Settings) -> None:
         "server_version": test_run.backend.server_version if test_run is not None and test_run.backend else None,
         "apiserver_feature_gates": (test_run.backend.apiserver_feature_gates
                                     if test_run is not None and test_run.backend else None),
+        "apiserver_runtime_config": (test_run.backend.apiserver_runtime_config
+                                     if test_run is not None and test_run.backend else None),
     }
     if status in ("failed", "error", NOT_JUDGED):
         record["replay"] = _replay(item, settings)

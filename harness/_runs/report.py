@@ -56,6 +56,7 @@ from typing import Any
 from fake_apiserver import KUBERNETES_VERSION, schema_source
 from fake_apiserver import served_release as release
 from harness._backends.apiserver_gates import gates_text
+from harness._backends.runtime_config import runtime_config_text
 from harness._criteria.suite_registry import builtin_suites
 from harness._scenario.expectations import NOT_JUDGED
 
@@ -157,6 +158,7 @@ def _criterion(record: Record) -> Record:
         "slack": record.get("slack"),
         "waits": record.get("waits"),
         "apiserver_feature_gates": record.get("apiserver_feature_gates"),
+        "apiserver_runtime_config": record.get("apiserver_runtime_config"),
     }
 
 
@@ -272,6 +274,9 @@ def build_report(records: Iterable[Record], info: RunInfo) -> dict[str, Any]:
     gate_sets = {json.dumps(r["apiserver_feature_gates"], sort_keys=True): r["apiserver_feature_gates"]
                  for r in records_list if r.get("apiserver_feature_gates") is not None}
     apiserver_gates = [gate_sets[key] for key in sorted(gate_sets)]
+    config_sets = {json.dumps(r["apiserver_runtime_config"], sort_keys=True): r["apiserver_runtime_config"]
+                   for r in records_list if r.get("apiserver_runtime_config") is not None}
+    runtime_configs = [config_sets[key] for key in sorted(config_sets)]
     return {
         "scheduler": info.scheduler,
         "backend": info.backend,
@@ -284,6 +289,10 @@ def build_report(records: Iterable[Record], info: RunInfo) -> dict[str, Any]:
         # for a cluster the run did not start)
         "apiserver_feature_gates": (apiserver_gates[0] if len(apiserver_gates) == 1
                                     else apiserver_gates or None),
+        # the --runtime-config the API server(s) were started with, the same way ({}: the release's
+        # defaults; one per scenario on the fake, with its runtime_config marker)
+        "apiserver_runtime_config": (runtime_configs[0] if len(runtime_configs) == 1
+                                     else runtime_configs or None),
         "timing_slack": _timing_slack(criteria),
         "feature_gates": dict(info.feature_gates),
         "seed": info.seed,
@@ -331,7 +340,8 @@ def _gates_text(gates: Mapping[str, bool]) -> str:
 
 
 def _server_text(report: Mapping[str, Any]) -> str:
-    """The API server's version and feature gates, as the report header says them."""
+    """The API server's version, feature gates and, when one was set, runtime config, as the
+    report header says them."""
     versions = report.get("server_version") or "?"
     version = ", ".join(versions) if isinstance(versions, list) else str(versions)
     gates = report.get("apiserver_feature_gates")
@@ -339,7 +349,14 @@ def _server_text(report: Mapping[str, Any]) -> str:
         text = "per scenario: " + "; ".join(gates_text(g) for g in gates)
     else:
         text = gates_text(gates)
-    return f"{version}; feature gates: {text}"
+    configs = report.get("apiserver_runtime_config")
+    if not configs:  # the release defaults everywhere, or not known: the header says nothing of it
+        return f"{version}; feature gates: {text}"
+    if isinstance(configs, list):
+        config = "per scenario: " + "; ".join(runtime_config_text(c) for c in configs)
+    else:
+        config = runtime_config_text(configs)
+    return f"{version}; feature gates: {text}; runtime config: {config}"
 
 
 def _seconds(c: Mapping[str, Any]) -> str:

@@ -45,6 +45,8 @@ from fake_apiserver import served_release as schema_release
 from harness._backends.apiserver_gates import options_problem
 from harness._backends.backend import FakeBackend, backend_problem
 from harness._backends.envtest import EnvtestError, find_assets
+from harness._backends.runtime_config import options_problem as runtime_config_problem
+from harness._backends.runtime_config import parse_option
 from harness._criteria.suite_registry import SuiteCollection, SuiteRegistryError, builtin_suites, registered_readings
 from harness._plugin.markers import criterion_facts, marker_gates
 from harness._plugin.plugin import scenario_seconds
@@ -129,6 +131,8 @@ class RunOptions:
     kubernetes_version: str | None = None  # the fake's release (1.36); None: the pinned one
     #: the API server's gates (``A=true,B=false``); None: on the fake, the scheduler's known gates
     apiserver_feature_gates: str | None = None
+    #: kube-apiserver's ``--runtime-config`` values (the option given several times); (): the defaults
+    runtime_config: tuple[str, ...] = ()
     #: the user's own scenarios instead of the built-in suites: pytest files, YAML scenario files,
     #: directories of either
     paths: tuple[Path, ...] = ()
@@ -369,6 +373,7 @@ def run_argv(paths: Sequence[Path], report_dir: Path, scheduler: str, options: R
         argv.append(f"--kubernetes-version={options.kubernetes_version}")
     if options.apiserver_feature_gates is not None:
         argv.append(f"--apiserver-feature-gates={options.apiserver_feature_gates}")
+    argv += [f"--runtime-config={value}" for value in options.runtime_config]
     if options.feature_gates:
         argv.append(f"--feature-gates={options.feature_gates}")
     if options.scheduler_config is not None:
@@ -453,8 +458,10 @@ def run_suites(options: RunOptions, *, progress: Callable[[str], None] | None = 
         except ValueError as e:
             raise RunError(f"--apiserver-feature-gates: {e}") from None
     release = schema_release(options.kubernetes_version or KUBERNETES_VERSION)
-    problem = options_problem(backend=options.backend, release=release, given=given, kind_gates=kind_gates,
-                              scheduler_gates=gates)
+    problem = (options_problem(backend=options.backend, release=release, given=given, kind_gates=kind_gates,
+                               scheduler_gates=gates)
+               or runtime_config_problem(backend=options.backend, release=release,
+                                         given=parse_option(options.runtime_config)))
     if problem is not None:
         raise RunError(problem)
     check_backend_options(options)

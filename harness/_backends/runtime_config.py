@@ -20,8 +20,8 @@ kube-apiserver serves an API group version that its release keeps off by default
   (:func:`missing_api`). Discovery is what a client sees, so a reused cluster that serves the API
   (made with the same option by an earlier run kept with ``--kind-keep``) runs the scenario too.
 
-A marker names group versions or resources (``group/version[/resource]``, ``v1`` for the core
-group); ``api/all``, ``api/beta`` and the like are refused (:func:`marker_problem`): what they turn
+A marker names group versions or resources (``group/version[/resource]``; ``v1`` or ``/v1[/resource]``
+for the core group); ``api/all``, ``api/beta`` and the like are refused (:func:`marker_problem`): what they turn
 on depends on the release, and discovery could not answer for them.
 
 The run's option is checked before any scenario starts (:func:`options_problem`): against the fake's
@@ -84,10 +84,15 @@ def options_problem(*, backend: str, release: str, given: Mapping[str, str]) -> 
 
 
 def _key(key: str) -> tuple[str, str, str | None] | None:
-    """``group/version[/resource]`` of a marker key (``v1`` and ``api/v1`` for the core group), or
-    None for another key."""
+    """``group/version[/resource]`` of a marker key (``v1``, ``api/v1`` and ``/v1[/resource]`` for
+    the core group, as kube-apiserver reads them), or None for another key."""
     if key in ("v1", "api/v1"):
         return "", "v1", None
+    if key.startswith("/"):  # the core group: /v1, /v1/pods
+        parts = key[1:].split("/")
+        if len(parts) not in (1, 2) or not all(parts):
+            return None
+        return "", parts[0], parts[1] if len(parts) == 2 else None
     parts = key.split("/")
     if len(parts) not in (2, 3) or not all(parts) or parts[0] == "api":
         return None

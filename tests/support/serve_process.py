@@ -22,10 +22,12 @@ CRITERIA = [
 class Serve:
     """``schedharness serve`` in another process, and a plain client of it."""
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, *args: str) -> None:
+        """``args``: more options of ``schedharness serve`` (``--runtime-config X``)."""
         self.kubeconfig = tmp_path / "serve.kubeconfig"
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "harness.cli", "serve", "--ready-nodes", "--kubeconfig", str(self.kubeconfig)],
+            [sys.executable, "-m", "harness.cli", "serve", "--ready-nodes", "--kubeconfig", str(self.kubeconfig),
+             *args],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
         assert self.process.stdout is not None
         first = self.process.stdout.readline()

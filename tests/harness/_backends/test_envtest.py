@@ -345,3 +345,44 @@ def test_a_stale_temporary_directory_is_swept_and_a_live_ones_kept(tmp_path: Pat
     foreign.mkdir()
     _sweep_stale(tmp_path)
     assert not stale.exists() and live.exists() and foreign.exists()
+
+
+RUNTIME_CONFIG = '''
+import pytest
+from harness._backends.scenario_client import ScenarioClient
+
+GROUP = {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {"name": "g"},
+         "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}}}
+
+@pytest.mark.runtime_config("scheduling.k8s.io/v1beta1=true")
+async def test_served(sh_backend):
+    client = ScenarioClient(sh_backend.url)
+    try:
+        made = await client.request("POST", "/apis/scheduling.k8s.io/v1beta1/namespaces/default/podgroups", body=GROUP)
+    finally:
+        await client.close()
+    assert made["kind"] == "PodGroup"
+
+@pytest.mark.runtime_config("coordination.k8s.io/v1beta1=true")
+async def test_not_served(sh_backend):
+    pass
+'''
+
+
+@needs_binaries
+def test_the_control_plane_serves_the_runs_runtime_config_and_a_marker_asking_more_skips(
+        pytester: pytest.Pytester, tmp_path: Path) -> None:
+    """kube-apiserver started with ``--runtime-config scheduling.k8s.io/v1beta1=true`` (and
+    GenericWorkload) takes a PodGroup; a scenario asking for a group version it was not started
+    with is skipped, naming the option to give."""
+    pytester.makepyfile(test_rc=RUNTIME_CONFIG)
+    report = tmp_path / "report"
+    result = pytester.runpytest_subprocess("--backend", "envtest", "--envtest-assets", str(find_assets()),
+                                           "--scheduler", "none", "--runtime-config", "scheduling.k8s.io/v1beta1=true",
+                                           "--apiserver-feature-gates", "GenericWorkload=true", "-rs",
+                                           "--report-dir", str(report), "--no-timeline", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines(["SKIPPED [[]1[]] *: the API server serves no coordination.k8s.io/v1beta1: run with "
+                                 "--runtime-config coordination.k8s.io/v1beta1=true"])
+    records = {r["id"].rsplit("::", 1)[1]: r for r in map(json.loads, (report / "results.jsonl").read_text().splitlines())}
+    assert records["test_served"]["apiserver_runtime_config"] == {"scheduling.k8s.io/v1beta1": "true"}

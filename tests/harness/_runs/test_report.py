@@ -90,7 +90,7 @@ def test_report_json_records_and_summary() -> None:
         "scheduler": "reference:no-delay",
         "adapter": "reference:no-delay", "seed": 7, "replay": REPLAY, "virtual_seconds": 5.0, "wall_seconds": 0.01,
         "journal": "suites_test_k.py_test_delay/journal.jsonl", "timeline": "suites_test_k.py_test_delay/timeline.svg",
-        "slack": VIRTUAL, "waits": None, "apiserver_feature_gates": None}
+        "slack": VIRTUAL, "waits": None, "apiserver_feature_gates": None, "apiserver_runtime_config": None}
     off = report["criteria"][2]
     assert (off["status"], off["feature_gates"], off["run_gates"]) == ("skipped", OFF, ON)
     assert off["reason"] == ("needs feature gate SchedulerPreEnqueuePodStatus=false; this run sets "
@@ -560,3 +560,26 @@ def test_html_opens_in_headless_chromium(tmp_path: Path) -> None:
                     (tmp_path / "report.html").as_uri()], check=True, capture_output=True, timeout=120)
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 1000
+
+
+def test_the_api_servers_runtime_config_is_named_beside_its_gates() -> None:
+    """Records carry each scenario's runtime config; the report gives the one set, or each set
+    once, and the header names it beside the gates when one was set (release defaults and not
+    known say nothing there)."""
+    beta = {"scheduling.k8s.io/v1beta1": "true"}
+    same = [{**r, "apiserver_feature_gates": {}, "apiserver_runtime_config": beta} for r in RECORDS]
+    report = build_report(same, INFO)
+    assert report["apiserver_runtime_config"] == beta
+    assert report["criteria"][0]["apiserver_runtime_config"] == beta
+    assert "- API server: ?; feature gates: release defaults; runtime config: scheduling.k8s.io/v1beta1=true\n" \
+        in render_markdown(report)
+    assert "<li>API server: ?; feature gates: release defaults; runtime config: scheduling.k8s.io/v1beta1=true</li>" \
+        in render_html(report)
+    mixed = [{**r, "apiserver_runtime_config": beta if i % 2 else {}} for i, r in enumerate(RECORDS)]
+    report = build_report(mixed, INFO)
+    assert report["apiserver_runtime_config"] == [beta, {}]  # one per distinct set, in JSON text order
+    assert "runtime config: per scenario: scheduling.k8s.io/v1beta1=true; release defaults\n" in render_markdown(report)
+    defaults = build_report([{**r, "apiserver_runtime_config": {}} for r in RECORDS], INFO)
+    assert defaults["apiserver_runtime_config"] == {}
+    assert "runtime config" not in render_markdown(defaults)
+    assert build_report(RECORDS, INFO)["apiserver_runtime_config"] is None

@@ -77,7 +77,7 @@ from fake_apiserver._machinery.features import FeatureGateError, FeatureGates
 from fake_apiserver._machinery.runtimeconfig import RuntimeConfigError, parse_runtime_config
 from fake_apiserver._endpoints.request import Interceptor, RequestInfo
 from fake_apiserver._server.journal import Journal, JournalEntry
-from fake_apiserver._registry.kinds import KINDS, by_kind, by_resource, runtime_config
+from fake_apiserver._registry.kinds import KINDS, built_in_kinds, by_kind, by_resource, runtime_config
 from fake_apiserver._machinery.kindspec import KindSpec
 from fake_apiserver._machinery.strategic import ListStrategy
 from fake_apiserver._server.proxy import FaultProxy, Upstream, upstream_from_kubeconfig
@@ -142,6 +142,7 @@ __all__ = [
     "Upstream",
     "WatchLag",
     "binds",
+    "built_in_kinds",
     "body_contains",
     "by_kind",
     "by_resource",

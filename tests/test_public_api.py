@@ -15,7 +15,7 @@ def test_fake_apiserver_exports() -> None:
         "KUBERNETES_VERSION", "KindSpec", "ListStrategy", "Match", "MethodNotAllowed", "NotAcceptable", "NotFound",
         "RELEASES", "RequestEntityTooLarge", "RequestInfo", "Respond", "RuntimeConfigError", "ServiceUnavailable", "StatusError", "Store",
         "SystemClock", "Timeout", "TooManyRequests", "UnfiredFaults", "UnsupportedMediaType", "Upstream", "WatchLag",
-        "binds", "body_contains", "by_kind", "by_resource", "changes_condition", "condition_of", "is_quantity", "known_gates",
+        "binds", "body_contains", "built_in_kinds", "by_kind", "by_resource", "changes_condition", "condition_of", "is_quantity", "known_gates",
         "kubeconfig_for", "parse_quantity", "parse_runtime_config", "removes_condition", "runtime_config",
         "schema_source", "served_release",
         "sets_condition", "sets_field", "upstream_from_kubeconfig",

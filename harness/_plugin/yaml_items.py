@@ -11,8 +11,8 @@ walking ``DIR``. A named file under a directory pytest does not walk (``norecurs
 (:func:`ignore_collect`): a scenario named is a scenario run, never silently dropped.
 
 Each file is one item, named by the file's stem (``docs/examples/gated-pods.yaml::gated-pods``),
-marked with the ``kep``, ``featureGates`` and ``criterion`` the file gives, so gate skips, records,
-journals and replay lines work as for Python scenarios. The item is a :class:`pytest.Function`
+marked with the ``kep``, ``featureGates``, ``runtimeConfig`` and ``criterion`` the file gives, so
+gate skips, records, journals and replay lines work as for Python scenarios. The item is a :class:`pytest.Function`
 calling :func:`~harness._scenario.yaml_scenarios.run_scenario` with the ``scenario`` fixture, so the
 plugin runs it on the test's loop like any ``async def`` scenario. A file that does not load is
 one collection error whose message is the :class:`~harness._scenario.yaml_scenarios.YamlScenarioError`'s
@@ -46,12 +46,15 @@ _OPENED = pytest.StashKey[set[Path]]()  # directories walked only to reach a nam
 
 
 def scenario_marks(scenario: YamlScenario) -> list[pytest.MarkDecorator]:
-    """The ``kep``, ``feature_gates`` and ``criterion`` marks a YAML scenario's file gives."""
+    """The ``kep``, ``feature_gates``, ``runtime_config`` and ``criterion`` marks a YAML scenario's
+    file gives."""
     marks: list[pytest.MarkDecorator] = []
     if scenario.kep is not None:
         marks.append(pytest.mark.kep(*scenario.kep))
     if scenario.feature_gates:
         marks.append(pytest.mark.feature_gates(**scenario.feature_gates))
+    if scenario.runtime_config:
+        marks.append(pytest.mark.runtime_config(dict(scenario.runtime_config)))
     if scenario.criterion is not None:
         marks.append(pytest.mark.criterion(scenario.criterion, reading=scenario.reading))
     return marks
@@ -59,8 +62,8 @@ def scenario_marks(scenario: YamlScenario) -> list[pytest.MarkDecorator]:
 
 def yaml_scenario_params(directory: str | Path, pattern: str = "*.yaml") -> list[Any]:
     """One ``pytest.param`` per YAML scenario file (loaded and validated, id = file stem), marked
-    with its ``kep``, ``featureGates`` and ``criterion``, so gate skips and records work as for
-    Python scenarios::
+    with its ``kep``, ``featureGates``, ``runtimeConfig`` and ``criterion``, so gate skips and
+    records work as for Python scenarios::
 
         @pytest.mark.parametrize("yaml_scenario", yaml_scenario_params(FIXTURES / "scenarios"))
         async def test_yaml(scenario, yaml_scenario):

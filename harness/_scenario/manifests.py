@@ -9,7 +9,8 @@ YAML documents (``---``); an empty document is skipped, as ``kubectl`` skips it,
 The checks are the ones that need no server: a manifest is a mapping with a string ``apiVersion``
 and ``kind`` and a ``metadata.name`` (``generateName`` is refused: a scenario refers to what it
 made by name). :func:`check_kinds` goes one step further for a file of scenario ops, which is
-loaded before any server exists: each kind must be a built-in kind of the fake's release, or the
+loaded before any server exists: each kind must be a built-in kind of a release the fake serves (by
+default or through ``--runtime-config``, as ``scheduling.k8s.io`` PodGroups), or the
 kind of a CustomResourceDefinition created earlier in the same scenario, at one of its served
 versions. A kind defined by a CRD already installed in a cluster is therefore refused by the
 loader; the scenario creates the CRD itself (an existing one is taken as it is), which keeps it
@@ -24,7 +25,7 @@ from typing import Any, Iterable
 
 import yaml
 
-from fake_apiserver import KINDS
+from fake_apiserver import built_in_kinds
 from harness._scenario.discovery import split_api_version
 
 __all__ = ["CRD_API_VERSION", "CRD_KIND", "ManifestError", "check_kinds", "check_manifest", "defined_kinds",
@@ -133,7 +134,7 @@ def defined_kinds(crd: Obj) -> set[tuple[str, str]]:
             if isinstance(v, dict) and isinstance(v.get("name"), str) and v.get("served", True)}
 
 
-_BUILT_IN = {(spec.group, spec.kind) for spec in KINDS}
+_BUILT_IN = built_in_kinds()  # served by default, or through --runtime-config (PodGroup)
 
 
 def check_kinds(manifests: Iterable[Obj], custom: set[tuple[str, str]]) -> None:

@@ -7,6 +7,7 @@ so a YAML scenario behaves, fails and reads its state exactly as a Python one::
     name: a gated pod is bound only after its last gate is removed
     kep: {number: 3521, section: "Restricted state transition"}
     featureGates: {}
+    runtimeConfig: {}      # API group versions its API server must serve, e.g. {scheduling.k8s.io/v1beta1: true}
     ops:
     - {op: createNodes, count: 1, namePrefix: node-}
     - {op: createPods, count: 2, namePrefix: gated-, gates: [example.com/a, example.com/b]}
@@ -19,7 +20,8 @@ so a YAML scenario behaves, fails and reads its state exactly as a Python one::
 The ops are a table (:data:`OPS`): name, required and optional keys, and the coroutine that runs
 it; what each key's value must be is a second table (:data:`VALUES`), read by every op that takes
 the key. Strict by default: an unknown op or key, a missing one, a value of the wrong type (a
-count that is no whole number, a gate list that is one string, ``featureGates`` that is a list), or
+count that is no whole number, a gate list that is one string, ``featureGates`` that is a list,
+``runtimeConfig`` naming no group version), or
 a manifest found neither beside the scenario file nor under the project's ``fixtures/`` (when
 installed from a wheel there is none: a user's manifests sit beside their scenarios) is one
 :class:`YamlScenarioError` naming the file, the line and the op, raised when the file is loaded,
@@ -46,6 +48,7 @@ from fake_apiserver import FaultRule
 from fake_apiserver import is_quantity
 from fake_apiserver import parse_quantity as quantity
 from harness._backends.kubelet import Kubelet
+from harness._backends.runtime_config import marker_problem, parse_option
 from harness._backends.scenario_client import PATCH_TYPES, resolve_kind
 from harness._scenario.manifests import ManifestError, check_kinds, check_manifest, load_manifests
 from harness._scenario.scenario import ExpectationFailed, Scenario, parse_taint
@@ -81,6 +84,8 @@ class YamlScenario:
     ops: list[Obj]
     kep: tuple[int, str] | None = None
     feature_gates: dict[str, bool] = field(default_factory=dict)
+    #: kube-apiserver ``--runtime-config`` keys its API server must serve (the ``runtime_config`` marker)
+    runtime_config: dict[str, str] = field(default_factory=dict)
     criterion: str | None = None
     reading: str | None = None
     fixtures: Path = FIXTURES
@@ -537,7 +542,7 @@ def _yaml_problem(e: yaml.YAMLError) -> str:
     return f"{where}not valid YAML: {getattr(e, 'problem', None) or e}"
 
 
-TOP_KEYS = ("criterion", "featureGates", "kep", "name", "ops", "reading")
+TOP_KEYS = ("criterion", "featureGates", "kep", "name", "ops", "reading", "runtimeConfig")
 
 
 def _kep(value: Any) -> tuple[int, str] | None:
@@ -570,6 +575,24 @@ def _feature_gates(value: Any) -> dict[str, bool]:
         if not isinstance(gate, str) or not isinstance(on, bool):
             raise _Invalid(f"featureGates: {gate} {on!r}: give true or false", "featureGates", str(gate))
     return dict(value)
+
+
+def _runtime_config(value: Any) -> dict[str, str]:
+    """``runtimeConfig``: a mapping of ``group/version[/resource]`` to true or false, or the flag's
+    value as one string (``scheduling.k8s.io/v1beta1=true``)."""
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        config = parse_option(value)
+    elif isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, (bool, str)) for k, v in value.items()):
+        config = {k: ("true" if v else "false") if isinstance(v, bool) else v for k, v in value.items()}
+    else:
+        raise _Invalid(f"runtimeConfig {value!r}: give a mapping of group versions to true or false, e.g. "
+                       "{scheduling.k8s.io/v1beta1: true}", "runtimeConfig")
+    problem = marker_problem(config)
+    if problem is not None:
+        raise _Invalid(problem.replace("runtime_config marker", "runtimeConfig"), "runtimeConfig")
+    return config
 
 
 def _text(data: Obj, key: str) -> str | None:
@@ -607,10 +630,11 @@ def load_scenario(path: str | Path, *, fixtures: str | Path | None = None) -> Ya
             raise _Invalid(f"unknown key {_keys(unknown)}; allowed: {', '.join(TOP_KEYS)}", str(unknown[0]))
         name, criterion, reading = _text(data, "name"), _text(data, "criterion"), _text(data, "reading")
         kep, gates = _kep(data.get("kep")), _feature_gates(data.get("featureGates"))  # the header first, then the ops
+        runtime = _runtime_config(data.get("runtimeConfig"))
         ops = [_check_op(p, base, i, op) for i, op in enumerate(data["ops"])]
         _check_kinds(ops)
-        return YamlScenario(path=p, name=name or p.stem, ops=ops, kep=kep, feature_gates=gates, criterion=criterion,
-                            reading=reading, fixtures=base)
+        return YamlScenario(path=p, name=name or p.stem, ops=ops, kep=kep, feature_gates=gates, runtime_config=runtime,
+                            criterion=criterion, reading=reading, fixtures=base)
     except _Invalid as e:
         raise YamlScenarioError(f"{p.name}: line {lines(*e.path)}: {e.message}") from None
 

@@ -167,3 +167,29 @@ def test_the_marker_is_registered(pytester: pytest.Pytester) -> None:
                                  "API server must serve*"])
     result = pytester.runpytest("--help")
     result.stdout.fnmatch_lines(["*--runtime-config=GROUP/VERSION=true*"])
+
+
+GANG_YAML = """name: gang
+featureGates: {GenericWorkload: true}
+runtimeConfig: {scheduling.k8s.io/v1beta1: true}
+ops:
+- op: createObjects
+  manifests:
+  - {apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {name: g},
+     spec: {schedulingPolicy: {gang: {minCount: 2}}}}
+- {op: expectField, apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, name: g,
+   field: spec.schedulingPolicy.gang.minCount, equals: 2}
+"""
+
+
+def test_a_yaml_scenarios_runtime_config_is_its_marker(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    (pytester.path / "gang.yaml").write_text(GANG_YAML)
+    (pytester.path / "plain.yaml").write_text(GANG_YAML.replace("runtimeConfig", "#"))
+    result = pytester.runpytest("gang.yaml", "plain.yaml", "--report-dir", "r")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*the server serves no API group version scheduling.k8s.io/v1beta1*"])
+    got = records(pytester.path / "r" / "results.jsonl")
+    assert got["gang"]["status"] == "passed"
+    assert got["gang"]["apiserver_runtime_config"] == {"scheduling.k8s.io/v1beta1": "true"}
+    assert got["plain"]["apiserver_runtime_config"] == {}

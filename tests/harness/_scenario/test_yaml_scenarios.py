@@ -149,7 +149,8 @@ STRINGS_TO_STRINGS = 'give a mapping of strings to strings (quote a number or a 
     ("steps: []", "s.yaml: line 1: a scenario is a mapping with a list of 'ops'"),
     ("", "s.yaml: line 1: a scenario is a mapping with a list of 'ops'"),
     ("name: x\nops: {}", "s.yaml: line 2: a scenario is a mapping with a list of 'ops'"),
-    ("ops: []\nkepp: 1", "s.yaml: line 2: unknown key kepp; allowed: criterion, featureGates, kep, name, ops, reading"),
+    ("ops: []\nkepp: 1",
+     "s.yaml: line 2: unknown key kepp; allowed: criterion, featureGates, kep, name, ops, reading, runtimeConfig"),
     ("ops: [\n", "s.yaml: line 2, column 1: not valid YAML: expected the node content, but found '<stream end>'"),
     ("ops: []\n---\nops: []\n",
      "s.yaml: line 2, column 1: not valid YAML: but found another document"),
@@ -169,6 +170,14 @@ STRINGS_TO_STRINGS = 'give a mapping of strings to strings (quote a number or a 
      "s.yaml: line 2: featureGates 'A=true': give a mapping of gate names to true or false, e.g. "
      "{SchedulerPreEnqueuePodStatus: true}"),
     ("ops: []\nfeatureGates:\n  A: true\n  B: maybe", "s.yaml: line 4: featureGates: B 'maybe': give true or false"),
+    ("ops: []\nruntimeConfig: [scheduling.k8s.io/v1beta1]",
+     "s.yaml: line 2: runtimeConfig ['scheduling.k8s.io/v1beta1']: give a mapping of group versions to true or false, "
+     "e.g. {scheduling.k8s.io/v1beta1: true}"),
+    ("ops: []\nruntimeConfig: {api/beta: true}",
+     "s.yaml: line 2: runtimeConfig: api/beta: name a group/version or group/version/resource "
+     "(e.g. scheduling.k8s.io/v1beta1=true)"),
+    ("ops: []\nruntimeConfig: {scheduling.k8s.io/v1beta1: maybe}",
+     "s.yaml: line 2: runtimeConfig: scheduling.k8s.io/v1beta1=maybe: give true or false"),
     ("ops: []\nname: [x]", "s.yaml: line 2: name ['x']: give a string"),
     ("ops: []\ncriterion: {id: x}", "s.yaml: line 2: criterion {'id': 'x'}: give a string"),
     ("ops: []\nreading: 2", "s.yaml: line 2: reading 2: give a string"),
@@ -253,6 +262,16 @@ def test_malformed_files_are_refused_on_load(tmp_path: Path, text: str, message:
     with pytest.raises(YamlScenarioError) as info:
         load_scenario(write(tmp_path, text))
     assert str(info.value) == message.replace("{dir}", str(tmp_path))
+
+
+def test_runtime_config_is_a_mapping_or_the_flags_value(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text("ops: []\nruntimeConfig: {scheduling.k8s.io/v1beta1: true, /v1/pods: 'false'}\n")
+    (tmp_path / "b.yaml").write_text("ops: []\nruntimeConfig: scheduling.k8s.io/v1beta1=true,coordination.k8s.io/v1beta1\n")
+    (tmp_path / "c.yaml").write_text("ops: []\n")
+    assert load_scenario(tmp_path / "a.yaml").runtime_config == {"scheduling.k8s.io/v1beta1": "true", "/v1/pods": "false"}
+    assert load_scenario(tmp_path / "b.yaml").runtime_config == {"scheduling.k8s.io/v1beta1": "true",
+                                                                 "coordination.k8s.io/v1beta1": ""}
+    assert load_scenario(tmp_path / "c.yaml").runtime_config == {}
 
 
 def test_an_unknown_kind_is_refused_on_load(tmp_path: Path) -> None:

@@ -298,7 +298,7 @@ def test_results_and_journals_in_the_report_dir(pytester: pytest.Pytester) -> No
          "scheduler": "reference", "adapter": "first-fit", "seed": 0, "virtual_seconds": 5.0,
          "journal": "test_suite.py_test_fails/journal.jsonl", "timeline": "test_suite.py_test_fails/timeline.svg",
          "slack": VIRTUAL_SLACK, "waits": None, "server_version": "v1.37.0-schedharness",
-         "apiserver_feature_gates": {},
+         "apiserver_feature_gates": {}, "apiserver_runtime_config": {},
          "replay": f"seed 0; replay: cd {pytester.path} && {shlex.quote(sys.executable)} -m pytest test_suite.py::test_fails "
                    "--scheduler=reference --backend=fake --scenario-seed=0 --feature-gates=SchedulerPreEnqueuePodStatus=true"},
         {"id": "test_suite.py::test_gate_off", "criterion": None, "kep": None, "section": None,
@@ -306,14 +306,15 @@ def test_results_and_journals_in_the_report_dir(pytester: pytest.Pytester) -> No
          "message": "needs feature gate SchedulerPreEnqueuePodStatus=false; this run sets "
                     "SchedulerPreEnqueuePodStatus=true (--feature-gates)",
          "scheduler": "reference", "adapter": None, "seed": 0, "virtual_seconds": None, "journal": None, "timeline": None,
-         "slack": None, "waits": None, "server_version": None, "apiserver_feature_gates": None},
+         "slack": None, "waits": None, "server_version": None, "apiserver_feature_gates": None,
+         "apiserver_runtime_config": None},
         {"id": "test_suite.py::test_gated", "criterion": "gates-never-bound", "kep": 3521,
          "section": "Restricted state transition", "gates": {"SchedulerPreEnqueuePodStatus": True},
          "reading": "a gated pod gets no scheduler patch", "control": None, "status": "passed", "message": "",
          "scheduler": "reference",
          "adapter": "first-fit", "seed": 0, "virtual_seconds": 30.0, "journal": "test_suite.py_test_gated/journal.jsonl",
          "timeline": "test_suite.py_test_gated/timeline.svg", "slack": VIRTUAL_SLACK, "waits": None,
-         "server_version": "v1.37.0-schedharness", "apiserver_feature_gates": {}},
+         "server_version": "v1.37.0-schedharness", "apiserver_feature_gates": {}, "apiserver_runtime_config": {}},
     ]
     journal = (report / "test_suite.py_test_gated" / "journal.jsonl").read_text().splitlines()
     assert json.loads(journal[0])["type"] == "request"

@@ -20,13 +20,14 @@ kube-apiserver serves an API group version that its release keeps off by default
   (:func:`missing_api`). Discovery is what a client sees, so a reused cluster that serves the API
   (made with the same option by an earlier run kept with ``--kind-keep``) runs the scenario too.
 
-A marker names group versions or resources (``group/version[/resource]``; ``v1`` or ``/v1[/resource]``
-for the core group); ``api/all``, ``api/beta`` and the like are refused (:func:`marker_problem`): what they turn
-on depends on the release, and discovery could not answer for them.
+A marker names group versions or resources (``group/version[/resource]``; ``v1`` or
+``/v1[/resource]`` for the core group); ``api/all``, ``api/beta`` and the like are refused
+(:func:`marker_problem`): what they turn on depends on the release, and discovery could not
+answer for them.
 
-The run's option is checked before any scenario starts (:func:`options_problem`): against the fake's
-release on the fake, refused with ``kubeconfig:PATH`` (that cluster has its own flags); on envtest
-and kind the kube-apiserver the run starts checks it itself.
+The run's option is checked before any scenario starts (:func:`options_problem`): against the
+fake's release on the fake, refused with ``kubeconfig:PATH`` (that cluster has its own flags); on
+envtest and kind the kube-apiserver the run starts checks it itself.
 """
 
 from __future__ import annotations
@@ -156,7 +157,8 @@ async def _served(client: ScenarioClient, group: str, version: str) -> frozenset
     return frozenset(str(r.get("name")) for r in (found or {}).get("resources") or () if "/" not in str(r.get("name")))
 
 
-async def discover(kubeconfig: Path, group_versions: Iterable[GroupVersion]) -> dict[GroupVersion, frozenset[str] | None]:
+async def discover(kubeconfig: Path,
+                   group_versions: Iterable[GroupVersion]) -> dict[GroupVersion, frozenset[str] | None]:
     """What a cluster's discovery serves of ``group_versions``: each one's resources, or None when
     it is not served. Asked through a proxy of its own, outside every scenario's journal;
     :class:`~harness._backends.scenario_client.ApiError` when the cluster does not answer."""
@@ -210,5 +212,6 @@ def cluster_missing_api(session: ClusterSession, wanted: Mapping[str, str]) -> s
         try:
             session.served_apis.update(discover_now(session.kubeconfig, unknown))
         except (ApiError, OSError, ValueError) as e:
-            return f"needs --runtime-config {format_runtime_config(wanted)}: the cluster's discovery did not answer: {e}"
+            return (f"needs --runtime-config {format_runtime_config(wanted)}: the cluster's discovery did not "
+                    f"answer: {e}")
     return missing_api(wanted, session.served_apis, hint=_hint(session))

@@ -5,8 +5,9 @@ control=)`` its stable ID (and, where the KEP leaves a choice, the reading it ch
 ``feature_gates(**gates)`` the gates it needs, ``runtime_config(*values)`` the API group versions
 its API server must serve (kube-apiserver's ``--runtime-config`` values, e.g.
 ``"scheduling.k8s.io/v1beta1=true"``; :mod:`harness._backends.runtime_config`) and
-``adapters(*names)`` the scheduler adapters it applies to. The plugin reads them to run a test and to write its record; ``schedharness run``
-and the criteria catalog read them the same way, through these functions.
+``adapters(*names)`` the scheduler adapters it applies to. The plugin reads them to run a test
+and to write its record; ``schedharness run`` and the criteria catalog read them the same way,
+through these functions.
 """
 
 from __future__ import annotations

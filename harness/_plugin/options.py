@@ -167,8 +167,9 @@ def read_settings(config: pytest.Config) -> Settings:
         release = schema_release(str(version)) if version is not None else KUBERNETES_VERSION
     except ValueError as e:
         raise pytest.UsageError(f"--kubernetes-version: {e}") from None
-    problem = options_problem(backend=backend, release=release, given=apiserver, kind_gates=kind_gates,
-                              scheduler_gates=gates) or runtime_config_problem(backend=backend, release=release, given=runtime)
+    problem = (options_problem(backend=backend, release=release, given=apiserver, kind_gates=kind_gates,
+                               scheduler_gates=gates)
+               or runtime_config_problem(backend=backend, release=release, given=runtime))
     if problem is not None:
         raise pytest.UsageError(problem)
     overlay = None

@@ -151,6 +151,10 @@ class GangScheduling:
         self.podgroup = podgroup
         #: switch: taken off every gang's minCount (1 only for the gang-min-count-off-by-one mutant)
         self.min_count_slack = 0
+        #: switch: False only for the gang-ignores-gated-members mutant (a gated member holds nobody)
+        self.holds_for_gated = True
+        #: switch: False only for the gang-missing-group-ignored mutant (a pod of a missing PodGroup is a plain pod)
+        self.waits_for_group = True
 
     def need(self, pg: Obj) -> int:
         return min_count(pg) - self.min_count_slack if min_count(pg) > 1 else min_count(pg)
@@ -164,7 +168,7 @@ class GangScheduling:
             return None
         pg = self.podgroup(key)
         if pg is None:
-            return missing_message(pod_group_name(pod))
+            return missing_message(pod_group_name(pod)) if self.waits_for_group else None
         if not isinstance(((pg.get("spec") or {}).get("schedulingPolicy") or {}).get("gang"), dict):
             return None  # basic
         if len(self.members(key)) < self.need(pg):
@@ -174,7 +178,7 @@ class GangScheduling:
     def holds(self, pod: Obj) -> str | None:
         """The queue's hold: :data:`GANG_SCHEDULING` while another unbound member has gates."""
         key = group_key_of(pod)
-        if not key:
+        if not key or not self.holds_for_gated:
             return None
         for other in self.members(key):
             if not _bound(other) and (other.get("spec") or {}).get("schedulingGates"):
@@ -311,6 +315,8 @@ class GangCycle:
         self.patches = 0
         #: switch: a failed gang's placed pods are bound anyway (gang-partial-binding)
         self.binds_partial = False
+        #: switch: False only for the gang-late-member-held mutant (bound members do not count to minCount)
+        self.counts_bound = True
         #: switch: seconds a gang must have been failing before a failed attempt keeps its pods'
         #: room, nominated to their nodes (gang-reservation-leaked: 0; gang-timeout-ignored: 300)
         self.leaks_after: float | None = None
@@ -320,7 +326,8 @@ class GangCycle:
         return fresher(self._written.get(key), cached) if cached is not None else None
 
     def member(self, pod: Obj) -> bool:
-        return bool(group_key_of(pod))
+        key = group_key_of(pod)
+        return bool(key) and (self.plugin.waits_for_group or self.podgroup(key) is not None)
 
     def forget(self, pg: Obj) -> None:
         """The PodGroup was deleted."""
@@ -364,7 +371,7 @@ class GangCycle:
             self._error(pg, pinfos, NO_NODES_GROUP_MESSAGE)
             return
         keys = frozenset(p.key for p in pinfos)
-        bound = self._scheduled_count(key)
+        bound = self._scheduled_count(key) if self.counts_bound else 0
         need = self.plugin.need(pg)
         result = place_group(pinfos, nodes, bound, need, lambda pod, ns: self.fit(pod, ns, keys))
         post: GroupPostFilterResult | None = None

@@ -31,7 +31,8 @@ prefix ``pod group preemption: ``. The rules:
 
 Not done: composite pod groups, topology domains, the ``PodGroupPreemptionPolicy`` gate (the pods'
 own policy is used, as with it off), victims waiting at Permit or in PreBind.
-``honours_disruption_all`` is a switch for the ``gang-preempted-piecemeal`` mutant.
+``honours_disruption_all`` and ``every_group_whole`` are switches for the ``gang-preempted-piecemeal``
+and ``gang-preempts-whole-groups`` mutants.
 """
 
 from __future__ import annotations
@@ -130,6 +131,8 @@ class PodGroupPreemption:
         self.now = now
         #: switch: False only for the gang-preempted-piecemeal mutant (every victim pod alone)
         self.honours_disruption_all = True
+        #: switch: True only for the gang-preempts-whole-groups mutant (every victim group is one victim)
+        self.every_group_whole = False
 
     def effective_priority(self, pod: Obj) -> int:
         """``GetPodPriority``: a member's PodGroup priority, else the pod's."""
@@ -147,8 +150,8 @@ class PodGroupPreemption:
             for pod in info.pods.values():
                 key = _group_key(pod)
                 pg = self.podgroup(key) if key else None
-                if pg is not None and self.honours_disruption_all and \
-                        ((pg.get("spec") or {}).get("disruptionMode") or {}).get("all") is not None:
+                if pg is not None and (self.every_group_whole or self.honours_disruption_all and (
+                        (pg.get("spec") or {}).get("disruptionMode") or {}).get("all") is not None):
                     by_group.setdefault(key, []).append((pod, info.name))
                     if f"group:{key}" not in seen:
                         seen.add(f"group:{key}")

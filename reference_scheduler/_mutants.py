@@ -335,6 +335,26 @@ def _gang_preempted_piecemeal(s: Switches) -> None:
         s.gang.preemption.honours_disruption_all = False
 
 
+def _gang_ignores_gated_members(s: Switches) -> None:
+    if s.gang is not None:
+        s.gang.plugin.holds_for_gated = False
+
+
+def _gang_missing_group_ignored(s: Switches) -> None:
+    if s.gang is not None:
+        s.gang.plugin.waits_for_group = False
+
+
+def _gang_late_member_held(s: Switches) -> None:
+    if s.gang is not None:
+        s.gang.counts_bound = False
+
+
+def _gang_preempts_whole_groups(s: Switches) -> None:
+    if s.gang is not None:
+        s.gang.preemption.every_group_whole = True
+
+
 #: kube-scheduler's Permit timeout of a gang (``permitTimeoutDuration``, gangscheduling.go)
 GANG_PERMIT_TIMEOUT = 300.0
 
@@ -606,6 +626,26 @@ MUTANTS: tuple[Mutant, ...] = (
            "(kube-scheduler pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go and "
            "framework/runtime/waiting_pods_map.go: a gang's reservation does not outlive its timeout)",
            _gang_timeout_ignored),
+    Mutant("gang-ignores-gated-members", "schedules a gang's ungated pods once they make minCount, though another "
+           "of its pods still has scheduling gates",
+           "if any pod of the entity is gated, the whole entity is gated (kube-scheduler "
+           "pkg/scheduler/backend/queue/scheduling_queue.go, runPreEnqueuePlugins for a pod group entity)",
+           _gang_ignores_gated_members),
+    Mutant("gang-missing-group-ignored", "schedules a pod whose PodGroup does not exist as a pod of no group",
+           "A pod whose pod group is not observed yet stays in incompletePodGroupPods until the PodGroup is added "
+           "(kube-scheduler pkg/scheduler/backend/queue/scheduling_queue.go, addPodGroupMember)",
+           _gang_missing_group_ignored),
+    Mutant("gang-late-member-held", "does not count a gang's bound pods toward its minCount: a pod added to a "
+           "placed gang waits for minCount new pods",
+           "ScheduledPodsCount counts the assumed and assigned pods of the group; PlacementFeasible passes once "
+           "scheduled >= minCount (kube-scheduler pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go; "
+           "backend/cache/podgroupstate.go)", _gang_late_member_held),
+    Mutant("gang-preempts-whole-groups", "takes every victim PodGroup as one victim, whatever its disruptionMode: a "
+           "victim gang of mode single loses all its pods when one is in the way",
+           "Pods that are part of a pod group or composite pod group with disruption mode All are grouped together "
+           "into a single victim; other pods are victims of their own (kube-scheduler "
+           "pkg/scheduler/framework/preemption/types.go, newDomainForWorkloadPreemption)",
+           _gang_preempts_whole_groups),
 )
 
 

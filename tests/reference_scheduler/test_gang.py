@@ -181,6 +181,12 @@ def test_a_gang_below_min_count_waits_at_pre_enqueue() -> None:
     assert {k: v[0] for k, v in seen["after"].items()} == {"p1": "n1", "p2": "n1", "p3": "n1"}
 
 
+def test_gang_missing_group_ignored_binds_the_pods_of_a_missing_group_one_by_one() -> None:
+    gates = FeatureGates(generic_workload=True, pre_enqueue_pod_status=False)
+    seen = _observe(missing_then_created, "gang-missing-group-ignored", gates=gates)
+    assert {k: v[0] for k, v in seen["before"].items()} == {"p1": "n1", "p2": "n1"}
+
+
 def test_gang_min_count_off_by_one_schedules_two_of_three() -> None:
     seen = _observe(quorum, "gang-min-count-off-by-one")
     assert {k: v[0] for k, v in seen["before"].items()} == {"p1": "n1", "p2": "n1"}
@@ -207,6 +213,23 @@ def test_one_gated_member_holds_the_whole_group_and_only_it_is_reported() -> Non
     assert seen["before"]["p2"] == (None, None, None)
     assert seen["p2 writes"] == 0
     assert {k: v[0] for k, v in seen["after"].items()} == {"p1": "n1", "p2": "n1"}
+
+
+def test_gang_ignores_gated_members_binds_the_ungated_pod_of_a_gang_of_one_more() -> None:
+    """p2 alone is not the quorum of 2 here: the mutant passes it only with a third pod, so the
+    gated member is left out of a gang of 2 made of p2 and p3."""
+    async def three(env: Env, mutant: str | None, gates: FeatureGates) -> Observed:
+        await _node(env, "n1")
+        await _group(env, "g", 2)
+        await env.start_scheduler(gates=gates, mutant=mutant)
+        await _pod(env, "p1", "g", gated=True)
+        await _pod(env, "p2", "g")
+        await _pod(env, "p3", "g")
+        await asyncio.sleep(10)
+        return {k: v[0] for k, v in (await _state(env, "p1", "p2", "p3")).items()}
+
+    assert _observe(three) == {"p1": None, "p2": None, "p3": None}
+    assert _observe(three, "gang-ignores-gated-members") == {"p1": None, "p2": "n1", "p3": "n1"}
 
 
 # -- placement ------------------------------------------------------------------------------------
@@ -321,6 +344,10 @@ def test_a_pod_joining_a_gang_that_reached_min_count_is_scheduled_alone() -> Non
     assert _observe(late_member) == {"pods": {"p1": "n1", "p2": "n1", "p3": "n1"}, "patches": 1}
 
 
+def test_gang_late_member_held_keeps_the_late_pod_unbound() -> None:
+    assert _observe(late_member, "gang-late-member-held")["pods"] == {"p1": "n1", "p2": "n1", "p3": None}
+
+
 async def wrong_priority(env: Env, mutant: str | None, gates: FeatureGates) -> Observed:
     """A gang of 2 whose PodGroup has class high (100); its pods have no class (0)."""
     await _node(env, "n1")
@@ -416,6 +443,26 @@ def test_a_gang_preempts_a_whole_victim_gang_and_binds_once_it_is_gone() -> None
 
 def test_gang_preempted_piecemeal_evicts_part_of_the_victim_gang() -> None:
     assert _observe(preempts, "gang-preempted-piecemeal")["deleted"] == ["v2", "x"]
+
+
+async def single_victims(env: Env, mutant: str | None, gates: FeatureGates) -> Observed:
+    """n1 and n2 (4 cpu) each run one pod (3 cpu) of victim gang vg (low, disruptionMode single);
+    gang hg (high, minCount 1) has h1 (3 cpu)."""
+    await _node(env, "n1")
+    await _node(env, "n2")
+    await _group(env, "vg", 2, cls="low")
+    await _group(env, "hg", 1, cls="high")
+    await _pod(env, "v1", "vg", "3", cls="low", node="n1")
+    await _pod(env, "v2", "vg", "3", cls="low", node="n2")
+    await env.start_scheduler(gates=gates, mutant=mutant)
+    await _pod(env, "h1", "hg", "3", cls="high")
+    await asyncio.sleep(0.5)
+    return {"deleted": len(_deleted_by_scheduler(env))}
+
+
+def test_a_victim_gang_of_mode_single_loses_one_pod_and_gang_preempts_whole_groups_takes_both() -> None:
+    assert _observe(single_victims) == {"deleted": 1}
+    assert _observe(single_victims, "gang-preempts-whole-groups") == {"deleted": 2}
 
 
 async def never(env: Env, mutant: str | None, gates: FeatureGates) -> Observed:

@@ -155,7 +155,8 @@ def test_every_mutant_has_a_kep_sentence_and_is_listed() -> None:
               "resize-ignores-policy-lifted", "resize-ignores-deferred-at-start", "resize-keeps-deleted-pod",
               "resize-keeps-infeasible-resize"}  # tests/reference_scheduler/test_resize_preemption.py
     gang = {"gang-partial-binding", "gang-min-count-off-by-one", "gang-reservation-leaked",
-            "gang-preempted-piecemeal", "gang-timeout-ignored"}  # tests/reference_scheduler/test_gang.py
+            "gang-preempted-piecemeal", "gang-timeout-ignored", "gang-ignores-gated-members", "gang-missing-group-ignored",
+            "gang-late-member-held", "gang-preempts-whole-groups"}  # tests/reference_scheduler/test_gang.py
     assert set(EXPOSED) | set(OTHER_WRITERS_EXPOSED) | set(CORE_EXPOSED) | set(LEAKS_EXPOSED) | preemption | resize | gang | {
         "never-clears", "ignores-gate-dependency", "allocates-deleting-claim",
         "binds-without-allocating"} == {m.name for m in MUTANTS}  # the last: tests/harness/_runs/test_selftest.py

@@ -23,7 +23,7 @@ from suites._readings import READINGS
 #: added or removed; each such change gets its line in the log (the rule is written there, and
 #: tests/harness/_criteria/test_catalog.py holds the catalog to it). ``YYYY.MM`` is a month's
 #: first version, ``YYYY.MM.N`` the N-th after it in the same month.
-SUITE_VERSION = "2026.12"
+SUITE_VERSION = "2026.12.1"
 
 #: What the harness learns of these suites (their files, version and readings), registered as
 #: ``schedharness`` in the ``schedharness.suites`` entry point group.

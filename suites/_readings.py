@@ -174,4 +174,24 @@ READINGS: dict[str, str] = {
         "it; the pod is still queued and tried, without a write. kube-apiserver drops the field while "
         "its gate is off, and the criterion is then not judged."
     ),
+    "gang-room": (
+        "G1 no room held: a gang that cannot be placed whole holds no room for later; an ordinary pod "
+        "that fits is bound at once and no pod of the gang is left nominated to a node. Settled by "
+        "kube-scheduler v1.37.2: the pod group cycle reverts every tentative placement before it ends "
+        "(schedule_one_podgroup.go) and clears the nomination of a rejected group's pods; its Permit "
+        "wait (at most 300 s) only follows a placement of the whole gang."
+    ),
+    "gang-gated": (
+        "G2 a gated member: while any pod of a gang has scheduling gates, the whole gang waits, even "
+        "when its other pods would make minCount. Settled by kube-scheduler v1.37.2: the queue gates the "
+        "group entity when one of its pods is gated (scheduling_queue.go), for gang and basic groups."
+    ),
+    "gang-preenqueue": (
+        "G3 a gang pod held before scheduling (its PodGroup not there yet, or fewer than minCount pods) "
+        "is a PreEnqueue rejection, so with KEP-5501 on it is reported as NotReadyForScheduling with the "
+        "scheduler's message after the delay, as any other. kube-scheduler v1.37.2 writes nothing for "
+        "such a pod (no KEP-5501), and keeps a pod whose PodGroup is missing out of PreEnqueue altogether "
+        "(scheduling_queue.go's incompletePodGroupPods); a KEP-5501 implementation in it would have to "
+        "report from there too."
+    ),
 }

@@ -77,6 +77,8 @@ class Column:
     k8s: str | None = None
     scheduler_gates: str = ""  # "{feature_gates}": each scenario's own gates (KEP-5836's suite has only real ones)
     apiserver_gates: str = ""
+    #: the API server's ``--runtime-config`` (a beta or alpha API the column's suites need)
+    runtime_config: str = ""
     suites: tuple[str, ...] = ()
     note: str = ""
     patches: tuple[str, ...] = ()
@@ -119,6 +121,12 @@ COLUMNS = (
            patches=("prototypes/kep5501",),
            note="default gates (SchedulerPreEnqueuePodStatus is alpha: off), every suite: the prototype must judge as "
                 "v1.37 does; API server v1.37, default gates; built with prototypes/kep5501 applied"),
+    Column("v1.37-gang", "kube-scheduler v1.37, GenericWorkload on", "1.37", k8s="1.37", scheduler_gates="{feature_gates}",
+           apiserver_gates="GenericWorkload=true", runtime_config="scheduling.k8s.io/v1beta1=true",
+           suites=("workload_gang",),
+           note="the gang suite only, each scenario's gates (GenericWorkload on; with KEP-5501's too in two criteria, "
+                "which v1.37 does not have); API server: GenericWorkload on, --runtime-config "
+                "scheduling.k8s.io/v1beta1=true"),
 )
 
 
@@ -153,6 +161,7 @@ def run_matrix(columns: Sequence[Column], reports_dir: Path, *, digests_dir: Pat
                 started = time.monotonic()
                 options = RunOptions(scheduler=column.scheduler(binaries), suites=column.suites, report_dir=where,
                                      timeline=False, backend=backend, apiserver_feature_gates=column.apiserver_gates,
+                                     runtime_config=(column.runtime_config,) if column.runtime_config else (),
                                      kubernetes_version=column.release if backend == "fake" else None,
                                      envtest_assets=binaries if backend == "envtest" else None,
                                      real_time_wait=real_time_wait if column.real_time(backend) else None)
@@ -216,6 +225,8 @@ def digest_of(column: Column, backend: str, report: Mapping[str, Any], manifest:
     served = report.get("apiserver_feature_gates")
     apiserver: dict[str, Any] = {"release": column.release, "version": report.get("server_version"),
                                  "feature_gates": _sorted(served) if isinstance(served, dict) else served}
+    if column.runtime_config:
+        apiserver["runtime_config"] = column.runtime_config
     if backend == "envtest":
         apiserver["build"] = {"version": version, **built}
     return Digest(column=column.key, title=title, note=column.note, backend=backend,

@@ -250,6 +250,28 @@ class Scenario(JournalReading):
                                     f"{seen}")
         return obj
 
+    async def expect_condition(self, api_version: str, kind: str, name: str, type: str, *, status: str | None = None,
+                               reason: str | None = None, within: float = 0.0) -> Obj:
+        """Wait until the object's ``status.conditions`` has one of ``type`` whose given fields
+        (None: any) are these, watching that object (a PodGroup's ``PodGroupInitiallyScheduled``);
+        fail after ``within`` seconds saying what it had. For objects of any kind; returns it."""
+        __tracebackhide__ = True  # a failure points at the scenario's line
+        start = self.now
+        wanted = {k: v for k, v in (("status", status), ("reason", reason)) if v is not None}
+
+        def met(obj: Obj | None) -> bool:
+            found = condition_of(obj, type)
+            return found is not None and all(found.get(k) == v for k, v in wanted.items())
+
+        done, obj = await self.objects.watch(await self.objects.path(api_version, kind), name, met, within)
+        if not done or obj is None:
+            fields = "".join(f" {k}={v}" for k, v in wanted.items())
+            seen = "it does not exist" if obj is None else (
+                f"its conditions: {json.dumps((obj.get('status') or {}).get('conditions') or [])}")
+            raise ExpectationFailed(f"expected within {seconds_text(within)} s (t={start:.3f}..{start + within:.3f}): "
+                                    f"{kind} {name} has condition {type}{fields}\nobserved at t={self.now:.3f}: {seen}")
+        return obj
+
     async def create_node(
         self, name: str, cpu: str = "4", memory: str = "8Gi", pods: int = 110, *,
         labels: dict[str, str] | None = None, taints: Sequence[str | Obj] = (), unschedulable: bool = False,

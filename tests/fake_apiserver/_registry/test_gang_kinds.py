@@ -4,7 +4,8 @@ written as kube-apiserver v1.37.2 writes them.
 
 Through the store (each rule of ``fake_apiserver/_registry/scheduling/``), then against a real
 kube-apiserver v1.37.2 started with the same flags (``KUBEBUILDER_ASSETS``): the same bodies
-created on both must be stored alike, and ``kubectl api-resources`` must list the same.
+created on both must be stored alike, and ``kubectl api-resources`` and ``kubectl explain`` of
+both kinds must print the same.
 """
 
 from __future__ import annotations
@@ -180,6 +181,10 @@ BODIES = [
 ]
 
 
+EXPLAINED = [("podgroup.spec",), ("workload.spec", "--recursive"), ("podgroups", "--recursive"),
+             ("pod.spec.schedulingGroup",)]
+
+
 def _kubectl(kubeconfig: Path, *args: str) -> str:
     done = subprocess.run(["kubectl", f"--kubeconfig={kubeconfig}", *args], capture_output=True, text=True, timeout=60)
     return done.stdout + done.stderr
@@ -203,11 +208,13 @@ def test_the_fake_serves_and_stores_them_as_kube_apiserver_v1_37_2(tmp_path: Pat
                       runtime_config=RUNTIME_CONFIG) as plane:
         assert plane.kubeconfig_path is not None
         real_resources = _kubectl(plane.kubeconfig_path, "api-resources")
+        real_explained = [_kubectl(plane.kubeconfig_path, "explain", *what) for what in EXPLAINED]
         real = _created(plane.kubeconfig_path, tmp_path)
     fake = ThreadedServer(tmp_path / "fake", kubernetes_version="1.37", feature_gates=ON,
                           runtime_config=RUNTIME_CONFIG).start()
     try:
         assert _kubectl(fake.kubeconfig, "api-resources") == real_resources
+        assert [_kubectl(fake.kubeconfig, "explain", *what) for what in EXPLAINED] == real_explained
         assert _created(fake.kubeconfig, tmp_path) == real
     finally:
         fake.stop()

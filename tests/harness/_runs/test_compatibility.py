@@ -43,7 +43,9 @@ def _digest(column: str, backend: str, title: str, wait: float | None = 30.0, **
 def test_a_kube_scheduler_column_runs_the_built_binary_with_its_gates(tmp_path: Path) -> None:
     by_key = {c.key: c for c in COLUMNS}
     assert [c.key for c in COLUMNS] == ["reference", "v1.35", "v1.37", "v1.37-kep5836", "v1.37-kep5501",
-                                        "v1.37-kep5501-off"]
+                                        "v1.37-kep5501-off", "v1.37-gang"]
+    assert (by_key["v1.37-gang"].runtime_config, by_key["v1.37-gang"].apiserver_gates) == (
+        "scheduling.k8s.io/v1beta1=true", "GenericWorkload=true")
     assert by_key["reference"].scheduler(tmp_path) == "reference"
     assert by_key["v1.37"].scheduler(tmp_path) == f"{tmp_path}/kube-scheduler --config={{config}} --secure-port=0 -v=2"
     assert by_key["v1.37-kep5836"].scheduler(tmp_path) == (
@@ -51,9 +53,9 @@ def test_a_kube_scheduler_column_runs_the_built_binary_with_its_gates(tmp_path: 
     # the API server's gates are the same on both backends of a column, never the fake's default
     assert by_key["v1.37-kep5836"].apiserver_gates == "InPlacePodVerticalScalingSchedulerPreemption=true"
     assert by_key["v1.37"].apiserver_gates == ""
-    assert [c.each_scenario_gates for c in COLUMNS] == [True, False, False, True, True, False]
+    assert [c.each_scenario_gates for c in COLUMNS] == [True, False, False, True, True, False, True]
     # only the reference scheduler on the fake runs on virtual time
-    assert [(c.real_time("fake"), c.real_time("envtest")) for c in COLUMNS] == [(False, True)] + [(True, True)] * 5
+    assert [(c.real_time("fake"), c.real_time("envtest")) for c in COLUMNS] == [(False, True)] + [(True, True)] * 6
     # the prototype's columns build the release its series is cut for, with the series applied
     assert {(c.build, c.patches) for c in COLUMNS if c.patches} == {("1.37.2", ("prototypes/kep5501",))}
 

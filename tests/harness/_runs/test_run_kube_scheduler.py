@@ -1,9 +1,10 @@
 """``schedharness run`` against a real kube-scheduler: the report is honest.
 
-No Kubernetes release implements KEP-5501, and KEP-5836 is alpha in v1.37 (off by default; before
-v1.37 absent), so a real kube-scheduler run with its default gates (CI's v1.37, or v1.35, v1.30)
-must pass the scheduling gates, core sanity, preemption and the scheduling part of the DRA claim-lag
-criteria, and may fail only KEP-5501's and KEP-5836's criteria, each with a message that says what
+No Kubernetes release implements KEP-5501, KEP-5836 is alpha in v1.37 (off by default; before
+v1.37 absent), and KEP-4671's gangs are beta but off by default (``GenericWorkload``), so a real
+kube-scheduler run with its default gates (CI's v1.37, or v1.35, v1.30) must pass the scheduling
+gates, core sanity, preemption and the scheduling part of the DRA claim-lag criteria, and may fail
+only KEP-5501's, KEP-5836's and the gang criteria, each with a message that says what
 was expected and what happened. The negatives judged beside a feature it lacks (a gated pod's
 silence beside a reported KEP-5501 rejection, "nothing preempted" beside a resize preemption) are
 not judged, never passed, and so is the gated-pod watch that needs 5 minutes of real time. Needs a kube-scheduler binary named by
@@ -30,7 +31,8 @@ pytestmark = pytest.mark.skipif(
 
 # Criteria that need neither KEP: a real kube-scheduler must meet them.
 SCHEDULING = ("core.", "gates.", "preemption.")
-UNIMPLEMENTED = ("kep5501.", "kep5836.")
+# KEP-5501 is in no release, KEP-5836 and KEP-4671's gangs (GenericWorkload) are off by default in v1.37.
+UNIMPLEMENTED = ("kep5501.", "kep5836.", "gang.")
 SCHEDULING_PART_OF_DRA = {
     "kep5501.dra-claim-lag.claim-before-pod",
     "kep5501.dra-claim-lag.claim-within-delay",
@@ -72,6 +74,27 @@ def test_a_real_kube_scheduler_gets_an_honest_report(tmp_path: Path) -> None:
         assert cid.startswith(UNIMPLEMENTED), f"{cid} failed: {record['message']}"
         assert "expected" in record["message"], f"{cid}: the failure must say what was expected: {record['message']}"
     assert result.exit_code == 1
+
+
+# The gang criteria that need KEP-5501 too, whose gate no release registers (kube-scheduler refuses it).
+GANG_WITH_KEP5501 = {"gang.kep5501.missing-pod-group-reported", "gang.kep5501.quorum-wait-reported"}
+# Needs its whole 310 s watch, which the default --real-time-wait (30 s) does not give: not judged.
+GANG_WHOLE_WATCH = {"gang.no-room-held-after-the-timeout"}
+
+
+def test_a_real_kube_scheduler_with_generic_workload_meets_the_gang_suite(tmp_path: Path) -> None:
+    """With each scenario's gates (``GenericWorkload`` on; the fake serves ``scheduling.k8s.io/v1beta1``
+    by each scenario's ``runtime_config`` marker) kube-scheduler v1.37 meets every gang criterion but
+    the two that also need KEP-5501 (docs/kep4671-v1.37.md)."""
+    command = f"cmd:{BINARY} --config={{config}} --secure-port=0 -v=2 --feature-gates={{feature_gates}}"
+    result = run_suites(RunOptions(scheduler=command, suites=("workload_gang",), report_dir=tmp_path / "report",
+                                   timeline=False, jobs=12), progress=lambda line: None)
+    verdicts = {r["id"]: r["status"] for r in result.report["criteria"]}
+    assert len(verdicts) >= 13
+    expected = {cid: "failed" if cid in GANG_WITH_KEP5501 else "not judged" if cid in GANG_WHOLE_WATCH else "passed"
+                for cid in verdicts}
+    messages = {r["id"]: r["message"][:400] for r in result.report["criteria"]}
+    assert {cid: (v, messages[cid]) for cid, v in verdicts.items() if v != expected[cid]} == {}
 
 
 EXAMPLES = ROOT / "docs" / "examples"

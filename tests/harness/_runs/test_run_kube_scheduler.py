@@ -93,7 +93,7 @@ def test_a_real_kube_scheduler_with_generic_workload_meets_the_gang_suite(tmp_pa
     assert len(verdicts) >= 13
     expected = {cid: "failed" if cid in GANG_WITH_KEP5501 else "not judged" if cid in GANG_WHOLE_WATCH else "passed"
                 for cid in verdicts}
-    messages = {r["id"]: r["message"][:400] for r in result.report["criteria"]}
+    messages = {r["id"]: (r["message"] or "")[:400] for r in result.report["criteria"]}
     assert {cid: (v, messages[cid]) for cid, v in verdicts.items() if v != expected[cid]} == {}
 
 

@@ -89,6 +89,22 @@ async def nodes(scenario: Scenario, *spec: tuple[str, str]) -> None:
     await seen_by_scheduler(scenario, *(("nodes", n) for n in made))
 
 
+async def too_big(scenario: Scenario) -> None:
+    """n1 (4 cpu) and a gang of 3, ``g``, whose pods ``a``, ``b``, ``c`` need 2 cpu each: room
+    for two."""
+    await nodes(scenario, ("n1", "4"))
+    await pod_group(scenario, "g", 3)
+    for name in ("a", "b", "c"):
+        await member(scenario, name, "g", "2")
+
+
+async def each_unschedulable(scenario: Scenario) -> None:
+    """Each pod of :func:`too_big` shows ``PodScheduled=False``, reason ``Unschedulable``, within 5 s."""
+    for name in ("a", "b", "c"):
+        await scenario.eventually(scenario.pod_condition(name, "PodScheduled", status="False", reason="Unschedulable"),
+                                  within=ACT_WITHIN)
+
+
 # ---------------------------------------------------------------------- quorum and placement
 
 
@@ -119,13 +135,8 @@ async def test_a_gang_that_cannot_fit_whole_binds_none_and_says_so_on_each_pod(s
     """Room for two of a gang of 3 (4 cpu, pods of 2): none is bound for 30 s, and each shows
     ``PodScheduled=False`` with reason ``Unschedulable`` within 5 s (v1.37: every pod of a
     rejected group gets the group's failure). A second node brings all three."""
-    await nodes(scenario, ("n1", "4"))
-    await pod_group(scenario, "g", 3)
-    for name in ("a", "b", "c"):
-        await member(scenario, name, "g", "2")
-    for name in ("a", "b", "c"):
-        await scenario.eventually(scenario.pod_condition(name, "PodScheduled", status="False", reason="Unschedulable"),
-                                  within=ACT_WITHIN)
+    await too_big(scenario)
+    await each_unschedulable(scenario)
     await scenario.never(any_bound(scenario, "a", "b", "c"), within=watch_span(scenario, QUIET))
     await nodes(scenario, ("n2", "4"))
     await scenario.eventually(scenario.pods_bound("", count=3), within=ACT_WITHIN + 10)
@@ -141,10 +152,7 @@ async def test_the_pod_group_says_unschedulable_then_initially_scheduled(scenari
     scheduling process for this PodGroup till first success") is ``False`` with the API's reason
     ``Unschedulable`` while the gang cannot be placed, and ``True`` once it is. (v1.37 writes it in
     each attempt that changes it; its message and its True reason are the scheduler's own.)"""
-    await nodes(scenario, ("n1", "4"))
-    await pod_group(scenario, "g", 3)
-    for name in ("a", "b", "c"):
-        await member(scenario, name, "g", "2")
+    await too_big(scenario)
     await scenario.expect_condition(GROUP, "PodGroup", "g", INITIALLY_SCHEDULED, status="False",
                                     reason="Unschedulable", within=ACT_WITHIN)
     await nodes(scenario, ("n2", "4"))
@@ -162,13 +170,8 @@ async def test_a_gang_that_failed_holds_no_room(scenario: Scenario) -> None:
     """After a gang of 3 failed for lack of room (it shows ``Unschedulable``), an ordinary pod
     that needs the whole node is bound within 5 s, and no pod of the gang is left nominated to a
     node (``status.nominatedNodeName``)."""
-    await nodes(scenario, ("n1", "4"))
-    await pod_group(scenario, "g", 3)
-    for name in ("a", "b", "c"):
-        await member(scenario, name, "g", "2")
-    for name in ("a", "b", "c"):
-        await scenario.eventually(scenario.pod_condition(name, "PodScheduled", status="False", reason="Unschedulable"),
-                                  within=ACT_WITHIN)
+    await too_big(scenario)
+    await each_unschedulable(scenario)
     await scenario.create_pod("o", "4")
     await scenario.eventually(scenario.pod_bound("o"), within=ACT_WITHIN)
     await scenario.settle()
@@ -191,13 +194,8 @@ async def test_a_gang_failing_past_the_timeout_holds_no_room(scenario: Scenario)
     """A gang's pods wait for their gang at most 300 s (kube-scheduler's GangScheduling Permit
     timeout). A gang of 3 with room for two keeps failing for 310 s; then an ordinary pod that
     needs the whole node is bound within 5 s, and no pod of the gang is nominated to a node."""
-    await nodes(scenario, ("n1", "4"))
-    await pod_group(scenario, "g", 3)
-    for name in ("a", "b", "c"):
-        await member(scenario, name, "g", "2")
-    for name in ("a", "b", "c"):
-        await scenario.eventually(scenario.pod_condition(name, "PodScheduled", status="False", reason="Unschedulable"),
-                                  within=ACT_WITHIN)
+    await too_big(scenario)
+    await each_unschedulable(scenario)
     await scenario.never(any_bound(scenario, "a", "b", "c"), within=watch_span(
         scenario, GANG_TIMEOUT + 10, whole="a room held past the timeout shows only after 300 s"))
     await scenario.create_pod("o", "4")

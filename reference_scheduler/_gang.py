@@ -72,7 +72,7 @@ from reference_scheduler._plugins import (
     filter_node,
     least_allocated,
 )
-from reference_scheduler._podinfo import QueuedPodInfo, pod_key
+from reference_scheduler._podinfo import QueuedPodInfo, group_key_of, pod_group_name, pod_key
 from reference_scheduler._preemption import Nominator, filter_with_nominated, fit_error, terminating
 from reference_scheduler._queue import SchedulingQueue
 from reference_scheduler._resources import pod_requests
@@ -113,16 +113,6 @@ NO_NODES_GROUP_MESSAGE = "failed to schedule other pod from a pod group: no node
 
 def missing_message(name: str) -> str:
     return f'waiting for pods\'s pod group "{name}" to appear in scheduling queue'
-
-
-def pod_group_name(pod: Obj) -> str:
-    return str(((pod.get("spec") or {}).get("schedulingGroup") or {}).get("podGroupName") or "")
-
-
-def group_key_of(pod: Obj) -> str:
-    """``ns/name`` of the pod's PodGroup, or ``""``."""
-    name = pod_group_name(pod)
-    return f"{(pod.get('metadata') or {}).get('namespace', '')}/{name}" if name else ""
 
 
 def group_priority(pg: Obj) -> int:

@@ -43,10 +43,12 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from reference_scheduler._plugins import NodeInfo
+from reference_scheduler._podinfo import group_key_of
 from reference_scheduler._preemption import (
     NEVER_MESSAGE,
     priority,
     split_by_pdb_violation,
+    start_time,
     terminating_by_preemption,
 )
 from reference_scheduler._writers import nominated_of
@@ -106,21 +108,6 @@ def _key(pod: Obj) -> str:
     return f"{meta.get('namespace', '')}/{meta.get('name', '')}"
 
 
-def _group_key(pod: Obj) -> str:
-    name = ((pod.get("spec") or {}).get("schedulingGroup") or {}).get("podGroupName")
-    return f"{(pod.get('metadata') or {}).get('namespace', '')}/{name}" if name else ""
-
-
-def _start(pod: Obj, now: datetime) -> datetime:
-    raw = (pod.get("status") or {}).get("startTime")
-    if raw:
-        try:
-            return datetime.fromisoformat(str(raw).replace("Z", "+00:00"))
-        except ValueError:
-            pass
-    return now
-
-
 class PodGroupPreemption:
     """``PodGroupEvaluator``; ``podgroup`` looks a PodGroup up by ``ns/name``."""
 
@@ -136,7 +123,7 @@ class PodGroupPreemption:
 
     def effective_priority(self, pod: Obj) -> int:
         """``GetPodPriority``: a member's PodGroup priority, else the pod's."""
-        key = _group_key(pod)
+        key = group_key_of(pod)
         pg = self.podgroup(key) if key else None
         return int((pg.get("spec") or {}).get("priority") or 0) if pg is not None else priority(pod)
 
@@ -148,7 +135,7 @@ class PodGroupPreemption:
         by_group: dict[str, list[tuple[Obj, str]]] = {}
         for info in nodes:
             for pod in info.pods.values():
-                key = _group_key(pod)
+                key = group_key_of(pod)
                 pg = self.podgroup(key) if key else None
                 if pg is not None and (self.every_group_whole or self.honours_disruption_all and (
                         (pg.get("spec") or {}).get("disruptionMode") or {}).get("all") is not None):
@@ -160,14 +147,14 @@ class PodGroupPreemption:
                 if _key(pod) not in seen:
                     seen.add(_key(pod))
                     units.append(VictimUnit(((pod, info.name),), self.effective_priority(pod), False,
-                                            _start(pod, now)))
+                                            start_time(pod, now)))
         groups = iter(by_group.values())
         out = []
         for unit in units:
             if unit.is_group:
                 pods = tuple(next(groups))
                 out.append(VictimUnit(pods, self.effective_priority(pods[0][0]), True,
-                                      min(_start(p, now) for p, _ in pods)))
+                                      min(start_time(p, now) for p, _ in pods)))
             else:
                 out.append(unit)
         return out

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["QueuedPodInfo", "pod_key"]
+__all__ = ["QueuedPodInfo", "group_key_of", "pod_group_name", "pod_key"]
 
 Obj = dict[str, Any]
 
@@ -18,6 +18,17 @@ Obj = dict[str, Any]
 def pod_key(pod: Obj) -> str:
     meta = pod.get("metadata") or {}
     return f"{meta.get('namespace', '')}/{meta.get('name', '')}"
+
+
+def pod_group_name(pod: Obj) -> str:
+    """The PodGroup the pod names (``spec.schedulingGroup.podGroupName``), or ``""``."""
+    return str(((pod.get("spec") or {}).get("schedulingGroup") or {}).get("podGroupName") or "")
+
+
+def group_key_of(pod: Obj) -> str:
+    """``ns/name`` of the pod's PodGroup, or ``""``."""
+    name = pod_group_name(pod)
+    return f"{(pod.get('metadata') or {}).get('namespace', '')}/{name}" if name else ""
 
 
 class QueuedPodInfo:

@@ -92,6 +92,7 @@ __all__ = [
     "priority",
     "resolvable",
     "split_by_pdb_violation",
+    "start_time",
     "terminating",
     "terminating_by_preemption",
 ]
@@ -140,7 +141,7 @@ def terminating_by_preemption(pod: Obj) -> bool:
     return False
 
 
-def _start_time(pod: Obj, now: datetime) -> datetime:
+def start_time(pod: Obj, now: datetime) -> datetime:
     """``GetPodStartTime``: ``status.startTime``, or now for a pod that has not started."""
     raw = (pod.get("status") or {}).get("startTime")
     if raw:
@@ -153,7 +154,7 @@ def _start_time(pod: Obj, now: datetime) -> datetime:
 
 def _importance(now: datetime) -> Callable[[Obj], tuple[int, datetime]]:
     """Sort key, most important first (``util.MoreImportantPod``)."""
-    return lambda pod: (-priority(pod), _start_time(pod, now))
+    return lambda pod: (-priority(pod), start_time(pod, now))
 
 
 # -- PodDisruptionBudgets -------------------------------------------------------------------------
@@ -257,7 +258,7 @@ class Candidate:
 def _latest_start(candidate: Candidate, now: datetime) -> float:
     """``GetEarliestPodStartTime``: the earliest start among the highest-priority victims."""
     top = max(priority(v) for v in candidate.victims)
-    return min(_start_time(v, now) for v in candidate.victims if priority(v) == top).timestamp()
+    return min(start_time(v, now) for v in candidate.victims if priority(v) == top).timestamp()
 
 
 def pick_one_node(candidates: Sequence[Candidate], now: datetime, *, lowest_top_victim: bool = True) -> Candidate:
